@@ -1,0 +1,27 @@
+export { hostAgentRegistration } from './registration.ts';
+export {
+  type HostEvent,
+  HostEventSchema,
+  type HostResult,
+  HostResultSchema,
+  type PendingAction,
+  PendingActionSchema,
+  type StopReason,
+  StopReasonSchema,
+  type Usage,
+  UsageSchema,
+} from './schemas.ts';
+export { type AgentsResolver, createSwitchboard, Switchboard, type SwitchboardOptions } from './server.ts';
+export type {
+  HistoryMessage,
+  HostAgentCancelInput,
+  HostAgentDefinition,
+  HostAgentFile,
+  HostAgentFiles,
+  HostAgentInfo,
+  HostAgentInput,
+  HostAgentIO,
+  HostAgentRegistration,
+  RequestContext,
+} from './types.ts';
+export { EventGate, validateResult, type WarnFn } from './validate.ts';

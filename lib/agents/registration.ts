@@ -1,0 +1,38 @@
+import { AgentDefinitionError } from '../errors/index.ts';
+import type { HostAgentDefinition, HostAgentRegistration } from './types.ts';
+
+const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
+/**
+ * Validates a host-agent definition and wraps it for serving. A definition that cannot work
+ * (no `info.id`, no `invoke`, a hook that is not a function) throws here, not at the first message.
+ *
+ * @example
+ * ```ts
+ * const support = hostAgentRegistration({ info: { id: 'support' }, invoke: async () => ({ content: 'hi' }) });
+ * ```
+ */
+export function hostAgentRegistration(definition: HostAgentDefinition): HostAgentRegistration {
+  if (definition === null || typeof definition !== 'object') {
+    throw new AgentDefinitionError('A host agent definition must be an object.');
+  }
+  const id = definition.info?.id;
+  if (typeof id !== 'string' || id.length === 0) {
+    throw new AgentDefinitionError('A host agent definition needs info.id.');
+  }
+  if (!AGENT_ID.test(id)) {
+    throw new AgentDefinitionError(
+      `info.id "${id}" must be 1-128 letters, digits, "_", ".", ":" or "-", starting with a letter or digit.`,
+    );
+  }
+  if (typeof definition.invoke !== 'function') {
+    throw new AgentDefinitionError(`Host agent "${id}" needs an invoke function.`);
+  }
+  for (const hook of ['resolveAction', 'cancel', 'feedback'] as const) {
+    const value = definition[hook];
+    if (value !== undefined && typeof value !== 'function') {
+      throw new AgentDefinitionError(`Host agent "${id}": ${hook} must be a function when given.`);
+    }
+  }
+  return Object.freeze({ kind: 'host' as const, id, definition });
+}

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+
+/** Why a turn stopped, as the seed names them. */
+export const StopReasonSchema = z.enum([
+  'end_turn',
+  'requires_action',
+  'cancelled',
+  'max_turns',
+  'limit',
+  'budget_reached',
+  'error',
+]);
+export type StopReason = z.infer<typeof StopReasonSchema>;
+
+/** What one model call used, or a whole turn. */
+export const UsageSchema = z.object({
+  inputTokens: z.number().nonnegative().optional(),
+  outputTokens: z.number().nonnegative().optional(),
+  totalTokens: z.number().nonnegative().optional(),
+  cachedInputTokens: z.number().nonnegative().optional(),
+  costUsd: z.number().nonnegative().optional(),
+  model: z.string().optional(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+const isDate = (value: string) => !Number.isNaN(Date.parse(value));
+
+/** A request the turn waits on: an approval, a question or a client tool. */
+export const PendingActionSchema = z
+  .object({
+    id: z.string().min(1),
+    type: z.enum(['tool_approval', 'user_question', 'client_tool']),
+    toolName: z.string().optional(),
+    title: z.string().optional(),
+    args: z.unknown().optional(),
+    argsSchema: z.record(z.string(), z.unknown()).optional(),
+    questions: z
+      .array(
+        z
+          .object({
+            question: z.string(),
+            options: z.array(z.object({ label: z.string() }).loose()).optional(),
+          })
+          .loose(),
+      )
+      .optional(),
+    expiresAt: z.string().refine(isDate, 'expiresAt is not a date').optional(),
+  })
+  .loose();
+export type PendingAction = z.infer<typeof PendingActionSchema>;
+
+const PendingActionsSchema = z.array(PendingActionSchema).superRefine((actions, ctx) => {
+  const seen = new Set<string>();
+  actions.forEach((action, index) => {
+    if (seen.has(action.id)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [index, 'id'],
+        message: `Two actions share the id "${action.id}".`,
+      });
+    }
+    seen.add(action.id);
+  });
+});
+
+/** A file the answer produced, already stored. */
+export const FileRefSchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  mimeType: z.string().optional(),
+  size: z.number().nonnegative().optional(),
+});
+
+/** The facts of a turn, as `invoke` and `resolveAction` return them. */
+export const HostResultSchema = z.object({
+  content: z.string().nullable().optional(),
+  pendingActions: PendingActionsSchema.optional(),
+  status: z.enum(['completed', 'requires_action', 'incomplete', 'cancelled']).optional(),
+  stopReason: StopReasonSchema.optional(),
+  usage: UsageSchema.optional(),
+  files: z.array(FileRefSchema).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  detail: z.unknown().optional(),
+});
+export type HostResult = z.infer<typeof HostResultSchema>;
+
+/** Every event an agent may emit while a turn runs. */
+export const HostEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({
+    type: z.literal('tool_use'),
+    id: z.string().min(1),
+    name: z.string().min(1),
+    args: z.unknown().optional(),
+  }),
+  z.object({
+    type: z.literal('tool_result'),
+    id: z.string().min(1),
+    name: z.string().optional(),
+    result: z.unknown().optional(),
+    error: z.unknown().optional(),
+  }),
+  z.object({ type: z.literal('action_required'), actions: PendingActionsSchema.refine((a) => a.length > 0) }),
+  z.object({ type: z.literal('usage'), usage: UsageSchema }),
+  z.object({ type: z.literal('stop'), stopReason: StopReasonSchema, detail: z.unknown().optional() }),
+]);
+export type HostEvent = z.infer<typeof HostEventSchema>;

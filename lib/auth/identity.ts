@@ -1,0 +1,40 @@
+import type { RequestContext } from '../agents/index.ts';
+
+/**
+ * Who a request comes from, as the authoriser established it (a JWT authoriser's claims, or a
+ * Lambda authoriser's context). Never read from anything the host says about itself.
+ */
+export interface Identity {
+  user: string;
+  data: Record<string, unknown>;
+}
+
+/** The identity of a caller when no authoriser is configured (the local sandbox by default). */
+export const ANONYMOUS = 'anonymous';
+
+type AuthorizerShape = {
+  jwt?: { claims?: Record<string, unknown> };
+  lambda?: Record<string, unknown>;
+  principalId?: unknown;
+  [key: string]: unknown;
+};
+
+/** Reads the identity from an API Gateway event's `requestContext.authorizer`. */
+export function identityFromAuthorizer(authorizer: AuthorizerShape | undefined | null): Identity {
+  const claims = authorizer?.jwt?.claims;
+  if (claims && typeof claims.sub === 'string') return { user: claims.sub, data: pickData(claims) };
+  const lambda = authorizer?.lambda ?? authorizer;
+  const user = lambda?.user ?? lambda?.sub ?? lambda?.principalId;
+  if (typeof user === 'string' && user.length > 0) return { user, data: pickData(lambda ?? {}) };
+  return { user: ANONYMOUS, data: {} };
+}
+
+function pickData(source: Record<string, unknown>): Record<string, unknown> {
+  const tenant = source.tenant ?? source['custom:tenant'];
+  return typeof tenant === 'string' ? { tenant } : {};
+}
+
+/** The request context an agent and the per-request registry see. */
+export function requestContextOf(identity: Identity): RequestContext {
+  return { user: { id: identity.user }, data: identity.data };
+}

@@ -1,0 +1,1 @@
+export { ANONYMOUS, type Identity, identityFromAuthorizer, requestContextOf } from './identity.ts';

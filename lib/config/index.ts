@@ -1,0 +1,2 @@
+export { createRuntime, type Runtime, type RuntimeConfig, runtimeFromEnv } from './runtime.ts';
+export { parseSettings, type Settings, SettingsSchema } from './settings.ts';

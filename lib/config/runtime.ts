@@ -1,0 +1,79 @@
+import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { parseSettings, type Settings } from './settings.ts';
+
+/** Everything the logic needs from the outside world, created once and passed in. */
+export interface Runtime {
+  db: DynamoDBDocumentClient;
+  table: string;
+  sqs: SQSClient;
+  queueUrl: string;
+  s3: S3Client;
+  bucket: string;
+  /** The WebSocket API's management endpoint; absent where there is no WebSocket API. */
+  connections: ApiGatewayManagementApiClient | undefined;
+  settings: Settings;
+  logger: Logger;
+}
+
+/** Where the runtime's parts are. Endpoints are only set for the local sandbox. */
+export interface RuntimeConfig {
+  table: string;
+  queueUrl: string;
+  bucket: string;
+  wsEndpoint?: string;
+  settings?: Settings;
+  region?: string;
+  endpoints?: { dynamodb?: string; sqs?: string; s3?: string };
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  logLevel?: string;
+}
+
+/** Builds the clients for a {@link RuntimeConfig}. */
+export function createRuntime(config: RuntimeConfig): Runtime {
+  const base = {
+    region: config.region ?? 'us-east-1',
+    ...(config.credentials && { credentials: config.credentials }),
+  };
+  const dynamo = new DynamoDBClient({ ...base, endpoint: config.endpoints?.dynamodb });
+  return {
+    db: DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } }),
+    table: config.table,
+    sqs: new SQSClient({ ...base, endpoint: config.endpoints?.sqs, useQueueUrlAsEndpoint: false }),
+    queueUrl: config.queueUrl,
+    s3: new S3Client({
+      ...base,
+      endpoint: config.endpoints?.s3,
+      forcePathStyle: config.endpoints?.s3 !== undefined,
+    }),
+    bucket: config.bucket,
+    connections: config.wsEndpoint
+      ? new ApiGatewayManagementApiClient({ ...base, endpoint: config.wsEndpoint })
+      : undefined,
+    settings: config.settings ?? parseSettings(undefined),
+    logger: new Logger({ serviceName: 'switchboard', logLevel: (config.logLevel ?? 'INFO') as 'INFO' }),
+  };
+}
+
+function required(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name];
+  if (!value) throw new Error(`${name} is not set.`);
+  return value;
+}
+
+/** The runtime a Lambda function builds from its environment (set by the CDK construct). */
+export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): Runtime {
+  return createRuntime({
+    table: required(env, 'SWITCHBOARD_TABLE'),
+    queueUrl: required(env, 'SWITCHBOARD_QUEUE_URL'),
+    bucket: env.SWITCHBOARD_BUCKET ?? '',
+    wsEndpoint: env.SWITCHBOARD_WS_ENDPOINT,
+    settings: parseSettings(env.SWITCHBOARD_SETTINGS),
+    region: env.AWS_REGION,
+    logLevel: env.LOG_LEVEL,
+  });
+}

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { parseOrThrow } from '../errors/index.ts';
+
+/**
+ * Operational settings of a deployment (the construct's `settings` prop, SWITCHBOARD_SETTINGS
+ * as JSON). Every field has a default; an unknown or out-of-range one fails at start-up.
+ */
+export const SettingsSchema = z
+  .object({
+    stream: z
+      .object({
+        /** How long text deltas are gathered into one event before it is stored and sent. */
+        coalesceMs: z.number().int().min(0).max(1000).default(25),
+        /** The most characters one text event carries; more starts a new event. */
+        maxDeltaChars: z.number().int().min(100).max(32_000).default(8_000),
+      })
+      .strict()
+      .prefault({}),
+    runs: z
+      .object({
+        /** How long a worker's claim on a turn lasts without renewal. */
+        leaseMs: z.number().int().min(1_000).max(900_000).default(60_000),
+      })
+      .strict()
+      .prefault({}),
+    requests: z
+      .object({
+        /** How long a request id is remembered, so that a retry starts no second turn. */
+        retentionHours: z
+          .number()
+          .int()
+          .min(1)
+          .max(24 * 90)
+          .default(24 * 7),
+      })
+      .strict()
+      .prefault({}),
+    connections: z
+      .object({
+        /** How long a connection record is kept: API Gateway closes every socket after 2 hours. */
+        maxLifetimeMs: z.number().int().min(1_000).max(7_200_000).default(7_200_000),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+/** The validated settings, defaults applied. */
+export type Settings = z.infer<typeof SettingsSchema>;
+
+/** Settings from a JSON string (or an object); throws a ValidationError naming the bad field. */
+export function parseSettings(input: string | Record<string, unknown> | undefined): Settings {
+  let value: unknown = input ?? {};
+  if (typeof input === 'string') {
+    try {
+      value = input.trim() === '' ? {} : JSON.parse(input);
+    } catch {
+      throw new Error('SWITCHBOARD_SETTINGS is not valid JSON.');
+    }
+  }
+  return parseOrThrow(SettingsSchema, value, 'settings');
+}

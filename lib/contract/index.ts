@@ -1,0 +1,12 @@
+export {
+  type ChatRequest,
+  ChatRequestSchema,
+  EventsQuerySchema,
+  type JoinRequest,
+  JoinRequestSchema,
+  parseChatRequest,
+  parseJoinRequest,
+  parseJsonBody,
+  RequestIdSchema,
+  SessionIdSchema,
+} from './chat.ts';

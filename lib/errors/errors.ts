@@ -1,0 +1,76 @@
+/** Where an error belongs, for a WebSocket `assistant:error` frame's `error.type`. */
+export type ErrorType = 'validation' | 'session' | 'not_found' | 'auth' | 'internal';
+
+/** One problem with a request, at a field path (`['host_context', 'view', 'name']`). */
+export interface Issue {
+  path: (string | number)[];
+  message: string;
+}
+
+/**
+ * Base of every error Switchboard reports to a caller. It carries a stable `code`, the HTTP
+ * status it maps to and the WebSocket error type; `lib/transport` is the one place that turns it
+ * into a response or a frame.
+ */
+export class SwitchboardError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+    readonly type: ErrorType,
+    readonly issues: Issue[] = [],
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A request that does not match the contract: 422 with the field paths. */
+export class ValidationError extends SwitchboardError {
+  constructor(message: string, issues: Issue[] = [], code = 'validation_error') {
+    super(code, message, 422, 'validation', issues);
+  }
+}
+
+/** A body that is not JSON at all: 400. */
+export class MalformedRequestError extends SwitchboardError {
+  constructor(message: string) {
+    super('invalid_json', message, 400, 'validation');
+  }
+}
+
+/** Something that does not exist, or that the caller may not see (never tell the two apart). */
+export class NotFoundError extends SwitchboardError {
+  constructor(code: string, message: string, issues: Issue[] = []) {
+    super(code, message, 404, 'not_found', issues);
+  }
+}
+
+/** A request that conflicts with the session's state: 409, WebSocket type `session`. */
+export class SessionConflictError extends SwitchboardError {
+  constructor(code: string, message: string) {
+    super(code, message, 409, 'session');
+  }
+}
+
+/** A caller without an identity where one is required: 401. */
+export class UnauthorizedError extends SwitchboardError {
+  constructor(message = 'Authentication is required.') {
+    super('unauthorized', message, 401, 'auth');
+  }
+}
+
+/** An agent's invoke or resolveAction returned something the runtime cannot use. */
+export class InvalidHostResultError extends SwitchboardError {
+  constructor(message: string, issues: Issue[] = []) {
+    super('invalid_host_result', message, 500, 'internal', issues);
+  }
+}
+
+/** A host-agent definition that cannot work: thrown at registration, never at the first message. */
+export class AgentDefinitionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AgentDefinitionError';
+  }
+}

@@ -1,0 +1,13 @@
+export {
+  AgentDefinitionError,
+  type ErrorType,
+  InvalidHostResultError,
+  type Issue,
+  MalformedRequestError,
+  NotFoundError,
+  SessionConflictError,
+  SwitchboardError,
+  UnauthorizedError,
+  ValidationError,
+} from './errors.ts';
+export { issuesOf, parseOrThrow } from './zod.ts';

@@ -1,0 +1,69 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { Switchboard } from '../agents/index.ts';
+import { identityFromAuthorizer } from '../auth/index.ts';
+import type { Runtime } from '../config/index.ts';
+import { EventsQuerySchema, parseChatRequest, parseJsonBody } from '../contract/index.ts';
+import { parseOrThrow } from '../errors/index.ts';
+import { submitTurn } from '../runs/index.ts';
+import { messageView, ownedSession, sessionView } from '../sessions/index.ts';
+import { lastSeq, latestRun, listEvents, listMessages } from '../store/index.ts';
+import { json } from '../transport/index.ts';
+
+/** One HTTP route: its API Gateway route key and what it does. */
+export interface HttpRoute {
+  key: string;
+  run(
+    rt: Runtime,
+    app: Switchboard,
+    event: APIGatewayProxyEventV2,
+  ): Promise<APIGatewayProxyStructuredResultV2>;
+}
+
+type Authorized = APIGatewayProxyEventV2 & {
+  requestContext: { authorizer?: Parameters<typeof identityFromAuthorizer>[0] };
+};
+
+const identity = (event: APIGatewayProxyEventV2) =>
+  identityFromAuthorizer((event as Authorized).requestContext.authorizer);
+const sessionIdOf = (event: APIGatewayProxyEventV2) => decodeURIComponent(event.pathParameters?.id ?? '');
+
+/** Every HTTP route. The CDK stack declares the same route keys (infra/routes.ts). */
+export const HTTP_ROUTE_TABLE: HttpRoute[] = [
+  {
+    key: 'POST /api/chat',
+    async run(rt, app, event) {
+      const request = parseChatRequest(parseJsonBody(event.body, event.isBase64Encoded));
+      return json(202, await submitTurn(rt, app, identity(event), request));
+    },
+  },
+  {
+    key: 'GET /api/sessions/{id}',
+    async run(rt, _app, event) {
+      const session = await ownedSession(rt, identity(event), sessionIdOf(event));
+      return json(200, sessionView(session, await latestRun(rt, session.sessionId)));
+    },
+  },
+  {
+    key: 'GET /api/sessions/{id}/messages',
+    async run(rt, _app, event) {
+      const session = await ownedSession(rt, identity(event), sessionIdOf(event));
+      const messages = await listMessages(rt, session.sessionId);
+      return json(200, { session_id: session.sessionId, messages: messages.map(messageView) });
+    },
+  },
+  {
+    key: 'GET /api/sessions/{id}/events',
+    async run(rt, _app, event) {
+      const query = parseOrThrow(EventsQuerySchema, event.queryStringParameters ?? {}, 'query');
+      const session = await ownedSession(rt, identity(event), sessionIdOf(event));
+      const events = await listEvents(rt, session.sessionId, query.after, query.limit);
+      const last = await lastSeq(rt, session.sessionId);
+      return json(200, {
+        session_id: session.sessionId,
+        events,
+        last_seq: last,
+        has_more: (events.at(-1)?.seq ?? last) < last,
+      });
+    },
+  },
+];

@@ -1,0 +1,13 @@
+import { type Runtime, runtimeFromEnv } from '../config/index.ts';
+
+/**
+ * The runtime a handler uses: the one it was given (the sandbox, tests), else one built from the
+ * environment on first use and kept for the life of the Lambda execution environment.
+ */
+export function lazyRuntime(given?: Runtime): () => Runtime {
+  let runtime = given;
+  return () => {
+    runtime ??= runtimeFromEnv();
+    return runtime;
+  };
+}

@@ -1,0 +1,157 @@
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type { Switchboard } from '../agents/index.ts';
+import { type Identity, identityFromAuthorizer } from '../auth/index.ts';
+import type { Runtime } from '../config/index.ts';
+import { parseChatRequest, parseJoinRequest, parseJsonBody } from '../contract/index.ts';
+import { ValidationError } from '../errors/index.ts';
+import { submitTurn } from '../runs/index.ts';
+import { ownedSession } from '../sessions/index.ts';
+import {
+  type ConnectionRecord,
+  lastSeq,
+  listEvents,
+  putConnection,
+  removeConnection,
+  subscribe,
+} from '../store/index.ts';
+import { errorFrame, pushToConnection } from '../transport/index.ts';
+import { lazyRuntime } from './runtime.ts';
+
+/** The parts of an API Gateway WebSocket event that Switchboard reads. */
+export interface WebSocketEvent {
+  body?: string | null;
+  isBase64Encoded?: boolean;
+  requestContext: {
+    routeKey: string;
+    connectionId: string;
+    connectedAt?: number;
+    authorizer?: Parameters<typeof identityFromAuthorizer>[0];
+  };
+}
+
+/** A route response: the body goes back to the caller as a frame (two-way routes). */
+export interface WebSocketResult {
+  statusCode: number;
+  body?: string;
+}
+
+const REPLAY_PAGE = 200;
+
+function connectionOf(rt: Runtime, event: WebSocketEvent, identity: Identity): ConnectionRecord {
+  const connectedAt = event.requestContext.connectedAt ?? Date.now();
+  return {
+    connectionId: event.requestContext.connectionId,
+    user: identity.user,
+    connectedAt: new Date(connectedAt).toISOString(),
+    expiresAt: connectedAt + rt.settings.connections.maxLifetimeMs,
+  };
+}
+
+/** Parses a frame's JSON and drops the routing key, which is the gateway's and not the body's. */
+function bodyOf(event: WebSocketEvent): { body: Record<string, unknown>; requestId?: string } {
+  const parsed = parseJsonBody(event.body, event.isBase64Encoded);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ValidationError('A frame must be a JSON object.', [
+      { path: [], message: 'Expected an object' },
+    ]);
+  }
+  const { action: _action, ...body } = parsed as Record<string, unknown>;
+  return { body, requestId: typeof body.id === 'string' ? body.id : undefined };
+}
+
+async function replay(rt: Runtime, connectionId: string, sessionId: string, after: number): Promise<number> {
+  let cursor = after;
+  for (;;) {
+    const page = await listEvents(rt, sessionId, cursor, REPLAY_PAGE);
+    for (const event of page) {
+      if ((await pushToConnection(rt, connectionId, event)) === 'gone') return cursor;
+      cursor = event.seq;
+    }
+    if (page.length < REPLAY_PAGE) return cursor;
+  }
+}
+
+type Route = (rt: Runtime, app: Switchboard, event: WebSocketEvent, identity: Identity) => Promise<unknown>;
+
+const ROUTES: Record<string, Route> = {
+  async $connect(rt, _app, event, identity) {
+    await putConnection(
+      rt,
+      event.requestContext.connectionId,
+      identity.user,
+      event.requestContext.connectedAt ?? Date.now(),
+    );
+  },
+  async $disconnect(rt, _app, event) {
+    await removeConnection(rt, event.requestContext.connectionId);
+  },
+  async assistant_message(rt, app, event, identity) {
+    const request = parseChatRequest(bodyOf(event).body);
+    const connection = connectionOf(rt, event, identity);
+    const accepted = await submitTurn(rt, app, identity, request, (sessionId) =>
+      subscribe(rt, sessionId, connection),
+    );
+    return { type: 'assistant:accepted', ...accepted };
+  },
+  async assistant_join_session(rt, _app, event, identity) {
+    const request = parseJoinRequest(bodyOf(event).body);
+    const session = await ownedSession(rt, identity, request.session_id);
+    // Joined before the replay, so an event written meanwhile arrives live or in the replay (or both:
+    // hosts drop a seq they have already seen).
+    await subscribe(rt, session.sessionId, connectionOf(rt, event, identity));
+    const replayedThrough = await replay(
+      rt,
+      event.requestContext.connectionId,
+      session.sessionId,
+      request.after_seq ?? 0,
+    );
+    return {
+      type: 'assistant:joined',
+      session_id: session.sessionId,
+      replayed_through: replayedThrough,
+      last_seq: await lastSeq(rt, session.sessionId),
+    };
+  },
+  async $default(_rt, _app, event) {
+    let action: unknown;
+    try {
+      action = (JSON.parse(event.body ?? '') as { action?: unknown }).action;
+    } catch {
+      throw new ValidationError(
+        'A frame must be JSON with an "action".',
+        [{ path: [], message: 'Invalid JSON' }],
+        'invalid_json',
+      );
+    }
+    throw new ValidationError(
+      `Unknown action ${JSON.stringify(action ?? null)}.`,
+      [{ path: ['action'], message: 'Expected assistant_message or assistant_join_session' }],
+      'unknown_action',
+    );
+  },
+};
+
+/**
+ * The WebSocket API's Lambda handler, routed on `requestContext.routeKey`. A route's answer (or
+ * its error, as an `assistant:error` frame) goes back to the caller as the route response.
+ */
+export function createWebSocketHandler(app: Switchboard, runtime?: Runtime) {
+  const rt = lazyRuntime(runtime);
+  return middy<WebSocketEvent, WebSocketResult, Error, Context>().handler(async (event) => {
+    const routeKey = event.requestContext.routeKey;
+    const route = ROUTES[routeKey] ?? ROUTES.$default!;
+    const identity = identityFromAuthorizer(event.requestContext.authorizer);
+    try {
+      const frame = await route(rt(), app, event, identity);
+      return frame === undefined ? { statusCode: 200 } : { statusCode: 200, body: JSON.stringify(frame) };
+    } catch (error) {
+      if (routeKey === '$connect') return { statusCode: 500 };
+      let requestId: string | undefined;
+      try {
+        requestId = bodyOf(event).requestId;
+      } catch {}
+      return { statusCode: 200, body: JSON.stringify(errorFrame(error, rt().logger, requestId)) };
+    }
+  });
+}

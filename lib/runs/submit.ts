@@ -1,0 +1,134 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { Switchboard } from '../agents/index.ts';
+import { type Identity, requestContextOf } from '../auth/index.ts';
+import type { Runtime } from '../config/index.ts';
+import type { ChatRequest } from '../contract/index.ts';
+import { NotFoundError, SessionConflictError, ValidationError } from '../errors/index.ts';
+import { digest, newId } from '../ids/index.ts';
+import { ensureSession, getSession, messageId, putMessage, putRun, recordRequest } from '../store/index.ts';
+import type { TurnJob } from './job.ts';
+
+/** The answer to an accepted message: where its turn will show up. */
+export interface Accepted {
+  request_id: string;
+  session_id: string;
+  run_id: string;
+  message_id: string;
+  assistant_message_id: string;
+  status: 'queued';
+  duplicate: boolean;
+}
+
+/** Runs after the turn is recorded and before it is queued (the WebSocket sender joins here). */
+export type BeforeEnqueue = (sessionId: string) => Promise<void>;
+
+async function resolveSession(
+  rt: Runtime,
+  app: Switchboard,
+  identity: Identity,
+  request: ChatRequest,
+  requestId: string,
+) {
+  // Without a session id the retry of a request must land in the same new session.
+  const sessionId = request.session_id ?? `s_${digest(identity.user, requestId)}`;
+  const existing = await getSession(rt, sessionId);
+  if (existing && existing.owner !== identity.user) {
+    throw new NotFoundError('session_not_found', `Session "${sessionId}" does not exist.`, [
+      { path: ['session_id'], message: 'unknown session' },
+    ]);
+  }
+  if (existing && request.agent_id && request.agent_id !== existing.agentId) {
+    throw new SessionConflictError(
+      'agent_mismatch',
+      `Session "${sessionId}" is served by agent "${existing.agentId}", not "${request.agent_id}".`,
+    );
+  }
+  const agentId = request.agent_id ?? existing?.agentId ?? app.defaultAgentId();
+  if (!agentId)
+    throw new ValidationError('agent_id is required.', [{ path: ['agent_id'], message: 'Required' }]);
+  const agent = await app.resolveAgent(agentId, requestContextOf(identity));
+  if (!agent) {
+    throw new NotFoundError('agent_not_found', `No agent "${agentId}" is registered.`, [
+      { path: ['agent_id'], message: 'unknown agent' },
+    ]);
+  }
+  return (
+    existing ??
+    (await ensureSession(rt, {
+      sessionId,
+      owner: identity.user,
+      agentId,
+      createdAt: new Date().toISOString(),
+      metadata: request.metadata,
+    }))
+  );
+}
+
+/**
+ * Records a user message and queues its turn. Every write is idempotent and ordered so that a
+ * retry of the same request id (after a timeout or a crash between two writes) finishes the same
+ * work and starts no second turn: request record → user message → run → queue.
+ */
+export async function submitTurn(
+  rt: Runtime,
+  app: Switchboard,
+  identity: Identity,
+  request: ChatRequest,
+  beforeEnqueue?: BeforeEnqueue,
+): Promise<Accepted> {
+  const requestId = request.id ?? newId('req');
+  const session = await resolveSession(rt, app, identity, request, requestId);
+  const now = Date.now();
+  const runId = newId('run');
+  const { first, record } = await recordRequest(
+    rt,
+    {
+      requestId,
+      sessionId: session.sessionId,
+      runId,
+      userMessageId: messageId(runId, 0),
+      assistantMessageId: messageId(runId, 1),
+      createdAt: new Date(now).toISOString(),
+    },
+    now,
+  );
+  const createdAt = record.createdAt;
+  await putMessage(rt, {
+    messageId: record.userMessageId,
+    sessionId: session.sessionId,
+    runId: record.runId,
+    role: 'user',
+    content: request.content,
+    createdAt,
+    metadata: request.metadata,
+  });
+  await putRun(rt, {
+    runId: record.runId,
+    sessionId: session.sessionId,
+    requestId,
+    agentId: session.agentId,
+    userMessageId: record.userMessageId,
+    assistantMessageId: record.assistantMessageId,
+    status: 'queued',
+    createdAt,
+  });
+  await beforeEnqueue?.(session.sessionId);
+  const job: TurnJob = { v: 1, kind: 'turn', sessionId: session.sessionId, runId: record.runId, requestId };
+  await rt.sqs.send(
+    new SendMessageCommand({
+      QueueUrl: rt.queueUrl,
+      MessageBody: JSON.stringify(job),
+      MessageGroupId: session.sessionId,
+      MessageDeduplicationId: requestId,
+    }),
+  );
+  return {
+    request_id: requestId,
+    session_id: session.sessionId,
+    run_id: record.runId,
+    message_id: record.userMessageId,
+    assistant_message_id: record.assistantMessageId,
+    status: 'queued',
+    duplicate: !first,
+  };
+}

@@ -1,0 +1,80 @@
+import type { HostEvent, HostResult, PendingAction, StopReason, Usage } from '../agents/index.ts';
+import type { MessageRecord, RunOutcome } from '../store/index.ts';
+
+type ToolCall = NonNullable<MessageRecord['toolCalls']>[number];
+
+function addUsage(total: Usage | undefined, next: Usage): Usage {
+  const sum = (a?: number, b?: number) =>
+    a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
+  return {
+    inputTokens: sum(total?.inputTokens, next.inputTokens),
+    outputTokens: sum(total?.outputTokens, next.outputTokens),
+    totalTokens: sum(total?.totalTokens, next.totalTokens),
+    cachedInputTokens: sum(total?.cachedInputTokens, next.cachedInputTokens),
+    costUsd: sum(total?.costUsd, next.costUsd),
+    model: next.model ?? total?.model,
+  };
+}
+
+/** What one turn has reported so far, folded from its events, and how its result is read against it. */
+export class TurnState {
+  text = '';
+  readonly toolCalls: ToolCall[] = [];
+  actions: PendingAction[] = [];
+  usage: Usage | undefined;
+  stop: StopReason | undefined;
+
+  /** Folds one accepted event in. */
+  apply(event: HostEvent): void {
+    switch (event.type) {
+      case 'text':
+        this.text += event.text;
+        break;
+      case 'tool_use':
+        this.toolCalls.push({ id: event.id, name: event.name, args: event.args });
+        break;
+      case 'tool_result': {
+        const call = this.toolCalls.find((c) => c.id === event.id);
+        const outcome = { result: event.result, error: event.error, ok: event.error === undefined };
+        if (call) Object.assign(call, outcome);
+        else this.toolCalls.push({ id: event.id, name: event.name ?? '', ...outcome });
+        break;
+      }
+      case 'action_required':
+        this.actions = [
+          ...this.actions.filter((a) => !event.actions.some((b) => b.id === a.id)),
+          ...event.actions,
+        ];
+        break;
+      case 'usage':
+        this.usage = addUsage(this.usage, event.usage);
+        break;
+      case 'stop':
+        this.stop = event.stopReason;
+        break;
+    }
+  }
+
+  /**
+   * The turn's facts: a non-empty content wins over the streamed text, the result's pending
+   * actions replace the emitted ones, its usage replaces the emitted usage, its stopReason wins.
+   */
+  settle(result: HostResult): {
+    content: string;
+    pendingActions: PendingAction[];
+    usage?: Usage;
+    outcome: RunOutcome;
+  } {
+    const content = result.content ? result.content : this.text;
+    const pendingActions = result.pendingActions ?? this.actions;
+    const usage = result.usage ?? this.usage;
+    let status: RunOutcome['status'] = 'completed';
+    if (result.status === 'cancelled') status = 'cancelled';
+    else if (result.status === 'incomplete') status = 'incomplete';
+    else if (pendingActions.length > 0) status = 'requires_action';
+    const implied: StopReason =
+      status === 'requires_action' ? 'requires_action' : status === 'cancelled' ? 'cancelled' : 'end_turn';
+    const stopReason = result.stopReason ?? (status === 'requires_action' ? implied : (this.stop ?? implied));
+    return { content, pendingActions, usage, outcome: { status, stopReason, usage } };
+  }
+}

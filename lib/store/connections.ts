@@ -1,0 +1,114 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Runtime } from '../config/index.ts';
+import { dueBucket, keys, prefixes, ttlAt } from './keys.ts';
+import { queryAll } from './table.ts';
+
+/** A WebSocket connection, recorded at `$connect` with the identity its authoriser gave. */
+export interface ConnectionRecord {
+  connectionId: string;
+  user: string;
+  connectedAt: string;
+  expiresAt: number;
+  sessions?: Set<string>;
+}
+
+/** Records a new connection; it is due for the sweep when API Gateway would have closed it. */
+export async function putConnection(
+  rt: Runtime,
+  connectionId: string,
+  user: string,
+  now: number,
+): Promise<void> {
+  const expiresAt = now + rt.settings.connections.maxLifetimeMs;
+  await rt.db.send(
+    new PutCommand({
+      TableName: rt.table,
+      Item: {
+        ...keys.connection(connectionId),
+        type: 'connection',
+        connectionId,
+        user,
+        connectedAt: new Date(now).toISOString(),
+        expiresAt,
+        ttl: ttlAt(expiresAt),
+        gsi1pk: dueBucket('conn', expiresAt),
+        gsi1sk: `${expiresAt}#${connectionId}`,
+      },
+    }),
+  );
+}
+
+/** The connection, or undefined when it is gone. */
+export async function getConnection(
+  rt: Runtime,
+  connectionId: string,
+): Promise<ConnectionRecord | undefined> {
+  const { Item } = await rt.db.send(
+    new GetCommand({ TableName: rt.table, Key: keys.connection(connectionId) }),
+  );
+  return Item as ConnectionRecord | undefined;
+}
+
+/** Joins a connection to a session: both directions, since `$disconnect` only knows the connection. */
+export async function subscribe(rt: Runtime, sessionId: string, connection: ConnectionRecord): Promise<void> {
+  await rt.db.send(
+    new PutCommand({
+      TableName: rt.table,
+      Item: {
+        ...keys.subscriber(sessionId, connection.connectionId),
+        type: 'subscriber',
+        connectionId: connection.connectionId,
+        ttl: ttlAt(connection.expiresAt),
+      },
+    }),
+  );
+  await rt.db.send(
+    new UpdateCommand({
+      TableName: rt.table,
+      Key: keys.connection(connection.connectionId),
+      UpdateExpression: 'ADD sessions :s',
+      ExpressionAttributeValues: { ':s': new Set([sessionId]) },
+    }),
+  );
+}
+
+/** The connections joined to a session. */
+export async function subscribers(rt: Runtime, sessionId: string): Promise<string[]> {
+  const items = await queryAll(rt, {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :conn)',
+    ExpressionAttributeValues: { ':pk': keys.session(sessionId).pk, ':conn': prefixes.subscriber },
+    ProjectionExpression: 'connectionId',
+  });
+  return items.map((item) => String(item.connectionId));
+}
+
+/** Deletes every record of a connection. Deleting one that is already gone is fine. */
+export async function removeConnection(
+  rt: Runtime,
+  connectionId: string,
+  knownSessions: string[] = [],
+): Promise<void> {
+  const record = await getConnection(rt, connectionId);
+  const sessions = new Set([...knownSessions, ...(record?.sessions ?? [])]);
+  await Promise.all(
+    [...sessions].map((sessionId) =>
+      rt.db.send(new DeleteCommand({ TableName: rt.table, Key: keys.subscriber(sessionId, connectionId) })),
+    ),
+  );
+  await rt.db.send(new DeleteCommand({ TableName: rt.table, Key: keys.connection(connectionId) }));
+}
+
+/** Connections whose lifetime ended before `now`, found through the due index, never a scan. */
+export async function dueConnections(rt: Runtime, now: number, lookbackHours: number): Promise<string[]> {
+  const found: string[] = [];
+  for (let h = lookbackHours; h >= 0; h -= 1) {
+    const items = await queryAll(rt, {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :bucket AND gsi1sk < :now',
+      ExpressionAttributeValues: { ':bucket': dueBucket('conn', now - h * 3_600_000), ':now': `${now}` },
+      ProjectionExpression: 'connectionId',
+    });
+    found.push(...items.map((item) => String(item.connectionId)));
+  }
+  return found;
+}

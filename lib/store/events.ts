@@ -1,0 +1,76 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { Runtime } from '../config/index.ts';
+import { keys, prefixes } from './keys.ts';
+import { isConditionFailure, queryAll, strip } from './table.ts';
+
+/**
+ * One entry of a session's event log: what the socket carries and what a host that reconnects
+ * reads back. `seq` is contiguous per session.
+ */
+export interface SessionEvent {
+  seq: number;
+  type: string;
+  session_id: string;
+  run_id?: string;
+  at: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Appends an event at `seq`. The put is conditional on the seq being unused, which is also the
+ * fence against a stale writer: it returns false when someone else already wrote that seq.
+ */
+export async function appendEvent(rt: Runtime, event: SessionEvent): Promise<boolean> {
+  try {
+    await rt.db.send(
+      new PutCommand({
+        TableName: rt.table,
+        Item: { ...keys.event(event.session_id, event.seq), ...event },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** The highest seq in a session's log, 0 when it is empty. */
+export async function lastSeq(rt: Runtime, sessionId: string): Promise<number> {
+  const [item] = await queryAll(
+    rt,
+    {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :evt)',
+      ExpressionAttributeValues: { ':pk': keys.session(sessionId).pk, ':evt': prefixes.event },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+      ProjectionExpression: 'seq',
+    },
+    1,
+  );
+  return typeof item?.seq === 'number' ? item.seq : 0;
+}
+
+/** Events with a seq above `after`, oldest first, at most `limit`. */
+export async function listEvents(
+  rt: Runtime,
+  sessionId: string,
+  after: number,
+  limit: number,
+): Promise<SessionEvent[]> {
+  const items = await queryAll(
+    rt,
+    {
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': keys.session(sessionId).pk,
+        ':from': keys.event(sessionId, after + 1).sk,
+        ':to': `${prefixes.event}~`,
+      },
+      ConsistentRead: true,
+    },
+    limit,
+  );
+  return items.map((item) => strip(item) as unknown as SessionEvent);
+}

@@ -1,0 +1,24 @@
+export {
+  type ConnectionRecord,
+  dueConnections,
+  getConnection,
+  putConnection,
+  removeConnection,
+  subscribe,
+  subscribers,
+} from './connections.ts';
+export { appendEvent, lastSeq, listEvents, type SessionEvent } from './events.ts';
+export { dueBucket, keys, prefixes, seqKey, ttlAt } from './keys.ts';
+export { listMessages, type MessageRecord, messageId, putMessage } from './messages.ts';
+export { type RequestRecord, recordRequest } from './requests.ts';
+export {
+  claimRun,
+  finishRun,
+  getRun,
+  putRun,
+  type RunOutcome,
+  type RunRecord,
+  type RunStatus,
+} from './runs.ts';
+export { ensureSession, getSession, latestRun, type SessionRecord } from './sessions.ts';
+export { isConditionFailure, queryAll, strip } from './table.ts';

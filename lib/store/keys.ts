@@ -1,0 +1,31 @@
+/** Item keys of the single table. Every session's items share its partition. */
+export const keys = {
+  session: (sessionId: string) => ({ pk: `SESSION#${sessionId}`, sk: 'META' }),
+  run: (sessionId: string, runId: string) => ({ pk: `SESSION#${sessionId}`, sk: `RUN#${runId}` }),
+  message: (sessionId: string, messageId: string) => ({ pk: `SESSION#${sessionId}`, sk: `MSG#${messageId}` }),
+  event: (sessionId: string, seq: number) => ({ pk: `SESSION#${sessionId}`, sk: `EVT#${seqKey(seq)}` }),
+  request: (sessionId: string, requestId: string) => ({ pk: `SESSION#${sessionId}`, sk: `REQ#${requestId}` }),
+  subscriber: (sessionId: string, connectionId: string) => ({
+    pk: `SESSION#${sessionId}`,
+    sk: `CONN#${connectionId}`,
+  }),
+  connection: (connectionId: string) => ({ pk: `CONN#${connectionId}`, sk: 'META' }),
+};
+
+/** Sort-key prefixes, for Queries within a session's partition. */
+export const prefixes = { run: 'RUN#', message: 'MSG#', event: 'EVT#', subscriber: 'CONN#' } as const;
+
+/** Zero-padded so that string order is numeric order. */
+export function seqKey(seq: number): string {
+  return seq.toString().padStart(12, '0');
+}
+
+/** The partition of the sweep's due-item index for one kind and one UTC hour. */
+export function dueBucket(kind: string, at: number): string {
+  return `DUE#${kind}#${new Date(at).toISOString().slice(0, 13)}`;
+}
+
+/** Epoch seconds, for the `ttl` attribute DynamoDB expires items by. */
+export function ttlAt(epochMs: number): number {
+  return Math.ceil(epochMs / 1000);
+}

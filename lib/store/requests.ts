@@ -1,0 +1,48 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { Runtime } from '../config/index.ts';
+import { keys, ttlAt } from './keys.ts';
+import { isConditionFailure, strip } from './table.ts';
+
+/** What a request id was applied as: the ids it was given the first time. */
+export interface RequestRecord {
+  requestId: string;
+  sessionId: string;
+  runId: string;
+  userMessageId: string;
+  assistantMessageId: string;
+  createdAt: string;
+}
+
+/**
+ * Records that a request id was applied. The first caller wins the conditional put and gets
+ * `{ first: true }`; a retry gets the ids the first one stored, so it can finish the same work.
+ */
+export async function recordRequest(
+  rt: Runtime,
+  request: RequestRecord,
+  now: number,
+): Promise<{ first: boolean; record: RequestRecord }> {
+  const key = keys.request(request.sessionId, request.requestId);
+  try {
+    await rt.db.send(
+      new PutCommand({
+        TableName: rt.table,
+        Item: {
+          ...key,
+          type: 'request',
+          ...request,
+          ttl: ttlAt(now + rt.settings.requests.retentionHours * 3_600_000),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return { first: true, record: request };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const { Item } = await rt.db.send(
+      new GetCommand({ TableName: rt.table, Key: key, ConsistentRead: true }),
+    );
+    if (!Item) throw error;
+    return { first: false, record: strip(Item) as unknown as RequestRecord };
+  }
+}

@@ -1,0 +1,53 @@
+import { PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
+import type { Runtime } from '../config/index.ts';
+import { removeConnection, type SessionEvent, subscribers } from '../store/index.ts';
+
+/** How one send went: `gone` means API Gateway no longer knows the connection. */
+export type PushOutcome = 'sent' | 'gone' | 'failed';
+
+const encoder = new TextEncoder();
+
+function isGone(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e?.name === 'GoneException' || e?.$metadata?.httpStatusCode === 410;
+}
+
+/**
+ * Sends one frame to one connection. The SDK's own retry covers throttling and 5xx; a 410 is
+ * final and reported as `gone`; anything else is logged and never thrown, since a dead socket
+ * must not fail a turn.
+ */
+export async function pushToConnection(
+  rt: Runtime,
+  connectionId: string,
+  frame: unknown,
+): Promise<PushOutcome> {
+  if (!rt.connections) return 'failed';
+  try {
+    await rt.connections.send(
+      new PostToConnectionCommand({
+        ConnectionId: connectionId,
+        Data: encoder.encode(JSON.stringify(frame)),
+      }),
+    );
+    return 'sent';
+  } catch (error) {
+    if (isGone(error)) return 'gone';
+    rt.logger.warn('PostToConnection failed', { connectionId, error: String(error) });
+    return 'failed';
+  }
+}
+
+/** Sends an event to every connection joined to its session; a gone connection's records are deleted. */
+export async function broadcast(rt: Runtime, event: SessionEvent): Promise<void> {
+  const connectionIds = await subscribers(rt, event.session_id);
+  await Promise.all(
+    connectionIds.map(async (connectionId) => {
+      if ((await pushToConnection(rt, connectionId, event)) === 'gone') {
+        await removeConnection(rt, connectionId, [event.session_id]).catch((error: unknown) =>
+          rt.logger.warn('Could not delete a gone connection', { connectionId, error: String(error) }),
+        );
+      }
+    }),
+  );
+}
