@@ -4,13 +4,24 @@ const pause = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal.aborted || ms <= 0) return resolve();
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 
 /** A backend tool of the demo: a few facts about the message. */
 function textStats(text: string) {
   const words = text.trim().split(/\s+/).filter(Boolean);
-  return { characters: text.length, words: words.length, longest: words.reduce((a, b) => (b.length > a.length ? b : a), '') };
+  return {
+    characters: text.length,
+    words: words.length,
+    longest: words.reduce((a, b) => (b.length > a.length ? b : a), ''),
+  };
 }
 
 /**

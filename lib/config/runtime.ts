@@ -1,9 +1,9 @@
+import { Logger } from '@aws-lambda-powertools/logger';
 import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { Logger } from '@aws-lambda-powertools/logger';
 import { parseSettings, type Settings } from './settings.ts';
 
 /** Everything the logic needs from the outside world, created once and passed in. */

@@ -10,3 +10,4 @@ export {
   RequestIdSchema,
   SessionIdSchema,
 } from './chat.ts';
+export { HTTP_ROUTES, type HttpRouteKey, WEBSOCKET_ROUTES, type WebSocketRouteKey } from './routes.ts';

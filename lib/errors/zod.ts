@@ -3,15 +3,13 @@ import { type Issue, ValidationError } from './errors.ts';
 
 /** Turns zod issues into contract issues: a path of keys and indexes, and a message. */
 export function issuesOf(error: z.ZodError): Issue[] {
-  return error.issues
-    .map((issue) => {
-      const path = issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part));
-      if (issue.code === 'unrecognized_keys') {
-        return issue.keys.map((key) => ({ path: [...path, key], message: `Unknown field "${key}".` }));
-      }
-      return [{ path, message: issue.message }];
-    })
-    .flat();
+  return error.issues.flatMap((issue) => {
+    const path = issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part));
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: [...path, key], message: `Unknown field "${key}".` }));
+    }
+    return [{ path, message: issue.message }];
+  });
 }
 
 /**

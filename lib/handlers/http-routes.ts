@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { Switchboard } from '../agents/index.ts';
 import { identityFromAuthorizer } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { EventsQuerySchema, parseChatRequest, parseJsonBody } from '../contract/index.ts';
+import { EventsQuerySchema, type HttpRouteKey, parseChatRequest, parseJsonBody } from '../contract/index.ts';
 import { parseOrThrow } from '../errors/index.ts';
 import { submitTurn } from '../runs/index.ts';
 import { messageView, ownedSession, sessionView } from '../sessions/index.ts';
@@ -11,7 +11,7 @@ import { json } from '../transport/index.ts';
 
 /** One HTTP route: its API Gateway route key and what it does. */
 export interface HttpRoute {
-  key: string;
+  key: HttpRouteKey;
   run(
     rt: Runtime,
     app: Switchboard,
@@ -27,7 +27,7 @@ const identity = (event: APIGatewayProxyEventV2) =>
   identityFromAuthorizer((event as Authorized).requestContext.authorizer);
 const sessionIdOf = (event: APIGatewayProxyEventV2) => decodeURIComponent(event.pathParameters?.id ?? '');
 
-/** Every HTTP route. The CDK stack declares the same route keys (infra/routes.ts). */
+/** Every HTTP route of {@link HTTP_ROUTES}, which the CDK stack declares too. */
 export const HTTP_ROUTE_TABLE: HttpRoute[] = [
   {
     key: 'POST /api/chat',

@@ -29,7 +29,7 @@ function matchTemplate(template: string, method: string, path: string): Record<s
 function findRoute(
   event: APIGatewayProxyEventV2,
 ): { route: HttpRoute; params?: Record<string, string> } | undefined {
-  const byKey = HTTP_ROUTE_TABLE.find((r) => r.key === event.routeKey);
+  const byKey = HTTP_ROUTE_TABLE.find((r) => r.key === (event.routeKey as string));
   if (byKey) return { route: byKey };
   for (const route of HTTP_ROUTE_TABLE) {
     const params = matchTemplate(route.key, event.requestContext.http.method, event.rawPath);

@@ -119,7 +119,8 @@ export async function submitTurn(
       QueueUrl: rt.queueUrl,
       MessageBody: JSON.stringify(job),
       MessageGroupId: session.sessionId,
-      MessageDeduplicationId: requestId,
+      // Request ids are the host's and only unique within a session, whatever the queue's dedup scope.
+      MessageDeduplicationId: digest(session.sessionId, requestId),
     }),
   );
   return {

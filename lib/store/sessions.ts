@@ -1,8 +1,8 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
 import { keys, prefixes } from './keys.ts';
-import { isConditionFailure, queryAll, strip } from './table.ts';
 import type { RunRecord } from './runs.ts';
+import { isConditionFailure, queryAll, strip } from './table.ts';
 
 /** A session's META item: who owns it and which agent serves it. */
 export interface SessionRecord {

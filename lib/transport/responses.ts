@@ -1,5 +1,5 @@
-import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { SwitchboardError } from '../errors/index.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };

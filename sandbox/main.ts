@@ -1,0 +1,77 @@
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Switchboard } from '../lib/agents/index.ts';
+import { startSandbox } from './sandbox.ts';
+
+const USAGE = `Usage: npm start -- [--port 3000] [--host 127.0.0.1] [--data DIR | --persist] [--agents FILE] [--sweep-ms 60000]
+
+  --port      port of the page, the HTTP API and the WebSocket API (default 3000; 0 picks one)
+  --data DIR  keep DynamoDB's data in DIR across restarts (in memory without it)
+  --persist   the same, in .sandbox-data
+  --agents    a module whose default export is a Switchboard server (default: the demo agent)
+  --sweep-ms  how often the sweep runs (default 60000, the EventBridge rule's rate)`;
+
+async function loadApp(file: string | undefined): Promise<Switchboard> {
+  const module = (await (file ? import(pathToFileURL(resolve(file)).href) : import('#agents'))) as {
+    default?: unknown;
+  };
+  if (!(module.default instanceof Switchboard)) {
+    throw new Error(
+      `${file ?? 'the agents module'} must export a Switchboard server (createSwitchboard()) as its default.`,
+    );
+  }
+  return module.default;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string', default: process.env.PORT ?? '3000' },
+      host: { type: 'string', default: '127.0.0.1' },
+      data: { type: 'string' },
+      persist: { type: 'boolean', default: false },
+      agents: { type: 'string' },
+      'sweep-ms': { type: 'string', default: '60000' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const dataDir =
+    values.data !== undefined
+      ? resolve(values.data || '.sandbox-data')
+      : values.persist
+        ? resolve('.sandbox-data')
+        : undefined;
+  const sandbox = await startSandbox({
+    app: await loadApp(values.agents),
+    port: Number(values.port),
+    host: values.host,
+    dataDir,
+    sweepPeriodMs: Number(values['sweep-ms']),
+  });
+  console.log(`Switchboard sandbox is running.
+  Page:       ${sandbox.url}/
+  HTTP API:   ${sandbox.url}/api
+  WebSocket:  ${sandbox.wsUrl}
+  Data:       ${dataDir ?? 'in memory (pass --data to keep it)'}
+Press Ctrl+C to stop.`);
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping…`);
+    await sandbox.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

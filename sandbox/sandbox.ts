@@ -1,0 +1,109 @@
+import type { Switchboard } from '../lib/agents/index.ts';
+import { createRuntime, parseSettings, type Runtime } from '../lib/config/index.ts';
+import { HTTP_ROUTES, WEBSOCKET_ROUTES } from '../lib/contract/index.ts';
+import {
+  createHttpHandler,
+  createSweepHandler,
+  createWebSocketHandler,
+  createWorkerHandler,
+} from '../lib/handlers/index.ts';
+import { startGateway } from './gateway/index.ts';
+import { startSchedule } from './schedule.ts';
+import { SANDBOX_CREDENTIALS, SANDBOX_NAMES, SANDBOX_REGION, startLocalServices } from './services.ts';
+import { startSqsPoller } from './sqs-poller.ts';
+import { serveDemoPage } from './web.ts';
+
+/** Options of {@link startSandbox}. */
+export interface SandboxOptions {
+  /** The server whose agents are served. */
+  app: Switchboard;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  host?: string;
+  /** Keep DynamoDB's data in this directory across restarts; in memory when absent. */
+  dataDir?: string;
+  /** Runtime settings, as SWITCHBOARD_SETTINGS would carry them. */
+  settings?: Record<string, unknown>;
+  /** How often the sweep runs (the EventBridge rule's rate). Default 60 000. */
+  sweepPeriodMs?: number;
+  /** The turns queue's visibility timeout: how long a failed job waits before it comes back. Default 30. */
+  visibilityTimeoutSeconds?: number;
+  /** WebSocket limits, shortened by tests. */
+  idleTimeoutMs?: number;
+  maxConnectionMs?: number;
+  logLevel?: string;
+}
+
+/** A running sandbox. */
+export interface Sandbox {
+  url: string;
+  wsUrl: string;
+  runtime: Runtime;
+  /** Runs the sweep now, as the schedule would. */
+  sweep(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole system on one machine: dynalite, fauxqs, the API Gateway emulator, the SQS poller and
+ * the schedule, feeding the same handler factories the Lambda functions use with the same events.
+ */
+export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const services = await startLocalServices({
+    dataDir: options.dataDir,
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
+  });
+  let handlers:
+    | { http: ReturnType<typeof createHttpHandler>; ws: ReturnType<typeof createWebSocketHandler> }
+    | undefined;
+  const gateway = await startGateway({
+    port: options.port ?? 0,
+    host: options.host,
+    static: serveDemoPage,
+    http: { routes: [...HTTP_ROUTES], handler: (event, context) => handlers!.http(event, context) },
+    websocket: {
+      routes: [...WEBSOCKET_ROUTES],
+      handler: (event, context) => handlers!.ws(event, context),
+      idleTimeoutMs: options.idleTimeoutMs,
+      maxConnectionMs: options.maxConnectionMs,
+    },
+  });
+  const runtime = createRuntime({
+    table: SANDBOX_NAMES.table,
+    queueUrl: services.queueUrl,
+    bucket: SANDBOX_NAMES.bucket,
+    wsEndpoint: gateway.managementEndpoint,
+    settings: parseSettings(options.settings),
+    region: SANDBOX_REGION,
+    credentials: SANDBOX_CREDENTIALS,
+    endpoints: { dynamodb: services.dynamodbEndpoint, sqs: services.awsEndpoint, s3: services.awsEndpoint },
+    logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN',
+  });
+  handlers = {
+    http: createHttpHandler(options.app, runtime),
+    ws: createWebSocketHandler(options.app, runtime),
+  };
+  const poller = await startSqsPoller({
+    sqs: runtime.sqs,
+    queueUrl: services.queueUrl,
+    queueArn: services.queueArn,
+    handler: createWorkerHandler(options.app, runtime),
+    concurrency: 2,
+  });
+  const schedule = startSchedule({
+    periodMs: options.sweepPeriodMs ?? 60_000,
+    handler: createSweepHandler(options.app, runtime),
+  });
+  return {
+    url: gateway.url,
+    wsUrl: gateway.wsUrl,
+    runtime,
+    sweep: () => schedule.tick(),
+    async close() {
+      await schedule.stop();
+      await poller.stop();
+      await gateway.close();
+      await services.stop();
+    },
+  };
+}

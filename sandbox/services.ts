@@ -1,0 +1,114 @@
+import type { AddressInfo } from 'node:net';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+} from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import { startFauxqs } from 'fauxqs';
+
+/** Names of the sandbox's resources, the same ones the CDK stack creates. */
+export const SANDBOX_NAMES = {
+  table: 'switchboard',
+  queue: 'switchboard-turns.fifo',
+  dlq: 'switchboard-turns-dlq.fifo',
+  bucket: 'switchboard-files',
+};
+
+/** Fixed credentials: the emulators accept any, the SDK insists on some. */
+export const SANDBOX_CREDENTIALS = { accessKeyId: 'sandbox', secretAccessKey: 'sandbox' };
+export const SANDBOX_REGION = 'us-east-1';
+
+/** The local AWS services: DynamoDB (dynalite) and SQS + S3 (fauxqs). */
+export interface LocalServices {
+  dynamodbEndpoint: string;
+  awsEndpoint: string;
+  queueUrl: string;
+  queueArn: string;
+  dlqUrl: string;
+  stop(): Promise<void>;
+}
+
+/** The table as the CDK stack defines it: pk/sk, and the due-item index the sweep queries. */
+async function ensureTable(endpoint: string): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: SANDBOX_REGION, credentials: SANDBOX_CREDENTIALS });
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: SANDBOX_NAMES.table,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: ['pk', 'sk', 'gsi1pk', 'gsi1sk'].map((AttributeName) => ({
+          AttributeName,
+          AttributeType: 'S',
+        })),
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: 'gsi1',
+            KeySchema: [
+              { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+              { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: SANDBOX_NAMES.table }));
+    if (Table?.TableStatus === 'ACTIVE') break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  client.destroy();
+}
+
+/**
+ * Starts dynalite (in memory, or on disk under `dataDir`) and fauxqs on free ports, with the
+ * table, the FIFO turns queue and its dead-letter queue, and the files bucket.
+ */
+export async function startLocalServices(options: {
+  dataDir?: string;
+  visibilityTimeoutSeconds?: number;
+  maxReceiveCount?: number;
+}): Promise<LocalServices> {
+  const dynamo = dynalite({
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+    ...(options.dataDir && { path: options.dataDir }),
+  });
+  await new Promise<void>((resolve) => dynamo.listen(0, '127.0.0.1', resolve));
+  const dynamodbEndpoint = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
+  await ensureTable(dynamodbEndpoint);
+  const faux = await startFauxqs({ port: 0, logger: false });
+  const dlq = faux.createQueue(SANDBOX_NAMES.dlq, { attributes: { FifoQueue: 'true' } });
+  const queue = faux.createQueue(SANDBOX_NAMES.queue, {
+    attributes: {
+      FifoQueue: 'true',
+      VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? 30),
+      RedrivePolicy: JSON.stringify({
+        deadLetterTargetArn: dlq.queueArn,
+        maxReceiveCount: options.maxReceiveCount ?? 5,
+      }),
+    },
+  });
+  faux.createBucket(SANDBOX_NAMES.bucket);
+  return {
+    dynamodbEndpoint,
+    awsEndpoint: faux.address,
+    queueUrl: queue.queueUrl,
+    queueArn: queue.queueArn,
+    dlqUrl: dlq.queueUrl,
+    async stop() {
+      await faux.stop();
+      await new Promise<void>((resolve) => dynamo.close(() => resolve()));
+    },
+  };
+}
