@@ -1,0 +1,21 @@
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/sandbox.ts';
+
+/** Starts a sandbox on free ports for one test file. */
+export async function testSandbox(options: SandboxOptions): Promise<Sandbox> {
+  return startSandbox({ port: 0, logLevel: 'ERROR', visibilityTimeoutSeconds: 2, ...options });
+}
+
+/** A JSON request to the sandbox's HTTP API. */
+export async function api(base: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {}
+  return { status: res.status, json, text };
+}

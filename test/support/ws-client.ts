@@ -1,0 +1,87 @@
+import WebSocket from 'ws';
+
+/** A frame the server sent, parsed. */
+export type Frame = Record<string, unknown> & { type: string; seq?: number };
+
+/**
+ * A WebSocket host for tests: it records every frame and lets a test wait for the one it
+ * expects, instead of sleeping.
+ */
+export class TestSocket {
+  readonly frames: Frame[] = [];
+  #waiters: { predicate: (f: Frame) => boolean; resolve: (f: Frame) => void }[] = [];
+  #closed: Promise<number>;
+
+  private constructor(readonly socket: WebSocket) {
+    socket.on('message', (data) => {
+      const frame = JSON.parse(String(data)) as Frame;
+      this.frames.push(frame);
+      this.#waiters = this.#waiters.filter((w) => !(w.predicate(frame) && (w.resolve(frame), true)));
+    });
+    this.#closed = new Promise((resolve) => socket.on('close', (code) => resolve(code)));
+  }
+
+  /** Opens a socket; rejects when the upgrade is refused. */
+  static open(url: string): Promise<TestSocket> {
+    const socket = new WebSocket(url);
+    return new Promise((resolve, reject) => {
+      socket.once('open', () => resolve(new TestSocket(socket)));
+      socket.once('error', reject);
+      socket.once('unexpected-response', (_req, res) =>
+        reject(new Error(`upgrade refused: ${res.statusCode}`)),
+      );
+    });
+  }
+
+  send(frame: Record<string, unknown>): void {
+    this.socket.send(JSON.stringify(frame));
+  }
+
+  /** The first frame (already received or still to come) that matches. */
+  waitFor(predicate: (f: Frame) => boolean, what = 'a frame', timeoutMs = 15_000): Promise<Frame> {
+    const seen = this.frames.find(predicate);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(`timed out waiting for ${what}; got ${JSON.stringify(this.frames.map((f) => f.type))}`),
+          ),
+        timeoutMs,
+      );
+      this.#waiters.push({
+        predicate,
+        resolve: (f) => {
+          clearTimeout(timer);
+          resolve(f);
+        },
+      });
+    });
+  }
+
+  /** Sends a frame and waits for its route response (`assistant:accepted`, `assistant:joined` or an error). */
+  async request(frame: Record<string, unknown>): Promise<Frame> {
+    const before = this.frames.length;
+    this.send(frame);
+    return this.waitFor(
+      (f) => this.frames.indexOf(f) >= before && f.type.startsWith('assistant:'),
+      `the answer to ${String(frame.action)}`,
+    );
+  }
+
+  /** Event frames of one session (they carry a seq), in arrival order. */
+  events(sessionId?: string): Frame[] {
+    return this.frames.filter((f) => typeof f.seq === 'number' && (!sessionId || f.session_id === sessionId));
+  }
+
+  close(): Promise<number> {
+    this.socket.close();
+    return this.#closed;
+  }
+
+  /** Drops the TCP connection without a close handshake, as a phone that lost its network does. */
+  kill(): Promise<number> {
+    this.socket.terminate();
+    return this.#closed;
+  }
+}
