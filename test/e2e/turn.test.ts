@@ -219,4 +219,25 @@ describe('one turn through the gateway, the queue, the worker and the table', ()
     );
     expect(await subscribers(sandbox.runtime, 'gone')).not.toContain('ghostConnId=');
   });
+
+  it('ignores malformed events and drops events that arrive after their turn ended', async () => {
+    const host = await socket();
+    for (const id of ['sloppy-1', 'sloppy-2']) {
+      const accepted = await host.request({
+        action: 'assistant_message',
+        id,
+        session_id: 'sloppy',
+        agent_id: 'sloppy',
+        content: id,
+      });
+      await host.waitFor(idleOf(accepted.run_id));
+    }
+    const events = host.events('sloppy');
+    expect(seqs(events)).toEqual(range(1, events.length));
+    const texts = events
+      .filter((f) => f.type === 'agent.message.delta')
+      .map((f) => (f.data as { text: string }).text);
+    expect(texts).toEqual(['fresh', 'fresh']);
+    expect(events.some((f) => f.type === 'agent.tool_use')).toBe(false);
+  });
 });

@@ -38,13 +38,31 @@ export function testApp() {
       return { content: `fine: ${message}` };
     },
   };
+  let previousEmit: ((event: never) => void) | undefined;
+  const sloppy: HostAgentDefinition = {
+    info: { id: 'sloppy' },
+    async invoke(_input, { emit }) {
+      // An event for a turn that has ended must go nowhere.
+      previousEmit?.({ type: 'text', text: 'zombie' } as never);
+      previousEmit = emit as (event: never) => void;
+      emit({ type: 'shout' } as never);
+      emit({ type: 'tool_use', name: 'no id' } as never);
+      emit({ type: 'text', text: 'fresh' });
+      return {};
+    },
+  };
   const app: Switchboard = createSwitchboard();
+  const demo = demoAgent({ chunkDelayMs: 5 });
   app.registerHostAgent({
-    ...demoAgent({ chunkDelayMs: 5 }),
-    invoke: async (input, io) => (count('demo'), demoAgent({ chunkDelayMs: 5 }).invoke(input, io)),
+    ...demo,
+    invoke: async (input, io) => {
+      count('demo');
+      return demo.invoke(input, io);
+    },
   });
   app.registerHostAgent(held);
   app.registerHostAgent(picky);
+  app.registerHostAgent(sloppy);
   return {
     app,
     calls,

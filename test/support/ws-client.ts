@@ -16,7 +16,9 @@ export class TestSocket {
     socket.on('message', (data) => {
       const frame = JSON.parse(String(data)) as Frame;
       this.frames.push(frame);
-      this.#waiters = this.#waiters.filter((w) => !(w.predicate(frame) && (w.resolve(frame), true)));
+      const [ready, waiting] = [this.#waiters.filter((w) => w.predicate(frame)), this.#waiters];
+      this.#waiters = waiting.filter((w) => !ready.includes(w));
+      for (const w of ready) w.resolve(frame);
     });
     this.#closed = new Promise((resolve) => socket.on('close', (code) => resolve(code)));
   }

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { AgentDefinitionError } from '../../lib/errors/index.ts';
+import { createSwitchboard, type HostAgentDefinition, hostAgentRegistration } from '../../lib/index.ts';
+
+const invoke = async () => ({ content: 'ok' });
+
+describe('registering a host agent', () => {
+  it('accepts a definition with info.id and invoke, and serves it by id', async () => {
+    const server = createSwitchboard();
+    const registration = server.registerHostAgent({
+      info: { id: 'support', name: 'Support', capabilities: { toolApproval: true } },
+      invoke,
+    });
+    expect(registration).toMatchObject({ kind: 'host', id: 'support' });
+    expect(await server.resolveAgent('support', { user: { id: 'u' }, data: {} })).toBe(registration);
+    expect(server.defaultAgentId()).toBe('support');
+  });
+
+  it.each([
+    ['no info', { invoke }],
+    ['no info.id', { info: { name: 'x' }, invoke }],
+    ['an empty info.id', { info: { id: '' }, invoke }],
+    ['an info.id with spaces', { info: { id: 'has space' }, invoke }],
+    ['no invoke', { info: { id: 'a' } }],
+    ['an invoke that is not a function', { info: { id: 'a' }, invoke: 'nope' }],
+    ['a cancel hook that is not a function', { info: { id: 'a' }, invoke, cancel: 42 }],
+  ])('throws at registration for %s', (_what, definition) => {
+    expect(() => createSwitchboard().registerHostAgent(definition as unknown as HostAgentDefinition)).toThrow(
+      AgentDefinitionError,
+    );
+    expect(() => hostAgentRegistration(definition as unknown as HostAgentDefinition)).toThrow(
+      AgentDefinitionError,
+    );
+  });
+
+  it('refuses a second agent with the same id', () => {
+    const server = createSwitchboard();
+    server.registerHostAgent({ info: { id: 'a' }, invoke });
+    expect(() => server.registerHostAgent({ info: { id: 'a' }, invoke })).toThrow(/already registered/);
+  });
+
+  it('asks the per-request registry for an agent that is not registered statically', async () => {
+    const tenantAgent = hostAgentRegistration({ info: { id: 'acme-bot' }, invoke });
+    const server = createSwitchboard({ agents: (ctx) => (ctx.data.tenant === 'acme' ? [tenantAgent] : []) });
+    expect(await server.resolveAgent('acme-bot', { user: { id: 'u' }, data: { tenant: 'acme' } })).toBe(
+      tenantAgent,
+    );
+    expect(
+      await server.resolveAgent('acme-bot', { user: { id: 'u' }, data: { tenant: 'other' } }),
+    ).toBeUndefined();
+    expect(server.defaultAgentId()).toBeUndefined();
+  });
+});
