@@ -1,0 +1,22 @@
+export { startGateway } from './server.ts';
+export type {
+  ApiIdentity,
+  Gateway,
+  GatewayOptions,
+  HttpApiOptions,
+  HttpAuthorizer,
+  HttpHandler,
+  WebSocketApiOptions,
+  WebSocketAuthorizer,
+  WebSocketHandler,
+  WebSocketResult,
+} from './types.ts';
+export type {
+  WebSocketAuthorizerEvent,
+  WebSocketConnectEvent,
+  WebSocketDisconnectEvent,
+  WebSocketEvent,
+  WebSocketIdentity,
+  WebSocketMessageEvent,
+  WebSocketRequestContext,
+} from './ws-event-types.ts';

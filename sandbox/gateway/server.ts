@@ -1,0 +1,79 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHttpApi } from './http-api.ts';
+import { gatewayError, writeResponse } from './http-response.ts';
+import { createManagementApi } from './management-api.ts';
+import { awsId } from './request-info.ts';
+import type { ApiIdentity, Gateway, GatewayOptions } from './types.ts';
+import { createWebSocketApi } from './ws-api.ts';
+import { ConnectionRegistry } from './ws-connections.ts';
+import { refuseUpgrade } from './ws-frames.ts';
+
+/**
+ * Starts the local API Gateway: the HTTP API, the WebSocket API and its `@connections`
+ * management endpoint on one port, feeding the same Lambda handlers with the same events as AWS.
+ * Options are validated before the port is opened.
+ *
+ * @example
+ * const gateway = await startGateway({
+ *   port: 0,
+ *   http: { routes: ['POST /api/chat', 'GET /api/sessions/{id}'], handler: http.handler },
+ *   websocket: { routes: ['join', 'send'], handler: ws.handler },
+ * });
+ * const client = new ApiGatewayManagementApiClient({ endpoint: gateway.managementEndpoint, region, credentials });
+ * await gateway.close();
+ */
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const host = options.host ?? '127.0.0.1';
+  const api: ApiIdentity = {
+    apiId: options.apiId ?? 'sandbox00',
+    accountId: options.accountId ?? '000000000000',
+    region: options.region ?? 'us-east-1',
+    stage: options.stage ?? 'local',
+  };
+  const httpApi = options.http ? createHttpApi(options.http, api) : undefined;
+  const wsApi = options.websocket ? createWebSocketApi(options.websocket, api) : undefined;
+  const registry = wsApi?.registry ?? new ConnectionRegistry();
+  const management = createManagementApi(registry, api.stage);
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    if (management(req, res)) return;
+    if (req.method === 'GET' && options.static?.(req, res)) return;
+    if (httpApi) {
+      httpApi(req, res).catch((error: unknown) => {
+        console.error('[gateway] request failed:', error);
+        writeResponse(res, gatewayError(500, 'Internal Server Error'), awsId());
+      });
+      return;
+    }
+    req.resume();
+    writeResponse(res, gatewayError(404, 'Not Found'), awsId());
+  };
+
+  const server = createServer(onRequest);
+  server.on('upgrade', (req, socket, head) => {
+    if (wsApi) wsApi.handleUpgrade(req, socket, head);
+    else refuseUpgrade(socket, 404, 'Not Found');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host}:${port}`;
+  const wsPath = !wsApi || wsApi.path === '*' ? '/' : wsApi.path;
+  return {
+    url,
+    wsUrl: `ws://${host}:${port}${wsPath}`,
+    managementEndpoint: `${url}/${api.stage}`,
+    port,
+    connections: () => registry.ids(),
+    async close() {
+      await wsApi?.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyResultV2,
+  APIGatewayRequestAuthorizerEventV2,
+  Context,
+} from 'aws-lambda';
+import type { WebSocketAuthorizerEvent, WebSocketEvent } from './ws-event-types.ts';
+
+/** An HTTP API (payload format 2.0) Lambda handler. */
+export type HttpHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<
+  // biome-ignore lint/suspicious/noConfusingVoidType: a handler declared `Promise<void>` must fit.
+  APIGatewayProxyResultV2 | object | undefined | void
+>;
+
+/**
+ * A Lambda authoriser (simple responses): the context it returns lands in
+ * `requestContext.authorizer.lambda`; `null` answers 403.
+ */
+export type HttpAuthorizer = (
+  event: APIGatewayRequestAuthorizerEventV2,
+) => Promise<Record<string, unknown> | null>;
+
+/** The HTTP API half of the gateway. */
+export interface HttpApiOptions {
+  /** Route keys as API Gateway spells them: `'POST /api/chat'`, `'GET /api/sessions/{id}'`, `'ANY /{proxy+}'`, `'$default'`. */
+  routes: string[];
+  handler: HttpHandler;
+  authorizer?: HttpAuthorizer;
+  /** Integration timeout; API Gateway answers 503 after it. Default 30 000. */
+  timeoutMs?: number;
+  /** Default 'http'. */
+  functionName?: string;
+}
+
+/** What a WebSocket route integration may answer. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler declared `Promise<void>` must fit.
+export type WebSocketResult = APIGatewayProxyResultV2 | undefined | void;
+
+/** The one Lambda behind every WebSocket route, told apart by `requestContext.routeKey`. */
+export type WebSocketHandler = (event: WebSocketEvent, context: Context) => Promise<WebSocketResult>;
+
+/** A `$connect` Lambda authoriser: the context it returns is on every later event; `null` answers 403. */
+export type WebSocketAuthorizer = (
+  event: WebSocketAuthorizerEvent,
+) => Promise<Record<string, unknown> | null>;
+
+/** The WebSocket API half of the gateway. */
+export interface WebSocketApiOptions {
+  handler: WebSocketHandler;
+  /** Action names with their own route; any other frame goes to `$default`. */
+  routes: string[];
+  /** The JSON field of `$request.body.<key>` that names the route. Default 'action'. */
+  routeSelectionKey?: string;
+  /** Upgrade path; `'*'` accepts any. Default '/ws'. */
+  path?: string;
+  /** Default 600 000 (10 minutes), as on AWS. */
+  idleTimeoutMs?: number;
+  /** Default 7 200 000 (2 hours), as on AWS. */
+  maxConnectionMs?: number;
+  /** Default 131 072 (128 KB), as on AWS; a bigger message closes the socket with 1009. */
+  maxMessageBytes?: number;
+  authorizer?: WebSocketAuthorizer;
+  /** Default 'ws'. */
+  functionName?: string;
+}
+
+/** Options of {@link startGateway}. */
+export interface GatewayOptions {
+  /** 0 picks a free port. */
+  port: number;
+  /** Default '127.0.0.1'. */
+  host?: string;
+  http?: HttpApiOptions;
+  websocket?: WebSocketApiOptions;
+  /** Consulted first for GET requests; returns true when it answered. */
+  static?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** The WebSocket API's stage, the first segment of the management endpoint. Default 'local'. */
+  stage?: string;
+  /** Default 'sandbox00'. */
+  apiId?: string;
+  /** Default '000000000000'. */
+  accountId?: string;
+  /** Default 'us-east-1'. */
+  region?: string;
+}
+
+/** A running gateway. */
+export interface Gateway {
+  /** `http://host:port` */
+  url: string;
+  /** `ws://host:port/ws` (or the configured path) */
+  wsUrl: string;
+  /** The endpoint to give `ApiGatewayManagementApiClient`: `http://host:port/<stage>`. */
+  managementEndpoint: string;
+  port: number;
+  /** Ids of the open WebSocket connections. */
+  connections(): string[];
+  /** Closes every socket (firing `$disconnect`) and stops the server. */
+  close(): Promise<void>;
+}
+
+/** Values every event of this gateway shares. */
+export interface ApiIdentity {
+  apiId: string;
+  accountId: string;
+  region: string;
+  stage: string;
+}

@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'aws-lambda';
+
+/** What the sandbox knows about the function it pretends to run. */
+export interface LambdaContextOptions {
+  /** The function's name, as in `AWS_LAMBDA_FUNCTION_NAME`. */
+  functionName: string;
+  /** The function's timeout; `getRemainingTimeInMillis()` counts down from it. */
+  timeoutMs: number;
+  /** Default `us-east-1`. */
+  region?: string;
+  /** Default `000000000000`, the account fauxqs uses. */
+  accountId?: string;
+  /** Default 1024. */
+  memoryLimitInMB?: number;
+}
+
+/**
+ * Builds the `context` argument Lambda passes to a handler, for one invocation.
+ *
+ * @example
+ * const context = createLambdaContext({ functionName: 'worker', timeoutMs: 900_000 });
+ * await handler(event, context);
+ */
+export function createLambdaContext(options: LambdaContextOptions): Context {
+  const { functionName, timeoutMs } = options;
+  const region = options.region ?? 'us-east-1';
+  const accountId = options.accountId ?? '000000000000';
+  const deadline = Date.now() + timeoutMs;
+  const day = new Date().toISOString().slice(0, 10).replaceAll('-', '/');
+  // The callback-era methods exist on the real object; a handler calling them is a bug worth surfacing.
+  const legacy = (): never => {
+    throw new Error('context.done/fail/succeed are not supported: return a promise instead');
+  };
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${region}:${accountId}:function:${functionName}`,
+    memoryLimitInMB: String(options.memoryLimitInMB ?? 1024),
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: `${day}/[$LATEST]${randomUUID().replaceAll('-', '')}`,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: legacy,
+    fail: legacy,
+    succeed: legacy,
+  };
+}

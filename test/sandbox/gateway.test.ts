@@ -1,0 +1,382 @@
+import {
+  ApiGatewayManagementApiClient,
+  DeleteConnectionCommand,
+  GetConnectionCommand,
+  PostToConnectionCommand,
+} from '@aws-sdk/client-apigatewaymanagementapi';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Gateway, startGateway, type WebSocketEvent } from '../../sandbox/gateway/index.ts';
+import { openSocket, Recorder, send, UpgradeRefused } from './helpers.ts';
+
+const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+describe('gateway HTTP API', () => {
+  let gateway: Gateway;
+  const seen = new Recorder<APIGatewayProxyEventV2>();
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      port: 0,
+      static: (req, res) => {
+        if (req.url !== '/') return false;
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>demo</h1>');
+        return true;
+      },
+      http: {
+        routes: [
+          'POST /api/chat',
+          'GET /api/sessions/{id}',
+          'GET /api/sessions/{id}/events',
+          'GET /api/sessions/latest',
+          'ANY /api/files/{path+}',
+          'GET /api/boom',
+        ],
+        handler: async (event) => {
+          seen.push(event);
+          switch (event.routeKey) {
+            case 'POST /api/chat':
+              return {
+                statusCode: 201,
+                headers: { 'X-Turn': 'queued' },
+                cookies: ['turn=1; Path=/'],
+                body: JSON.stringify({ got: JSON.parse(event.body ?? 'null') }),
+              };
+            case 'GET /api/sessions/{id}':
+              return { id: event.pathParameters?.id };
+            case 'GET /api/sessions/{id}/events':
+              return `events of ${event.pathParameters?.id}`;
+            case 'ANY /api/files/{path+}':
+              return { statusCode: 200, body: event.body ?? '', isBase64Encoded: event.isBase64Encoded };
+            case 'GET /api/boom':
+              throw new Error('boom');
+            default:
+              return { routeKey: event.routeKey };
+          }
+        },
+      },
+    });
+  });
+  afterAll(() => gateway.close());
+
+  it('matches method and path templates, preferring literal segments, and fills pathParameters', async () => {
+    const one = await fetch(`${gateway.url}/api/sessions/s%201`);
+    expect(await one.json()).toEqual({ id: 's 1' });
+    const latest = await fetch(`${gateway.url}/api/sessions/latest`);
+    expect(await latest.json()).toEqual({ routeKey: 'GET /api/sessions/latest' });
+    const events = await fetch(`${gateway.url}/api/sessions/abc/events?after=3`);
+    expect(await events.text()).toBe('events of abc');
+    const event = await seen.waitFor((e) => e.rawPath === '/api/sessions/abc/events');
+    expect(event.routeKey).toBe('GET /api/sessions/{id}/events');
+    expect(event.requestContext.routeKey).toBe('GET /api/sessions/{id}/events');
+    expect(event.pathParameters).toEqual({ id: 'abc' });
+    expect(event.queryStringParameters).toEqual({ after: '3' });
+  });
+
+  it('serves GET requests the static hook answers, before any route', async () => {
+    const res = await fetch(`${gateway.url}/`);
+    expect(await res.text()).toBe('<h1>demo</h1>');
+  });
+
+  it('gives a greedy variable the rest of the path', async () => {
+    await fetch(`${gateway.url}/api/files/a/b/c.txt`, {
+      method: 'PUT',
+      body: 'x',
+      headers: { 'content-type': 'text/plain' },
+    });
+    const event = await seen.waitFor((e) => e.rawPath === '/api/files/a/b/c.txt');
+    expect(event.pathParameters).toEqual({ path: 'a/b/c.txt' });
+    expect(event.requestContext.http.method).toBe('PUT');
+  });
+
+  it('maps a structured result to status, headers, cookies and body', async () => {
+    const res = await fetch(`${gateway.url}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: 'a=1; b=2' },
+      body: JSON.stringify({ text: 'hi' }),
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('x-turn')).toBe('queued');
+    expect(res.headers.getSetCookie()).toEqual(['turn=1; Path=/']);
+    expect(await res.json()).toEqual({ got: { text: 'hi' } });
+    const event = await seen.waitFor((e) => e.rawPath === '/api/chat');
+    expect(event.cookies).toEqual(['a=1', 'b=2']);
+    expect(event.headers.cookie).toBeUndefined();
+    expect(event.isBase64Encoded).toBe(false);
+  });
+
+  it('answers an object without statusCode as 200 JSON', async () => {
+    const res = await fetch(`${gateway.url}/api/sessions/x`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json');
+  });
+
+  it('base64-encodes a body whose content type is not text', async () => {
+    const bytes = Buffer.from([0, 255, 1, 254]);
+    const res = await fetch(`${gateway.url}/api/files/blob`, {
+      method: 'POST',
+      body: bytes,
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    expect(Buffer.from(await res.arrayBuffer())).toEqual(bytes);
+    const event = await seen.waitFor((e) => e.rawPath === '/api/files/blob');
+    expect(event.isBase64Encoded).toBe(true);
+    expect(event.body).toBe(bytes.toString('base64'));
+  });
+
+  it('answers 404 Not Found for a path or method no route matches', async () => {
+    for (const [method, path] of [
+      ['GET', '/nowhere'],
+      ['DELETE', '/api/chat'],
+    ] as const) {
+      const res = await fetch(`${gateway.url}${path}`, { method });
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ message: 'Not Found' });
+    }
+  });
+
+  it('answers 413 for a body over 10 MB without calling the handler', async () => {
+    const before = seen.items.length;
+    const res = await fetch(`${gateway.url}/api/chat`, {
+      method: 'POST',
+      body: Buffer.alloc(10 * 1024 * 1024 + 1),
+    });
+    expect(res.status).toBe(413);
+    expect(seen.items.length).toBe(before);
+  });
+
+  it('answers 500 Internal Server Error when the handler throws', async () => {
+    const res = await fetch(`${gateway.url}/api/boom`);
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ message: 'Internal Server Error' });
+  });
+});
+
+describe('gateway HTTP API with a Lambda authoriser', () => {
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      port: 0,
+      http: {
+        routes: ['$default'],
+        authorizer: async (event) => (event.headers?.authorization === 'Bearer ok' ? { userId: 'u1' } : null),
+        handler: async (event) => ({
+          authorizer: Reflect.get(event.requestContext, 'authorizer'),
+          key: event.routeKey,
+        }),
+      },
+    });
+  });
+  afterAll(() => gateway.close());
+
+  it("puts the authoriser's context in requestContext.authorizer.lambda", async () => {
+    const res = await fetch(`${gateway.url}/anything`, { headers: { authorization: 'Bearer ok' } });
+    expect(await res.json()).toEqual({ authorizer: { lambda: { userId: 'u1' } }, key: '$default' });
+  });
+
+  it('answers 403 Forbidden when the authoriser refuses', async () => {
+    const res = await fetch(`${gateway.url}/anything`);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ message: 'Forbidden' });
+  });
+});
+
+describe('gateway WebSocket API', () => {
+  let gateway: Gateway;
+  let management: ApiGatewayManagementApiClient;
+  const events = new Recorder<WebSocketEvent>();
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      port: 0,
+      websocket: {
+        routes: ['echo', 'whoami'],
+        handler: async (event) => {
+          events.push(event);
+          const { routeKey, connectionId } = event.requestContext;
+          if (
+            routeKey === '$connect' &&
+            'queryStringParameters' in event &&
+            event.queryStringParameters?.refuse
+          ) {
+            return { statusCode: 403 };
+          }
+          if (routeKey === 'echo' && 'body' in event) return { statusCode: 200, body: `echo ${event.body}` };
+          if (routeKey === 'whoami') return { statusCode: 200, body: connectionId };
+          return { statusCode: 200 };
+        },
+      },
+    });
+    management = new ApiGatewayManagementApiClient({
+      endpoint: gateway.managementEndpoint,
+      region: 'us-east-1',
+      credentials,
+    });
+  });
+  afterAll(() => gateway.close());
+
+  async function connect(): Promise<{ client: Awaited<ReturnType<typeof openSocket>>; id: string }> {
+    const client = await openSocket(gateway.wsUrl);
+    await send(client.socket, JSON.stringify({ action: 'whoami' }));
+    return { client, id: await client.next() };
+  }
+
+  it("refuses the upgrade with the $connect handler's status", async () => {
+    const refused = await openSocket(`${gateway.wsUrl}?refuse=1`).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(UpgradeRefused);
+    expect((refused as UpgradeRefused).statusCode).toBe(403);
+    expect(gateway.connections()).toEqual([]);
+  });
+
+  it('routes a frame by its action and sends the route response back to the caller', async () => {
+    const { client, id } = await connect();
+    expect(gateway.connections()).toContain(id);
+    const frame = JSON.stringify({ action: 'echo', text: 'hello' });
+    await send(client.socket, frame);
+    expect(await client.next()).toBe(`echo ${frame}`);
+    const event = await events.waitFor((e) => e.requestContext.routeKey === 'echo');
+    expect(event.requestContext.connectionId).toBe(id);
+    expect('body' in event && event.body).toBe(frame);
+    client.socket.close();
+  });
+
+  it('sends a frame that is not JSON, or names no known route, to $default', async () => {
+    const { client, id } = await connect();
+    await send(client.socket, 'plain words');
+    await send(client.socket, JSON.stringify({ action: 'unknown' }));
+    const isDefault = (body: string) => (e: WebSocketEvent) =>
+      e.requestContext.routeKey === '$default' &&
+      e.requestContext.connectionId === id &&
+      'body' in e &&
+      e.body === body;
+    await events.waitFor(isDefault('plain words'));
+    await events.waitFor(isDefault(JSON.stringify({ action: 'unknown' })));
+    client.socket.close();
+  });
+
+  it('delivers a management PostToConnection to the socket as a text frame', async () => {
+    const { client, id } = await connect();
+    await management.send(
+      new PostToConnectionCommand({ ConnectionId: id, Data: Buffer.from('{"type":"delta"}') }),
+    );
+    expect(await client.next()).toBe('{"type":"delta"}');
+    client.socket.close();
+  });
+
+  it('answers PostToConnection for an unknown connection with GoneException', async () => {
+    const error = await management
+      .send(new PostToConnectionCommand({ ConnectionId: 'R1kmxc2VNjMCFIA=', Data: Buffer.from('x') }))
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'GoneException', $metadata: { httpStatusCode: 410 } });
+  });
+
+  it('answers PostToConnection over 128 KB with PayloadTooLargeException', async () => {
+    const { client, id } = await connect();
+    const error = await management
+      .send(new PostToConnectionCommand({ ConnectionId: id, Data: Buffer.alloc(128 * 1024 + 1, 'a') }))
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'PayloadTooLargeException', $metadata: { httpStatusCode: 413 } });
+    client.socket.close();
+  });
+
+  it('answers GetConnection with connectedAt, lastActiveAt and identity', async () => {
+    const before = Date.now();
+    const client = await openSocket(gateway.wsUrl, { 'user-agent': 'gateway-test/1' });
+    await send(client.socket, JSON.stringify({ action: 'whoami' }));
+    const id = await client.next();
+    const info = await management.send(new GetConnectionCommand({ ConnectionId: id }));
+    expect(info.ConnectedAt).toBeInstanceOf(Date);
+    expect(info.ConnectedAt!.getTime()).toBeGreaterThanOrEqual(before - 1);
+    expect(info.LastActiveAt!.getTime()).toBeGreaterThanOrEqual(info.ConnectedAt!.getTime());
+    expect(info.Identity).toEqual({ SourceIp: '127.0.0.1', UserAgent: 'gateway-test/1' });
+    client.socket.close();
+  });
+
+  it('closes the socket on DeleteConnection and fires $disconnect', async () => {
+    const { client, id } = await connect();
+    await management.send(new DeleteConnectionCommand({ ConnectionId: id }));
+    await client.closed;
+    const event = await events.waitFor(
+      (e) => e.requestContext.routeKey === '$disconnect' && e.requestContext.connectionId === id,
+    );
+    expect(event.requestContext.eventType).toBe('DISCONNECT');
+    expect(gateway.connections()).not.toContain(id);
+  });
+
+  it('closes the connection with 1009 on a message over 128 KB', async () => {
+    const { client } = await connect();
+    client.socket.send('x'.repeat(128 * 1024 + 1));
+    expect((await client.closed).code).toBe(1009);
+  });
+
+  it('closes with 1003 on a binary frame, as API Gateway does not take them', async () => {
+    const { client } = await connect();
+    client.socket.send(Buffer.from([1, 2, 3]), { binary: true });
+    expect((await client.closed).code).toBe(1003);
+  });
+});
+
+describe('gateway WebSocket limits and authoriser', () => {
+  let gateway: Gateway;
+  const events = new Recorder<WebSocketEvent>();
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      port: 0,
+      websocket: {
+        routes: [],
+        idleTimeoutMs: 200,
+        authorizer: async (event) =>
+          event.queryStringParameters?.token === 'ok' ? { principalId: 'u1', tenant: 't1' } : null,
+        handler: async (event) => {
+          events.push(event);
+        },
+      },
+    });
+  });
+  afterAll(() => gateway.close());
+
+  it('refuses the upgrade with 403 when the authoriser returns null', async () => {
+    const refused = await openSocket(`${gateway.wsUrl}?token=bad`).catch((error: unknown) => error);
+    expect((refused as UpgradeRefused).statusCode).toBe(403);
+  });
+
+  it("puts the authoriser's principalId and context on every later event", async () => {
+    const client = await openSocket(`${gateway.wsUrl}?token=ok`);
+    await send(client.socket, 'hi');
+    const message = await events.waitFor((e) => e.requestContext.eventType === 'MESSAGE');
+    expect(message.requestContext.authorizer).toEqual({ principalId: 'u1', tenant: 't1' });
+    const connect = await events.waitFor(
+      (e) =>
+        e.requestContext.eventType === 'CONNECT' &&
+        e.requestContext.connectionId === message.requestContext.connectionId,
+    );
+    expect(connect.requestContext.authorizer).toMatchObject({ principalId: 'u1', tenant: 't1' });
+    client.socket.close();
+  });
+
+  it('closes an idle connection with 1001 after idleTimeoutMs', async () => {
+    const opened = Date.now();
+    const client = await openSocket(`${gateway.wsUrl}?token=ok`);
+    const { code } = await client.closed;
+    expect(code).toBe(1001);
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(180);
+  });
+
+  it('fires $disconnect for open sockets when the gateway closes', async () => {
+    const other = await startGateway({
+      port: 0,
+      websocket: { routes: [], handler: async (event) => void events.push(event) },
+    });
+    const client = await openSocket(other.wsUrl);
+    const [id] = other.connections();
+    await other.close();
+    expect((await client.closed).code).toBe(1001);
+    expect(
+      events.items.some(
+        (e) => e.requestContext.routeKey === '$disconnect' && e.requestContext.connectionId === id,
+      ),
+    ).toBe(true);
+  });
+});
