@@ -1,0 +1,70 @@
+import {
+  CorsHttpMethod,
+  HttpApi,
+  HttpMethod,
+  type IHttpRouteAuthorizer,
+  type IWebSocketRouteAuthorizer,
+  WebSocketApi,
+  WebSocketStage,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration, WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Construct } from 'constructs';
+import { HTTP_ROUTES, splitHttpRoute, WEBSOCKET_ROUTES } from './routes.ts';
+
+/**
+ * The HTTP API on its `$default` stage (so paths carry no stage prefix), every route of
+ * {@link HTTP_ROUTES} sent to one function. Preflight is answered by API Gateway, not the function.
+ */
+export function createHttpApi(
+  scope: Construct,
+  handler: IFunction,
+  authorizer?: IHttpRouteAuthorizer,
+): HttpApi {
+  const api = new HttpApi(scope, 'HttpApi', {
+    description: 'Switchboard HTTP API',
+    defaultAuthorizer: authorizer,
+    corsPreflight: {
+      allowOrigins: ['*'],
+      allowHeaders: ['content-type', 'authorization'],
+      allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.DELETE, CorsHttpMethod.OPTIONS],
+    },
+  });
+  const integration = new HttpLambdaIntegration('HttpIntegration', handler);
+  for (const route of HTTP_ROUTES) {
+    const { method, path } = splitHttpRoute(route);
+    api.addRoutes({ path, methods: [HttpMethod[method]], integration });
+  }
+  return api;
+}
+
+/**
+ * The WebSocket API. Routes are chosen by the frame's `action`; `$default` catches frames that are not
+ * JSON or name no route. Every route but `$disconnect` (which has no caller left to answer) returns the
+ * function's `body` to the sender.
+ */
+export function createWebSocketApi(
+  scope: Construct,
+  handler: IFunction,
+  stageName: string,
+  authorizer?: IWebSocketRouteAuthorizer,
+): { api: WebSocketApi; stage: WebSocketStage } {
+  const integration = new WebSocketLambdaIntegration('WebSocketIntegration', handler);
+  const api = new WebSocketApi(scope, 'WebSocketApi', {
+    description: 'Switchboard WebSocket API',
+    routeSelectionExpression: '$request.body.action',
+    // Only `$connect` is authorised: API Gateway keeps its result for the connection's later frames.
+    connectRouteOptions: { integration, authorizer },
+    disconnectRouteOptions: { integration },
+    defaultRouteOptions: { integration, returnResponse: true },
+  });
+  for (const route of WEBSOCKET_ROUTES) {
+    api.addRoute(route, { integration, returnResponse: true });
+  }
+  const stage = new WebSocketStage(scope, 'WebSocketStage', {
+    webSocketApi: api,
+    stageName,
+    autoDeploy: true,
+  });
+  return { api, stage };
+}

@@ -1,0 +1,35 @@
+import { fileURLToPath } from 'node:url';
+import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { Switchboard } from './switchboard.ts';
+
+/** The demo agent that ships with this repository. */
+const DEMO_AGENTS = fileURLToPath(new URL('../demo/agents.ts', import.meta.url));
+
+/**
+ * Switchboard with the demo agent. Everything is destroyed with the stack: it holds nothing worth
+ * keeping, and a retained table or bucket would block the next deployment's names.
+ *
+ * @example
+ * ```ts
+ * new SwitchboardDemoStack(new App(), 'SwitchboardDemo');
+ * ```
+ */
+export class SwitchboardDemoStack extends Stack {
+  /** The Switchboard instance, for tests and for stacks that build on the demo. */
+  readonly switchboard: Switchboard;
+
+  /** Creates the stack; `props` are ordinary stack props (env, tags, ...). */
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, {
+      description: 'Switchboard demo: host-backed agents over HTTP and WebSocket',
+      ...props,
+    });
+    this.switchboard = new Switchboard(this, 'Switchboard', {
+      agents: DEMO_AGENTS,
+      removalPolicy: RemovalPolicy.DESTROY,
+      logRetention: RetentionDays.ONE_WEEK,
+    });
+  }
+}

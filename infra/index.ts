@@ -1,0 +1,39 @@
+/**
+ * Switchboard's CDK construct and the route lists it shares with the local sandbox.
+ *
+ * @example
+ * ```ts
+ * import { Switchboard } from 'switchboard/infra';
+ * new Switchboard(stack, 'Switchboard', { agents: './src/agents.ts' });
+ * ```
+ */
+export { createHttpApi, createWebSocketApi } from './apis.ts';
+export {
+  createSwitchboardFunction,
+  type SwitchboardEntry,
+  type SwitchboardFunctionOptions,
+} from './functions.ts';
+export {
+  type ResolvedSwitchboardProps,
+  resolveSwitchboardProps,
+  type SwitchboardLogLevel,
+  type SwitchboardProps,
+} from './props.ts';
+export {
+  HTTP_ROUTES,
+  type HttpRouteKey,
+  type HttpRouteMethod,
+  splitHttpRoute,
+  WEBSOCKET_ROUTES,
+  WEBSOCKET_SPECIAL_ROUTES,
+  type WebSocketRouteKey,
+} from './routes.ts';
+export {
+  createBucket,
+  createTable,
+  createTurnsQueue,
+  SWEEP_INDEX_NAME,
+  TABLE_ACTIONS,
+  TURNS_MAX_RECEIVE_COUNT,
+} from './storage.ts';
+export { Switchboard } from './switchboard.ts';

@@ -1,0 +1,129 @@
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { IHttpRouteAuthorizer, IWebSocketRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+
+/** The log levels the functions understand (Powertools' `LOG_LEVEL`). */
+export type SwitchboardLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+/** Properties of the {@link Switchboard} construct. Every optional property has a documented default. */
+export interface SwitchboardProps {
+  /**
+   * Path to the module whose default export is the team's Switchboard server with its agents
+   * registered. It replaces `#agents` in every function bundle. Relative paths resolve against the
+   * current working directory (where `cdk` runs).
+   */
+  readonly agents: string;
+  /** JSON-serialisable runtime settings, passed to every function as `SWITCHBOARD_SETTINGS`. */
+  readonly settings?: Record<string, unknown>;
+  /** What happens to the table, bucket and log groups when the stack is deleted. @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+  /** The turn worker's timeout: the longest a turn can run. At most 15 minutes. @default Duration.minutes(5) */
+  readonly workerTimeout?: Duration;
+  /** Memory of the turn worker in MB. @default 1024 */
+  readonly workerMemorySize?: number;
+  /** Memory of the HTTP, WebSocket and sweep functions in MB. @default 512 */
+  readonly memorySize?: number;
+  /** Records per worker invocation (1–10, the FIFO maximum). @default 10 */
+  readonly workerBatchSize?: number;
+  /** Upper bound on concurrent worker invocations (2–1000). @default no bound beyond the account's */
+  readonly workerMaxConcurrency?: number;
+  /** The WebSocket API stage name; it is part of the `wss://` URL. @default 'live' */
+  readonly stageName?: string;
+  /** How long function logs are kept. @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /** `LOG_LEVEL` of every function. @default 'INFO' */
+  readonly logLevel?: SwitchboardLogLevel;
+  /** Turn on active X-Ray tracing for every function. @default false */
+  readonly tracing?: boolean;
+  /**
+   * Authorises every HTTP route, e.g. an `HttpJwtAuthorizer` for the team's identity provider. The
+   * handlers take the user from its claims (`sub`, `tenant`). @default none: every caller is anonymous
+   */
+  readonly httpAuthorizer?: IHttpRouteAuthorizer;
+  /**
+   * Authorises `$connect`, e.g. a `WebSocketLambdaAuthorizer` that checks a token in the query string
+   * (browsers cannot set headers on a WebSocket). @default none: every connection is anonymous
+   */
+  readonly webSocketAuthorizer?: IWebSocketRouteAuthorizer;
+}
+
+type OptionalProps = 'workerMaxConcurrency' | 'settings' | 'httpAuthorizer' | 'webSocketAuthorizer';
+
+/** {@link SwitchboardProps} after validation, with every default applied. */
+export type ResolvedSwitchboardProps = Required<Omit<SwitchboardProps, OptionalProps>> &
+  Pick<SwitchboardProps, OptionalProps> & { readonly settingsJson?: string };
+
+const MAX_LAMBDA_TIMEOUT = Duration.minutes(15);
+
+/**
+ * Applies defaults and rejects props that cannot deploy, so a mistake fails at `cdk synth` with a
+ * message naming the prop rather than halfway through a CloudFormation deployment.
+ *
+ * @example
+ * ```ts
+ * const resolved = resolveSwitchboardProps({ agents: './src/agents.ts' });
+ * resolved.workerTimeout.toMinutes(); // 5
+ * ```
+ */
+export function resolveSwitchboardProps(props: SwitchboardProps): ResolvedSwitchboardProps {
+  const agents = isAbsolute(props.agents) ? props.agents : resolve(process.cwd(), props.agents);
+  if (!existsSync(agents) || !statSync(agents).isFile()) {
+    throw new Error(
+      `Switchboard: the agents module "${props.agents}" does not exist (resolved to ${agents}).`,
+    );
+  }
+  const workerTimeout = props.workerTimeout ?? Duration.minutes(5);
+  if (workerTimeout.toSeconds() > MAX_LAMBDA_TIMEOUT.toSeconds() || workerTimeout.toSeconds() < 1) {
+    throw new Error(`Switchboard: workerTimeout must be between 1 second and 15 minutes (Lambda's limit).`);
+  }
+  const stageName = props.stageName ?? 'live';
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(stageName) || stageName === '$default') {
+    throw new Error(`Switchboard: stageName "${stageName}" may only use letters, digits, "-" and "_".`);
+  }
+  const memorySize = checkRange('memorySize', props.memorySize ?? 512, 128, 10_240);
+  const workerMemorySize = checkRange('workerMemorySize', props.workerMemorySize ?? 1024, 128, 10_240);
+  const workerBatchSize = checkRange('workerBatchSize', props.workerBatchSize ?? 10, 1, 10);
+  if (props.workerMaxConcurrency !== undefined) {
+    checkRange('workerMaxConcurrency', props.workerMaxConcurrency, 2, 1000);
+  }
+  return {
+    agents,
+    workerTimeout,
+    stageName,
+    memorySize,
+    workerMemorySize,
+    workerBatchSize,
+    workerMaxConcurrency: props.workerMaxConcurrency,
+    removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+    logRetention: props.logRetention ?? RetentionDays.ONE_MONTH,
+    logLevel: props.logLevel ?? 'INFO',
+    tracing: props.tracing ?? false,
+    settings: props.settings,
+    httpAuthorizer: props.httpAuthorizer,
+    webSocketAuthorizer: props.webSocketAuthorizer,
+    settingsJson: props.settings === undefined ? undefined : serialiseSettings(props.settings),
+  };
+}
+
+function checkRange(name: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`Switchboard: ${name} must be an integer from ${min} to ${max}, got ${value}.`);
+  }
+  return value;
+}
+
+function serialiseSettings(settings: Record<string, unknown>): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(settings);
+  } catch (error) {
+    throw new Error(`Switchboard: settings must be JSON-serialisable (${(error as Error).message}).`);
+  }
+  // Lambda caps all environment variables of a function at 4 KB together.
+  if (json === undefined || json.length > 3072) {
+    throw new Error('Switchboard: settings must serialise to a JSON object of at most 3 KB.');
+  }
+  return json;
+}

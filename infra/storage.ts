@@ -1,0 +1,104 @@
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
+import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+
+/** The sweep's index: items that expire, keyed by their expiry bucket (see docs/deployment.md). */
+export const SWEEP_INDEX_NAME = 'gsi1';
+
+/** The FIFO redrive threshold: after this many receives a turn job goes to the dead-letter queue. */
+export const TURNS_MAX_RECEIVE_COUNT = 5;
+
+/**
+ * What the functions may do to the table: item reads and writes and queries, on the table and its
+ * index. Not `Scan` (the design never scans; the sweep queries {@link SWEEP_INDEX_NAME}) and not the
+ * stream actions `grantReadWriteData` adds (the table has no stream).
+ */
+export const TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+] as const;
+
+/**
+ * The single table. Keys are generic strings so every entity fits; `ttl` is set here, never by code,
+ * because the local emulator has no `UpdateTimeToLive`.
+ */
+export function createTable(scope: Construct, removalPolicy: RemovalPolicy): TableV2 {
+  const string = AttributeType.STRING;
+  return new TableV2(scope, 'Table', {
+    partitionKey: { name: 'pk', type: string },
+    sortKey: { name: 'sk', type: string },
+    billing: Billing.onDemand(),
+    timeToLiveAttribute: 'ttl',
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    globalSecondaryIndexes: [
+      {
+        indexName: SWEEP_INDEX_NAME,
+        partitionKey: { name: 'gsi1pk', type: string },
+        sortKey: { name: 'gsi1sk', type: string },
+        projectionType: ProjectionType.ALL,
+      },
+    ],
+    removalPolicy,
+  });
+}
+
+/**
+ * The file bucket. Browsers upload with presigned PUT URLs, hence CORS from any origin; the URL's
+ * signature, not the origin, is what authorises an upload.
+ */
+export function createBucket(scope: Construct, removalPolicy: RemovalPolicy, destroy: boolean): Bucket {
+  return new Bucket(scope, 'Files', {
+    blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+    enforceSSL: true,
+    encryption: BucketEncryption.S3_MANAGED,
+    lifecycleRules: [
+      { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+    ],
+    cors: [
+      {
+        allowedMethods: [HttpMethods.PUT, HttpMethods.GET],
+        allowedOrigins: ['*'],
+        allowedHeaders: ['*'],
+        exposedHeaders: ['ETag'],
+        maxAge: 3600,
+      },
+    ],
+    removalPolicy,
+    // A bucket with objects in it cannot be deleted; emptying it is only wanted when it is destroyed.
+    autoDeleteObjects: destroy,
+  });
+}
+
+/**
+ * The turns queue and its dead-letter queue. Visibility is six times the worker timeout: Lambda's
+ * guidance for an SQS event source, so a batch that is throttled and retried is not redelivered while
+ * a worker still runs it. Capped at SQS's 12-hour maximum (never reached: 6 × 15 min = 90 min).
+ */
+export function createTurnsQueue(scope: Construct, workerTimeout: Duration): { queue: Queue; dlq: Queue } {
+  const dlq = new Queue(scope, 'TurnsDlq', {
+    fifo: true,
+    retentionPeriod: Duration.days(14),
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+  });
+  const visibility = Math.min(workerTimeout.toSeconds() * 6, Duration.hours(12).toSeconds());
+  const queue = new Queue(scope, 'Turns', {
+    fifo: true,
+    contentBasedDeduplication: false,
+    deduplicationScope: DeduplicationScope.MESSAGE_GROUP,
+    fifoThroughputLimit: FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+    visibilityTimeout: Duration.seconds(Math.max(visibility, workerTimeout.toSeconds() + 30)),
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    deadLetterQueue: { queue: dlq, maxReceiveCount: TURNS_MAX_RECEIVE_COUNT },
+  });
+  return { queue, dlq };
+}

@@ -1,0 +1,170 @@
+import { Annotations, CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { HttpApi, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { createHttpApi, createWebSocketApi } from './apis.ts';
+import {
+  createSwitchboardFunction,
+  type SwitchboardEntry,
+  type SwitchboardFunctionOptions,
+} from './functions.ts';
+import { type ResolvedSwitchboardProps, resolveSwitchboardProps, type SwitchboardProps } from './props.ts';
+import { createBucket, createTable, createTurnsQueue, TABLE_ACTIONS } from './storage.ts';
+
+/**
+ * Switchboard on AWS: the HTTP and WebSocket APIs, the turns queue and its worker, the sweep, the
+ * table and the file bucket, wired to the team's agents module.
+ *
+ * @example
+ * ```ts
+ * import { App, Stack } from 'aws-cdk-lib';
+ * import { Switchboard } from 'switchboard/infra';
+ *
+ * const app = new App();
+ * const stack = new Stack(app, 'Assistant');
+ * new Switchboard(stack, 'Switchboard', {
+ *   agents: './src/agents.ts',
+ *   settings: { runs: { leaseMs: 120_000 } },
+ * });
+ * ```
+ */
+export class Switchboard extends Construct {
+  /** Sessions, messages, events, pending actions, connections and request ids. */
+  readonly table: TableV2;
+  /** Files and large attachments. */
+  readonly bucket: Bucket;
+  /** The FIFO queue of turn jobs, one message group per session. */
+  readonly queue: Queue;
+  /** Where a turn job goes after five receives that did not delete it. */
+  readonly deadLetterQueue: Queue;
+  /** The HTTP API. */
+  readonly httpApi: HttpApi;
+  /** The WebSocket API and its stage. */
+  readonly webSocketApi: WebSocketApi;
+  /** The WebSocket API's stage. */
+  readonly webSocketStage: WebSocketStage;
+  /** The four functions, by entry point. */
+  readonly functions: Readonly<Record<SwitchboardEntry, NodejsFunction>>;
+
+  /** Validates `props` (it throws on any that cannot deploy) and creates every resource. */
+  constructor(scope: Construct, id: string, props: SwitchboardProps) {
+    super(scope, id);
+    const resolved = resolveSwitchboardProps(props);
+    this.table = createTable(this, resolved.removalPolicy);
+    this.bucket = createBucket(
+      this,
+      resolved.removalPolicy,
+      resolved.removalPolicy === RemovalPolicy.DESTROY,
+    );
+    const { queue, dlq } = createTurnsQueue(this, resolved.workerTimeout);
+    this.queue = queue;
+    this.deadLetterQueue = dlq;
+
+    const make = (name: string, options: SwitchboardFunctionOptions) =>
+      createSwitchboardFunction(this, name, resolved, options);
+    // API Gateway gives an integration 29-30 s, so a longer function timeout would only hide a hang.
+    const apiTimeout = Duration.seconds(29);
+    this.functions = {
+      http: make('HttpFunction', { entry: 'http', timeout: apiTimeout, memorySize: resolved.memorySize }),
+      ws: make('WebSocketFunction', { entry: 'ws', timeout: apiTimeout, memorySize: resolved.memorySize }),
+      worker: make('WorkerFunction', {
+        entry: 'worker',
+        timeout: resolved.workerTimeout,
+        memorySize: resolved.workerMemorySize,
+      }),
+      // Shorter than the schedule's period so sweeps rarely overlap (they race safely when they do), and
+      // no async retries: the next tick a minute later does the same work.
+      sweep: make('SweepFunction', {
+        entry: 'sweep',
+        timeout: Duration.seconds(55),
+        memorySize: resolved.memorySize,
+        retryAttempts: 0,
+      }),
+    };
+    this.httpApi = createHttpApi(this, this.functions.http, resolved.httpAuthorizer);
+    const { api, stage } = createWebSocketApi(
+      this,
+      this.functions.ws,
+      resolved.stageName,
+      resolved.webSocketAuthorizer,
+    );
+    if (!resolved.httpAuthorizer || !resolved.webSocketAuthorizer) {
+      Annotations.of(this).addWarningV2(
+        'switchboard:noAuthorizer',
+        'Switchboard: without httpAuthorizer and webSocketAuthorizer every caller is the same anonymous user.',
+      );
+    }
+    this.webSocketApi = api;
+    this.webSocketStage = stage;
+
+    this.configure(resolved);
+    this.grantAccess();
+    this.connectEventSources(resolved);
+    this.addOutputs(id);
+  }
+
+  /**
+   * Every function gets the same configuration (names and URLs are not secrets, and one config loader
+   * serves all four); what each may do is decided by {@link grantAccess}.
+   */
+  private configure(resolved: ResolvedSwitchboardProps): void {
+    const environment: Record<string, string> = {
+      SWITCHBOARD_TABLE: this.table.tableName,
+      SWITCHBOARD_QUEUE_URL: this.queue.queueUrl,
+      SWITCHBOARD_BUCKET: this.bucket.bucketName,
+      SWITCHBOARD_WS_ENDPOINT: this.webSocketStage.callbackUrl,
+      NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_SERVICE_NAME: 'switchboard',
+      LOG_LEVEL: resolved.logLevel,
+      ...(resolved.settingsJson === undefined ? {} : { SWITCHBOARD_SETTINGS: resolved.settingsJson }),
+    };
+    for (const fn of Object.values(this.functions)) {
+      for (const [key, value] of Object.entries(environment)) fn.addEnvironment(key, value);
+    }
+  }
+
+  /** Least privilege: each function gets the actions its job needs, on this instance's resources only. */
+  private grantAccess(): void {
+    const { http, ws, worker, sweep } = this.functions;
+    for (const fn of [http, ws, worker, sweep]) this.table.grant(fn, ...TABLE_ACTIONS);
+    for (const fn of [http, ws]) this.queue.grantSendMessages(fn);
+    for (const fn of [http, worker]) this.bucket.grantReadWrite(fn);
+    for (const fn of [ws, worker, sweep]) this.webSocketStage.grantManagementApiAccess(fn);
+  }
+
+  /** The worker's queue subscription (it grants the consume actions) and the sweep's schedule. */
+  private connectEventSources(resolved: ResolvedSwitchboardProps): void {
+    this.functions.worker.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: resolved.workerBatchSize,
+        reportBatchItemFailures: true,
+        maxConcurrency: resolved.workerMaxConcurrency,
+      }),
+    );
+    new Rule(this, 'SweepSchedule', {
+      description: 'Switchboard sweep: lapsed approvals, lost runs, stale connections',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [
+        new LambdaFunction(this.functions.sweep, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
+      ],
+    });
+  }
+
+  /** Stable output names (`<id>HttpApiUrl`) so scripts can read them; the id keeps two instances apart. */
+  private addOutputs(id: string): void {
+    const prefix = id.replace(/[^A-Za-z0-9]/g, '');
+    const output = (name: string, value: string, description: string) =>
+      new CfnOutput(this, name, { value, description }).overrideLogicalId(`${prefix}${name}`);
+    output('HttpApiUrl', this.httpApi.apiEndpoint, 'Base URL of the HTTP API (routes start with /api)');
+    output('WebSocketUrl', this.webSocketStage.url, 'wss:// URL hosts connect to');
+    output('TableName', this.table.tableName, 'DynamoDB table');
+    output('QueueUrl', this.queue.queueUrl, 'SQS FIFO turns queue');
+    output('BucketName', this.bucket.bucketName, 'S3 file bucket');
+  }
+}

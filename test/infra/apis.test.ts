@@ -1,0 +1,105 @@
+import type { Stack } from 'aws-cdk-lib';
+import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HTTP_ROUTES, WEBSOCKET_ROUTES, WEBSOCKET_SPECIAL_ROUTES } from '../../infra/routes.ts';
+import { environmentOf, idsOfType, type Resources, refOf, synthSwitchboard } from './template-helpers.ts';
+
+let stack: Stack;
+let template: Template;
+let resources: Resources;
+
+beforeAll(() => {
+  ({ stack, template, resources } = synthSwitchboard({ keepWarnings: true }));
+});
+
+function apiId(protocol: 'HTTP' | 'WEBSOCKET'): string {
+  const ids = idsOfType(resources, 'AWS::ApiGatewayV2::Api').filter(
+    (id) => resources[id]?.Properties?.ProtocolType === protocol,
+  );
+  expect(ids).toHaveLength(1);
+  return ids[0] ?? '';
+}
+
+function routesOf(api: string): Map<string, string> {
+  const routes = new Map<string, string>();
+  for (const id of idsOfType(resources, 'AWS::ApiGatewayV2::Route')) {
+    const props = resources[id]?.Properties ?? {};
+    if (refOf(props.ApiId) === api) routes.set(props.RouteKey as string, id);
+  }
+  return routes;
+}
+
+/** The function logical id an API Gateway integration invokes. */
+function integrationTarget(routeId: string): string | undefined {
+  const target = resources[routeId]?.Properties?.Target as { 'Fn::Join': [string, unknown[]] };
+  const integration = refOf(target['Fn::Join'][1][1]);
+  const uri = resources[integration ?? '']?.Properties?.IntegrationUri;
+  return refOf(uri) ?? JSON.stringify(uri).match(/"(Switchboard\w+Function\w+)"/)?.[1];
+}
+
+describe('Switchboard APIs', () => {
+  it('the HTTP API serves exactly the routes of HTTP_ROUTES, all on the HTTP function', () => {
+    const routes = routesOf(apiId('HTTP'));
+    expect([...routes.keys()].sort()).toEqual([...HTTP_ROUTES].sort());
+    const targets = new Set([...routes.values()].map(integrationTarget));
+    expect([...targets]).toEqual([expect.stringMatching(/^SwitchboardHttpFunction/)]);
+  });
+
+  it('the HTTP API answers CORS preflight for any origin', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      ProtocolType: 'HTTP',
+      CorsConfiguration: {
+        AllowOrigins: ['*'],
+        AllowHeaders: ['content-type', 'authorization'],
+        AllowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+      },
+    });
+  });
+
+  it('the WebSocket API routes on the action field, with $connect, $disconnect and $default', () => {
+    const api = apiId('WEBSOCKET');
+    expect(resources[api]?.Properties?.RouteSelectionExpression).toBe('$request.body.action');
+    const routes = routesOf(api);
+    expect([...routes.keys()].sort()).toEqual([...WEBSOCKET_SPECIAL_ROUTES, ...WEBSOCKET_ROUTES].sort());
+    const targets = new Set([...routes.values()].map(integrationTarget));
+    expect([...targets]).toEqual([expect.stringMatching(/^SwitchboardWebSocketFunction/)]);
+  });
+
+  it('the action routes and $default send the function body back to the caller', () => {
+    const api = apiId('WEBSOCKET');
+    const routes = routesOf(api);
+    const answered = idsOfType(resources, 'AWS::ApiGatewayV2::RouteResponse').map((id) =>
+      refOf(resources[id]?.Properties?.RouteId),
+    );
+    const expected = ['$default', ...WEBSOCKET_ROUTES].map((key) => routes.get(key));
+    expect(answered.sort()).toEqual(expected.sort());
+    for (const key of ['$default', ...WEBSOCKET_ROUTES]) {
+      const route = resources[routes.get(key) ?? '']?.Properties;
+      expect(route?.RouteResponseSelectionExpression).toBe('$default');
+    }
+  });
+
+  it('the WebSocket API is deployed to the live stage automatically', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      ApiId: { Ref: apiId('WEBSOCKET') },
+      StageName: 'live',
+      AutoDeploy: true,
+    });
+  });
+
+  it('the functions post to connections through the stage management endpoint', () => {
+    const fn = idsOfType(resources, 'AWS::Lambda::Function').find((id) => id.startsWith('SwitchboardWorker'));
+    const variables = environmentOf(resources, fn ?? '');
+    const endpoint = JSON.stringify(variables.SWITCHBOARD_WS_ENDPOINT);
+    expect(endpoint).toContain('https://');
+    expect(endpoint).toContain('.execute-api.');
+    expect(endpoint).toContain(`{"Ref":"${apiId('WEBSOCKET')}"}`);
+    expect(endpoint).toMatch(/\/live"\]\]\}$/);
+  });
+
+  it('warns at synth that every caller is anonymous when no authoriser is configured', () => {
+    Annotations.fromStack(stack).hasWarning('*', Match.stringLikeRegexp('anonymous'));
+    const allRoutes = HTTP_ROUTES.length + WEBSOCKET_SPECIAL_ROUTES.length + WEBSOCKET_ROUTES.length;
+    template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Route', { AuthorizationType: 'NONE' }, allRoutes);
+  });
+});

@@ -1,0 +1,71 @@
+import { Duration } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { HttpJwtAuthorizer, WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { resolveSwitchboardProps } from '../../infra/props.ts';
+import { Switchboard } from '../../infra/switchboard.ts';
+import { FIXTURE_AGENTS, newStack } from './template-helpers.ts';
+
+describe('Switchboard props', () => {
+  it('rejects an agents module that does not exist', () => {
+    expect(() => new Switchboard(newStack(), 'Switchboard', { agents: './no/such/agents.ts' })).toThrow(
+      /agents module "\.\/no\/such\/agents\.ts" does not exist/,
+    );
+  });
+
+  it('rejects a worker timeout above Lambda’s 15 minutes', () => {
+    expect(() =>
+      resolveSwitchboardProps({ agents: FIXTURE_AGENTS, workerTimeout: Duration.minutes(16) }),
+    ).toThrow(/workerTimeout/);
+  });
+
+  it('rejects settings that are not JSON-serialisable', () => {
+    const settings: Record<string, unknown> = {};
+    settings.self = settings;
+    expect(() => resolveSwitchboardProps({ agents: FIXTURE_AGENTS, settings })).toThrow(/JSON-serialisable/);
+  });
+
+  it('rejects a FIFO batch larger than ten and an invalid stage name', () => {
+    expect(() => resolveSwitchboardProps({ agents: FIXTURE_AGENTS, workerBatchSize: 11 })).toThrow(
+      /workerBatchSize/,
+    );
+    expect(() => resolveSwitchboardProps({ agents: FIXTURE_AGENTS, stageName: 'a/b' })).toThrow(/stageName/);
+  });
+
+  it('applies the documented defaults and resolves the agents path', () => {
+    const resolved = resolveSwitchboardProps({ agents: 'test/infra/fixtures/agents.ts' });
+    expect(resolved.agents).toBe(FIXTURE_AGENTS);
+    expect(resolved.workerTimeout.toMinutes()).toBe(5);
+    expect(resolved).toMatchObject({
+      stageName: 'live',
+      memorySize: 512,
+      workerMemorySize: 1024,
+      workerBatchSize: 10,
+    });
+    expect(resolved.settingsJson).toBeUndefined();
+  });
+
+  it('puts the HTTP authoriser on every route and the WebSocket authoriser on $connect', () => {
+    const stack = newStack();
+    const checkToken = new LambdaFunction(stack, 'CheckToken', {
+      runtime: Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: Code.fromInline('export const handler = async () => ({ isAuthorized: false });'),
+    });
+    new Switchboard(stack, 'Switchboard', {
+      agents: FIXTURE_AGENTS,
+      httpAuthorizer: new HttpJwtAuthorizer('Jwt', 'https://issuer.example.com', { jwtAudience: ['hosts'] }),
+      webSocketAuthorizer: new WebSocketLambdaAuthorizer('Token', checkToken, { identitySource: [] }),
+    });
+    const template = Template.fromStack(stack);
+    template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Route', { AuthorizationType: 'JWT' }, 4);
+    template.resourcePropertiesCountIs(
+      'AWS::ApiGatewayV2::Route',
+      { RouteKey: '$connect', AuthorizationType: 'CUSTOM' },
+      1,
+    );
+    template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Route', { AuthorizationType: 'CUSTOM' }, 1);
+    Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('anonymous'));
+  });
+});

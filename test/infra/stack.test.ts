@@ -1,0 +1,150 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  environmentOf,
+  idsOfType,
+  policyStatements,
+  type Resources,
+  synthSwitchboard,
+} from './template-helpers.ts';
+
+let template: Template;
+let resources: Resources;
+
+beforeAll(() => {
+  // This file's synth also runs CloudFormation's default rules, which fail it on any finding.
+  ({ template, resources } = synthSwitchboard({ validate: true }));
+});
+
+describe('Switchboard storage and compute', () => {
+  it('the turns queue is FIFO with a dead-letter queue', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      FifoQueue: true,
+      ContentBasedDeduplication: false,
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+      // Six times the default five-minute worker timeout.
+      VisibilityTimeout: 1800,
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      FifoQueue: true,
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      RedrivePolicy: Match.absent(),
+    });
+  });
+
+  it('the table has the ttl attribute, the sweep index and point-in-time recovery', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'gsi1',
+          KeySchema: [
+            { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+      Replicas: [
+        Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }),
+      ],
+    });
+  });
+
+  it('keeps the table and the bucket when the stack is deleted unless told otherwise', () => {
+    template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain' });
+    template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain' });
+  });
+
+  it('the file bucket is private, TLS-only, encrypted and aborts stale multipart uploads', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      LifecycleConfiguration: {
+        Rules: [Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } })],
+      },
+      CorsConfiguration: {
+        CorsRules: [Match.objectLike({ AllowedMethods: ['PUT', 'GET'], AllowedOrigins: ['*'] })],
+      },
+    });
+    const tlsDenials = policyStatements(resources).filter(
+      ({ type, statement }) =>
+        type === 'AWS::S3::BucketPolicy' &&
+        statement.Effect === 'Deny' &&
+        JSON.stringify(statement).includes('aws:SecureTransport'),
+    );
+    expect(tlsDenials).toHaveLength(1);
+  });
+
+  it('the worker consumes the queue in batches and reports partial batch failures', () => {
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('the sweep runs once a minute', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 } })],
+    });
+    // A failed sweep is not retried: the next tick does the same work.
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { MaximumRetryAttempts: 0 });
+  });
+
+  it('every function runs Node 22 on arm64 with the Switchboard configuration', () => {
+    const functions = idsOfType(resources, 'AWS::Lambda::Function');
+    expect(functions).toHaveLength(4);
+    for (const id of functions) {
+      const props = resources[id]?.Properties ?? {};
+      expect(props.Runtime).toBe('nodejs22.x');
+      expect(props.Architectures).toEqual(['arm64']);
+      const variables = environmentOf(resources, id);
+      expect(Object.keys(variables).sort()).toEqual([
+        'LOG_LEVEL',
+        'NODE_OPTIONS',
+        'POWERTOOLS_SERVICE_NAME',
+        'SWITCHBOARD_BUCKET',
+        'SWITCHBOARD_QUEUE_URL',
+        'SWITCHBOARD_SETTINGS',
+        'SWITCHBOARD_TABLE',
+        'SWITCHBOARD_WS_ENDPOINT',
+      ]);
+      expect(variables.SWITCHBOARD_SETTINGS).toBe('{"runs":{"leaseMs":120000}}');
+      expect(variables.NODE_OPTIONS).toBe('--enable-source-maps');
+    }
+  });
+
+  it('the worker gets the longest timeout and the most memory', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', { Timeout: 300, MemorySize: 1024 });
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { MemorySize: 512 }, 3);
+  });
+
+  it('outputs the API URLs, the table, the queue and the bucket', () => {
+    const outputs = Object.keys(template.toJSON().Outputs as Record<string, unknown>).sort();
+    expect(outputs).toEqual([
+      'SwitchboardBucketName',
+      'SwitchboardHttpApiUrl',
+      'SwitchboardQueueUrl',
+      'SwitchboardTableName',
+      'SwitchboardWebSocketUrl',
+    ]);
+  });
+});

@@ -1,0 +1,120 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Annotations, App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { Switchboard } from '../../infra/switchboard.ts';
+
+/** The stand-in agents module (bundling is skipped, so it is never loaded). */
+export const FIXTURE_AGENTS = fileURLToPath(new URL('./fixtures/agents.ts', import.meta.url));
+
+/** One resource of a synthesised template. */
+export interface TemplateResource {
+  readonly Type: string;
+  readonly Properties?: Record<string, unknown>;
+  readonly DeletionPolicy?: string;
+}
+
+/** The template's `Resources`, by logical id. */
+export type Resources = Record<string, TemplateResource>;
+
+/** One IAM statement (identity or resource policy) with where it came from. */
+export interface FoundStatement {
+  readonly logicalId: string;
+  readonly type: string;
+  readonly statement: { Effect?: string; Action?: unknown; Resource?: unknown; Principal?: unknown };
+}
+
+const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+  context: Record<string, unknown>;
+};
+
+/**
+ * A stack with the app's feature flags and bundling skipped (lib/ need not compile for these tests).
+ * CloudFormation's default rules (`validateAgainstDefaultRules`) take seconds per synth, so only the
+ * file that asks for them runs them; the rest check the same template's content.
+ */
+export function newApp(options: { validate?: boolean } = {}): App {
+  const context: Record<string, unknown> = { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] };
+  if (!options.validate) delete context['@aws-cdk/core:validateAgainstDefaultRules'];
+  return new App({ context });
+}
+
+/** A stack in {@link newApp}. */
+export function newStack(options: { validate?: boolean } = {}): Stack {
+  return new Stack(newApp(options), 'Test');
+}
+
+/** What a test wants from {@link synthSwitchboard}. */
+export interface SynthOptions {
+  /** Run CloudFormation's default rules too (slow). */
+  readonly validate?: boolean;
+  /** Keep the missing-authoriser warning, for the test that checks it (silenced otherwise). */
+  readonly keepWarnings?: boolean;
+}
+
+/** Synthesises a stack holding one Switchboard with tracing on (so the X-Ray allow-list is exercised). */
+export function synthSwitchboard(options: SynthOptions = {}): {
+  stack: Stack;
+  template: Template;
+  resources: Resources;
+} {
+  const stack = newStack(options);
+  new Switchboard(stack, 'Switchboard', {
+    agents: FIXTURE_AGENTS,
+    tracing: true,
+    settings: { runs: { leaseMs: 120_000 } },
+  });
+  if (!options.keepWarnings) Annotations.of(stack).acknowledgeWarning('switchboard:noAuthorizer');
+  const template = Template.fromStack(stack);
+  return { stack, template, resources: template.toJSON().Resources as Resources };
+}
+
+/** Logical ids of the resources of one type. */
+export function idsOfType(resources: Resources, type: string): string[] {
+  return Object.entries(resources)
+    .filter(([, r]) => r.Type === type)
+    .map(([id]) => id);
+}
+
+/** A function's environment variables. */
+export function environmentOf(resources: Resources, functionId: string): Record<string, unknown> {
+  const environment = resources[functionId]?.Properties?.Environment as {
+    Variables?: Record<string, unknown>;
+  };
+  return environment?.Variables ?? {};
+}
+
+/** The logical id a `{ Ref }` or `{ 'Fn::GetAtt': [...] }` points at, if it is one. */
+export function refOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const ref = (value as { Ref?: unknown }).Ref;
+  if (typeof ref === 'string') return ref;
+  const getAtt = (value as { 'Fn::GetAtt'?: unknown })['Fn::GetAtt'];
+  return Array.isArray(getAtt) && typeof getAtt[0] === 'string' ? getAtt[0] : undefined;
+}
+
+/** Every statement of every identity policy (standalone, managed, inline in a role) and resource policy. */
+export function policyStatements(resources: Resources): FoundStatement[] {
+  const found: FoundStatement[] = [];
+  for (const [logicalId, { Type: type, Properties: p = {} }] of Object.entries(resources)) {
+    const documents: unknown[] = [];
+    if (type === 'AWS::IAM::Role') {
+      for (const inline of (p.Policies as { PolicyDocument: unknown }[] | undefined) ?? []) {
+        documents.push(inline.PolicyDocument);
+      }
+    } else if (p.PolicyDocument !== undefined) {
+      documents.push(p.PolicyDocument);
+    }
+    for (const document of documents) {
+      for (const statement of (document as { Statement: FoundStatement['statement'][] }).Statement) {
+        found.push({ logicalId, type, statement });
+      }
+    }
+  }
+  return found;
+}
+
+/** A statement's actions or resources as an array (IAM allows a single string or a list). */
+export function asList(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : value === undefined ? [] : [value];
+}
