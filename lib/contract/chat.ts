@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { MalformedRequestError, parseOrThrow } from '../errors/index.ts';
+import { MalformedRequestError, parseOrThrow, throwIssues } from '../errors/index.ts';
+import { ATTACHMENT_SHAPE, AttachmentSchema } from './attachments.ts';
+import { HOST_CONTEXT_LIMITS, HOST_CONTEXT_SHAPE, HostContextSchema } from './host-context.ts';
+import { leaf, normalizeKeys, pathAsSent, type Renames, type Shape } from './normalize.ts';
 
 /** Request ids double as SQS deduplication ids: 1-128 printable ASCII characters. */
 export const RequestIdSchema = z
@@ -19,6 +22,18 @@ export const ChatRequestSchema = z
     agent_id: z.string().min(1).max(128).optional(),
     content: z.string().min(1, 'must not be empty').max(100_000),
     metadata: z.record(z.string(), z.unknown()).optional(),
+    host_context: HostContextSchema.optional(),
+    attachments: z.array(AttachmentSchema).max(HOST_CONTEXT_LIMITS.attachments).optional(),
+    /** Legacy: data URIs that become screenshot attachments. */
+    images: z
+      .array(z.string().regex(/^data:[^,]*,/, 'must be a data: URI'))
+      .max(HOST_CONTEXT_LIMITS.attachments)
+      .optional(),
+    /** Legacy: one data URI that becomes a screenshot attachment. */
+    screenshot: z
+      .string()
+      .regex(/^data:[^,]*,/, 'must be a data: URI')
+      .optional(),
   })
   .strict();
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
@@ -28,6 +43,7 @@ export const JoinRequestSchema = z
   .object({
     session_id: SessionIdSchema,
     after_seq: z.number().int().nonnegative().optional(),
+    host_context: HostContextSchema.optional(),
   })
   .strict();
 export type JoinRequest = z.infer<typeof JoinRequestSchema>;
@@ -39,6 +55,47 @@ export const EventsQuerySchema = z
     limit: z.coerce.number().int().min(1).max(1000).default(500),
   })
   .strict();
+
+const CHAT_SHAPE: Shape = {
+  kind: 'object',
+  fields: {
+    id: leaf,
+    session_id: leaf,
+    agent_id: leaf,
+    content: leaf,
+    metadata: leaf,
+    host_context: HOST_CONTEXT_SHAPE,
+    attachments: { kind: 'array', of: ATTACHMENT_SHAPE },
+    images: leaf,
+    screenshot: leaf,
+  },
+};
+
+const JOIN_SHAPE: Shape = {
+  kind: 'object',
+  fields: { session_id: leaf, after_seq: leaf, host_context: HOST_CONTEXT_SHAPE },
+};
+
+/**
+ * Parses a body whose contract field names may be camelCase or snake_case: they are normalised
+ * to snake_case (the host's own keys are left alone), then validated strictly. Errors name the
+ * field as the host spelled it.
+ */
+function parseContract<T extends z.ZodType>(
+  schema: T,
+  shape: Shape,
+  value: unknown,
+  what: string,
+): z.output<T> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throwIssues([{ path: [], message: 'Expected a JSON object' }], what);
+  }
+  const renames: Renames = new Map();
+  const issues: Parameters<typeof throwIssues>[0] = [];
+  const normalized = normalizeKeys(value, shape, [], renames, issues);
+  if (issues.length > 0) throwIssues(issues, what);
+  return parseOrThrow(schema, normalized, what, (path) => pathAsSent(path, renames));
+}
 
 /** Parses a JSON body; a body that is not JSON is a 400, never a 500. */
 export function parseJsonBody(body: string | undefined | null, isBase64 = false): unknown {
@@ -52,12 +109,17 @@ export function parseJsonBody(body: string | undefined | null, isBase64 = false)
   }
 }
 
-/** A chat request, validated. */
+/** A chat request, validated and normalised. */
 export function parseChatRequest(value: unknown): ChatRequest {
-  return parseOrThrow(ChatRequestSchema, value, 'message');
+  return parseContract(ChatRequestSchema, CHAT_SHAPE, value, 'message');
 }
 
-/** A join request, validated. */
+/** A join request, validated and normalised. */
 export function parseJoinRequest(value: unknown): JoinRequest {
-  return parseOrThrow(JoinRequestSchema, value, 'join request');
+  return parseContract(JoinRequestSchema, JOIN_SHAPE, value, 'join request');
+}
+
+/** host_context alone, validated and normalised (what the session stores). */
+export function parseHostContext(value: unknown) {
+  return parseContract(HostContextSchema, HOST_CONTEXT_SHAPE, value, 'host_context');
 }

@@ -1,13 +1,33 @@
 export {
+  ATTACHMENT_SHAPE,
+  type Attachment,
+  AttachmentSchema,
+  collectAttachments,
+  MAX_ATTACHMENT_CHARS,
+} from './attachments.ts';
+export {
   type ChatRequest,
   ChatRequestSchema,
   EventsQuerySchema,
   type JoinRequest,
   JoinRequestSchema,
   parseChatRequest,
+  parseHostContext,
   parseJoinRequest,
   parseJsonBody,
   RequestIdSchema,
   SessionIdSchema,
 } from './chat.ts';
+export {
+  HOST_CONTEXT_LIMITS,
+  HOST_CONTEXT_VERSION,
+  type HostAction,
+  HostActionSchema,
+  type HostContext,
+  HostContextSchema,
+  ToolNameSchema,
+} from './host-context.ts';
+export { compiled, objectSchemaProblem } from './json-schema.ts';
+export { normalizeKeys, pathAsSent, snakeCase } from './normalize.ts';
+export { renderHostContext } from './render.ts';
 export { HTTP_ROUTES, type HttpRouteKey, WEBSOCKET_ROUTES, type WebSocketRouteKey } from './routes.ts';

@@ -10,4 +10,4 @@ export {
   UnauthorizedError,
   ValidationError,
 } from './errors.ts';
-export { issuesOf, parseOrThrow } from './zod.ts';
+export { issuesOf, parseOrThrow, throwIssues } from './zod.ts';

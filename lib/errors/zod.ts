@@ -16,10 +16,22 @@ export function issuesOf(error: z.ZodError): Issue[] {
  * Parses `value` with `schema`, or throws a {@link ValidationError} whose message names the
  * first failing path, so a person reading only the message still knows where to look.
  */
-export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, what: string): z.output<T> {
+export function parseOrThrow<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  what: string,
+  spell: (path: (string | number)[]) => (string | number)[] = (path) => path,
+): z.output<T> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issues = issuesOf(parsed.error);
+  throwIssues(
+    issuesOf(parsed.error).map((issue) => ({ ...issue, path: spell(issue.path) })),
+    what,
+  );
+}
+
+/** Throws a {@link ValidationError} for `issues`, its message naming the first one's path. */
+export function throwIssues(issues: Issue[], what: string): never {
   const first = issues[0];
   const where = first && first.path.length > 0 ? ` at ${first.path.join('.')}` : '';
   throw new ValidationError(`Invalid ${what}${where}: ${first?.message ?? 'not accepted'}`, issues);

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { leaf, type Shape } from './normalize.ts';
+
+/** The most characters one attachment's data URI, URL or text may have. */
+export const MAX_ATTACHMENT_CHARS = 12_000_000;
+
+const CONTENT_FIELDS = ['data_uri', 'url', 'text', 'file_id'] as const;
+
+/** An attachment on a message or inside host_context: exactly one of data_uri, url, text or file_id. */
+export const AttachmentSchema = z
+  .object({
+    kind: z.enum(['image', 'document', 'text']).default('image'),
+    purpose: z.enum(['reference', 'screenshot']).default('reference'),
+    data_uri: z
+      .string()
+      .max(MAX_ATTACHMENT_CHARS)
+      .regex(/^data:[^,]*,/, 'must be a data: URI')
+      .optional(),
+    url: z
+      .string()
+      .max(MAX_ATTACHMENT_CHARS)
+      .regex(/^https?:\/\/[^\s]+$/, 'must be an http(s) URL')
+      .optional(),
+    text: z.string().max(MAX_ATTACHMENT_CHARS).optional(),
+    file_id: z
+      .string()
+      .regex(/^file_[0-9A-Z]{26}$/, 'must be the id POST /api/files returned')
+      .optional(),
+    name: z.string().max(512).optional(),
+    description: z.string().max(4_000).optional(),
+    media_type: z.string().max(255).optional(),
+  })
+  .strict()
+  .superRefine((attachment, ctx) => {
+    const given = CONTENT_FIELDS.filter((field) => attachment[field] !== undefined);
+    if (given.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: given.length === 0 ? [] : [given[1] ?? given[0] ?? ''],
+        message:
+          given.length === 0
+            ? 'needs exactly one of data_uri, url, text or file_id'
+            : `has ${given.join(' and ')}: give exactly one of data_uri, url, text or file_id`,
+      });
+    }
+  });
+export type Attachment = z.infer<typeof AttachmentSchema>;
+
+/** The contract's field names of an attachment, for camelCase normalisation. */
+export const ATTACHMENT_SHAPE: Shape = {
+  kind: 'object',
+  fields: Object.fromEntries(
+    ['kind', 'purpose', ...CONTENT_FIELDS, 'name', 'description', 'media_type'].map((f) => [f, leaf]),
+  ),
+};
+
+/** The identity of an attachment's content, for dropping duplicates. */
+function contentKey(a: Attachment): string {
+  return JSON.stringify([a.kind, a.purpose, a.data_uri, a.url, a.text, a.file_id]);
+}
+
+/**
+ * The attachments that reach a turn: the message's own first, then the legacy `images` and
+ * `screenshot` fields (as screenshots), then those inside host_context; duplicates dropped.
+ */
+export function collectAttachments(sources: {
+  attachments?: Attachment[];
+  images?: string[];
+  screenshot?: string;
+  contextAttachments?: Attachment[];
+}): Attachment[] {
+  const legacy: Attachment[] = [
+    ...(sources.images ?? []).map((data_uri) => ({
+      kind: 'image' as const,
+      purpose: 'screenshot' as const,
+      data_uri,
+    })),
+    ...(sources.screenshot
+      ? [{ kind: 'image' as const, purpose: 'screenshot' as const, data_uri: sources.screenshot }]
+      : []),
+  ];
+  const seen = new Set<string>();
+  return [...(sources.attachments ?? []), ...legacy, ...(sources.contextAttachments ?? [])].filter((a) => {
+    const key = contentKey(a);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

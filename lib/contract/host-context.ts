@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import { ATTACHMENT_SHAPE, AttachmentSchema } from './attachments.ts';
+import { objectSchemaProblem } from './json-schema.ts';
+import { leaf, type Shape } from './normalize.ts';
+
+/** The host contract version this runtime speaks. */
+export const HOST_CONTEXT_VERSION = 1;
+
+/** Limits of the host contract. */
+export const HOST_CONTEXT_LIMITS = {
+  /** view.data + view.state + extensions, as JSON. */
+  curatedChars: 32_000,
+  navigation: 50,
+  actions: 32,
+  attachments: 16,
+} as const;
+
+/** Tool names follow the model providers' rules, so every action can become a tool. */
+export const ToolNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"');
+
+const HostKindSchema = z.enum(['browser', 'mobile', 'desktop', 'terminal', 'service', 'other']);
+const jsonObject = z.record(z.string(), z.unknown());
+
+/** An action the host performs when the agent calls it: it becomes a host tool. */
+export const HostActionSchema = z
+  .object({
+    name: ToolNameSchema,
+    description: z.string().max(4_000).optional(),
+    parameters: z.unknown().superRefine((schema, ctx) => {
+      const problem = objectSchemaProblem(schema);
+      if (problem) ctx.addIssue({ code: 'custom', message: `parameters ${problem}` });
+    }),
+  })
+  .strict();
+export type HostAction = z.infer<typeof HostActionSchema>;
+
+const jsonLength = (value: unknown) => (value === undefined ? 0 : JSON.stringify(value).length);
+
+/** host_context, in its normalised snake_case form. */
+export const HostContextSchema = z
+  .object({
+    version: z
+      .unknown()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined || v === HOST_CONTEXT_VERSION) return HOST_CONTEXT_VERSION;
+        ctx.addIssue({
+          code: 'custom',
+          message: `version ${JSON.stringify(v)} is not supported: this runtime speaks host contract version ${HOST_CONTEXT_VERSION}`,
+        });
+        return z.NEVER;
+      }),
+    host: z
+      .object({
+        name: z.string().max(200).optional(),
+        kind: HostKindSchema.optional(),
+        version: z.string().max(100).optional(),
+      })
+      .strict()
+      .optional(),
+    view: z
+      .object({
+        name: z.string().min(1).max(200),
+        description: z.string().max(4_000).optional(),
+        data: jsonObject.optional(),
+        state: z.unknown().optional(),
+      })
+      .strict()
+      .optional(),
+    navigation: z
+      .array(
+        z
+          .object({ name: z.string().min(1).max(200), description: z.string().max(2_000).optional() })
+          .strict(),
+      )
+      .max(HOST_CONTEXT_LIMITS.navigation)
+      .optional(),
+    actions: z
+      .array(HostActionSchema)
+      .max(HOST_CONTEXT_LIMITS.actions)
+      .superRefine((actions, ctx) => {
+        const seen = new Set<string>();
+        actions.forEach((action, i) => {
+          if (seen.has(action.name))
+            ctx.addIssue({
+              code: 'custom',
+              path: [i, 'name'],
+              message: `"${action.name}" is declared twice`,
+            });
+          seen.add(action.name);
+        });
+      })
+      .optional(),
+    attachments: z.array(AttachmentSchema).max(HOST_CONTEXT_LIMITS.attachments).optional(),
+    background: z
+      .record(z.string(), z.object({ state: z.string().max(200), summary: z.unknown().optional() }).strict())
+      .optional(),
+    captured_at: z.string().max(100).optional(),
+    extensions: jsonObject.optional(),
+  })
+  .strict()
+  .superRefine((context, ctx) => {
+    const parts = [
+      { path: ['view', 'data'], chars: jsonLength(context.view?.data) },
+      { path: ['view', 'state'], chars: jsonLength(context.view?.state) },
+      { path: ['extensions'], chars: jsonLength(context.extensions) },
+    ];
+    const total = parts.reduce((sum, p) => sum + p.chars, 0);
+    if (total > HOST_CONTEXT_LIMITS.curatedChars) {
+      const largest = parts.reduce((a, b) => (b.chars > a.chars ? b : a));
+      ctx.addIssue({
+        code: 'custom',
+        path: largest.path,
+        message: `view.data, view.state and extensions total ${total} characters of JSON; at most ${HOST_CONTEXT_LIMITS.curatedChars} are allowed`,
+      });
+    }
+  });
+export type HostContext = z.infer<typeof HostContextSchema>;
+
+const fields = (...names: string[]) => Object.fromEntries(names.map((n) => [n, leaf]));
+
+/** The contract's field names of host_context; `page` is an alias of `view`. */
+export const HOST_CONTEXT_SHAPE: Shape = {
+  kind: 'object',
+  aliases: { page: 'view' },
+  fields: {
+    ...fields('version', 'captured_at', 'extensions'),
+    host: { kind: 'object', fields: fields('name', 'kind', 'version') },
+    view: { kind: 'object', fields: fields('name', 'description', 'data', 'state') },
+    navigation: { kind: 'array', of: { kind: 'object', fields: fields('name', 'description') } },
+    actions: { kind: 'array', of: { kind: 'object', fields: fields('name', 'description', 'parameters') } },
+    attachments: { kind: 'array', of: ATTACHMENT_SHAPE },
+    background: { kind: 'map', of: { kind: 'object', fields: fields('state', 'summary') } },
+  },
+};

@@ -1,0 +1,71 @@
+import type { Issue } from '../errors/index.ts';
+
+/**
+ * The contract's own field names at one level of a body: a nested level, an array of one, a map
+ * of host-chosen keys to one, or a leaf. Everything not described is the host's own and is passed
+ * through verbatim (view.data, view.state, extensions, action parameters, background summaries).
+ */
+export type Shape =
+  | { kind: 'object'; fields: Record<string, Shape>; aliases?: Record<string, string> }
+  | { kind: 'array'; of: Shape }
+  | { kind: 'map'; of: Shape }
+  | { kind: 'leaf' };
+
+export const leaf: Shape = { kind: 'leaf' };
+
+/** `capturedAt` → `captured_at`; a snake_case name is left as it is. */
+export function snakeCase(key: string): string {
+  return key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+}
+
+/** Where the normaliser renamed a key: the path as normalised, and the name as sent. */
+export type Renames = Map<string, string>;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Renames the contract's camelCase field names to snake_case (and aliases to their field), and
+ * leaves every other key alone. A field given twice (as `captured_at` and `capturedAt`) is an issue.
+ */
+export function normalizeKeys(
+  value: unknown,
+  shape: Shape,
+  path: (string | number)[] = [],
+  renames: Renames = new Map(),
+  issues: Issue[] = [],
+): unknown {
+  if (shape.kind === 'array' && Array.isArray(value)) {
+    return value.map((item, i) => normalizeKeys(item, shape.of, [...path, i], renames, issues));
+  }
+  if (shape.kind === 'map' && isPlainObject(value)) {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, normalizeKeys(v, shape.of, [...path, k], renames, issues)]),
+    );
+  }
+  if (shape.kind !== 'object' || !isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  const sentAs = new Map<string, string>();
+  for (const [key, item] of Object.entries(value)) {
+    const snake = snakeCase(key);
+    const field = shape.aliases?.[key] ?? shape.aliases?.[snake] ?? (snake in shape.fields ? snake : key);
+    const earlier = sentAs.get(field);
+    if (earlier !== undefined) {
+      issues.push({
+        path: [...path, key],
+        message: `"${key}" and "${earlier}" are the same field; send it once.`,
+      });
+      continue;
+    }
+    sentAs.set(field, key);
+    if (field !== key) renames.set(JSON.stringify([...path, field]), key);
+    const inner = shape.fields[field];
+    out[field] = inner ? normalizeKeys(item, inner, [...path, field], renames, issues) : item;
+  }
+  return out;
+}
+
+/** A path of the normalised body, spelled as the host sent it. */
+export function pathAsSent(path: (string | number)[], renames: Renames): (string | number)[] {
+  return path.map((segment, i) => renames.get(JSON.stringify(path.slice(0, i + 1))) ?? segment);
+}
