@@ -22,6 +22,9 @@ export type {
   HostAgentInput,
   HostAgentIO,
   HostAgentRegistration,
+  HostTool,
   RequestContext,
+  ToolDefinition,
+  TurnTools,
 } from './types.ts';
 export { EventGate, validateResult, type WarnFn } from './validate.ts';

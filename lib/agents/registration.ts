@@ -1,3 +1,4 @@
+import { objectSchemaProblem, ToolNameSchema } from '../contract/index.ts';
 import { AgentDefinitionError } from '../errors/index.ts';
 import type { HostAgentDefinition, HostAgentRegistration } from './types.ts';
 
@@ -34,5 +35,25 @@ export function hostAgentRegistration(definition: HostAgentDefinition): HostAgen
       throw new AgentDefinitionError(`Host agent "${id}": ${hook} must be a function when given.`);
     }
   }
+  checkTools(id, definition.tools);
   return Object.freeze({ kind: 'host' as const, id, definition });
+}
+
+function checkTools(id: string, tools: HostAgentDefinition['tools']): void {
+  if (tools === undefined) return;
+  if (!Array.isArray(tools)) throw new AgentDefinitionError(`Host agent "${id}": tools must be an array.`);
+  const names = new Set<string>();
+  for (const tool of tools) {
+    if (!ToolNameSchema.safeParse(tool?.name).success) {
+      throw new AgentDefinitionError(
+        `Host agent "${id}": tool name ${JSON.stringify(tool?.name)} must be 1-64 letters, digits, "_" or "-".`,
+      );
+    }
+    if (names.has(tool.name))
+      throw new AgentDefinitionError(`Host agent "${id}": tool "${tool.name}" is declared twice.`);
+    names.add(tool.name);
+    const problem = tool.parameters === undefined ? undefined : objectSchemaProblem(tool.parameters);
+    if (problem)
+      throw new AgentDefinitionError(`Host agent "${id}": parameters of tool "${tool.name}" ${problem}.`);
+  }
 }

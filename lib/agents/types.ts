@@ -1,3 +1,4 @@
+import type { Attachment, HostContext } from '../contract/index.ts';
 import type { HostEvent, HostResult } from './schemas.ts';
 
 /** Who is asking, as `resolveContext` (the authoriser) says: never taken from the host's own words. */
@@ -10,8 +11,32 @@ export interface RequestContext {
 export interface HistoryMessage {
   id: string;
   role: 'user' | 'assistant';
+  /** What was typed (a user message) or answered (an assistant message). */
   content: string;
+  /** A user message as the model should read it: its `<host_context>` block, then the text. Never re-rendered. */
+  prompt: string;
+  /** Reference attachments, as they were first seen. */
+  attachments: Attachment[];
   createdAt: string;
+}
+
+/** A tool the agent may call this turn. */
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+}
+
+/** A host tool: the host performs it. `configured` ones come from settings, `request` ones from host_context.actions. */
+export interface HostTool extends ToolDefinition {
+  parameters: Record<string, unknown>;
+  source: 'configured' | 'request';
+}
+
+/** The tools offered this turn: the host's and the agent's own backend tools that the page scopes allow. */
+export interface TurnTools {
+  host: HostTool[];
+  backend: ToolDefinition[];
 }
 
 /** A stored file handed to an agent. */
@@ -27,6 +52,16 @@ export interface HostAgentInput {
   conversationId: string;
   runId: string;
   message: string;
+  /** The user message as the model should read it: the rendered `<host_context>` block, then `message`. */
+  prompt: string;
+  /** The host context in force this turn, validated and in snake_case; null when the host sent none. */
+  hostContext: HostContext | null;
+  /** Reference attachments of this message (message-level first, duplicates dropped). */
+  attachments: Attachment[];
+  /** Which tools the agent may use this turn. */
+  tools: TurnTools;
+  /** True when the host sent a screenshot: `io.lookAtScreen()` returns it. */
+  screenAvailable: boolean;
   history: HistoryMessage[];
   files: HostAgentFile[];
   metadata: Record<string, unknown>;
@@ -45,6 +80,8 @@ export interface HostAgentIO {
   emit(event: HostEvent): void;
   signal: AbortSignal;
   files: HostAgentFiles;
+  /** The screenshots the host sent with this message (the seed's look_at_screen); empty when none. */
+  lookAtScreen(): Promise<Attachment[]>;
 }
 
 /** Agent metadata: `id` is required and unique within a server. */
@@ -79,6 +116,8 @@ export interface HostAgentCancelInput {
  */
 export interface HostAgentDefinition {
   info: HostAgentInfo;
+  /** The agent's own backend tools; the page scopes decide on which views each is offered. */
+  tools?: ToolDefinition[];
   invoke(input: HostAgentInput, io: HostAgentIO): Promise<HostResult | unknown>;
   resolveAction?(input: Record<string, unknown>, io: HostAgentIO): Promise<HostResult | unknown>;
   cancel?(input: HostAgentCancelInput): Promise<void> | void;

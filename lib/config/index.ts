@@ -1,2 +1,8 @@
-export { createRuntime, type Runtime, type RuntimeConfig, runtimeFromEnv } from './runtime.ts';
+export {
+  createRuntime,
+  type Runtime,
+  type RuntimeConfig,
+  runtimeFromEnv,
+  settingsFromEnv,
+} from './runtime.ts';
 export { parseSettings, type Settings, SettingsSchema } from './settings.ts';

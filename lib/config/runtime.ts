@@ -65,6 +65,28 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
   return value;
 }
 
+/**
+ * SWITCHBOARD_SETTINGS, with the seed's tool variables (TOOLS__HOST_TOOLS, TOOLS__PAGE_SCOPES,
+ * JSON) laid over it when they are set.
+ */
+export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings {
+  const fromEnv = (name: string) => {
+    try {
+      return JSON.parse(env[name] as string) as unknown;
+    } catch {
+      throw new Error(`${name} is not valid JSON.`);
+    }
+  };
+  const base = (env.SWITCHBOARD_SETTINGS?.trim() ? fromEnv('SWITCHBOARD_SETTINGS') : {}) as Record<
+    string,
+    unknown
+  >;
+  const tools = { ...(base.tools as Record<string, unknown> | undefined) };
+  if (env.TOOLS__HOST_TOOLS) tools.hostTools = fromEnv('TOOLS__HOST_TOOLS');
+  if (env.TOOLS__PAGE_SCOPES) tools.pageScopes = fromEnv('TOOLS__PAGE_SCOPES');
+  return parseSettings({ ...base, ...(Object.keys(tools).length > 0 && { tools }) });
+}
+
 /** The runtime a Lambda function builds from its environment (set by the CDK construct). */
 export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): Runtime {
   return createRuntime({
@@ -72,7 +94,7 @@ export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): Runtime {
     queueUrl: required(env, 'SWITCHBOARD_QUEUE_URL'),
     bucket: env.SWITCHBOARD_BUCKET ?? '',
     wsEndpoint: env.SWITCHBOARD_WS_ENDPOINT,
-    settings: parseSettings(env.SWITCHBOARD_SETTINGS),
+    settings: settingsFromEnv(env),
     region: env.AWS_REGION,
     logLevel: env.LOG_LEVEL,
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HostActionSchema, ToolNameSchema } from '../contract/host-context.ts';
 import { parseOrThrow } from '../errors/index.ts';
 
 /**
@@ -32,6 +33,37 @@ export const SettingsSchema = z
           .min(1)
           .max(24 * 90)
           .default(24 * 7),
+      })
+      .strict()
+      .prefault({}),
+    tools: z
+      .object({
+        /** Host tools offered every turn (the seed's TOOLS__HOST_TOOLS): the host performs them. */
+        hostTools: z.array(HostActionSchema).default([]),
+        /**
+         * Page scopes (the seed's TOOLS__PAGE_SCOPES): view name → the backend tools offered on that
+         * view. A backend tool named in no scope is offered everywhere.
+         */
+        pageScopes: z.record(z.string(), z.array(ToolNameSchema)).default({}),
+      })
+      .strict()
+      .prefault({}),
+    files: z
+      .object({
+        /** The largest file POST /api/files accepts (direct bytes are also capped by API Gateway's 10 MB). */
+        maxBytes: z
+          .number()
+          .int()
+          .min(1)
+          .max(5 * 1024 ** 3)
+          .default(100 * 1024 ** 2),
+        /** How long a presigned upload URL is valid. */
+        uploadUrlSeconds: z
+          .number()
+          .int()
+          .min(60)
+          .max(7 * 24 * 3600)
+          .default(900),
       })
       .strict()
       .prefault({}),

@@ -7,6 +7,8 @@ export const HTTP_ROUTES = [
   'GET /api/sessions/{id}',
   'GET /api/sessions/{id}/messages',
   'GET /api/sessions/{id}/events',
+  'POST /api/files',
+  'GET /api/files/{id}',
 ] as const;
 export type HttpRouteKey = (typeof HTTP_ROUTES)[number];
 

@@ -3,7 +3,8 @@ import type { Switchboard } from '../agents/index.ts';
 import { identityFromAuthorizer } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { EventsQuerySchema, type HttpRouteKey, parseChatRequest, parseJsonBody } from '../contract/index.ts';
-import { parseOrThrow } from '../errors/index.ts';
+import { parseOrThrow, ValidationError } from '../errors/index.ts';
+import { createUpload, fileView, ownedFile, storeUpload } from '../files/index.ts';
 import { submitTurn } from '../runs/index.ts';
 import { messageView, ownedSession, sessionView } from '../sessions/index.ts';
 import { lastSeq, latestRun, listEvents, listMessages } from '../store/index.ts';
@@ -26,6 +27,29 @@ type Authorized = APIGatewayProxyEventV2 & {
 const identity = (event: APIGatewayProxyEventV2) =>
   identityFromAuthorizer((event as Authorized).requestContext.authorizer);
 const sessionIdOf = (event: APIGatewayProxyEventV2) => decodeURIComponent(event.pathParameters?.id ?? '');
+
+const header = (event: APIGatewayProxyEventV2, name: string) =>
+  Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
+
+/** `POST /api/files`: JSON asks for a presigned upload URL; any other content type is the file itself. */
+async function postFile(rt: Runtime, event: APIGatewayProxyEventV2) {
+  const mediaType =
+    (header(event, 'content-type') ?? 'application/octet-stream').split(';')[0]?.trim() ||
+    'application/octet-stream';
+  if (mediaType === 'application/json') {
+    return json(
+      201,
+      await createUpload(rt, identity(event), parseJsonBody(event.body, event.isBase64Encoded)),
+    );
+  }
+  const name = event.queryStringParameters?.name;
+  if (!name)
+    throw new ValidationError('A file sent as the body needs ?name=.', [
+      { path: ['name'], message: 'Required' },
+    ]);
+  const bytes = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+  return json(201, await storeUpload(rt, identity(event), bytes, name, mediaType));
+}
 
 /** Every HTTP route of {@link HTTP_ROUTES}, which the CDK stack declares too. */
 export const HTTP_ROUTE_TABLE: HttpRoute[] = [

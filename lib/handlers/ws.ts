@@ -13,6 +13,7 @@ import {
   listEvents,
   putConnection,
   removeConnection,
+  setHostContext,
   subscribe,
 } from '../store/index.ts';
 import { errorFrame, pushToConnection } from '../transport/index.ts';
@@ -97,6 +98,10 @@ const ROUTES: Record<string, Route> = {
   async assistant_join_session(rt, _app, event, identity) {
     const request = parseJoinRequest(bodyOf(event).body);
     const session = await ownedSession(rt, identity, request.session_id);
+    if (request.host_context) {
+      const { attachments: _attachments, ...context } = request.host_context;
+      await setHostContext(rt, session.sessionId, context);
+    }
     // Joined before the replay, so an event written meanwhile arrives live or in the replay (or both:
     // hosts drop a seq they have already seen).
     await subscribe(rt, session.sessionId, connectionOf(rt, event, identity));

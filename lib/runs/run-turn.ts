@@ -1,10 +1,11 @@
-import type { HostAgentFiles, HostAgentRegistration, HostEvent, Switchboard } from '../agents/index.ts';
+import type { HostAgentRegistration, HostEvent, Switchboard } from '../agents/index.ts';
 import { EventGate, validateResult } from '../agents/index.ts';
 import { requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { SwitchboardError } from '../errors/index.ts';
 import {
   claimRun,
+  deleteBlobs,
   finishRun,
   getRun,
   getSession,
@@ -16,6 +17,7 @@ import {
   type RunRecord,
   type SessionRecord,
 } from '../store/index.ts';
+import { invocationOf } from './agent-input.ts';
 import { EventStream } from './event-stream.ts';
 import type { TurnJob } from './job.ts';
 import { TurnState } from './turn-state.ts';
@@ -24,8 +26,6 @@ import { TurnState } from './turn-state.ts';
 export class RetryLaterError extends Error {
   override name = 'RetryLaterError';
 }
-
-const NO_FILES: HostAgentFiles = { list: async () => [], read: async () => null, text: async () => null };
 
 /**
  * Runs one queued turn exactly once. The conditional claim decides which delivery runs it; a
@@ -63,6 +63,8 @@ export async function runTurn(rt: Runtime, app: Switchboard, job: TurnJob, worke
   if (!(await finishRun(rt, job, workerId, outcome, Date.now()))) {
     log.warn('Lost the lease before the outcome was written; it was discarded');
   }
+  // Screenshots are not stored: they lived only for this turn (the bucket's lifecycle rule is the backstop).
+  if (run.screenshots?.length) await deleteBlobs(rt, run.screenshots).catch(() => undefined);
 }
 
 interface TurnScope {
@@ -88,23 +90,10 @@ async function invokeAgent(rt: Runtime, agent: HostAgentRegistration, scope: Tur
   };
   let result: ReturnType<typeof validateResult>;
   try {
-    const value = await agent.definition.invoke(
-      {
-        conversationId: session.sessionId,
-        runId: run.runId,
-        message: history.at(-1)?.content ?? '',
-        history: history.map((m) => ({
-          id: m.messageId,
-          role: m.role,
-          content: m.content,
-          createdAt: m.createdAt,
-        })),
-        files: [],
-        metadata: history.at(-1)?.metadata ?? {},
-        context: scope.context,
-      },
-      { emit, signal: controller.signal, files: NO_FILES },
+    const { input, io } = await invocationOf(rt, agent, run, history, scope.context, (m, d) =>
+      log.warn(m, d),
     );
+    const value = await agent.definition.invoke(input, { emit, signal: controller.signal, ...io });
     gate.close();
     result = validateResult(value);
   } catch (error) {

@@ -2,10 +2,26 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Switchboard } from '../agents/index.ts';
 import { type Identity, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
-import type { ChatRequest } from '../contract/index.ts';
+import {
+  type ChatRequest,
+  collectAttachments,
+  type HostContext,
+  renderHostContext,
+} from '../contract/index.ts';
 import { NotFoundError, SessionConflictError, ValidationError } from '../errors/index.ts';
 import { digest, newId } from '../ids/index.ts';
-import { ensureSession, getSession, messageId, putMessage, putRun, recordRequest } from '../store/index.ts';
+import {
+  ensureSession,
+  getSession,
+  messageId,
+  putBlob,
+  putMessage,
+  putRun,
+  recordRequest,
+  type SessionRecord,
+  setHostContext,
+} from '../store/index.ts';
+import { checkFileIds, splitAttachments, storeAttachment } from './attachments.ts';
 import type { TurnJob } from './job.ts';
 
 /** The answer to an accepted message: where its turn will show up. */
@@ -65,6 +81,22 @@ async function resolveSession(
 }
 
 /**
+ * The host context a turn runs with: the one its message carries (stored on the session, without
+ * attachments, for later messages that carry none), else the session's last one.
+ */
+async function contextOfTurn(
+  rt: Runtime,
+  session: SessionRecord,
+  request: ChatRequest,
+  first: boolean,
+): Promise<HostContext | undefined> {
+  if (!request.host_context) return session.hostContext;
+  const { attachments: _attachments, ...context } = request.host_context;
+  if (first) await setHostContext(rt, session.sessionId, context);
+  return context;
+}
+
+/**
  * Records a user message and queues its turn. Every write is idempotent and ordered so that a
  * retry of the same request id (after a timeout or a crash between two writes) finishes the same
  * work and starts no second turn: request record → user message → run → queue.
@@ -78,6 +110,7 @@ export async function submitTurn(
 ): Promise<Accepted> {
   const requestId = request.id ?? newId('req');
   const session = await resolveSession(rt, app, identity, request, requestId);
+  await checkFileIds(rt, identity, request);
   const now = Date.now();
   const runId = newId('run');
   const { first, record } = await recordRequest(
@@ -93,6 +126,19 @@ export async function submitTurn(
     now,
   );
   const createdAt = record.createdAt;
+  const context = await contextOfTurn(rt, session, request, first);
+  const { references, screenshots } = splitAttachments(
+    collectAttachments({
+      attachments: request.attachments,
+      images: request.images,
+      screenshot: request.screenshot,
+      contextAttachments: request.host_context?.attachments,
+    }),
+  );
+  const screenshotKeys = screenshots.map(
+    (_, i) => `screenshots/${session.sessionId}/${record.runId}/${i}.json`,
+  );
+  await Promise.all(screenshots.map((shot, i) => putBlob(rt, screenshotKeys[i] as string, shot)));
   await putMessage(rt, {
     messageId: record.userMessageId,
     sessionId: session.sessionId,
@@ -101,6 +147,14 @@ export async function submitTurn(
     content: request.content,
     createdAt,
     metadata: request.metadata,
+    ...(context && { hostContext: context, contextBlock: renderHostContext(context) }),
+    ...(references.length > 0 && {
+      attachments: await Promise.all(
+        references.map((a, i) =>
+          storeAttachment(rt, `attachments/${session.sessionId}/${record.userMessageId}/${i}.json`, a),
+        ),
+      ),
+    }),
   });
   await putRun(rt, {
     runId: record.runId,
@@ -111,6 +165,7 @@ export async function submitTurn(
     assistantMessageId: record.assistantMessageId,
     status: 'queued',
     createdAt,
+    ...(screenshotKeys.length > 0 && { screenshots: screenshotKeys }),
   });
   await beforeEnqueue?.(session.sessionId);
   const job: TurnJob = { v: 1, kind: 'turn', sessionId: session.sessionId, runId: record.runId, requestId };

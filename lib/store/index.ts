@@ -1,3 +1,4 @@
+export { deleteBlobs, getBlob, INLINE_LIMIT_BYTES, jsonBytes, putBlob } from './blobs.ts';
 export {
   type ConnectionRecord,
   dueConnections,
@@ -8,8 +9,15 @@ export {
   subscribers,
 } from './connections.ts';
 export { appendEvent, lastSeq, listEvents, type SessionEvent } from './events.ts';
+export { type FileRecord, getFile, putFile } from './files.ts';
 export { dueBucket, keys, prefixes, seqKey, ttlAt } from './keys.ts';
-export { listMessages, type MessageRecord, messageId, putMessage } from './messages.ts';
+export {
+  listMessages,
+  type MessageRecord,
+  messageId,
+  putMessage,
+  type StoredAttachment,
+} from './messages.ts';
 export { type RequestRecord, recordRequest } from './requests.ts';
 export {
   claimRun,
@@ -20,5 +28,5 @@ export {
   type RunRecord,
   type RunStatus,
 } from './runs.ts';
-export { ensureSession, getSession, latestRun, type SessionRecord } from './sessions.ts';
+export { ensureSession, getSession, latestRun, type SessionRecord, setHostContext } from './sessions.ts';
 export { isConditionFailure, queryAll, strip } from './table.ts';

@@ -1,6 +1,8 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { PendingAction, StopReason, Usage } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import type { Attachment, HostContext } from '../contract/index.ts';
+import { getBlob, jsonBytes, putBlob } from './blobs.ts';
 import { keys, prefixes } from './keys.ts';
 import { isConditionFailure, queryAll, strip } from './table.ts';
 
@@ -17,7 +19,22 @@ export interface MessageRecord {
   pendingActions?: PendingAction[];
   stopReason?: StopReason;
   usage?: Usage;
+  /** The rendered `<host_context>` block the message started with, frozen when it was sent. */
+  contextBlock?: string;
+  /** The host context in force for this message (without attachments), as validated. */
+  hostContext?: HostContext;
+  /** Reference attachments, as first seen; large contents are in the bucket (`blob_key`). */
+  attachments?: StoredAttachment[];
+  /** Where the heavy fields are when the item would not fit DynamoDB's 400 KB. */
+  blobKey?: string;
 }
+
+/** An attachment as stored: its content inline, or moved to the bucket. */
+export type StoredAttachment = Attachment & { blob_key?: string; content_field?: 'data_uri' | 'text' };
+
+/** Past this size a message's heavy fields move to the bucket, well below DynamoDB's 400 KB. */
+const MESSAGE_ITEM_LIMIT_BYTES = 300 * 1024;
+const HEAVY_FIELDS = ['content', 'contextBlock', 'hostContext', 'attachments', 'toolCalls'] as const;
 
 /**
  * Message ids carry their run's ULID and their place in it, so that a session's messages sort in
@@ -29,11 +46,18 @@ export function messageId(runId: string, position: number): string {
 
 /** Stores a message once; storing the same message again (a retry) changes nothing. */
 export async function putMessage(rt: Runtime, message: MessageRecord): Promise<void> {
+  let item: MessageRecord = message;
+  if (jsonBytes(message) > MESSAGE_ITEM_LIMIT_BYTES) {
+    const blobKey = `messages/${message.sessionId}/${message.messageId}.json`;
+    await putBlob(rt, blobKey, Object.fromEntries(HEAVY_FIELDS.map((f) => [f, message[f]])));
+    item = { ...message, content: '', blobKey };
+    for (const field of HEAVY_FIELDS.slice(1)) delete item[field];
+  }
   try {
     await rt.db.send(
       new PutCommand({
         TableName: rt.table,
-        Item: { ...keys.message(message.sessionId, message.messageId), type: 'message', ...message },
+        Item: { ...keys.message(message.sessionId, message.messageId), type: 'message', ...item },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -60,5 +84,12 @@ export async function listMessages(
     },
     ConsistentRead: true,
   });
-  return items.map((item) => strip(item) as unknown as MessageRecord);
+  return Promise.all(
+    items.map(async (item) => {
+      const message = strip(item) as unknown as MessageRecord;
+      return message.blobKey
+        ? { ...message, ...(await getBlob<Partial<MessageRecord>>(rt, message.blobKey)) }
+        : message;
+    }),
+  );
 }

@@ -31,6 +31,8 @@ export interface RunRecord {
   usage?: Usage;
   leaseOwner?: string;
   leaseExpiresAt?: number;
+  /** Bucket keys of the screenshots the message carried: handed to look_at_screen, never stored with it. */
+  screenshots?: string[];
 }
 
 /** Records a queued run; a second put of the same run (a retried request) changes nothing. */

@@ -1,5 +1,6 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
+import type { HostContext } from '../contract/index.ts';
 import { keys, prefixes } from './keys.ts';
 import type { RunRecord } from './runs.ts';
 import { isConditionFailure, queryAll, strip } from './table.ts';
@@ -11,6 +12,8 @@ export interface SessionRecord {
   agentId: string;
   createdAt: string;
   metadata?: Record<string, unknown>;
+  /** The last host context received (validated, snake_case, without attachments). */
+  hostContext?: HostContext;
 }
 
 /** The session, or undefined when there is none. */
@@ -56,4 +59,17 @@ export async function latestRun(rt: Runtime, sessionId: string): Promise<RunReco
     1,
   );
   return item ? (strip(item) as unknown as RunRecord) : undefined;
+}
+
+/** Stores the host context a message or a join carried; later messages without one reuse it. */
+export async function setHostContext(rt: Runtime, sessionId: string, context: HostContext): Promise<void> {
+  await rt.db.send(
+    new UpdateCommand({
+      TableName: rt.table,
+      Key: keys.session(sessionId),
+      UpdateExpression: 'SET hostContext = :c',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':c': context },
+    }),
+  );
 }

@@ -1,0 +1,1 @@
+export { createUpload, fileView, ownedFile, storeUpload, UploadRequestSchema } from './upload.ts';

@@ -1,0 +1,128 @@
+import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { z } from 'zod';
+import type { Identity } from '../auth/index.ts';
+import type { Runtime } from '../config/index.ts';
+import { NotFoundError, parseOrThrow, ValidationError } from '../errors/index.ts';
+import { newId } from '../ids/index.ts';
+import { type FileRecord, getFile, putFile } from '../store/index.ts';
+
+/** The body of `POST /api/files` that asks for an upload URL (for files over the transports' limits). */
+export const UploadRequestSchema = z
+  .object({
+    name: z.string().min(1).max(512),
+    media_type: z.string().min(1).max(255).default('application/octet-stream'),
+    size: z.number().int().min(1),
+  })
+  .strict();
+
+/** The wire form of a file. */
+export function fileView(file: FileRecord) {
+  return {
+    id: file.fileId,
+    name: file.name,
+    media_type: file.mediaType,
+    size: file.size,
+    status: file.status,
+    created_at: file.createdAt,
+  };
+}
+
+function tooLarge(rt: Runtime, size: number, path: string[]): void {
+  if (size > rt.settings.files.maxBytes) {
+    throw new ValidationError(
+      `The file is ${size} bytes; at most ${rt.settings.files.maxBytes} are accepted.`,
+      [{ path, message: `at most ${rt.settings.files.maxBytes} bytes` }],
+    );
+  }
+}
+
+const record = (
+  identity: Identity,
+  name: string,
+  mediaType: string,
+  size: number,
+  status: FileRecord['status'],
+): FileRecord => {
+  const fileId = newId('file');
+  return {
+    fileId,
+    owner: identity.user,
+    name,
+    mediaType,
+    size,
+    s3Key: `files/${fileId}`,
+    createdAt: new Date().toISOString(),
+    status,
+  };
+};
+
+/** Stores bytes sent in the request itself (up to API Gateway's 10 MB). */
+export async function storeUpload(
+  rt: Runtime,
+  identity: Identity,
+  bytes: Buffer,
+  name: string,
+  mediaType: string,
+) {
+  if (bytes.length === 0)
+    throw new ValidationError('The file is empty.', [{ path: ['body'], message: 'empty' }]);
+  tooLarge(rt, bytes.length, ['body']);
+  const file = record(identity, name, mediaType, bytes.length, 'stored');
+  await rt.s3.send(
+    new PutObjectCommand({ Bucket: rt.bucket, Key: file.s3Key, Body: bytes, ContentType: mediaType }),
+  );
+  await putFile(rt, file);
+  return fileView(file);
+}
+
+/** Answers a presigned PUT URL: the bytes go straight to the bucket, past every transport limit. */
+export async function createUpload(rt: Runtime, identity: Identity, body: unknown) {
+  const request = parseOrThrow(UploadRequestSchema, body, 'upload request');
+  tooLarge(rt, request.size, ['size']);
+  const file = record(identity, request.name, request.media_type, request.size, 'pending');
+  await putFile(rt, file);
+  const expiresIn = rt.settings.files.uploadUrlSeconds;
+  const url = await getSignedUrl(
+    rt.s3,
+    new PutObjectCommand({
+      Bucket: rt.bucket,
+      Key: file.s3Key,
+      ContentType: file.mediaType,
+      ContentLength: file.size,
+    }),
+    { expiresIn },
+  );
+  return {
+    ...fileView(file),
+    upload: {
+      method: 'PUT',
+      url,
+      headers: { 'content-type': file.mediaType },
+      expires_at: new Date(Date.now() + expiresIn * 1000).toISOString(),
+    },
+  };
+}
+
+/** The caller's file; a pending upload is checked against the bucket and marked stored once its bytes are there. */
+export async function ownedFile(rt: Runtime, identity: Identity, fileId: string): Promise<FileRecord> {
+  const file = await getFile(rt, fileId);
+  if (!file || file.owner !== identity.user)
+    throw new NotFoundError('file_not_found', `File "${fileId}" does not exist.`);
+  if (file.status === 'stored') return file;
+  const head = await rt.s3
+    .send(new HeadObjectCommand({ Bucket: rt.bucket, Key: file.s3Key }))
+    .catch(() => undefined);
+  if (!head) return file;
+  await rt.db.send(
+    new UpdateCommand({
+      TableName: rt.table,
+      Key: { pk: `FILE#${fileId}`, sk: 'META' },
+      UpdateExpression: 'SET #status = :stored, size = :size',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':stored': 'stored', ':size': head.ContentLength ?? file.size },
+    }),
+  );
+  return { ...file, status: 'stored', size: head.ContentLength ?? file.size };
+}

@@ -1,0 +1,95 @@
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import type { HostAgentFile, HostAgentFiles } from '../agents/index.ts';
+import type { Identity } from '../auth/index.ts';
+import type { Runtime } from '../config/index.ts';
+import type { Attachment, ChatRequest } from '../contract/index.ts';
+import { type Issue, ValidationError } from '../errors/index.ts';
+import { ownedFile } from '../files/index.ts';
+import {
+  type FileRecord,
+  getBlob,
+  getFile,
+  INLINE_LIMIT_BYTES,
+  putBlob,
+  type StoredAttachment,
+} from '../store/index.ts';
+
+/** Checks that every `file_id` names a stored file of the caller: an unknown one is a 422 at its path. */
+export async function checkFileIds(rt: Runtime, identity: Identity, request: ChatRequest): Promise<void> {
+  const lists: [(string | number)[], Attachment[] | undefined][] = [
+    [['attachments'], request.attachments],
+    [['host_context', 'attachments'], request.host_context?.attachments],
+  ];
+  const issues: Issue[] = [];
+  for (const [path, list] of lists) {
+    for (const [i, attachment] of (list ?? []).entries()) {
+      if (!attachment.file_id) continue;
+      const file = await getFile(rt, attachment.file_id);
+      if (!file || file.owner !== identity.user)
+        issues.push({ path: [...path, i, 'file_id'], message: 'unknown file' });
+      else if (file.status !== 'stored')
+        issues.push({ path: [...path, i, 'file_id'], message: 'the file has not been uploaded yet' });
+    }
+  }
+  if (issues.length > 0)
+    throw new ValidationError(
+      `Invalid message at ${issues[0]?.path.join('.')}: ${issues[0]?.message}`,
+      issues,
+    );
+}
+
+/** Moves an attachment's large content to the bucket; small ones stay inline. */
+export async function storeAttachment(
+  rt: Runtime,
+  key: string,
+  attachment: Attachment,
+): Promise<StoredAttachment> {
+  const field =
+    attachment.data_uri !== undefined ? 'data_uri' : attachment.text !== undefined ? 'text' : undefined;
+  const content = field ? attachment[field] : undefined;
+  if (!field || content === undefined || Buffer.byteLength(content) <= INLINE_LIMIT_BYTES) return attachment;
+  await putBlob(rt, key, content);
+  const { [field]: _moved, ...rest } = attachment;
+  return { ...rest, blob_key: key, content_field: field };
+}
+
+/** An attachment as the agent gets it: its content back in place. */
+export async function loadAttachment(rt: Runtime, stored: StoredAttachment): Promise<Attachment> {
+  const { blob_key, content_field, ...attachment } = stored;
+  if (!blob_key || !content_field) return attachment;
+  return { ...attachment, [content_field]: await getBlob<string>(rt, blob_key) };
+}
+
+/** Splits a turn's attachments: references go with the message, screenshots only to look_at_screen. */
+export function splitAttachments(all: Attachment[]): { references: Attachment[]; screenshots: Attachment[] } {
+  return {
+    references: all.filter((a) => a.purpose === 'reference'),
+    screenshots: all.filter((a) => a.purpose === 'screenshot'),
+  };
+}
+
+const TEXT_TYPES = /^(text\/|application\/(json|xml|x-yaml|yaml|csv|javascript))/;
+
+/** `io.files`: the files the session's messages reference, and only those. */
+export function sessionFiles(rt: Runtime, files: FileRecord[]): HostAgentFiles {
+  const byId = new Map(files.map((f) => [f.fileId, f]));
+  const read = async (fileId: string) => {
+    const file = byId.get(fileId);
+    if (!file) return null;
+    const { Body } = await rt.s3.send(new GetObjectCommand({ Bucket: rt.bucket, Key: file.s3Key }));
+    return Body
+      ? await (Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray()
+      : null;
+  };
+  return {
+    list: async (): Promise<HostAgentFile[]> =>
+      files.map((f) => ({ id: f.fileId, name: f.name, mimeType: f.mediaType, size: f.size })),
+    read,
+    async text(fileId) {
+      const file = byId.get(fileId);
+      if (!file || !TEXT_TYPES.test(file.mediaType)) return null;
+      const bytes = await read(fileId);
+      return bytes ? new TextDecoder().decode(bytes) : null;
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import type { Runtime } from '../config/index.ts';
+
+/**
+ * What does not fit a DynamoDB item (400 KB) or an SQS message (1 MiB) goes to the file bucket
+ * and travels as its key (a claim check). Values past this many bytes of JSON are moved there.
+ */
+export const INLINE_LIMIT_BYTES = 64 * 1024;
+
+/** Stores a JSON value under `key`. */
+export async function putBlob(rt: Runtime, key: string, value: unknown): Promise<void> {
+  await rt.s3.send(
+    new PutObjectCommand({
+      Bucket: rt.bucket,
+      Key: key,
+      Body: JSON.stringify(value),
+      ContentType: 'application/json',
+    }),
+  );
+}
+
+/** The JSON value stored under `key`. */
+export async function getBlob<T>(rt: Runtime, key: string): Promise<T> {
+  const { Body } = await rt.s3.send(new GetObjectCommand({ Bucket: rt.bucket, Key: key }));
+  return JSON.parse(await (Body as { transformToString(): Promise<string> }).transformToString()) as T;
+}
+
+/** Deletes objects; keys already gone are fine. */
+export async function deleteBlobs(rt: Runtime, keys: string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 1000) {
+    await rt.s3.send(
+      new DeleteObjectsCommand({
+        Bucket: rt.bucket,
+        Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
+      }),
+    );
+  }
+}
+
+/** The UTF-8 size of a value's JSON. */
+export function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+}
