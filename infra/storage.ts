@@ -61,6 +61,8 @@ export function createBucket(scope: Construct, removalPolicy: RemovalPolicy, des
     encryption: BucketEncryption.S3_MANAGED,
     lifecycleRules: [
       { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      // Screenshots travel through the bucket for one turn only; the worker deletes them, this is the backstop.
+      { id: 'expire-screenshots', prefix: 'screenshots/', expiration: Duration.days(1) },
     ],
     cors: [
       {

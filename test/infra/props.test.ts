@@ -4,6 +4,7 @@ import { HttpJwtAuthorizer, WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-ap
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { resolveSwitchboardProps } from '../../infra/props.ts';
+import { HTTP_ROUTES } from '../../infra/routes.ts';
 import { Switchboard } from '../../infra/switchboard.ts';
 import { FIXTURE_AGENTS, newStack } from './template-helpers.ts';
 
@@ -59,7 +60,7 @@ describe('Switchboard props', () => {
       webSocketAuthorizer: new WebSocketLambdaAuthorizer('Token', checkToken, { identitySource: [] }),
     });
     const template = Template.fromStack(stack);
-    template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Route', { AuthorizationType: 'JWT' }, 4);
+    template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Route', { AuthorizationType: 'JWT' }, HTTP_ROUTES.length);
     template.resourcePropertiesCountIs(
       'AWS::ApiGatewayV2::Route',
       { RouteKey: '$connect', AuthorizationType: 'CUSTOM' },

@@ -64,7 +64,7 @@ describe('Switchboard storage and compute', () => {
     template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain' });
   });
 
-  it('the file bucket is private, TLS-only, encrypted and aborts stale multipart uploads', () => {
+  it('the file bucket is private, TLS-only, encrypted, aborts stale multipart uploads and expires screenshots', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
       PublicAccessBlockConfiguration: {
         BlockPublicAcls: true,
@@ -76,7 +76,10 @@ describe('Switchboard storage and compute', () => {
         ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
       },
       LifecycleConfiguration: {
-        Rules: [Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } })],
+        Rules: [
+          Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }),
+          Match.objectLike({ Prefix: 'screenshots/', ExpirationInDays: 1, Status: 'Enabled' }),
+        ],
       },
       CorsConfiguration: {
         CorsRules: [Match.objectLike({ AllowedMethods: ['PUT', 'GET'], AllowedOrigins: ['*'] })],
