@@ -36,6 +36,7 @@ export function sessionView(session: SessionRecord, run: RunRecord | undefined) 
     status: statusOf(run),
     created_at: session.createdAt,
     metadata: session.metadata ?? {},
+    host_context: session.hostContext ?? null,
     last_run: run ? runView(run) : null,
   };
 }
