@@ -119,8 +119,8 @@ export async function ownedFile(rt: Runtime, identity: Identity, fileId: string)
     new UpdateCommand({
       TableName: rt.table,
       Key: { pk: `FILE#${fileId}`, sk: 'META' },
-      UpdateExpression: 'SET #status = :stored, size = :size',
-      ExpressionAttributeNames: { '#status': 'status' },
+      UpdateExpression: 'SET #status = :stored, #size = :size',
+      ExpressionAttributeNames: { '#status': 'status', '#size': 'size' },
       ExpressionAttributeValues: { ':stored': 'stored', ':size': head.ContentLength ?? file.size },
     }),
   );

@@ -2,7 +2,13 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { Switchboard } from '../agents/index.ts';
 import { identityFromAuthorizer } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { EventsQuerySchema, type HttpRouteKey, parseChatRequest, parseJsonBody } from '../contract/index.ts';
+import {
+  EventsQuerySchema,
+  HTTP_ROUTES,
+  type HttpRouteKey,
+  parseChatRequest,
+  parseJsonBody,
+} from '../contract/index.ts';
 import { parseOrThrow, ValidationError } from '../errors/index.ts';
 import { createUpload, fileView, ownedFile, storeUpload } from '../files/index.ts';
 import { submitTurn } from '../runs/index.ts';
@@ -51,43 +57,44 @@ async function postFile(rt: Runtime, event: APIGatewayProxyEventV2) {
   return json(201, await storeUpload(rt, identity(event), bytes, name, mediaType));
 }
 
-/** Every HTTP route of {@link HTTP_ROUTES}, which the CDK stack declares too. */
-export const HTTP_ROUTE_TABLE: HttpRoute[] = [
-  {
-    key: 'POST /api/chat',
-    async run(rt, app, event) {
-      const request = parseChatRequest(parseJsonBody(event.body, event.isBase64Encoded));
-      return json(202, await submitTurn(rt, app, identity(event), request));
-    },
+type RouteFn = (
+  rt: Runtime,
+  app: Switchboard,
+  event: APIGatewayProxyEventV2,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** Every route of {@link HTTP_ROUTES}; a record, so a route the CDK stack declares cannot be left out here. */
+const ROUTES: Record<HttpRouteKey, RouteFn> = {
+  async 'POST /api/chat'(rt, app, event) {
+    const request = parseChatRequest(parseJsonBody(event.body, event.isBase64Encoded));
+    return json(202, await submitTurn(rt, app, identity(event), request));
   },
-  {
-    key: 'GET /api/sessions/{id}',
-    async run(rt, _app, event) {
-      const session = await ownedSession(rt, identity(event), sessionIdOf(event));
-      return json(200, sessionView(session, await latestRun(rt, session.sessionId)));
-    },
+  async 'GET /api/sessions/{id}'(rt, _app, event) {
+    const session = await ownedSession(rt, identity(event), sessionIdOf(event));
+    return json(200, sessionView(session, await latestRun(rt, session.sessionId)));
   },
-  {
-    key: 'GET /api/sessions/{id}/messages',
-    async run(rt, _app, event) {
-      const session = await ownedSession(rt, identity(event), sessionIdOf(event));
-      const messages = await listMessages(rt, session.sessionId);
-      return json(200, { session_id: session.sessionId, messages: messages.map(messageView) });
-    },
+  async 'GET /api/sessions/{id}/messages'(rt, _app, event) {
+    const session = await ownedSession(rt, identity(event), sessionIdOf(event));
+    const messages = await listMessages(rt, session.sessionId);
+    return json(200, { session_id: session.sessionId, messages: messages.map(messageView) });
   },
-  {
-    key: 'GET /api/sessions/{id}/events',
-    async run(rt, _app, event) {
-      const query = parseOrThrow(EventsQuerySchema, event.queryStringParameters ?? {}, 'query');
-      const session = await ownedSession(rt, identity(event), sessionIdOf(event));
-      const events = await listEvents(rt, session.sessionId, query.after, query.limit);
-      const last = await lastSeq(rt, session.sessionId);
-      return json(200, {
-        session_id: session.sessionId,
-        events,
-        last_seq: last,
-        has_more: (events.at(-1)?.seq ?? last) < last,
-      });
-    },
+  async 'GET /api/sessions/{id}/events'(rt, _app, event) {
+    const query = parseOrThrow(EventsQuerySchema, event.queryStringParameters ?? {}, 'query');
+    const session = await ownedSession(rt, identity(event), sessionIdOf(event));
+    const events = await listEvents(rt, session.sessionId, query.after, query.limit);
+    const last = await lastSeq(rt, session.sessionId);
+    return json(200, {
+      session_id: session.sessionId,
+      events,
+      last_seq: last,
+      has_more: (events.at(-1)?.seq ?? last) < last,
+    });
   },
-];
+  'POST /api/files': (rt, _app, event) => postFile(rt, event),
+  async 'GET /api/files/{id}'(rt, _app, event) {
+    return json(200, fileView(await ownedFile(rt, identity(event), sessionIdOf(event))));
+  },
+};
+
+/** The routes as a list, in the order of {@link HTTP_ROUTES}. */
+export const HTTP_ROUTE_TABLE: HttpRoute[] = HTTP_ROUTES.map((key) => ({ key, run: ROUTES[key] }));

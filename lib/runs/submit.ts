@@ -44,7 +44,7 @@ async function resolveSession(
   identity: Identity,
   request: ChatRequest,
   requestId: string,
-) {
+): Promise<SessionRecord> {
   // Without a session id the retry of a request must land in the same new session.
   const sessionId = request.session_id ?? `s_${digest(identity.user, requestId)}`;
   const existing = await getSession(rt, sessionId);
@@ -68,6 +68,8 @@ async function resolveSession(
       { path: ['agent_id'], message: 'unknown agent' },
     ]);
   }
+  // Everything the request refers to is checked before anything is written: a rejected message leaves no session.
+  await checkFileIds(rt, identity, request);
   return (
     existing ??
     (await ensureSession(rt, {
@@ -110,7 +112,6 @@ export async function submitTurn(
 ): Promise<Accepted> {
   const requestId = request.id ?? newId('req');
   const session = await resolveSession(rt, app, identity, request, requestId);
-  await checkFileIds(rt, identity, request);
   const now = Date.now();
   const runId = newId('run');
   const { first, record } = await recordRequest(

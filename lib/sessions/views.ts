@@ -54,5 +54,11 @@ export function messageView(message: MessageRecord) {
     ...(message.stopReason && { stop_reason: message.stopReason }),
     ...(message.usage && { usage: message.usage }),
     ...(message.metadata && { metadata: message.metadata }),
+    ...(message.attachments && {
+      // What was attached, without echoing contents of up to 12,000,000 characters back.
+      attachments: message.attachments.map(
+        ({ data_uri: _d, text: _t, blob_key: _b, content_field: _c, ...about }) => about,
+      ),
+    }),
   };
 }

@@ -1,0 +1,44 @@
+import type { HostAgentDefinition, HostAgentInput } from '../../lib/index.ts';
+
+/** What the recording agent saw in one turn. */
+export interface Recorded {
+  input: HostAgentInput;
+  screen: Awaited<ReturnType<Parameters<HostAgentDefinition['invoke']>[1]['lookAtScreen']>>;
+  fileTexts: Record<string, string | null>;
+}
+
+/**
+ * An agent that answers "ok" and records everything it was handed, per session, so a test can
+ * wait for a turn's input instead of polling for it.
+ */
+export function recordingAgent(id = 'recorder', tools: HostAgentDefinition['tools'] = []) {
+  const seen = new Map<string, Recorded[]>();
+  const waiters: { sessionId: string; count: number; resolve: (r: Recorded[]) => void }[] = [];
+  const definition: HostAgentDefinition = {
+    info: { id },
+    tools,
+    async invoke(input, io) {
+      const files = await io.files.list();
+      const fileTexts = Object.fromEntries(
+        await Promise.all(files.map(async (f) => [f.id, await io.files.text(f.id)] as const)),
+      );
+      const list = [
+        ...(seen.get(input.conversationId) ?? []),
+        { input, screen: await io.lookAtScreen(), fileTexts },
+      ];
+      seen.set(input.conversationId, list);
+      for (const w of waiters.filter((w) => w.sessionId === input.conversationId && list.length >= w.count))
+        w.resolve(list);
+      return { content: 'ok' };
+    },
+  };
+  return {
+    definition,
+    /** Resolves with the session's recorded turns once there are `count` of them. */
+    turns(sessionId: string, count = 1): Promise<Recorded[]> {
+      const list = seen.get(sessionId) ?? [];
+      if (list.length >= count) return Promise.resolve(list);
+      return new Promise((resolve) => waiters.push({ sessionId, count, resolve }));
+    },
+  };
+}
