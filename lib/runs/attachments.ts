@@ -8,7 +8,6 @@ import { ownedFile } from '../files/index.ts';
 import {
   type FileRecord,
   getBlob,
-  getFile,
   INLINE_LIMIT_BYTES,
   putBlob,
   type StoredAttachment,
@@ -24,9 +23,9 @@ export async function checkFileIds(rt: Runtime, identity: Identity, request: Cha
   for (const [path, list] of lists) {
     for (const [i, attachment] of (list ?? []).entries()) {
       if (!attachment.file_id) continue;
-      const file = await getFile(rt, attachment.file_id);
-      if (!file || file.owner !== identity.user)
-        issues.push({ path: [...path, i, 'file_id'], message: 'unknown file' });
+      // A presigned upload is confirmed here, so a host need not ask for the file before using it.
+      const file = await ownedFile(rt, identity, attachment.file_id).catch(() => undefined);
+      if (!file) issues.push({ path: [...path, i, 'file_id'], message: 'unknown file' });
       else if (file.status !== 'stored')
         issues.push({ path: [...path, i, 'file_id'], message: 'the file has not been uploaded yet' });
     }

@@ -14,7 +14,10 @@ const recorder = recordingAgent('recorder', [
   { name: 'summarize' },
 ]);
 let n = 0;
-const sid = (name: string) => `hc-${name}-${(n += 1)}`;
+const sid = (name: string) => {
+  n += 1;
+  return `hc-${name}-${n}`;
+};
 
 const SEED_CONTEXT = {
   version: 1,
@@ -488,6 +491,10 @@ describe('files: uploads that attachments reference', () => {
     });
     const turn = await send({ session_id: sid('presigned'), attachments: [{ file_id: created.json.id }] });
     expect(turn.input.files[0]).toMatchObject({ id: created.json.id, size: bytes.length });
+    expect((await api(sandbox.url, 'GET', `/api/files/${created.json.id}`)).json).toMatchObject({
+      status: 'stored',
+      size: bytes.length,
+    });
   });
 
   it('rejects a file id that does not exist, at its path', async () => {

@@ -60,7 +60,11 @@ describe('Switchboard props', () => {
       webSocketAuthorizer: new WebSocketLambdaAuthorizer('Token', checkToken, { identitySource: [] }),
     });
     const template = Template.fromStack(stack);
-    template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Route', { AuthorizationType: 'JWT' }, HTTP_ROUTES.length);
+    template.resourcePropertiesCountIs(
+      'AWS::ApiGatewayV2::Route',
+      { AuthorizationType: 'JWT' },
+      HTTP_ROUTES.length,
+    );
     template.resourcePropertiesCountIs(
       'AWS::ApiGatewayV2::Route',
       { RouteKey: '$connect', AuthorizationType: 'CUSTOM' },
