@@ -11,9 +11,16 @@ export {
   type Usage,
   UsageSchema,
 } from './schemas.ts';
-export { type AgentsResolver, createSwitchboard, Switchboard, type SwitchboardOptions } from './server.ts';
+export {
+  type AgentsResolver,
+  createSwitchboard,
+  type ResolvedHitl,
+  Switchboard,
+  type SwitchboardOptions,
+} from './server.ts';
 export type {
   HistoryMessage,
+  HitlOptions,
   HostAgentCancelInput,
   HostAgentDefinition,
   HostAgentFile,
@@ -24,6 +31,7 @@ export type {
   HostAgentRegistration,
   HostTool,
   RequestContext,
+  ResolveActionInput,
   ToolDefinition,
   TurnTools,
 } from './types.ts';

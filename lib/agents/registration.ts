@@ -36,6 +36,7 @@ export function hostAgentRegistration(definition: HostAgentDefinition): HostAgen
     }
   }
   checkTools(id, definition.tools);
+  checkHitl(id, definition);
   return Object.freeze({ kind: 'host' as const, id, definition });
 }
 
@@ -55,5 +56,27 @@ function checkTools(id: string, tools: HostAgentDefinition['tools']): void {
     const problem = tool.parameters === undefined ? undefined : objectSchemaProblem(tool.parameters);
     if (problem)
       throw new AgentDefinitionError(`Host agent "${id}": parameters of tool "${tool.name}" ${problem}.`);
+  }
+}
+
+function checkHitl(id: string, definition: HostAgentDefinition): void {
+  const hitl = definition.hitl;
+  if (hitl !== undefined) {
+    if (
+      hitl.timeoutMinutes !== undefined &&
+      !(Number.isFinite(hitl.timeoutMinutes) && hitl.timeoutMinutes > 0)
+    ) {
+      throw new AgentDefinitionError(`Host agent "${id}": hitl.timeoutMinutes must be a positive number.`);
+    }
+    if (hitl.onTimeout !== undefined && hitl.onTimeout !== 'deny' && hitl.onTimeout !== 'cancel') {
+      throw new AgentDefinitionError(`Host agent "${id}": hitl.onTimeout must be "deny" or "cancel".`);
+    }
+    if (hitl.authorizeResolve !== undefined && typeof hitl.authorizeResolve !== 'function') {
+      throw new AgentDefinitionError(`Host agent "${id}": hitl.authorizeResolve must be a function.`);
+    }
+  }
+  const policy = definition.pendingActionPolicy;
+  if (policy !== undefined && policy !== 'keep' && policy !== 'cancel') {
+    throw new AgentDefinitionError(`Host agent "${id}": pendingActionPolicy must be "keep" or "cancel".`);
   }
 }

@@ -1,6 +1,6 @@
 import { AgentDefinitionError } from '../errors/index.ts';
 import { hostAgentRegistration } from './registration.ts';
-import type { HostAgentDefinition, HostAgentRegistration, RequestContext } from './types.ts';
+import type { HitlOptions, HostAgentDefinition, HostAgentRegistration, RequestContext } from './types.ts';
 
 /** Agents that depend on the request (a tenant's own), looked up per request. */
 export type AgentsResolver = (
@@ -11,7 +11,13 @@ export type AgentsResolver = (
 export interface SwitchboardOptions {
   /** Per-request agents, asked after the statically registered ones. */
   agents?: AgentsResolver;
+  /** Defaults for every agent's `hitl` (an agent's own win). */
+  hitl?: HitlOptions;
 }
+
+/** The request settings an agent runs with, defaults applied. */
+export type ResolvedHitl = Required<Pick<HitlOptions, 'timeoutMinutes' | 'onTimeout'>> &
+  Pick<HitlOptions, 'authorizeResolve'>;
 
 /**
  * The server object a team's agents module builds and exports as its default: every Lambda
@@ -20,8 +26,10 @@ export interface SwitchboardOptions {
 export class Switchboard {
   readonly #agents = new Map<string, HostAgentRegistration>();
   readonly #resolver: AgentsResolver | undefined;
+  readonly #hitl: HitlOptions;
 
   constructor(options: SwitchboardOptions = {}) {
+    this.#hitl = options.hitl ?? {};
     if (options.agents !== undefined && typeof options.agents !== 'function') {
       throw new AgentDefinitionError('options.agents must be a function of the request context.');
     }
@@ -56,6 +64,16 @@ export class Switchboard {
     if (registered || !this.#resolver) return registered;
     const perRequest = await this.#resolver(context);
     return perRequest.find((agent) => agent.id === id);
+  }
+
+  /** The hitl settings of an agent: its own, over the server's, over the defaults (60 minutes, deny). */
+  hitlFor(agent: HostAgentRegistration): ResolvedHitl {
+    const own = agent.definition.hitl ?? {};
+    return {
+      timeoutMinutes: own.timeoutMinutes ?? this.#hitl.timeoutMinutes ?? 60,
+      onTimeout: own.onTimeout ?? this.#hitl.onTimeout ?? 'deny',
+      authorizeResolve: own.authorizeResolve ?? this.#hitl.authorizeResolve,
+    };
   }
 
   /** The agent a request without `agent_id` goes to: the only registered one, if there is exactly one. */

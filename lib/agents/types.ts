@@ -1,5 +1,5 @@
 import type { Attachment, HostContext } from '../contract/index.ts';
-import type { HostEvent, HostResult } from './schemas.ts';
+import type { HostEvent, HostResult, PendingAction } from './schemas.ts';
 
 /** Who is asking, as `resolveContext` (the authoriser) says: never taken from the host's own words. */
 export interface RequestContext {
@@ -118,10 +118,52 @@ export interface HostAgentDefinition {
   info: HostAgentInfo;
   /** The agent's own backend tools; the page scopes decide on which views each is offered. */
   tools?: ToolDefinition[];
+  /** Timeouts and who may answer this agent's requests (over the server's defaults). */
+  hitl?: HitlOptions;
+  /** What a new message does to open requests: `keep` them (default) or `cancel` (withdraw) them. */
+  pendingActionPolicy?: 'keep' | 'cancel';
   invoke(input: HostAgentInput, io: HostAgentIO): Promise<HostResult | unknown>;
-  resolveAction?(input: Record<string, unknown>, io: HostAgentIO): Promise<HostResult | unknown>;
+  resolveAction?(input: ResolveActionInput, io: HostAgentIO): Promise<HostResult | unknown>;
   cancel?(input: HostAgentCancelInput): Promise<void> | void;
   feedback?(event: Record<string, unknown>): Promise<void> | void;
+}
+
+/** Who may answer a pending request, and what happens when nobody does in time. */
+export interface HitlOptions {
+  /** Minutes a request stays open when the agent gives no `expiresAt`. Default 60. */
+  timeoutMinutes?: number;
+  /** What a lapsed request becomes: `deny` answers it as a refusal, `cancel` withdraws it. Default `deny`. */
+  onTimeout?: 'deny' | 'cancel';
+  /** Decides who may answer. Default: only the session's owner. */
+  authorizeResolve?(input: {
+    user: string;
+    owner: string;
+    sessionId: string;
+    action: PendingAction;
+    context: RequestContext;
+  }): boolean | Promise<boolean>;
+}
+
+/** The input of `resolveAction`: one answered request and what surrounds it. */
+export interface ResolveActionInput {
+  actionId: string;
+  /** The request, as it was asked. */
+  action: PendingAction;
+  /** The whole answer: decision, comment, approvedArgs, rememberForSession; answers; a client or host tool's output. */
+  resolution: Record<string, unknown>;
+  /** The other requests of the pause that are still open. */
+  pendingActions: PendingAction[];
+  /** The user id, or `system:timeout`. */
+  actor: string;
+  channel: 'api' | 'timeout';
+  /** True when the request lapsed and `hitl.onTimeout: "deny"` answered it. */
+  expired: boolean;
+  conversationId: string;
+  runId: string;
+  metadata: Record<string, unknown>;
+  context: RequestContext;
+  /** Reference attachments that came with the answer (a host tool continuation's). */
+  attachments: Attachment[];
 }
 
 /** A validated definition, ready to be served (what `hostAgentRegistration` returns). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MalformedRequestError, parseOrThrow, throwIssues } from '../errors/index.ts';
 import { ATTACHMENT_SHAPE, AttachmentSchema } from './attachments.ts';
-import { HOST_CONTEXT_LIMITS, HOST_CONTEXT_SHAPE, HostContextSchema } from './host-context.ts';
+import { HOST_CONTEXT_LIMITS, HOST_CONTEXT_SHAPE, HostContextSchema, isPlainObject } from './host-context.ts';
 import { leaf, normalizeKeys, pathAsSent, type Renames, type Shape } from './normalize.ts';
 
 /** Request ids double as SQS deduplication ids: 1-128 printable ASCII characters. */
@@ -20,8 +20,8 @@ export const ChatRequestSchema = z
     id: RequestIdSchema.optional(),
     session_id: SessionIdSchema.optional(),
     agent_id: z.string().min(1).max(128).optional(),
-    content: z.string().min(1, 'must not be empty').max(100_000),
-    metadata: z.record(z.string(), z.unknown()).optional(),
+    content: z.string().max(100_000),
+    metadata: z.custom<Record<string, unknown>>(isPlainObject, 'Expected an object').optional(),
     host_context: HostContextSchema.optional(),
     attachments: z.array(AttachmentSchema).max(HOST_CONTEXT_LIMITS.attachments).optional(),
     /** Legacy: data URIs that become screenshot attachments. */
@@ -34,8 +34,38 @@ export const ChatRequestSchema = z
       .string()
       .regex(/^data:[^,]*,/, 'must be a data: URI')
       .optional(),
+    /** A continuation: the call_id of the pending host tool call this message answers. */
+    tool_call_id: z.string().min(1).max(256).optional(),
+    /** The host tool's result: any JSON. */
+    tool_result: z.unknown().optional(),
+    /** `failed` when the host could not perform the action. */
+    tool_outcome: z.enum(['succeeded', 'failed']).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((body, ctx) => {
+    for (const [field, max] of [
+      ['metadata', 16_384],
+      ['tool_result', 262_144],
+    ] as const) {
+      const bytes = body[field] === undefined ? 0 : Buffer.byteLength(JSON.stringify(body[field]) ?? '');
+      if (bytes > max)
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `at most ${max} bytes of JSON (got ${bytes})`,
+        });
+    }
+    if (body.tool_call_id === undefined) {
+      if (body.content.length === 0)
+        ctx.addIssue({ code: 'custom', path: ['content'], message: 'must not be empty' });
+      for (const field of ['tool_result', 'tool_outcome'] as const) {
+        if (body[field] !== undefined)
+          ctx.addIssue({ code: 'custom', path: [field], message: 'only with tool_call_id' });
+      }
+    } else if (!Object.hasOwn(body, 'tool_result')) {
+      ctx.addIssue({ code: 'custom', path: ['tool_result'], message: 'a continuation needs tool_result' });
+    }
+  });
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
 
 /** The body of the `assistant_join_session` WebSocket action (without `action`). */
@@ -68,6 +98,9 @@ const CHAT_SHAPE: Shape = {
     attachments: { kind: 'array', of: ATTACHMENT_SHAPE },
     images: leaf,
     screenshot: leaf,
+    tool_call_id: leaf,
+    tool_result: leaf,
+    tool_outcome: leaf,
   },
 };
 
@@ -122,4 +155,39 @@ export function parseJoinRequest(value: unknown): JoinRequest {
 /** host_context alone, validated and normalised (what the session stores). */
 export function parseHostContext(value: unknown) {
   return parseContract(HostContextSchema, HOST_CONTEXT_SHAPE, value, 'host_context');
+}
+
+/** An answer to a pending request: `POST /api/sessions/{id}/actions/{actionId}`, `assistant_resolve_action`. */
+export const ResolveRequestSchema = z
+  .object({
+    id: RequestIdSchema.optional(),
+    decision: z.enum(['approve', 'deny']).optional(),
+    comment: z.string().max(10_000).optional(),
+    approved_args: z.record(z.string(), z.unknown()).optional(),
+    remember_for_session: z.boolean().optional(),
+    answers: z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]).optional(),
+    output: z.unknown().optional(),
+    error: z.string().max(10_000).optional(),
+  })
+  .strict();
+export type ResolveRequest = z.infer<typeof ResolveRequestSchema>;
+
+const RESOLVE_FIELDS = [
+  'id',
+  'decision',
+  'comment',
+  'approved_args',
+  'remember_for_session',
+  'answers',
+  'output',
+  'error',
+];
+const RESOLVE_SHAPE: Shape = {
+  kind: 'object',
+  fields: Object.fromEntries(RESOLVE_FIELDS.map((f) => [f, leaf])),
+};
+
+/** An answer, validated and normalised (`approvedArgs` and `approved_args` are the same field). */
+export function parseResolveRequest(value: unknown): ResolveRequest {
+  return parseContract(ResolveRequestSchema, RESOLVE_SHAPE, value, 'answer');
 }

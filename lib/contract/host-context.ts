@@ -10,6 +10,11 @@ export const HOST_CONTEXT_VERSION = 1;
 export const HOST_CONTEXT_LIMITS = {
   /** view.data + view.state + extensions, as JSON. */
   curatedChars: 32_000,
+  /**
+   * The whole context without its attachments, as UTF-8 JSON: the runtime's own bound, so that the
+   * session that stores it stays far below DynamoDB's 400 KB item limit.
+   */
+  totalBytes: 200_000,
   navigation: 50,
   actions: 32,
   attachments: 16,
@@ -21,7 +26,38 @@ export const ToolNameSchema = z
   .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"');
 
 const HostKindSchema = z.enum(['browser', 'mobile', 'desktop', 'terminal', 'service', 'other']);
-const jsonObject = z.record(z.string(), z.unknown());
+
+/** A JSON object (not null, not an array). */
+export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * A host-owned JSON object, checked but never rebuilt: rebuilding would lose keys such as
+ * `__proto__`, and the host's keys are passed through verbatim.
+ */
+const jsonObject = z.custom<Record<string, unknown>>(isPlainObject, 'Expected an object');
+
+const BackgroundEntrySchema = z
+  .object({ state: z.string().max(200), summary: z.unknown().optional() })
+  .strict();
+
+/** `background` keeps the host's names as they are; each entry is `{state, summary}`. */
+const BackgroundSchema = z
+  .custom<Record<string, { state: string; summary?: unknown }>>(isPlainObject, 'Expected an object')
+  .superRefine((background, ctx) => {
+    for (const [name, entry] of Object.entries(background)) {
+      const parsed = BackgroundEntrySchema.safeParse(entry);
+      for (const issue of parsed.error?.issues ?? []) {
+        const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [k]) : [[]];
+        for (const key of keys)
+          ctx.addIssue({
+            code: 'custom',
+            path: [name, ...issue.path, ...key] as PropertyKey[],
+            message: issue.code === 'unrecognized_keys' ? `Unknown field "${key[0]}".` : issue.message,
+          });
+      }
+    }
+  });
 
 /** An action the host performs when the agent calls it: it becomes a host tool. */
 export const HostActionSchema = z
@@ -94,9 +130,7 @@ export const HostContextSchema = z
       })
       .optional(),
     attachments: z.array(AttachmentSchema).max(HOST_CONTEXT_LIMITS.attachments).optional(),
-    background: z
-      .record(z.string(), z.object({ state: z.string().max(200), summary: z.unknown().optional() }).strict())
-      .optional(),
+    background: BackgroundSchema.optional(),
     captured_at: z.string().max(100).optional(),
     extensions: jsonObject.optional(),
   })
@@ -108,6 +142,20 @@ export const HostContextSchema = z
       { path: ['extensions'], chars: jsonLength(context.extensions) },
     ];
     const total = parts.reduce((sum, p) => sum + p.chars, 0);
+    const { attachments: _attachments, ...rest } = context;
+    const fields = Object.entries(rest).map(([key, value]) => ({
+      path: [key],
+      bytes: Buffer.byteLength(JSON.stringify(value) ?? ''),
+    }));
+    const bytes = fields.reduce((sum, f) => sum + f.bytes, 0);
+    if (bytes > HOST_CONTEXT_LIMITS.totalBytes) {
+      const largest = fields.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+      ctx.addIssue({
+        code: 'custom',
+        path: largest.path,
+        message: `host_context without attachments is ${bytes} bytes of JSON; at most ${HOST_CONTEXT_LIMITS.totalBytes} are allowed`,
+      });
+    }
     if (total > HOST_CONTEXT_LIMITS.curatedChars) {
       const largest = parts.reduce((a, b) => (b.chars > a.chars ? b : a));
       ctx.addIssue({

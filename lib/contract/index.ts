@@ -15,7 +15,10 @@ export {
   parseHostContext,
   parseJoinRequest,
   parseJsonBody,
+  parseResolveRequest,
   RequestIdSchema,
+  type ResolveRequest,
+  ResolveRequestSchema,
   SessionIdSchema,
 } from './chat.ts';
 export {

@@ -46,9 +46,12 @@ export function normalizeKeys(
   if (shape.kind !== 'object' || !isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   const sentAs = new Map<string, string>();
+  const own = (table: Record<string, unknown> | undefined, key: string) =>
+    table && Object.hasOwn(table, key) ? table[key] : undefined;
   for (const [key, item] of Object.entries(value)) {
     const snake = snakeCase(key);
-    const field = shape.aliases?.[key] ?? shape.aliases?.[snake] ?? (snake in shape.fields ? snake : key);
+    const alias = (own(shape.aliases, key) ?? own(shape.aliases, snake)) as string | undefined;
+    const field = alias ?? (Object.hasOwn(shape.fields, snake) ? snake : key);
     const earlier = sentAs.get(field);
     if (earlier !== undefined) {
       issues.push({
@@ -59,8 +62,14 @@ export function normalizeKeys(
     }
     sentAs.set(field, key);
     if (field !== key) renames.set(JSON.stringify([...path, field]), key);
-    const inner = shape.fields[field];
-    out[field] = inner ? normalizeKeys(item, inner, [...path, field], renames, issues) : item;
+    const inner = own(shape.fields, field) as Shape | undefined;
+    // defineProperty, so that a key named "__proto__" stays a key (and is then rejected as unknown).
+    Object.defineProperty(out, field, {
+      value: inner ? normalizeKeys(item, inner, [...path, field], renames, issues) : item,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }

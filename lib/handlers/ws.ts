@@ -16,7 +16,7 @@ import {
   setHostContext,
   subscribe,
 } from '../store/index.ts';
-import { errorFrame, pushToConnection } from '../transport/index.ts';
+import { errorFrame, frameOf, pushToConnection } from '../transport/index.ts';
 import { lazyRuntime } from './runtime.ts';
 
 /** The parts of an API Gateway WebSocket event that Switchboard reads. */
@@ -66,7 +66,7 @@ async function replay(rt: Runtime, connectionId: string, sessionId: string, afte
   for (;;) {
     const page = await listEvents(rt, sessionId, cursor, REPLAY_PAGE);
     for (const event of page) {
-      if ((await pushToConnection(rt, connectionId, event)) === 'gone') return cursor;
+      if ((await pushToConnection(rt, connectionId, frameOf(event))) === 'gone') return cursor;
       cursor = event.seq;
     }
     if (page.length < REPLAY_PAGE) return cursor;

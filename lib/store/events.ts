@@ -1,7 +1,14 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
-import { keys, prefixes } from './keys.ts';
-import { isConditionFailure, queryAll, strip } from './table.ts';
+import { getBlob, jsonBytes, putBlob } from './blobs.ts';
+import { keys, prefixes, seqKey } from './keys.ts';
+
+/** Past this size an event's data moves to the bucket, well below DynamoDB's 400 KB. */
+const EVENT_ITEM_LIMIT_BYTES = 300 * 1024;
+
+import { decodeJson, encodeJson, isConditionFailure, queryAll } from './table.ts';
+
+const EVENT_JSON = ['data'] as const;
 
 /**
  * One entry of a session's event log: what the socket carries and what a host that reconnects
@@ -21,11 +28,18 @@ export interface SessionEvent {
  * fence against a stale writer: it returns false when someone else already wrote that seq.
  */
 export async function appendEvent(rt: Runtime, event: SessionEvent): Promise<boolean> {
+  let stored: SessionEvent & { blobKey?: string } = event;
+  if (jsonBytes(event) > EVENT_ITEM_LIMIT_BYTES) {
+    // Claim check: the item keeps its place in the log, the bucket keeps the data.
+    const blobKey = `events/${event.session_id}/${seqKey(event.seq)}.json`;
+    await putBlob(rt, blobKey, event.data);
+    stored = { ...event, data: {}, blobKey };
+  }
   try {
     await rt.db.send(
       new PutCommand({
         TableName: rt.table,
-        Item: { ...keys.event(event.session_id, event.seq), ...event },
+        Item: { ...keys.event(event.session_id, event.seq), ...encodeJson(stored, EVENT_JSON) },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -72,5 +86,10 @@ export async function listEvents(
     },
     limit,
   );
-  return items.map((item) => strip(item) as unknown as SessionEvent);
+  return Promise.all(
+    items.map(async (item) => {
+      const { blobKey, ...event } = decodeJson<SessionEvent & { blobKey?: string }>(item, EVENT_JSON);
+      return blobKey ? { ...event, data: await getBlob<Record<string, unknown>>(rt, blobKey) } : event;
+    }),
+  );
 }

@@ -1,3 +1,14 @@
+export {
+  type ActionRecord,
+  type ActionStatus,
+  type Decision,
+  decideAction,
+  dueActions,
+  getAction,
+  openActions,
+  promoteAction,
+  putAction,
+} from './actions.ts';
 export { deleteBlobs, getBlob, INLINE_LIMIT_BYTES, jsonBytes, putBlob } from './blobs.ts';
 export {
   type ConnectionRecord,

@@ -4,6 +4,7 @@ export const keys = {
   run: (sessionId: string, runId: string) => ({ pk: `SESSION#${sessionId}`, sk: `RUN#${runId}` }),
   message: (sessionId: string, messageId: string) => ({ pk: `SESSION#${sessionId}`, sk: `MSG#${messageId}` }),
   event: (sessionId: string, seq: number) => ({ pk: `SESSION#${sessionId}`, sk: `EVT#${seqKey(seq)}` }),
+  action: (sessionId: string, actionId: string) => ({ pk: `SESSION#${sessionId}`, sk: `ACT#${actionId}` }),
   request: (sessionId: string, requestId: string) => ({ pk: `SESSION#${sessionId}`, sk: `REQ#${requestId}` }),
   subscriber: (sessionId: string, connectionId: string) => ({
     pk: `SESSION#${sessionId}`,
@@ -13,7 +14,13 @@ export const keys = {
 };
 
 /** Sort-key prefixes, for Queries within a session's partition. */
-export const prefixes = { run: 'RUN#', message: 'MSG#', event: 'EVT#', subscriber: 'CONN#' } as const;
+export const prefixes = {
+  run: 'RUN#',
+  message: 'MSG#',
+  event: 'EVT#',
+  subscriber: 'CONN#',
+  action: 'ACT#',
+} as const;
 
 /** Zero-padded so that string order is numeric order. */
 export function seqKey(seq: number): string {

@@ -4,7 +4,16 @@ import type { Runtime } from '../config/index.ts';
 import type { Attachment, HostContext } from '../contract/index.ts';
 import { getBlob, jsonBytes, putBlob } from './blobs.ts';
 import { keys, prefixes } from './keys.ts';
-import { isConditionFailure, queryAll, strip } from './table.ts';
+import { decodeJson, encodeJson, isConditionFailure, queryAll } from './table.ts';
+
+const MESSAGE_JSON = [
+  'metadata',
+  'toolCalls',
+  'pendingActions',
+  'usage',
+  'hostContext',
+  'attachments',
+] as const;
 
 /** A stored message of a session. */
 export interface MessageRecord {
@@ -57,7 +66,11 @@ export async function putMessage(rt: Runtime, message: MessageRecord): Promise<v
     await rt.db.send(
       new PutCommand({
         TableName: rt.table,
-        Item: { ...keys.message(message.sessionId, message.messageId), type: 'message', ...item },
+        Item: {
+          ...keys.message(message.sessionId, message.messageId),
+          type: 'message',
+          ...encodeJson(item, MESSAGE_JSON),
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -86,7 +99,7 @@ export async function listMessages(
   });
   return Promise.all(
     items.map(async (item) => {
-      const message = strip(item) as unknown as MessageRecord;
+      const message = decodeJson<MessageRecord>(item, MESSAGE_JSON);
       return message.blobKey
         ? { ...message, ...(await getBlob<Partial<MessageRecord>>(rt, message.blobKey)) }
         : message;

@@ -2,7 +2,10 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StopReason, Usage } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { keys } from './keys.ts';
-import { isConditionFailure, strip } from './table.ts';
+import { decodeJson, encodeJson, isConditionFailure } from './table.ts';
+
+/** Run fields stored as JSON text. */
+export const RUN_JSON = ['usage'] as const;
 
 /** Where a run is: queued by the API, running in a worker, or ended. */
 export type RunStatus =
@@ -41,7 +44,7 @@ export async function putRun(rt: Runtime, run: RunRecord): Promise<void> {
     await rt.db.send(
       new PutCommand({
         TableName: rt.table,
-        Item: { ...keys.run(run.sessionId, run.runId), type: 'run', ...run },
+        Item: { ...keys.run(run.sessionId, run.runId), type: 'run', ...encodeJson(run, RUN_JSON) },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -55,7 +58,7 @@ export async function getRun(rt: Runtime, sessionId: string, runId: string): Pro
   const { Item } = await rt.db.send(
     new GetCommand({ TableName: rt.table, Key: keys.run(sessionId, runId), ConsistentRead: true }),
   );
-  return Item ? (strip(Item) as unknown as RunRecord) : undefined;
+  return Item ? decodeJson<RunRecord>(Item, RUN_JSON) : undefined;
 }
 
 /**
@@ -126,7 +129,7 @@ export async function finishRun(
           ':stop': outcome.stopReason,
           ':at': new Date(now).toISOString(),
           ':error': outcome.error ?? null,
-          ':usage': outcome.usage ?? null,
+          ':usage': outcome.usage ? JSON.stringify(outcome.usage) : null,
           ':owner': owner,
           ':running': 'running',
         },

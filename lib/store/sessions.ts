@@ -3,7 +3,10 @@ import type { Runtime } from '../config/index.ts';
 import type { HostContext } from '../contract/index.ts';
 import { keys, prefixes } from './keys.ts';
 import type { RunRecord } from './runs.ts';
-import { isConditionFailure, queryAll, strip } from './table.ts';
+import { RUN_JSON } from './runs.ts';
+import { decodeJson, encodeJson, isConditionFailure, queryAll } from './table.ts';
+
+const SESSION_JSON = ['hostContext', 'metadata'] as const;
 
 /** A session's META item: who owns it and which agent serves it. */
 export interface SessionRecord {
@@ -21,7 +24,7 @@ export async function getSession(rt: Runtime, sessionId: string): Promise<Sessio
   const { Item } = await rt.db.send(
     new GetCommand({ TableName: rt.table, Key: keys.session(sessionId), ConsistentRead: true }),
   );
-  return Item ? (strip(Item) as SessionRecord) : undefined;
+  return Item ? decodeJson<SessionRecord>(Item, SESSION_JSON) : undefined;
 }
 
 /**
@@ -33,7 +36,7 @@ export async function ensureSession(rt: Runtime, session: SessionRecord): Promis
     await rt.db.send(
       new PutCommand({
         TableName: rt.table,
-        Item: { ...keys.session(session.sessionId), type: 'session', ...session },
+        Item: { ...keys.session(session.sessionId), type: 'session', ...encodeJson(session, SESSION_JSON) },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -58,7 +61,7 @@ export async function latestRun(rt: Runtime, sessionId: string): Promise<RunReco
     },
     1,
   );
-  return item ? (strip(item) as unknown as RunRecord) : undefined;
+  return item ? decodeJson<RunRecord>(item, RUN_JSON) : undefined;
 }
 
 /** Stores the host context a message or a join carried; later messages without one reuse it. */
@@ -69,7 +72,7 @@ export async function setHostContext(rt: Runtime, sessionId: string, context: Ho
       Key: keys.session(sessionId),
       UpdateExpression: 'SET hostContext = :c',
       ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':c': context },
+      ExpressionAttributeValues: { ':c': JSON.stringify(context) },
     }),
   );
 }

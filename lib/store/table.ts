@@ -40,3 +40,25 @@ export function strip<T extends Record<string, unknown>>(
   const { pk: _pk, sk: _sk, ttl: _ttl, gsi1pk: _g1, gsi1sk: _g2, ...rest } = item;
   return rest;
 }
+
+/**
+ * Fields that hold the host's or the agent's own JSON are stored as JSON text, not as DynamoDB
+ * maps: DynamoDB numbers cannot hold every JSON number (1e-200, integers past 2^53) and the
+ * marshaller refuses objects with a `constructor` key, and neither is the host's mistake.
+ */
+export function encodeJson<T extends object>(record: T, fields: readonly string[]): Record<string, unknown> {
+  const out = { ...record } as Record<string, unknown>;
+  for (const field of fields) {
+    if (out[field] !== undefined && out[field] !== null) out[field] = JSON.stringify(out[field]);
+  }
+  return out;
+}
+
+/** The record with its JSON-text fields parsed back. */
+export function decodeJson<T>(item: Record<string, unknown>, fields: readonly string[]): T {
+  const out = strip(item) as Record<string, unknown>;
+  for (const field of fields) {
+    if (typeof out[field] === 'string') out[field] = JSON.parse(out[field] as string);
+  }
+  return out as T;
+}

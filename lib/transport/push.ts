@@ -38,12 +38,28 @@ export async function pushToConnection(
   }
 }
 
+/** A WebSocket message may be 128 KB; an event frame stays below it with room to spare. */
+const MAX_FRAME_BYTES = 120 * 1024;
+
+/**
+ * The frame of an event: the event itself, or, when it would not fit one WebSocket message, its
+ * envelope with `data: null` and `href`, where the host reads it over HTTP.
+ */
+export function frameOf(
+  event: SessionEvent,
+): SessionEvent | (SessionEvent & { href: string; truncated: true }) {
+  if (Buffer.byteLength(JSON.stringify(event)) <= MAX_FRAME_BYTES) return event;
+  const href = `/api/sessions/${encodeURIComponent(event.session_id)}/events?after=${event.seq - 1}&limit=1`;
+  return { ...event, data: {}, truncated: true, href };
+}
+
 /** Sends an event to every connection joined to its session; a gone connection's records are deleted. */
 export async function broadcast(rt: Runtime, event: SessionEvent): Promise<void> {
   const connectionIds = await subscribers(rt, event.session_id);
+  const frame = frameOf(event);
   await Promise.all(
     connectionIds.map(async (connectionId) => {
-      if ((await pushToConnection(rt, connectionId, event)) === 'gone') {
+      if ((await pushToConnection(rt, connectionId, frame)) === 'gone') {
         await removeConnection(rt, connectionId, [event.session_id]).catch((error: unknown) =>
           rt.logger.warn('Could not delete a gone connection', { connectionId, error: String(error) }),
         );

@@ -248,12 +248,8 @@ describe('POST /api/chat with a host_context', () => {
   }, 60_000);
 });
 
-/**
- * Known bugs, pinned with minimal inputs: each test states the contract and is expected to fail
- * until lib is fixed (then `it.fails` turns red and the test becomes an ordinary `it`). The
- * generators above leave these inputs out so that the properties keep testing everything else.
- */
-describe('known bugs', () => {
+/** Inputs that once broke the validator or the store, pinned with minimal examples. */
+describe('inputs that once broke the runtime', () => {
   let sandbox: Sandbox;
 
   beforeAll(async () => {
@@ -276,34 +272,34 @@ describe('known bugs', () => {
       })
     ).status;
 
-  it.fails('keeps a host key named __proto__ inside view.data', () => {
+  it('keeps a host key named __proto__ inside view.data', () => {
     const ctx = JSON.parse('{"view":{"name":"a","data":{"__proto__":{"x":1},"b":2}}}');
     expect(Object.keys(parsed(ctx).view?.data ?? {})).toEqual(['__proto__', 'b']);
   });
 
-  it.fails('rejects an unknown field named __proto__ in host', () => {
+  it('rejects an unknown field named __proto__ in host', () => {
     const ctx = JSON.parse('{"host":{"__proto__":{}}}');
     expect(outcome(() => parseHostContext(ctx)).ok).toBe(false);
   });
 
-  it.fails('names an unknown top-level field toString as it was sent', () => {
+  it('names an unknown top-level field toString as it was sent', () => {
     const result = outcome(() => parseHostContext({ toString: 1 }));
     expect(result.ok ? [] : result.issues.map((i) => i.path)).toEqual([['toString']]);
   });
 
-  it.fails('answers 202 for a host key named constructor in view.data', async () => {
+  it('answers 202 for a host key named constructor in view.data', async () => {
     expect(await status({ view: { name: 'a', data: { constructor: { a: 1 } } } })).toBe(202);
   });
 
-  it.fails('answers 202 for a number above 2^53 in view.data', async () => {
+  it('answers 202 for a number above 2^53 in view.data', async () => {
     expect(await status({ view: { name: 'a', data: { n: 1e16 } } })).toBe(202);
   });
 
-  it.fails('answers 202 for a tiny number in view.state', async () => {
+  it('answers 202 for a tiny number in view.state', async () => {
     expect(await status({ view: { name: 'a', state: 1e-200 } })).toBe(202);
   });
 
-  it.fails('answers 202 or 422, not 500, for action parameters of 450,000 characters', async () => {
+  it('answers 202 or 422, not 500, for action parameters of 450,000 characters', async () => {
     const parameters = { type: 'object', description: 'x'.repeat(450_000) };
     expect([202, 422]).toContain(await status({ actions: [{ name: 'a', parameters }] }));
   });

@@ -1,0 +1,180 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Runtime } from '../config/index.ts';
+import { dueBucket, keys, prefixes, ttlAt } from './keys.ts';
+import { decodeJson, encodeJson, isConditionFailure, queryAll } from './table.ts';
+
+const ACTION_JSON = ['action', 'resolution'] as const;
+
+/** Where a request the turn waits on is. `queued` host calls are handed over one at a time. */
+export type ActionStatus = 'pending' | 'queued' | 'resolved' | 'cancelled' | 'expired' | 'superseded';
+
+/** What the turn waits on: an approval, a question, a client tool or a host tool call. */
+export interface ActionRecord {
+  actionId: string;
+  sessionId: string;
+  /** The run that asked, and the assistant message that carries the request. */
+  runId: string;
+  messageId: string;
+  kind: 'tool_approval' | 'user_question' | 'client_tool' | 'host_tool';
+  /** The request as the agent made it. */
+  action: Record<string, unknown>;
+  status: ActionStatus;
+  createdAt: string;
+  expiresAt: number;
+  resolution?: Record<string, unknown>;
+  actor?: string;
+  channel?: 'api' | 'timeout' | 'system';
+  expired?: boolean;
+  resolvedAt?: string;
+  /** A newer request (a continuation, a new message) that decided it. */
+  decidedBy?: string;
+}
+
+/** How long a decided request is kept for 409 answers before DynamoDB's TTL removes it. */
+const KEEP_DECIDED_MS = 7 * 24 * 3_600_000;
+
+/** Stores the requests of a pause; a pending one is in the sweep's due index until it is decided. */
+export async function putAction(rt: Runtime, action: ActionRecord): Promise<void> {
+  const due =
+    action.status === 'pending'
+      ? {
+          gsi1pk: dueBucket('act', action.expiresAt),
+          gsi1sk: `${action.expiresAt}#${action.sessionId}#${action.actionId}`,
+        }
+      : {};
+  await rt.db.send(
+    new PutCommand({
+      TableName: rt.table,
+      Item: {
+        ...keys.action(action.sessionId, action.actionId),
+        type: 'action',
+        ...encodeJson(action, ACTION_JSON),
+        ...due,
+        ttl: ttlAt(action.expiresAt + KEEP_DECIDED_MS),
+      },
+    }),
+  );
+}
+
+/** The request, read consistently. */
+export async function getAction(
+  rt: Runtime,
+  sessionId: string,
+  actionId: string,
+): Promise<ActionRecord | undefined> {
+  const { Item } = await rt.db.send(
+    new GetCommand({ TableName: rt.table, Key: keys.action(sessionId, actionId), ConsistentRead: true }),
+  );
+  return Item ? decodeJson<ActionRecord>(Item, ACTION_JSON) : undefined;
+}
+
+/** A session's requests that are still open (pending or queued), oldest first. */
+export async function openActions(rt: Runtime, sessionId: string): Promise<ActionRecord[]> {
+  const items = await queryAll(rt, {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :act)',
+    FilterExpression: '#status IN (:pending, :queued)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':pk': keys.session(sessionId).pk,
+      ':act': prefixes.action,
+      ':pending': 'pending',
+      ':queued': 'queued',
+    },
+    ConsistentRead: true,
+  });
+  return items
+    .map((item) => decodeJson<ActionRecord>(item, ACTION_JSON))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/** How a decision is recorded. */
+export interface Decision {
+  status: Exclude<ActionStatus, 'pending' | 'queued'>;
+  resolution?: Record<string, unknown>;
+  actor: string;
+  channel: NonNullable<ActionRecord['channel']>;
+  expired?: boolean;
+  decidedBy?: string;
+}
+
+/**
+ * Decides an open request: one conditional write on `status = pending` (and, for an answer, on the
+ * request not having lapsed), so of two answers, or an answer and the sweep, exactly one wins.
+ * Returns the decided record, or undefined when someone else decided it first.
+ */
+export async function decideAction(
+  rt: Runtime,
+  sessionId: string,
+  actionId: string,
+  decision: Decision,
+  options: { now: number; mustBeLive: boolean; from?: ActionStatus },
+): Promise<ActionRecord | undefined> {
+  try {
+    const { Attributes } = await rt.db.send(
+      new UpdateCommand({
+        TableName: rt.table,
+        Key: keys.action(sessionId, actionId),
+        UpdateExpression:
+          'SET #status = :status, resolution = :resolution, actor = :actor, channel = :channel, expired = :expired, resolvedAt = :at, decidedBy = :by REMOVE gsi1pk, gsi1sk',
+        ConditionExpression: options.mustBeLive ? '#status = :from AND expiresAt > :now' : '#status = :from',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':status': decision.status,
+          ':resolution': decision.resolution ? JSON.stringify(decision.resolution) : null,
+          ':actor': decision.actor,
+          ':channel': decision.channel,
+          ':expired': decision.expired ?? false,
+          ':at': new Date(options.now).toISOString(),
+          ':by': decision.decidedBy ?? null,
+          ':from': options.from ?? 'pending',
+          ...(options.mustBeLive && { ':now': options.now }),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return decodeJson<ActionRecord>(Attributes ?? {}, ACTION_JSON);
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Hands over the next queued host call: queued → pending, with its own expiry. */
+export async function promoteAction(rt: Runtime, action: ActionRecord, expiresAt: number): Promise<void> {
+  await rt.db.send(
+    new UpdateCommand({
+      TableName: rt.table,
+      Key: keys.action(action.sessionId, action.actionId),
+      UpdateExpression: 'SET #status = :pending, expiresAt = :exp, gsi1pk = :pk, gsi1sk = :sk',
+      ConditionExpression: '#status = :queued',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':pending': 'pending',
+        ':queued': 'queued',
+        ':exp': expiresAt,
+        ':pk': dueBucket('act', expiresAt),
+        ':sk': `${expiresAt}#${action.sessionId}#${action.actionId}`,
+      },
+    }),
+  );
+}
+
+/** Requests whose expiry passed before `now`, found through the due index, never a scan. */
+export async function dueActions(
+  rt: Runtime,
+  now: number,
+  lookbackHours: number,
+): Promise<{ sessionId: string; actionId: string }[]> {
+  const found: { sessionId: string; actionId: string }[] = [];
+  for (let h = lookbackHours; h >= 0; h -= 1) {
+    const items = await queryAll(rt, {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :bucket AND gsi1sk < :now',
+      ExpressionAttributeValues: { ':bucket': dueBucket('act', now - h * 3_600_000), ':now': `${now}` },
+    });
+    found.push(
+      ...items.map((item) => ({ sessionId: String(item.sessionId), actionId: String(item.actionId) })),
+    );
+  }
+  return found;
+}
