@@ -29,7 +29,8 @@ const isDate = (value: string) => !Number.isNaN(Date.parse(value));
 export const PendingActionSchema = z
   .object({
     id: z.string().min(1),
-    type: z.enum(['tool_approval', 'user_question', 'client_tool']),
+    /** `host_tool` is a call of a host tool, which the host performs (see the host contract). */
+    type: z.enum(['tool_approval', 'user_question', 'client_tool', 'host_tool']),
     toolName: z.string().optional(),
     title: z.string().optional(),
     args: z.unknown().optional(),

@@ -21,6 +21,8 @@ export const SettingsSchema = z
       .object({
         /** How long a worker's claim on a turn lasts without renewal. */
         leaseMs: z.number().int().min(1_000).max(900_000).default(60_000),
+        /** How long a cancel hook (and, later, an agent told to stop) is waited for before it is given up on. */
+        cancelGraceMs: z.number().int().min(0).max(60_000).default(5_000),
       })
       .strict()
       .prefault({}),

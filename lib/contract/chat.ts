@@ -191,3 +191,12 @@ const RESOLVE_SHAPE: Shape = {
 export function parseResolveRequest(value: unknown): ResolveRequest {
   return parseContract(ResolveRequestSchema, RESOLVE_SHAPE, value, 'answer');
 }
+
+/** Which request an `assistant_resolve_action` frame answers. */
+export function parseResolveTarget(value: unknown): { session_id: string; action_id: string } {
+  return parseOrThrow(
+    z.object({ session_id: SessionIdSchema, action_id: z.string().min(1).max(256) }).strict(),
+    value,
+    'answer',
+  );
+}

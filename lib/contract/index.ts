@@ -16,6 +16,7 @@ export {
   parseJoinRequest,
   parseJsonBody,
   parseResolveRequest,
+  parseResolveTarget,
   RequestIdSchema,
   type ResolveRequest,
   ResolveRequestSchema,

@@ -7,11 +7,16 @@ export const HTTP_ROUTES = [
   'GET /api/sessions/{id}',
   'GET /api/sessions/{id}/messages',
   'GET /api/sessions/{id}/events',
+  'POST /api/sessions/{id}/actions/{actionId}',
   'POST /api/files',
   'GET /api/files/{id}',
 ] as const;
 export type HttpRouteKey = (typeof HTTP_ROUTES)[number];
 
 /** WebSocket action routes (besides `$connect`, `$disconnect` and `$default`), by `action`. */
-export const WEBSOCKET_ROUTES = ['assistant_message', 'assistant_join_session'] as const;
+export const WEBSOCKET_ROUTES = [
+  'assistant_message',
+  'assistant_join_session',
+  'assistant_resolve_action',
+] as const;
 export type WebSocketRouteKey = (typeof WEBSOCKET_ROUTES)[number];

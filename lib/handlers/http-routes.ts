@@ -8,12 +8,21 @@ import {
   type HttpRouteKey,
   parseChatRequest,
   parseJsonBody,
+  parseResolveRequest,
 } from '../contract/index.ts';
-import { parseOrThrow, ValidationError } from '../errors/index.ts';
+import { NotFoundError, parseOrThrow, ValidationError } from '../errors/index.ts';
 import { createUpload, fileView, ownedFile, storeUpload } from '../files/index.ts';
-import { submitTurn } from '../runs/index.ts';
+import { submitAnswer, submitTurn } from '../runs/index.ts';
 import { messageView, ownedSession, sessionView } from '../sessions/index.ts';
-import { lastSeq, latestRun, listEvents, listMessages } from '../store/index.ts';
+import {
+  getSession,
+  lastSeq,
+  latestRun,
+  listActions,
+  listEvents,
+  listMessages,
+  openActions,
+} from '../store/index.ts';
 import { json } from '../transport/index.ts';
 
 /** One HTTP route: its API Gateway route key and what it does. */
@@ -71,12 +80,22 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   },
   async 'GET /api/sessions/{id}'(rt, _app, event) {
     const session = await ownedSession(rt, identity(event), sessionIdOf(event));
-    return json(200, sessionView(session, await latestRun(rt, session.sessionId)));
+    const [run, open] = await Promise.all([
+      latestRun(rt, session.sessionId),
+      openActions(rt, session.sessionId),
+    ]);
+    return json(200, sessionView(session, run, open));
   },
   async 'GET /api/sessions/{id}/messages'(rt, _app, event) {
     const session = await ownedSession(rt, identity(event), sessionIdOf(event));
-    const messages = await listMessages(rt, session.sessionId);
-    return json(200, { session_id: session.sessionId, messages: messages.map(messageView) });
+    const [messages, actions] = await Promise.all([
+      listMessages(rt, session.sessionId),
+      listActions(rt, session.sessionId),
+    ]);
+    return json(200, {
+      session_id: session.sessionId,
+      messages: messages.map((m) => messageView(m, actions)),
+    });
   },
   async 'GET /api/sessions/{id}/events'(rt, _app, event) {
     const query = parseOrThrow(EventsQuerySchema, event.queryStringParameters ?? {}, 'query');
@@ -89,6 +108,14 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
       last_seq: last,
       has_more: (events.at(-1)?.seq ?? last) < last,
     });
+  },
+  async 'POST /api/sessions/{id}/actions/{actionId}'(rt, app, event) {
+    const request = parseResolveRequest(parseJsonBody(event.body, event.isBase64Encoded));
+    const session = await getSession(rt, sessionIdOf(event));
+    if (!session)
+      throw new NotFoundError('session_not_found', `Session "${sessionIdOf(event)}" does not exist.`);
+    const actionId = decodeURIComponent(event.pathParameters?.actionId ?? '');
+    return json(202, await submitAnswer(rt, app, identity(event), session, actionId, request));
   },
   'POST /api/files': (rt, _app, event) => postFile(rt, event),
   async 'GET /api/files/{id}'(rt, _app, event) {

@@ -3,12 +3,19 @@ import type { Context } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
 import { type Identity, identityFromAuthorizer } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { parseChatRequest, parseJoinRequest, parseJsonBody } from '../contract/index.ts';
-import { ValidationError } from '../errors/index.ts';
-import { submitTurn } from '../runs/index.ts';
+import {
+  parseChatRequest,
+  parseJoinRequest,
+  parseJsonBody,
+  parseResolveRequest,
+  parseResolveTarget,
+} from '../contract/index.ts';
+import { NotFoundError, ValidationError } from '../errors/index.ts';
+import { submitAnswer, submitTurn } from '../runs/index.ts';
 import { ownedSession } from '../sessions/index.ts';
 import {
   type ConnectionRecord,
+  getSession,
   lastSeq,
   listEvents,
   putConnection,
@@ -118,6 +125,21 @@ const ROUTES: Record<string, Route> = {
       last_seq: await lastSeq(rt, session.sessionId),
     };
   },
+  async assistant_resolve_action(rt, app, event, identity) {
+    const { session_id, action_id, sessionId, actionId, ...answer } = bodyOf(event).body;
+    const ids = parseResolveTarget({ session_id: session_id ?? sessionId, action_id: action_id ?? actionId });
+    const session = await getSession(rt, ids.session_id);
+    if (!session) throw new NotFoundError('session_not_found', `Session "${ids.session_id}" does not exist.`);
+    const accepted = await submitAnswer(
+      rt,
+      app,
+      identity,
+      session,
+      ids.action_id,
+      parseResolveRequest(answer),
+    );
+    return { type: 'assistant:resolved', ...accepted };
+  },
   async $default(_rt, _app, event) {
     let action: unknown;
     try {
@@ -131,7 +153,12 @@ const ROUTES: Record<string, Route> = {
     }
     throw new ValidationError(
       `Unknown action ${JSON.stringify(action ?? null)}.`,
-      [{ path: ['action'], message: 'Expected assistant_message or assistant_join_session' }],
+      [
+        {
+          path: ['action'],
+          message: 'Expected assistant_message, assistant_join_session or assistant_resolve_action',
+        },
+      ],
       'unknown_action',
     );
   },

@@ -1,5 +1,6 @@
+export { submitAnswer, submitContinuation, supersedeOpen } from './continuation.ts';
 export { EventStream, FencedError } from './event-stream.ts';
-export { type TurnJob, TurnJobSchema } from './job.ts';
+export { enqueue, type TurnJob, TurnJobSchema } from './job.ts';
 export { RetryLaterError, runTurn } from './run-turn.ts';
 export { type Accepted, type BeforeEnqueue, submitTurn } from './submit.ts';
 export { TurnState } from './turn-state.ts';

@@ -1,11 +1,29 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
+import type { Runtime } from '../config/index.ts';
+import { digest } from '../ids/index.ts';
 
 /** What the API puts on the turns queue: ids only; everything else is in the table. */
 export const TurnJobSchema = z.object({
   v: z.literal(1),
-  kind: z.literal('turn'),
+  kind: z.enum(['turn', 'resolve', 'lapse']),
   sessionId: z.string(),
   runId: z.string(),
   requestId: z.string(),
 });
 export type TurnJob = z.infer<typeof TurnJobSchema>;
+
+/**
+ * Queues a run on its session's FIFO group. The deduplication id is the run's, so the sweep may
+ * queue a run again when its job was lost and at most one delivery claims it.
+ */
+export async function enqueue(rt: Runtime, job: TurnJob): Promise<void> {
+  await rt.sqs.send(
+    new SendMessageCommand({
+      QueueUrl: rt.queueUrl,
+      MessageBody: JSON.stringify(job),
+      MessageGroupId: job.sessionId,
+      MessageDeduplicationId: digest(job.sessionId, job.runId),
+    }),
+  );
+}

@@ -22,7 +22,8 @@ import {
   setHostContext,
 } from '../store/index.ts';
 import { checkFileIds, splitAttachments, storeAttachment } from './attachments.ts';
-import type { TurnJob } from './job.ts';
+import { submitContinuation, supersedeOpen } from './continuation.ts';
+import { enqueue } from './job.ts';
 
 /** The answer to an accepted message: where its turn will show up. */
 export interface Accepted {
@@ -112,6 +113,8 @@ export async function submitTurn(
 ): Promise<Accepted> {
   const requestId = request.id ?? newId('req');
   const session = await resolveSession(rt, app, identity, request, requestId);
+  if (request.tool_call_id !== undefined)
+    return submitContinuation(rt, identity, session, request, requestId);
   const now = Date.now();
   const runId = newId('run');
   const { first, record } = await recordRequest(
@@ -157,6 +160,7 @@ export async function submitTurn(
       ),
     }),
   });
+  const withdrawn = first ? await supersedeOpen(rt, app, identity, session, record.runId) : [];
   await putRun(rt, {
     runId: record.runId,
     sessionId: session.sessionId,
@@ -166,19 +170,12 @@ export async function submitTurn(
     assistantMessageId: record.assistantMessageId,
     status: 'queued',
     createdAt,
+    kind: 'turn',
     ...(screenshotKeys.length > 0 && { screenshots: screenshotKeys }),
+    ...(withdrawn.length > 0 && { withdrawn }),
   });
   await beforeEnqueue?.(session.sessionId);
-  const job: TurnJob = { v: 1, kind: 'turn', sessionId: session.sessionId, runId: record.runId, requestId };
-  await rt.sqs.send(
-    new SendMessageCommand({
-      QueueUrl: rt.queueUrl,
-      MessageBody: JSON.stringify(job),
-      MessageGroupId: session.sessionId,
-      // Request ids are the host's and only unique within a session, whatever the queue's dedup scope.
-      MessageDeduplicationId: digest(session.sessionId, requestId),
-    }),
-  );
+  await enqueue(rt, { v: 1, kind: 'turn', sessionId: session.sessionId, runId: record.runId, requestId });
   return {
     request_id: requestId,
     session_id: session.sessionId,

@@ -20,6 +20,15 @@ function addUsage(total: Usage | undefined, next: Usage): Usage {
 export class TurnState {
   text = '';
   readonly toolCalls: ToolCall[] = [];
+  /** Calls of host tools: the host performs them, so they become pending host calls. */
+  readonly hostCalls: PendingAction[] = [];
+
+  constructor(private readonly hostTools: ReadonlySet<string> = new Set()) {}
+
+  /** True when a tool_use names a host tool. */
+  isHostCall(event: HostEvent): boolean {
+    return event.type === 'tool_use' && this.hostTools.has(event.name);
+  }
   actions: PendingAction[] = [];
   usage: Usage | undefined;
   stop: StopReason | undefined;
@@ -31,7 +40,16 @@ export class TurnState {
         this.text += event.text;
         break;
       case 'tool_use':
-        this.toolCalls.push({ id: event.id, name: event.name, args: event.args });
+        if (this.hostTools.has(event.name)) {
+          this.hostCalls.push({
+            id: event.id,
+            type: 'host_tool',
+            toolName: event.name,
+            args: event.args ?? {},
+          });
+        } else {
+          this.toolCalls.push({ id: event.id, name: event.name, args: event.args });
+        }
         break;
       case 'tool_result': {
         const call = this.toolCalls.find((c) => c.id === event.id);
@@ -66,7 +84,10 @@ export class TurnState {
     outcome: RunOutcome;
   } {
     const content = result.content ? result.content : this.text;
-    const pendingActions = result.pendingActions ?? this.actions;
+    // Host calls the agent answered itself (a tool_result with their id) are not the host's to do.
+    const hostCalls = this.hostCalls.filter((h) => !this.toolCalls.some((c) => c.id === h.id));
+    const asked = result.pendingActions ?? this.actions;
+    const pendingActions = [...asked, ...hostCalls.filter((h) => !asked.some((a) => a.id === h.id))];
     const usage = result.usage ?? this.usage;
     let status: RunOutcome['status'] = 'completed';
     if (result.status === 'cancelled') status = 'cancelled';

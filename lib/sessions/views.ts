@@ -1,14 +1,16 @@
-import type { MessageRecord, RunRecord, SessionRecord } from '../store/index.ts';
+import { actionView, pendingToolCallOf } from '../actions/index.ts';
+import type { ActionRecord, MessageRecord, RunRecord, SessionRecord } from '../store/index.ts';
 
 /** What a host sees of a session's state. */
 export type SessionStatus = 'idle' | 'running' | 'requires_action';
 
-/** The session status follows its newest run: runs of a session execute in order. */
-export function statusOf(run: RunRecord | undefined): SessionStatus {
-  if (!run) return 'idle';
-  if (run.status === 'queued' || run.status === 'running') return 'running';
-  if (run.status === 'requires_action') return 'requires_action';
-  return 'idle';
+/**
+ * The session's status: running while its newest run is queued or running (runs of a session
+ * execute in order), else waiting while any request is open, else idle.
+ */
+export function statusOf(run: RunRecord | undefined, open: ActionRecord[] = []): SessionStatus {
+  if (run && (run.status === 'queued' || run.status === 'running')) return 'running';
+  return open.length > 0 ? 'requires_action' : 'idle';
 }
 
 /** The wire form of a run. */
@@ -29,11 +31,17 @@ export function runView(run: RunRecord) {
 }
 
 /** The wire form of `GET /api/sessions/{id}`. */
-export function sessionView(session: SessionRecord, run: RunRecord | undefined) {
+export function sessionView(session: SessionRecord, run: RunRecord | undefined, open: ActionRecord[] = []) {
+  const hostCalls = open.filter((a) => a.kind === 'host_tool');
   return {
     id: session.sessionId,
     agent_id: session.agentId,
-    status: statusOf(run),
+    status: statusOf(run, open),
+    pending_action: pendingToolCallOf(
+      hostCalls.find((a) => a.status === 'pending'),
+      hostCalls.filter((a) => a.status === 'queued'),
+    ),
+    pending_actions: open.filter((a) => a.kind !== 'host_tool').map(actionView),
     created_at: session.createdAt,
     metadata: session.metadata ?? {},
     host_context: session.hostContext ?? null,
@@ -41,8 +49,11 @@ export function sessionView(session: SessionRecord, run: RunRecord | undefined) 
   };
 }
 
-/** The wire form of a stored message. */
-export function messageView(message: MessageRecord) {
+/** The wire form of a stored message, each request it asked shown with where it is now. */
+export function messageView(message: MessageRecord, actions: ActionRecord[] = []) {
+  const states = new Map(
+    actions.filter((a) => a.messageId === message.messageId).map((a) => [a.actionId, a]),
+  );
   return {
     id: message.messageId,
     role: message.role,
@@ -50,7 +61,17 @@ export function messageView(message: MessageRecord) {
     run_id: message.runId,
     created_at: message.createdAt,
     ...(message.toolCalls && { tool_calls: message.toolCalls }),
-    ...(message.pendingActions && { pending_actions: message.pendingActions }),
+    ...(message.pendingActions && {
+      pending_actions: message.pendingActions.map((asked) => {
+        const state = states.get(asked.id);
+        return {
+          ...asked,
+          status: state?.status ?? 'pending',
+          ...(state?.resolution && { resolution: state.resolution }),
+          ...(state?.actor && { actor: state.actor }),
+        };
+      }),
+    }),
     ...(message.stopReason && { stop_reason: message.stopReason }),
     ...(message.usage && { usage: message.usage }),
     ...(message.metadata && { metadata: message.metadata }),

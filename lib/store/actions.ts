@@ -68,6 +68,18 @@ export async function getAction(
   return Item ? decodeJson<ActionRecord>(Item, ACTION_JSON) : undefined;
 }
 
+/** Every request of a session, decided ones included, oldest first. */
+export async function listActions(rt: Runtime, sessionId: string): Promise<ActionRecord[]> {
+  const items = await queryAll(rt, {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :act)',
+    ExpressionAttributeValues: { ':pk': keys.session(sessionId).pk, ':act': prefixes.action },
+    ConsistentRead: true,
+  });
+  return items
+    .map((item) => decodeJson<ActionRecord>(item, ACTION_JSON))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
 /** A session's requests that are still open (pending or queued), oldest first. */
 export async function openActions(rt: Runtime, sessionId: string): Promise<ActionRecord[]> {
   const items = await queryAll(rt, {

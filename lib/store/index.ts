@@ -5,6 +5,7 @@ export {
   decideAction,
   dueActions,
   getAction,
+  listActions,
   openActions,
   promoteAction,
   putAction,
@@ -23,6 +24,7 @@ export { appendEvent, lastSeq, listEvents, type SessionEvent } from './events.ts
 export { type FileRecord, getFile, putFile } from './files.ts';
 export { dueBucket, keys, prefixes, seqKey, ttlAt } from './keys.ts';
 export {
+  getMessage,
   listMessages,
   type MessageRecord,
   messageId,
@@ -32,9 +34,12 @@ export {
 export { type RequestRecord, recordRequest } from './requests.ts';
 export {
   claimRun,
+  dueRuns,
   finishRun,
   getRun,
+  postponeRun,
   putRun,
+  REQUEUE_AFTER_MS,
   type RunOutcome,
   type RunRecord,
   type RunStatus,

@@ -54,7 +54,11 @@ export function messageId(runId: string, position: number): string {
 }
 
 /** Stores a message once; storing the same message again (a retry) changes nothing. */
-export async function putMessage(rt: Runtime, message: MessageRecord): Promise<void> {
+export async function putMessage(
+  rt: Runtime,
+  message: MessageRecord,
+  options: { replace?: boolean } = {},
+): Promise<void> {
   let item: MessageRecord = message;
   if (jsonBytes(message) > MESSAGE_ITEM_LIMIT_BYTES) {
     const blobKey = `messages/${message.sessionId}/${message.messageId}.json`;
@@ -71,7 +75,8 @@ export async function putMessage(rt: Runtime, message: MessageRecord): Promise<v
           type: 'message',
           ...encodeJson(item, MESSAGE_JSON),
         },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        // A run that resumes on its message (a host tool continuation) replaces it: it holds the session's lease.
+        ...(!options.replace && { ConditionExpression: 'attribute_not_exists(pk)' }),
       }),
     );
   } catch (error) {
@@ -79,11 +84,21 @@ export async function putMessage(rt: Runtime, message: MessageRecord): Promise<v
   }
 }
 
+/** One message, or undefined. */
+export async function getMessage(
+  rt: Runtime,
+  sessionId: string,
+  messageId: string,
+): Promise<MessageRecord | undefined> {
+  const [message] = await listMessages(rt, sessionId, { from: messageId, through: messageId });
+  return message;
+}
+
 /** A session's messages in order, optionally only those up to and including `through`. */
 export async function listMessages(
   rt: Runtime,
   sessionId: string,
-  options: { through?: string } = {},
+  options: { from?: string; through?: string } = {},
 ): Promise<MessageRecord[]> {
   const pk = keys.session(sessionId).pk;
   const items = await queryAll(rt, {
@@ -92,7 +107,7 @@ export async function listMessages(
       : 'pk = :pk AND begins_with(sk, :from)',
     ExpressionAttributeValues: {
       ':pk': pk,
-      ':from': prefixes.message,
+      ':from': options.from ? keys.message(sessionId, options.from).sk : prefixes.message,
       ...(options.through && { ':to': keys.message(sessionId, options.through).sk }),
     },
     ConsistentRead: true,

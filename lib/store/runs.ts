@@ -1,11 +1,12 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StopReason, Usage } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { keys } from './keys.ts';
-import { decodeJson, encodeJson, isConditionFailure } from './table.ts';
+import { dueBucket, keys } from './keys.ts';
+import type { StoredAttachment } from './messages.ts';
+import { decodeJson, encodeJson, isConditionFailure, queryAll } from './table.ts';
 
 /** Run fields stored as JSON text. */
-export const RUN_JSON = ['usage'] as const;
+export const RUN_JSON = ['usage', 'attachments'] as const;
 
 /** Where a run is: queued by the API, running in a worker, or ended. */
 export type RunStatus =
@@ -36,7 +37,18 @@ export interface RunRecord {
   leaseExpiresAt?: number;
   /** Bucket keys of the screenshots the message carried: handed to look_at_screen, never stored with it. */
   screenshots?: string[];
+  /** What the run does: a user message (`turn`), an answered request (`resolve`), a lapsed one withdrawn (`lapse`). */
+  kind?: 'turn' | 'resolve' | 'lapse';
+  /** The request a `resolve` or `lapse` run is about. */
+  actionId?: string;
+  /** The requests a new message superseded or withdrew, announced by its run. */
+  withdrawn?: string[];
+  /** Reference attachments that came with a continuation: they follow the tool result. */
+  attachments?: StoredAttachment[];
 }
+
+/** A queued run not claimed by then is queued again by the sweep (its job may have been lost). */
+export const REQUEUE_AFTER_MS = 5 * 60_000;
 
 /** Records a queued run; a second put of the same run (a retried request) changes nothing. */
 export async function putRun(rt: Runtime, run: RunRecord): Promise<void> {
@@ -44,13 +56,68 @@ export async function putRun(rt: Runtime, run: RunRecord): Promise<void> {
     await rt.db.send(
       new PutCommand({
         TableName: rt.table,
-        Item: { ...keys.run(run.sessionId, run.runId), type: 'run', ...encodeJson(run, RUN_JSON) },
+        Item: {
+          ...keys.run(run.sessionId, run.runId),
+          type: 'run',
+          ...encodeJson(run, RUN_JSON),
+          ...dueIndex(run, Date.parse(run.createdAt) + REQUEUE_AFTER_MS),
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
+}
+
+function dueIndex(run: Pick<RunRecord, 'sessionId' | 'runId'>, due: number) {
+  return { gsi1pk: dueBucket('run', due), gsi1sk: `${due}#${run.sessionId}#${run.runId}` };
+}
+
+/** Moves a still-queued run's next check later (after the sweep queued it again). */
+export async function postponeRun(
+  rt: Runtime,
+  run: Pick<RunRecord, 'sessionId' | 'runId'>,
+  due: number,
+): Promise<boolean> {
+  try {
+    await rt.db.send(
+      new UpdateCommand({
+        TableName: rt.table,
+        Key: keys.run(run.sessionId, run.runId),
+        UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk',
+        ConditionExpression: '#status = :queued',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':queued': 'queued',
+          ':pk': dueIndex(run, due).gsi1pk,
+          ':sk': dueIndex(run, due).gsi1sk,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Queued runs that nobody claimed in time, through the due index. */
+export async function dueRuns(
+  rt: Runtime,
+  now: number,
+  lookbackHours: number,
+): Promise<{ sessionId: string; runId: string }[]> {
+  const found: { sessionId: string; runId: string }[] = [];
+  for (let h = lookbackHours; h >= 0; h -= 1) {
+    const items = await queryAll(rt, {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :bucket AND gsi1sk < :now',
+      ExpressionAttributeValues: { ':bucket': dueBucket('run', now - h * 3_600_000), ':now': `${now}` },
+    });
+    found.push(...items.map((item) => ({ sessionId: String(item.sessionId), runId: String(item.runId) })));
+  }
+  return found;
 }
 
 /** The run, read consistently. */
@@ -77,7 +144,7 @@ export async function claimRun(
         TableName: rt.table,
         Key: keys.run(run.sessionId, run.runId),
         UpdateExpression:
-          'SET #status = :running, startedAt = :at, leaseOwner = :owner, leaseExpiresAt = :exp',
+          'SET #status = :running, startedAt = :at, leaseOwner = :owner, leaseExpiresAt = :exp REMOVE gsi1pk, gsi1sk',
         ConditionExpression: '#status = :queued',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {

@@ -1,0 +1,4 @@
+export { notPending } from './conflict.ts';
+export { applyPause, type PauseChange } from './pause.ts';
+export { resolutionOf, withoutScreenshots } from './resolution.ts';
+export { actionView, askedOf, pendingToolCallOf } from './views.ts';

@@ -1,0 +1,96 @@
+import type { HostAgentIO, HostEvent, HostResult } from '../agents/index.ts';
+import { EventGate, validateResult } from '../agents/index.ts';
+import type { Runtime } from '../config/index.ts';
+import { SwitchboardError } from '../errors/index.ts';
+import type { RunOutcome } from '../store/index.ts';
+import type { EventStream } from './event-stream.ts';
+import { TurnState } from './turn-state.ts';
+
+/** How one call of `invoke` or `resolveAction` went: a usable result, or a closed turn. */
+export type CallOutcome =
+  | { ok: true; result: HostResult; state: TurnState }
+  | { ok: false; outcome: RunOutcome };
+
+/**
+ * Calls the agent with an `io` whose `emit` is guarded (a malformed event ignored, one warning per
+ * turn; nothing after the call returned) and published to the log as it comes; then validates
+ * what it returned. A throw or an unusable result closes the turn as error.
+ */
+export async function callAgent(
+  log: Runtime['logger'],
+  stream: EventStream,
+  messageId: string,
+  hostTools: ReadonlySet<string>,
+  call: (io: Pick<HostAgentIO, 'emit' | 'signal'>) => Promise<unknown>,
+): Promise<CallOutcome> {
+  const gate = new EventGate((message, detail) => log.warn(message, detail));
+  const state = new TurnState(hostTools);
+  const controller = new AbortController();
+  const emit = (raw: HostEvent) => {
+    const event = gate.accept(raw);
+    if (!event) return;
+    const host = state.isHostCall(event);
+    state.apply(event);
+    publish(stream, messageId, event, host);
+  };
+  try {
+    const value = await call({ emit, signal: controller.signal });
+    gate.close();
+    return { ok: true, result: validateResult(value), state };
+  } catch (error) {
+    gate.close();
+    if (!(error instanceof SwitchboardError)) log.error('The agent failed', { error: String(error) });
+    return { ok: false, outcome: failTurn(stream, error) };
+  }
+}
+
+function publish(stream: EventStream, messageId: string, event: HostEvent, host: boolean): void {
+  switch (event.type) {
+    case 'text':
+      stream.text(messageId, event.text);
+      break;
+    case 'tool_use':
+      if (host) {
+        // The host contract's announcement of a host action: the host performs it when the turn pauses.
+        stream.append('tool_call', {
+          message_id: messageId,
+          category: 'host',
+          call_id: event.id,
+          name: event.name,
+          arguments: event.args ?? {},
+        });
+      } else {
+        stream.append('agent.tool_use', {
+          message_id: messageId,
+          id: event.id,
+          name: event.name,
+          args: event.args ?? null,
+        });
+      }
+      break;
+    case 'tool_result':
+      stream.append('agent.tool_result', {
+        message_id: messageId,
+        id: event.id,
+        name: event.name ?? null,
+        ok: event.error === undefined,
+        result: event.result ?? null,
+        error: event.error ?? null,
+      });
+      break;
+    default:
+      // action_required, usage and stop are folded into the turn's outcome and announced at its end.
+      break;
+  }
+}
+
+/** Closes a turn as error: the error is in the log, no message or pending action is stored. */
+export function failTurn(stream: EventStream, error: unknown): RunOutcome {
+  const e =
+    error instanceof SwitchboardError
+      ? error
+      : new SwitchboardError('agent_error', 'The agent failed while running the turn.', 500, 'internal');
+  stream.append('session.error', { code: e.code, message: e.message, status: e.status });
+  stream.append('session.status_idle', { status: 'error', stop_reason: 'error', detail: null });
+  return { status: 'error', stopReason: 'error', error: { code: e.code, message: e.message } };
+}

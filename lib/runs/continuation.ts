@@ -1,0 +1,251 @@
+import { notPending, resolutionOf, withoutScreenshots } from '../actions/index.ts';
+import type { Switchboard } from '../agents/index.ts';
+import { type Identity, requestContextOf } from '../auth/index.ts';
+import type { Runtime } from '../config/index.ts';
+import { type ChatRequest, collectAttachments, type ResolveRequest } from '../contract/index.ts';
+import { NotFoundError, SessionConflictError, SwitchboardError } from '../errors/index.ts';
+import { newId } from '../ids/index.ts';
+import {
+  type ActionRecord,
+  decideAction,
+  getAction,
+  messageId,
+  openActions,
+  putBlob,
+  putRun,
+  recordRequest,
+  type SessionRecord,
+} from '../store/index.ts';
+import { splitAttachments, storeAttachment } from './attachments.ts';
+import { enqueue } from './job.ts';
+import type { Accepted } from './submit.ts';
+
+/**
+ * A new message decides what is open before it is queued: a pending host call is superseded (a
+ * late continuation for it is then a 409), and under `pendingActionPolicy: 'cancel'` open requests
+ * are withdrawn. The new turn's run announces them and tells the cancel hook.
+ */
+export async function supersedeOpen(
+  rt: Runtime,
+  app: Switchboard,
+  identity: Identity,
+  session: SessionRecord,
+  runId: string,
+): Promise<string[]> {
+  const open = await openActions(rt, session.sessionId);
+  if (open.length === 0) return [];
+  const agent = await app.resolveAgent(session.agentId, requestContextOf(identity));
+  const policy = agent?.definition.pendingActionPolicy ?? 'keep';
+  const decided: string[] = [];
+  for (const action of open) {
+    const host = action.kind === 'host_tool';
+    if (!host && policy !== 'cancel') continue;
+    const done = await decideAction(
+      rt,
+      session.sessionId,
+      action.actionId,
+      { status: host ? 'superseded' : 'cancelled', actor: 'system', channel: 'system', decidedBy: runId },
+      { now: Date.now(), mustBeLive: false, from: action.status },
+    );
+    if (done) decided.push(action.actionId);
+  }
+  return decided;
+}
+
+interface Resolution {
+  resolution: Record<string, unknown>;
+  screenshots?: unknown[];
+  attachments?: ReturnType<typeof splitAttachments>['references'];
+}
+
+/**
+ * Records an answer and queues the run that hands it to `resolveAction`. The decision is one
+ * conditional write (pending, not lapsed): of two answers exactly one wins, the other is a 409
+ * that says what happened. A retry of the same request id finishes the same work.
+ */
+async function decideAndQueue(
+  rt: Runtime,
+  identity: Identity,
+  session: SessionRecord,
+  action: ActionRecord | undefined,
+  requestId: string,
+  build: (action: ActionRecord) => Resolution,
+): Promise<{ runId: string; action: ActionRecord; duplicate: boolean }> {
+  const now = Date.now();
+  if (!action)
+    throw new NotFoundError('action_not_found', 'There is no such pending request in this session.');
+  // A malformed answer is refused before anything is written, so its request id stays unused.
+  const built = build(action);
+  const runId = newId('run');
+  const { first, record } = await recordRequest(
+    rt,
+    {
+      requestId,
+      sessionId: session.sessionId,
+      runId,
+      userMessageId: action.messageId,
+      assistantMessageId: messageId(runId, 1),
+      createdAt: new Date(now).toISOString(),
+    },
+    now,
+  );
+  if (!first && action.decidedBy !== record.runId) throw notPending(action, now);
+  let decided = action;
+  const run = {
+    runId: record.runId,
+    sessionId: session.sessionId,
+    requestId,
+    agentId: session.agentId,
+    userMessageId: action.messageId,
+    assistantMessageId: action.kind === 'host_tool' ? action.messageId : record.assistantMessageId,
+    status: 'queued' as const,
+    createdAt: record.createdAt,
+    kind: 'resolve' as const,
+    actionId: action.actionId,
+  };
+  if (first) {
+    if (action.status !== 'pending' || action.expiresAt <= now) throw notPending(action, now);
+    const { resolution, screenshots = [], attachments = [] } = built;
+    const screenshotKeys = screenshots.map(
+      (_, i) => `screenshots/${session.sessionId}/${record.runId}/${i}.json`,
+    );
+    await Promise.all(screenshots.map((shot, i) => putBlob(rt, screenshotKeys[i] as string, shot)));
+    const stored = await Promise.all(
+      attachments.map((a, i) =>
+        storeAttachment(rt, `attachments/${session.sessionId}/${record.runId}/${i}.json`, a),
+      ),
+    );
+    const won = await decideAction(
+      rt,
+      session.sessionId,
+      action.actionId,
+      { status: 'resolved', resolution, actor: identity.user, channel: 'api', decidedBy: record.runId },
+      { now, mustBeLive: true },
+    );
+    if (!won) throw notPending((await getAction(rt, session.sessionId, action.actionId)) ?? action, now);
+    decided = won;
+    await putRun(rt, {
+      ...run,
+      ...(screenshotKeys.length > 0 && { screenshots: screenshotKeys }),
+      ...(stored.length > 0 && { attachments: stored }),
+    });
+  } else {
+    // A retry after a crash between the decision and the queue: the run may be missing yet.
+    await putRun(rt, run);
+  }
+  await enqueue(rt, { v: 1, kind: 'resolve', sessionId: session.sessionId, runId: record.runId, requestId });
+  return { runId: record.runId, action: decided, duplicate: !first };
+}
+
+/** A host's continuation: the result of the pending host call, handed to the agent on the same message. */
+export async function submitContinuation(
+  rt: Runtime,
+  identity: Identity,
+  session: SessionRecord,
+  request: ChatRequest,
+  requestId: string,
+): Promise<Accepted> {
+  const callId = request.tool_call_id as string;
+  const action = await getAction(rt, session.sessionId, callId);
+  if (action && action.kind !== 'host_tool') {
+    throw new SessionConflictError(
+      'not_a_host_call',
+      `"${callId}" is a ${action.kind}: answer it at /api/sessions/{id}/actions/{actionId}.`,
+    );
+  }
+  if (!action)
+    throw new SessionConflictError(
+      'not_pending',
+      `No host tool call "${callId}" is pending in this session.`,
+    );
+  const { runId, duplicate } = await decideAndQueue(rt, identity, session, action, requestId, () => {
+    const { value, screenshots } = withoutScreenshots(request.tool_result);
+    const failed = request.tool_outcome === 'failed';
+    const { references, screenshots: shots } = splitAttachments(
+      collectAttachments({
+        attachments: request.attachments,
+        images: request.images,
+        screenshot: request.screenshot,
+        contextAttachments: request.host_context?.attachments,
+      }),
+    );
+    return {
+      // A failed outcome reaches the agent as a failed tool result: the result, as text.
+      resolution: {
+        type: 'host_tool',
+        outcome: failed ? 'failed' : 'succeeded',
+        result: value,
+        ...(failed && { error: typeof value === 'string' ? value : JSON.stringify(value) }),
+      },
+      screenshots: [
+        ...screenshots.map((data_uri) => ({ kind: 'image', purpose: 'screenshot', data_uri })),
+        ...shots,
+      ],
+      attachments: references,
+    };
+  });
+  return {
+    request_id: requestId,
+    session_id: session.sessionId,
+    run_id: runId,
+    message_id: action.messageId,
+    assistant_message_id: action.messageId,
+    status: 'queued',
+    duplicate,
+  };
+}
+
+/** An answer to an approval, a question or a client tool, from a person or the page. */
+export async function submitAnswer(
+  rt: Runtime,
+  app: Switchboard,
+  identity: Identity,
+  session: SessionRecord,
+  actionId: string,
+  request: ResolveRequest,
+) {
+  const agent = await app.resolveAgent(session.agentId, requestContextOf(identity));
+  if (!agent?.definition.resolveAction) {
+    throw new NotFoundError(
+      'resolve_not_supported',
+      `Agent "${session.agentId}" has no resolveAction: its requests cannot be answered.`,
+    );
+  }
+  const action = await getAction(rt, session.sessionId, actionId);
+  if (action?.kind === 'host_tool') {
+    throw new SessionConflictError(
+      'not_an_answer',
+      `"${actionId}" is a host tool call: send a continuation (POST /api/chat with tool_call_id).`,
+    );
+  }
+  const { authorizeResolve } = app.hitlFor(agent);
+  const allowed =
+    authorizeResolve && action
+      ? await authorizeResolve({
+          user: identity.user,
+          owner: session.owner,
+          sessionId: session.sessionId,
+          action: action.action as never,
+          context: requestContextOf(identity),
+        })
+      : session.owner === identity.user;
+  if (!allowed && session.owner !== identity.user) {
+    throw new NotFoundError('session_not_found', `Session "${session.sessionId}" does not exist.`);
+  }
+  if (!allowed) throw new SwitchboardError('forbidden', 'You may not answer this request.', 403, 'auth');
+  const {
+    runId,
+    action: decided,
+    duplicate,
+  } = await decideAndQueue(rt, identity, session, action, request.id ?? newId('req'), (a) => ({
+    resolution: resolutionOf(a, request),
+  }));
+  return {
+    session_id: session.sessionId,
+    action_id: actionId,
+    run_id: runId,
+    status: 'queued' as const,
+    decision: decided.resolution ?? null,
+    duplicate,
+  };
+}

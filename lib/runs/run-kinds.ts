@@ -1,0 +1,120 @@
+import { askedOf } from '../actions/index.ts';
+import type { Attachment } from '../contract/index.ts';
+import { getAction, getBlob, listMessages, openActions, type RunOutcome } from '../store/index.ts';
+import { invocationOf } from './agent-input.ts';
+import { loadAttachment } from './attachments.ts';
+import { callAgent } from './call-agent.ts';
+import { callCancelHook } from './hooks.ts';
+import type { RunScope } from './run-turn.ts';
+import { announceDecided, settle } from './settle.ts';
+import { toolsForTurn } from './tools.ts';
+
+const idleOrPaused = async (scope: Pick<RunScope, 'rt' | 'run' | 'stream'>) => {
+  const open = await openActions(scope.rt, scope.run.sessionId);
+  scope.stream.append(open.length > 0 ? 'session.status_requires_action' : 'session.status_idle', {
+    status: open.length > 0 ? 'requires_action' : 'completed',
+    stop_reason: open.length > 0 ? 'requires_action' : 'end_turn',
+    detail: null,
+  });
+  return open.length > 0;
+};
+
+/** A user message: announce what it withdrew, then `invoke`. */
+export async function runMessage(scope: RunScope): Promise<RunOutcome> {
+  const { rt, agent, run, stream, log } = scope;
+  const history = await listMessages(rt, run.sessionId, { through: run.userMessageId });
+  const userMessage = history.at(-1);
+  stream.append('session.status_running', { kind: 'turn' });
+  if (userMessage)
+    stream.append('user.message', { message_id: userMessage.messageId, content: userMessage.content });
+  const decided = (
+    await Promise.all((run.withdrawn ?? []).map((id) => getAction(rt, run.sessionId, id)))
+  ).filter((a) => a !== undefined);
+  announceDecided(stream, decided);
+  const withdrawn = decided.filter((a) => a.status === 'cancelled').map(askedOf);
+  if (withdrawn.length > 0)
+    await callCancelHook(rt, agent, {
+      conversationId: run.sessionId,
+      reason: 'withdrawn',
+      actions: withdrawn,
+    });
+  const { input, io } = await invocationOf(rt, agent, run, history, scope.context, (m, d) => log.warn(m, d));
+  const hostTools = new Set(input.tools.host.map((t) => t.name));
+  const called = await callAgent(log, stream, run.assistantMessageId, hostTools, (guarded) =>
+    agent.definition.invoke(input, { ...guarded, ...io }),
+  );
+  return called.ok ? settle(scope, called.result, called.state, { kind: 'turn' }) : called.outcome;
+}
+
+/** An answered request (by a person, a host's continuation, or a deny lapse): `resolveAction`. */
+export async function runResolve(scope: RunScope): Promise<RunOutcome> {
+  const { rt, agent, run, session, stream, log } = scope;
+  const answered = run.actionId ? await getAction(rt, run.sessionId, run.actionId) : undefined;
+  stream.append('session.status_running', { kind: 'resolve', action_id: run.actionId ?? null });
+  if (!answered || answered.decidedBy !== run.runId || !agent.definition.resolveAction) {
+    // The answer this run was queued for did not win its request (or the agent lost its hook).
+    log.warn('A resolve run without its answer: nothing to do', { actionId: run.actionId });
+    return (await idleOrPaused(scope))
+      ? { status: 'requires_action', stopReason: 'requires_action' }
+      : { status: 'cancelled', stopReason: 'cancelled' };
+  }
+  announceDecided(stream, [answered]);
+  const others = (await openActions(rt, run.sessionId)).filter((a) => a.actionId !== answered.actionId);
+  const screenshots = run.screenshots ?? [];
+  const hostTools = new Set(
+    toolsForTurn(rt.settings.tools, agent.definition.tools ?? [], session.hostContext, () => {}).host.map(
+      (t) => t.name,
+    ),
+  );
+  const messageId = answered.kind === 'host_tool' ? answered.messageId : run.assistantMessageId;
+  const attachments: Attachment[] = await Promise.all(
+    (run.attachments ?? []).map((a) => loadAttachment(rt, a)),
+  );
+  const called = await callAgent(log, stream, messageId, hostTools, (guarded) =>
+    agent.definition.resolveAction!(
+      {
+        actionId: answered.actionId,
+        action: askedOf(answered),
+        resolution: answered.resolution ?? {},
+        pendingActions: others.map(askedOf),
+        actor: answered.actor ?? 'system',
+        channel: answered.channel === 'timeout' ? 'timeout' : 'api',
+        expired: answered.expired ?? false,
+        conversationId: run.sessionId,
+        runId: run.runId,
+        metadata: session.metadata ?? {},
+        context: scope.context,
+        attachments,
+      },
+      {
+        ...guarded,
+        files: { list: async () => [], read: async () => null, text: async () => null },
+        lookAtScreen: () => Promise.all(screenshots.map((key) => getBlob<Attachment>(rt, key))),
+      },
+    ),
+  );
+  return called.ok
+    ? settle(scope, called.result, called.state, { kind: 'resolve', answered, others })
+    : called.outcome;
+}
+
+/** A request that lapsed under `hitl.onTimeout: "cancel"` (or found no agent to deny it): withdrawn. */
+export async function runLapse(
+  scope: Omit<RunScope, 'agent' | 'hitl'> & { agent?: RunScope['agent'] },
+): Promise<RunOutcome> {
+  const { rt, agent, run, stream } = scope;
+  const lapsed = run.actionId ? await getAction(rt, run.sessionId, run.actionId) : undefined;
+  stream.append('session.status_running', { kind: 'lapse', action_id: run.actionId ?? null });
+  if (lapsed && lapsed.decidedBy === run.runId) {
+    announceDecided(stream, [lapsed]);
+    if (agent)
+      await callCancelHook(rt, agent, {
+        conversationId: run.sessionId,
+        reason: 'expired',
+        actions: [askedOf(lapsed)],
+      });
+  }
+  return (await idleOrPaused(scope))
+    ? { status: 'requires_action', stopReason: 'requires_action' }
+    : { status: 'completed', stopReason: 'end_turn' };
+}

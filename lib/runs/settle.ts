@@ -1,0 +1,154 @@
+import { isDeepStrictEqual } from 'node:util';
+import { applyPause, pendingToolCallOf } from '../actions/index.ts';
+import type { HostResult, ResolvedHitl } from '../agents/index.ts';
+import type { Runtime } from '../config/index.ts';
+import {
+  type ActionRecord,
+  getMessage,
+  openActions,
+  promoteAction,
+  putMessage,
+  type RunOutcome,
+  type RunRecord,
+} from '../store/index.ts';
+import type { EventStream } from './event-stream.ts';
+import type { TurnState } from './turn-state.ts';
+
+/** How a run came to call the agent: a message, or an answer to one of its requests. */
+export type SettleMode =
+  | { kind: 'turn' }
+  | { kind: 'resolve'; answered: ActionRecord; others: ActionRecord[] };
+
+/** What the run's scope gives settling. */
+export interface SettleScope {
+  rt: Runtime;
+  run: RunRecord;
+  stream: EventStream;
+  hitl: ResolvedHitl;
+}
+
+/** Announces requests that were decided without an answer (withdrawn, superseded, expired). */
+export function announceDecided(stream: EventStream, actions: ActionRecord[]): void {
+  for (const a of actions) {
+    stream.append('action.resolved', {
+      action_id: a.actionId,
+      message_id: a.messageId,
+      type: a.kind,
+      status: a.status,
+      actor: a.actor ?? 'system',
+      channel: a.channel ?? 'system',
+      expired: a.expired ?? false,
+      resolution: a.resolution ?? null,
+    });
+  }
+}
+
+/** "Still waiting on the rest": the reply hands back the other open requests as they are, and nothing else. */
+function stillWaiting(result: HostResult, state: TurnState, others: ActionRecord[]): boolean {
+  if (!result.pendingActions || result.content || result.usage || result.files?.length || state.text)
+    return false;
+  if (result.pendingActions.length !== others.length) return false;
+  return others.every((o) =>
+    result.pendingActions?.some((p) => p.id === o.actionId && isDeepStrictEqual(p, o.action)),
+  );
+}
+
+/**
+ * Turns a usable result into stored facts: the message, the pause (asked, kept, withdrawn) and
+ * the closing events, in the order the seed describes. Returns the run's outcome.
+ */
+export async function settle(
+  scope: SettleScope,
+  result: HostResult,
+  state: TurnState,
+  mode: SettleMode,
+): Promise<RunOutcome> {
+  const { rt, run, stream, hitl } = scope;
+  const settled = state.settle(result);
+  const now = Date.now();
+  const onSameMessage = mode.kind === 'resolve' && mode.answered.kind === 'host_tool';
+  const messageId = onSameMessage ? mode.answered.messageId : run.assistantMessageId;
+  if (mode.kind === 'resolve' && stillWaiting(result, state, mode.others)) {
+    const next = onSameMessage
+      ? mode.others.find((o) => o.kind === 'host_tool' && o.status === 'queued')
+      : undefined;
+    if (next) await promoteAction(rt, next, now + hitl.timeoutMinutes * 60_000);
+    if (next) {
+      const queued = mode.others.filter((o) => o.kind === 'host_tool' && o !== next && o.status === 'queued');
+      stream.append('final_response', {
+        message_id: messageId,
+        content: null,
+        stop_reason: 'requires_action',
+        usage: null,
+        pending_tool_call: pendingToolCallOf(next, queued),
+      });
+    }
+    stream.append(mode.others.length > 0 ? 'session.status_requires_action' : 'session.status_idle', {
+      status: mode.others.length > 0 ? 'requires_action' : 'completed',
+      stop_reason: mode.others.length > 0 ? 'requires_action' : 'end_turn',
+      detail: null,
+    });
+    return {
+      status: mode.others.length > 0 ? 'requires_action' : 'completed',
+      stopReason: mode.others.length > 0 ? 'requires_action' : 'end_turn',
+    };
+  }
+  const replaces = mode.kind === 'resolve' || result.pendingActions !== undefined;
+  const open = mode.kind === 'resolve' ? mode.others : replaces ? await openActions(rt, run.sessionId) : [];
+  const change = await applyPause(rt, { sessionId: run.sessionId, runId: run.runId, messageId }, hitl, {
+    asked: settled.pendingActions,
+    open,
+    replaces,
+    now,
+  });
+  const earlier = onSameMessage ? await getMessage(rt, run.sessionId, messageId) : undefined;
+  await putMessage(
+    rt,
+    {
+      messageId,
+      sessionId: run.sessionId,
+      runId: earlier?.runId ?? run.runId,
+      role: 'assistant',
+      content: `${earlier?.content ?? ''}${settled.content}`,
+      createdAt: earlier?.createdAt ?? new Date(now).toISOString(),
+      ...((earlier?.toolCalls?.length || state.toolCalls.length) && {
+        toolCalls: [...(earlier?.toolCalls ?? []), ...state.toolCalls],
+      }),
+      ...(settled.pendingActions.length > 0 && { pendingActions: settled.pendingActions }),
+      stopReason: settled.outcome.stopReason,
+      usage: settled.usage,
+      metadata: result.metadata,
+    },
+    { replace: onSameMessage },
+  );
+  announceDecided(stream, change.withdrawn);
+  const questions = change.asked.filter((a) => a.kind !== 'host_tool');
+  if (questions.length > 0)
+    stream.append('action.required', { message_id: messageId, actions: questions.map((a) => a.action) });
+  // What is open now, this run's requests and any an earlier turn left open alike.
+  const remaining = await openActions(rt, run.sessionId);
+  const hostCalls = remaining.filter((a) => a.kind === 'host_tool');
+  const pendingCall = hostCalls.find((a) => a.status === 'pending');
+  const stillOpen = remaining.length;
+  const outcome: RunOutcome =
+    stillOpen > 0 && settled.outcome.status === 'completed'
+      ? { ...settled.outcome, status: 'requires_action', stopReason: result.stopReason ?? 'requires_action' }
+      : settled.outcome;
+  stream.append('final_response', {
+    message_id: messageId,
+    content: settled.content,
+    stop_reason: outcome.stopReason,
+    usage: settled.usage ?? null,
+    pending_tool_call: pendingToolCallOf(
+      pendingCall,
+      hostCalls.filter((a) => a.status === 'queued'),
+    ),
+  });
+  const paused = stillOpen > 0;
+  stream.append(paused ? 'session.status_requires_action' : 'session.status_idle', {
+    status: paused ? 'requires_action' : outcome.status,
+    stop_reason: outcome.stopReason,
+    detail: result.detail ?? null,
+  });
+  return paused ? { ...outcome, status: 'requires_action' } : outcome;
+}

@@ -1,0 +1,43 @@
+import { DeleteConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
+import type { Switchboard } from '../agents/index.ts';
+import type { Runtime } from '../config/index.ts';
+import { dueConnections, removeConnection } from '../store/index.ts';
+import { sweepLapses } from './lapses.ts';
+import { requeueLostRuns } from './requeue.ts';
+
+/** What one sweep did. */
+export interface SweepReport {
+  removedConnections: number;
+  lapsed: { denied: number; cancelled: number; raced: number };
+  requeuedRuns: number;
+}
+
+/** How far back the sweep looks for due items: a missed hour of sweeps is still caught up. */
+const LOOKBACK_HOURS = 3;
+
+async function sweepConnections(rt: Runtime, now: number): Promise<number> {
+  const stale = await dueConnections(rt, now, LOOKBACK_HOURS);
+  for (const connectionId of stale) {
+    await rt.connections
+      ?.send(new DeleteConnectionCommand({ ConnectionId: connectionId }))
+      .catch(() => undefined /* already closed: the usual case */);
+    await removeConnection(rt, connectionId);
+  }
+  return stale.length;
+}
+
+/**
+ * The sweep the EventBridge rule runs once a minute: lapsed requests (hitl.onTimeout), runs whose
+ * job was lost, and connections past API Gateway's two-hour limit whose `$disconnect` never came.
+ * Everything is found through the due index; nothing scans.
+ */
+export async function sweep(rt: Runtime, app: Switchboard, now = Date.now()): Promise<SweepReport> {
+  const report = {
+    lapsed: await sweepLapses(rt, app, now, LOOKBACK_HOURS),
+    requeuedRuns: await requeueLostRuns(rt, now, LOOKBACK_HOURS),
+    removedConnections: await sweepConnections(rt, now),
+  };
+  if (report.removedConnections > 0)
+    rt.logger.info('Removed stale connections', { count: report.removedConnections });
+  return report;
+}

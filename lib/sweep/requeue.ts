@@ -1,0 +1,27 @@
+import type { Runtime } from '../config/index.ts';
+import { enqueue } from '../runs/index.ts';
+import { dueRuns, getRun, postponeRun, REQUEUE_AFTER_MS } from '../store/index.ts';
+
+/**
+ * Queues again the runs that were recorded but never claimed: their job was lost between the
+ * table and the queue (a crash between the two writes). A job that was only slow is harmless to
+ * send twice: one delivery claims the run, the other does nothing.
+ */
+export async function requeueLostRuns(rt: Runtime, now: number, lookbackHours: number): Promise<number> {
+  let count = 0;
+  for (const due of await dueRuns(rt, now, lookbackHours)) {
+    const run = await getRun(rt, due.sessionId, due.runId);
+    if (run?.status !== 'queued') continue;
+    if (!(await postponeRun(rt, run, now + REQUEUE_AFTER_MS))) continue;
+    await enqueue(rt, {
+      v: 1,
+      kind: run.kind ?? 'turn',
+      sessionId: run.sessionId,
+      runId: run.runId,
+      requestId: run.requestId,
+    });
+    count += 1;
+  }
+  if (count > 0) rt.logger.warn('Queued runs again whose jobs were lost', { count });
+  return count;
+}
