@@ -63,11 +63,11 @@ export async function applyPause(
     if (decided) withdrawn.push(decided);
   }
   let hostCallOpen = kept.some((k) => k.kind === 'host_tool' && k.status === 'pending');
-  const records = fresh.map((a) => {
+  const records = fresh.map((a, position) => {
     const isHost = a.type === 'host_tool';
     const status = isHost && hostCallOpen ? 'queued' : 'pending';
     if (isHost) hostCallOpen = true;
-    return recordOf(a, where, hitl, now, status);
+    return { ...recordOf(a, where, hitl, now, status), position };
   });
   for (const record of records) await putAction(rt, record);
   return { asked: records, withdrawn, kept };

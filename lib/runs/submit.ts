@@ -1,4 +1,3 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Switchboard } from '../agents/index.ts';
 import { type Identity, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
@@ -113,8 +112,10 @@ export async function submitTurn(
 ): Promise<Accepted> {
   const requestId = request.id ?? newId('req');
   const session = await resolveSession(rt, app, identity, request, requestId);
-  if (request.tool_call_id !== undefined)
+  if (request.tool_call_id !== undefined) {
+    await beforeEnqueue?.(session.sessionId);
     return submitContinuation(rt, identity, session, request, requestId);
+  }
   const now = Date.now();
   const runId = newId('run');
   const { first, record } = await recordRequest(

@@ -28,7 +28,12 @@ export interface ActionRecord {
   resolvedAt?: string;
   /** A newer request (a continuation, a new message) that decided it. */
   decidedBy?: string;
+  /** Its place among the requests asked together, so they are listed in the order asked. */
+  position?: number;
 }
+
+const byAsked = (a: ActionRecord, b: ActionRecord) =>
+  a.createdAt.localeCompare(b.createdAt) || (a.position ?? 0) - (b.position ?? 0);
 
 /** How long a decided request is kept for 409 answers before DynamoDB's TTL removes it. */
 const KEEP_DECIDED_MS = 7 * 24 * 3_600_000;
@@ -75,9 +80,7 @@ export async function listActions(rt: Runtime, sessionId: string): Promise<Actio
     ExpressionAttributeValues: { ':pk': keys.session(sessionId).pk, ':act': prefixes.action },
     ConsistentRead: true,
   });
-  return items
-    .map((item) => decodeJson<ActionRecord>(item, ACTION_JSON))
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return items.map((item) => decodeJson<ActionRecord>(item, ACTION_JSON)).sort(byAsked);
 }
 
 /** A session's requests that are still open (pending or queued), oldest first. */
@@ -94,9 +97,7 @@ export async function openActions(rt: Runtime, sessionId: string): Promise<Actio
     },
     ConsistentRead: true,
   });
-  return items
-    .map((item) => decodeJson<ActionRecord>(item, ACTION_JSON))
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return items.map((item) => decodeJson<ActionRecord>(item, ACTION_JSON)).sort(byAsked);
 }
 
 /** How a decision is recorded. */
