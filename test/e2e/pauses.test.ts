@@ -384,13 +384,20 @@ describe('host actions', () => {
     expect(frame).toMatchObject({ type: 'assistant:error', error: { type: 'session', code: 'superseded' } });
   });
 
-  it('takes screenshot data URIs out of a tool result and offers them to look_at_screen', async () => {
+  it('takes screenshot data URIs out of a tool result and offers them to look_at_screen; the continuation’s attachments follow the result', async () => {
     const id = sid('shot');
     await say(id, 'one', { agent_id: 'driver', ...context });
     const shot = 'data:image/png;base64,iVBORw0KGgo=';
-    await say(id, '', { tool_call_id: 'call_select', tool_result: { done: true, screen: shot } });
+    await say(id, '', {
+      tool_call_id: 'call_select',
+      tool_result: { done: true, screen: shot },
+      attachments: [{ kind: 'text', text: 'the log' }],
+    });
     const input = agents.resolved.at(-1)!;
     expect(JSON.stringify(input.resolution)).not.toContain('base64');
+    expect(input.resolution.result).toEqual({ done: true, screen: '[screenshot 1: see look_at_screen]' });
+    // A continuation's reference attachments follow the tool result.
+    expect(input.attachments).toEqual([{ kind: 'text', purpose: 'reference', text: 'the log' }]);
     expect((await messages(id))[1]?.content).toContain('(saw 1 screenshot)');
   });
 });
