@@ -7,6 +7,7 @@ import {
   createWebSocketHandler,
   createWorkerHandler,
 } from '../lib/handlers/index.ts';
+import { stopAllRuns } from '../lib/runs/index.ts';
 import { startGateway } from './gateway/index.ts';
 import { startSchedule } from './schedule.ts';
 import { SANDBOX_CREDENTIALS, SANDBOX_NAMES, SANDBOX_REGION, startLocalServices } from './services.ts';
@@ -100,6 +101,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     runtime,
     sweep: () => schedule.tick(),
     async close() {
+      // Like a worker's shutdown: running turns are stopped with reason shutdown and close cleanly.
+      stopAllRuns('shutdown', runtime);
       await schedule.stop();
       await poller.stop();
       await gateway.close();

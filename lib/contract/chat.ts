@@ -200,3 +200,8 @@ export function parseResolveTarget(value: unknown): { session_id: string; action
     'answer',
   );
 }
+
+/** Which session an `assistant_cancel` frame stops. */
+export function parseSessionTarget(value: unknown): { session_id: string } {
+  return parseOrThrow(z.object({ session_id: SessionIdSchema }).strict(), value, 'cancel');
+}

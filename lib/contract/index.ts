@@ -17,6 +17,7 @@ export {
   parseJsonBody,
   parseResolveRequest,
   parseResolveTarget,
+  parseSessionTarget,
   RequestIdSchema,
   type ResolveRequest,
   ResolveRequestSchema,

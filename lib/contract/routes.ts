@@ -8,6 +8,8 @@ export const HTTP_ROUTES = [
   'GET /api/sessions/{id}/messages',
   'GET /api/sessions/{id}/events',
   'POST /api/sessions/{id}/actions/{actionId}',
+  'POST /api/sessions/{id}/cancel',
+  'DELETE /api/sessions/{id}',
   'POST /api/files',
   'GET /api/files/{id}',
 ] as const;

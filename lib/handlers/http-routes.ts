@@ -12,7 +12,7 @@ import {
 } from '../contract/index.ts';
 import { NotFoundError, parseOrThrow, ValidationError } from '../errors/index.ts';
 import { createUpload, fileView, ownedFile, storeUpload } from '../files/index.ts';
-import { submitAnswer, submitTurn } from '../runs/index.ts';
+import { cancelSession, deleteSession, submitAnswer, submitTurn } from '../runs/index.ts';
 import { messageView, ownedSession, sessionView } from '../sessions/index.ts';
 import {
   getSession,
@@ -116,6 +116,12 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
       throw new NotFoundError('session_not_found', `Session "${sessionIdOf(event)}" does not exist.`);
     const actionId = decodeURIComponent(event.pathParameters?.actionId ?? '');
     return json(202, await submitAnswer(rt, app, identity(event), session, actionId, request));
+  },
+  async 'POST /api/sessions/{id}/cancel'(rt, _app, event) {
+    return json(202, await cancelSession(rt, identity(event), sessionIdOf(event)));
+  },
+  async 'DELETE /api/sessions/{id}'(rt, _app, event) {
+    return json(202, await deleteSession(rt, identity(event), sessionIdOf(event)));
   },
   'POST /api/files': (rt, _app, event) => postFile(rt, event),
   async 'GET /api/files/{id}'(rt, _app, event) {

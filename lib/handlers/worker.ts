@@ -3,7 +3,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { Switchboard } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { newId } from '../ids/index.ts';
-import { RetryLaterError, runTurn, TurnJobSchema } from '../runs/index.ts';
+import { RetryLaterError, runTurn, stopAllRuns, TurnJobSchema } from '../runs/index.ts';
 import { lazyRuntime } from './runtime.ts';
 
 /** Records of one FIFO message group, in order: they must run one after another. */
@@ -47,6 +47,11 @@ export function createWorkerHandler(app: Switchboard, runtime?: Runtime) {
   return middy<SQSEvent, SQSBatchResponse, Error, Context>().handler(async (event, context) => {
     const workerId = `${context.awsRequestId || newId('worker')}`;
     const failures: string[] = [];
+    // Before Lambda's timeout ends the invocation, stop the turns (reason shutdown) so they close cleanly.
+    const remaining = context.getRemainingTimeInMillis?.() ?? 0;
+    const margin = rt().settings.runs.cancelGraceMs + 5_000;
+    const shutdown =
+      remaining > margin ? setTimeout(() => stopAllRuns('shutdown'), remaining - margin) : undefined;
     await Promise.all(
       byGroup(event.Records).map(async (records) => {
         for (const [index, record] of records.entries()) {
@@ -62,6 +67,7 @@ export function createWorkerHandler(app: Switchboard, runtime?: Runtime) {
         }
       }),
     );
+    clearTimeout(shutdown);
     return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
   });
 }

@@ -9,9 +9,10 @@ import {
   parseJsonBody,
   parseResolveRequest,
   parseResolveTarget,
+  parseSessionTarget,
 } from '../contract/index.ts';
 import { NotFoundError, ValidationError } from '../errors/index.ts';
-import { submitAnswer, submitTurn } from '../runs/index.ts';
+import { cancelSession, submitAnswer, submitTurn } from '../runs/index.ts';
 import { ownedSession } from '../sessions/index.ts';
 import {
   type ConnectionRecord,
@@ -125,6 +126,11 @@ const ROUTES: Record<string, Route> = {
       last_seq: await lastSeq(rt, session.sessionId),
     };
   },
+  async assistant_cancel(rt, _app, event, identity) {
+    const { session_id, sessionId } = bodyOf(event).body;
+    const target = parseSessionTarget({ session_id: session_id ?? sessionId });
+    return { type: 'assistant:cancelled', ...(await cancelSession(rt, identity, target.session_id)) };
+  },
   async assistant_resolve_action(rt, app, event, identity) {
     const { session_id, action_id, sessionId, actionId, ...answer } = bodyOf(event).body;
     const ids = parseResolveTarget({ session_id: session_id ?? sessionId, action_id: action_id ?? actionId });
@@ -156,7 +162,8 @@ const ROUTES: Record<string, Route> = {
       [
         {
           path: ['action'],
-          message: 'Expected assistant_message, assistant_join_session or assistant_resolve_action',
+          message:
+            'Expected one of assistant_message, assistant_join_session, assistant_resolve_action, assistant_cancel',
         },
       ],
       'unknown_action',

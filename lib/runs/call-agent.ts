@@ -2,9 +2,10 @@ import type { HostAgentIO, HostEvent, HostResult } from '../agents/index.ts';
 import { EventGate, validateResult } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { SwitchboardError } from '../errors/index.ts';
-import type { RunOutcome } from '../store/index.ts';
+import type { CancelReason, RunOutcome } from '../store/index.ts';
 import type { EventStream } from './event-stream.ts';
 import { TurnState } from './turn-state.ts';
+import type { RunWatch } from './watch.ts';
 
 /** How one call of `invoke` or `resolveAction` went: a usable result, or a closed turn. */
 export type CallOutcome =
@@ -22,6 +23,7 @@ export async function callAgent(
   messageId: string,
   hostTools: ReadonlySet<string>,
   call: (io: Pick<HostAgentIO, 'emit' | 'signal'>) => Promise<unknown>,
+  stopping?: Stopping,
 ): Promise<CallOutcome> {
   const gate = new EventGate((message, detail) => log.warn(message, detail));
   const state = new TurnState(hostTools);
@@ -34,15 +36,44 @@ export async function callAgent(
     publish(stream, messageId, event, host);
   };
   try {
-    const value = await call({ emit, signal: controller.signal });
+    const invocation = call({ emit, signal: controller.signal }).then((value) => ({ value }));
+    const first = stopping
+      ? await Promise.race([invocation, stopping.watch.stopped.then((reason) => ({ reason }))])
+      : await invocation;
+    if ('value' in first) {
+      gate.close();
+      return { ok: true, result: validateResult(first.value), state };
+    }
+    // Stopped: abort the signal, tell a backend that runs elsewhere, and wait the grace for the agent
+    // to return what it has; one that ignores the signal is abandoned and its later events dropped.
+    controller.abort(first.reason);
+    const [, late] = await Promise.all([
+      stopping?.onStop(first.reason),
+      Promise.race([invocation.catch(() => ({ value: undefined })), sleep(stopping?.graceMs ?? 0)]),
+    ]);
     gate.close();
-    return { ok: true, result: validateResult(value), state };
+    if (!late) log.warn('The agent ignored the stop; it was abandoned', { reason: first.reason });
+    return {
+      ok: true,
+      result: { status: 'cancelled', stopReason: 'cancelled', detail: { reason: first.reason } },
+      state,
+    };
   } catch (error) {
     gate.close();
     if (!(error instanceof SwitchboardError)) log.error('The agent failed', { error: String(error) });
     return { ok: false, outcome: failTurn(stream, error) };
   }
 }
+
+/** How a run may be stopped while the agent works. */
+export interface Stopping {
+  watch: RunWatch;
+  /** Tells the agent's cancel hook (given up on after the grace). */
+  onStop(reason: CancelReason): Promise<void>;
+  graceMs: number;
+}
+
+const sleep = (ms: number) => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms));
 
 function publish(stream: EventStream, messageId: string, event: HostEvent, host: boolean): void {
   switch (event.type) {

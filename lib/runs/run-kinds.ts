@@ -1,6 +1,16 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { askedOf } from '../actions/index.ts';
 import type { Attachment } from '../contract/index.ts';
-import { getAction, getBlob, listMessages, openActions, type RunOutcome } from '../store/index.ts';
+import {
+  deletePartition,
+  deleteSessionObjects,
+  getAction,
+  getBlob,
+  keys,
+  listMessages,
+  openActions,
+  type RunOutcome,
+} from '../store/index.ts';
 import { invocationOf } from './agent-input.ts';
 import { loadAttachment } from './attachments.ts';
 import { callAgent } from './call-agent.ts';
@@ -8,6 +18,13 @@ import { callCancelHook } from './hooks.ts';
 import type { RunScope } from './run-turn.ts';
 import { announceDecided, settle } from './settle.ts';
 import { toolsForTurn } from './tools.ts';
+
+/** A worker that lost its lease writes nothing more: the one that took the run over closes it. */
+const lostLease = (): RunOutcome => ({
+  status: 'incomplete',
+  stopReason: 'error',
+  error: { code: 'lease_lost', message: 'Another worker took this run over.' },
+});
 
 const idleOrPaused = async (scope: Pick<RunScope, 'rt' | 'run' | 'stream'>) => {
   const open = await openActions(scope.rt, scope.run.sessionId);
@@ -40,9 +57,15 @@ export async function runMessage(scope: RunScope): Promise<RunOutcome> {
     });
   const { input, io } = await invocationOf(rt, agent, run, history, scope.context, (m, d) => log.warn(m, d));
   const hostTools = new Set(input.tools.host.map((t) => t.name));
-  const called = await callAgent(log, stream, run.assistantMessageId, hostTools, (guarded) =>
-    agent.definition.invoke(input, { ...guarded, ...io }),
+  const called = await callAgent(
+    log,
+    stream,
+    run.assistantMessageId,
+    hostTools,
+    (guarded) => agent.definition.invoke(input, { ...guarded, ...io }),
+    scope.stopping,
   );
+  if (scope.stopping.watch.reason === 'lease_lost') return lostLease();
   return called.ok ? settle(scope, called.result, called.state, { kind: 'turn' }) : called.outcome;
 }
 
@@ -70,29 +93,36 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
   const attachments: Attachment[] = await Promise.all(
     (run.attachments ?? []).map((a) => loadAttachment(rt, a)),
   );
-  const called = await callAgent(log, stream, messageId, hostTools, (guarded) =>
-    agent.definition.resolveAction!(
-      {
-        actionId: answered.actionId,
-        action: askedOf(answered),
-        resolution: answered.resolution ?? {},
-        pendingActions: others.map(askedOf),
-        actor: answered.actor ?? 'system',
-        channel: answered.channel === 'timeout' ? 'timeout' : 'api',
-        expired: answered.expired ?? false,
-        conversationId: run.sessionId,
-        runId: run.runId,
-        metadata: session.metadata ?? {},
-        context: scope.context,
-        attachments,
-      },
-      {
-        ...guarded,
-        files: { list: async () => [], read: async () => null, text: async () => null },
-        lookAtScreen: () => Promise.all(screenshots.map((key) => getBlob<Attachment>(rt, key))),
-      },
-    ),
+  const called = await callAgent(
+    log,
+    stream,
+    messageId,
+    hostTools,
+    (guarded) =>
+      agent.definition.resolveAction!(
+        {
+          actionId: answered.actionId,
+          action: askedOf(answered),
+          resolution: answered.resolution ?? {},
+          pendingActions: others.map(askedOf),
+          actor: answered.actor ?? 'system',
+          channel: answered.channel === 'timeout' ? 'timeout' : 'api',
+          expired: answered.expired ?? false,
+          conversationId: run.sessionId,
+          runId: run.runId,
+          metadata: session.metadata ?? {},
+          context: scope.context,
+          attachments,
+        },
+        {
+          ...guarded,
+          files: { list: async () => [], read: async () => null, text: async () => null },
+          lookAtScreen: () => Promise.all(screenshots.map((key) => getBlob<Attachment>(rt, key))),
+        },
+      ),
+    scope.stopping,
   );
+  if (scope.stopping.watch.reason === 'lease_lost') return lostLease();
   return called.ok
     ? settle(scope, called.result, called.state, { kind: 'resolve', answered, others })
     : called.outcome;
@@ -100,7 +130,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
 
 /** A request that lapsed under `hitl.onTimeout: "cancel"` (or found no agent to deny it): withdrawn. */
 export async function runLapse(
-  scope: Omit<RunScope, 'agent' | 'hitl'> & { agent?: RunScope['agent'] },
+  scope: Omit<RunScope, 'agent' | 'hitl' | 'stopping'> & { agent?: RunScope['agent'] },
 ): Promise<RunOutcome> {
   const { rt, agent, run, stream } = scope;
   const lapsed = run.actionId ? await getAction(rt, run.sessionId, run.actionId) : undefined;
@@ -117,4 +147,45 @@ export async function runLapse(
   return (await idleOrPaused(scope))
     ? { status: 'requires_action', stopReason: 'requires_action' }
     : { status: 'completed', stopReason: 'end_turn' };
+}
+
+type Bookkeeping = Omit<RunScope, 'agent' | 'hitl' | 'stopping'> & { agent?: RunScope['agent'] };
+
+/** The cancel route on a paused session: its open requests were withdrawn; announce them, tell the hook. */
+export async function runWithdraw(scope: Bookkeeping): Promise<RunOutcome> {
+  const { rt, agent, run, stream } = scope;
+  stream.append('session.status_running', { kind: 'withdraw' });
+  const decided = (
+    await Promise.all((run.withdrawn ?? []).map((id) => getAction(rt, run.sessionId, id)))
+  ).filter((a) => a !== undefined);
+  announceDecided(stream, decided);
+  if (agent && decided.length > 0) {
+    await callCancelHook(rt, agent, {
+      conversationId: run.sessionId,
+      reason: 'withdrawn',
+      actions: decided.map(askedOf),
+    });
+  }
+  return (await idleOrPaused(scope))
+    ? { status: 'requires_action', stopReason: 'requires_action' }
+    : { status: 'completed', stopReason: 'end_turn' };
+}
+
+/** A deleted session: tell the hook of its open requests, announce the end, remove every item and object. */
+export async function runDelete(scope: Bookkeeping): Promise<RunOutcome> {
+  const { rt, agent, run, stream } = scope;
+  const open = await openActions(rt, run.sessionId);
+  if (agent && open.length > 0) {
+    await callCancelHook(rt, agent, {
+      conversationId: run.sessionId,
+      reason: 'deleted',
+      actions: open.map(askedOf),
+    });
+  }
+  stream.append('session.deleted', {});
+  await stream.drain().catch(() => undefined);
+  await deleteSessionObjects(rt, run.sessionId);
+  await deletePartition(rt, run.sessionId);
+  await rt.db.send(new DeleteCommand({ TableName: rt.table, Key: keys.session(run.sessionId) }));
+  return { status: 'completed', stopReason: 'end_turn' };
 }

@@ -3,6 +3,7 @@ import { requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { SwitchboardError } from '../errors/index.ts';
 import {
+  type CancelReason,
   claimRun,
   deleteBlobs,
   finishRun,
@@ -12,11 +13,14 @@ import {
   type RunOutcome,
   type RunRecord,
   type SessionRecord,
+  takeOverRun,
 } from '../store/index.ts';
-import { failTurn } from './call-agent.ts';
+import { failTurn, type Stopping } from './call-agent.ts';
 import { EventStream } from './event-stream.ts';
+import { callCancelHook } from './hooks.ts';
 import type { TurnJob } from './job.ts';
-import { runLapse, runMessage, runResolve } from './run-kinds.ts';
+import { runDelete, runLapse, runMessage, runResolve, runWithdraw } from './run-kinds.ts';
+import { RunWatch } from './watch.ts';
 
 /** Thrown when a job cannot run yet (its run is held by a live lease): the queue retries it. */
 export class RetryLaterError extends Error {
@@ -34,6 +38,7 @@ export interface RunScope {
   stream: EventStream;
   context: ReturnType<typeof requestContextOf>;
   log: Runtime['logger'];
+  stopping: Stopping;
 }
 
 /**
@@ -44,13 +49,17 @@ export async function runTurn(rt: Runtime, app: Switchboard, job: TurnJob, worke
   const log = rt.logger.createChild({ persistentKeys: { sessionId: job.sessionId, runId: job.runId } });
   if (!(await claimRun(rt, job, workerId, Date.now()))) {
     const run = await getRun(rt, job.sessionId, job.runId);
-    if (run?.status === 'running')
+    if (run?.status !== 'running') {
+      log.info('Job for a run that is not queued: nothing to do', { status: run?.status });
+      return;
+    }
+    // The worker that claimed it stopped renewing its lease (it died or stalled): close the turn, never invoke again.
+    if (!(await takeOverRun(rt, run, workerId, Date.now())))
       throw new RetryLaterError(`Run ${job.runId} is held by ${run.leaseOwner}.`);
-    log.info('Job for a run that is not queued: nothing to do', { status: run?.status });
-    return;
+    return closeLostRun(rt, app, run, workerId, log);
   }
   const run = (await getRun(rt, job.sessionId, job.runId)) as RunRecord;
-  const session = (await getSession(rt, job.sessionId)) as SessionRecord;
+  const session = (await getSession(rt, job.sessionId, { includeDeleted: true })) as SessionRecord;
   const stream = new EventStream(rt, job.sessionId, job.runId, await lastSeq(rt, job.sessionId));
   // A lapse found by the sweep asks the registry as the seed says: as the owner, for the system.
   const context =
@@ -58,19 +67,55 @@ export async function runTurn(rt: Runtime, app: Switchboard, job: TurnJob, worke
       ? { user: { id: session.owner }, data: { system: true, timeout: true } }
       : requestContextOf({ user: session.owner, data: {} });
   const agent = await app.resolveAgent(run.agentId, context);
+  const watch = new RunWatch(rt, run, workerId).start();
   let outcome: RunOutcome;
-  if (run.kind === 'lapse') {
-    // Withdrawing a lapsed request needs no agent; without one the cancel hook is simply not called.
-    outcome = await runLapse({ rt, app, agent, run, session, stream, context, log });
-  } else if (!agent) {
-    stream.append('session.status_running', { kind: run.kind ?? 'turn' });
-    outcome = failTurn(
-      stream,
-      new SwitchboardError('agent_not_found', `No agent "${run.agentId}" is registered.`, 500, 'internal'),
-    );
-  } else {
-    const scope: RunScope = { rt, app, agent, hitl: app.hitlFor(agent), run, session, stream, context, log };
-    outcome = run.kind === 'resolve' ? await runResolve(scope) : await runMessage(scope);
+  try {
+    if (run.cancelRequested) {
+      // Cancelled before a worker picked it up: the turn ends here, the agent is never called.
+      stream.append('session.status_idle', {
+        status: 'cancelled',
+        stop_reason: 'cancelled',
+        detail: { reason: run.cancelRequested },
+      });
+      outcome = { status: 'cancelled', stopReason: 'cancelled' };
+    } else if (run.kind === 'lapse' || run.kind === 'withdraw' || run.kind === 'delete') {
+      // Bookkeeping needs no agent; without one the cancel hook is simply not called.
+      const bookkeeping = { rt, app, agent, run, session, stream, context, log };
+      outcome =
+        run.kind === 'lapse'
+          ? await runLapse(bookkeeping)
+          : run.kind === 'withdraw'
+            ? await runWithdraw(bookkeeping)
+            : await runDelete(bookkeeping);
+    } else if (!agent) {
+      stream.append('session.status_running', { kind: run.kind ?? 'turn' });
+      outcome = failTurn(
+        stream,
+        new SwitchboardError('agent_not_found', `No agent "${run.agentId}" is registered.`, 500, 'internal'),
+      );
+    } else {
+      const stopping = {
+        watch,
+        graceMs: rt.settings.runs.cancelGraceMs,
+        onStop: (reason: CancelReason) =>
+          callCancelHook(rt, agent, { conversationId: run.sessionId, runId: run.runId, reason }),
+      };
+      const scope: RunScope = {
+        rt,
+        app,
+        agent,
+        hitl: app.hitlFor(agent),
+        run,
+        session,
+        stream,
+        context,
+        log,
+        stopping,
+      };
+      outcome = run.kind === 'resolve' ? await runResolve(scope) : await runMessage(scope);
+    }
+  } finally {
+    watch.end();
   }
   await stream
     .drain()
@@ -80,4 +125,37 @@ export async function runTurn(rt: Runtime, app: Switchboard, job: TurnJob, worke
   }
   // Screenshots are not stored: they lived only for this turn (the bucket's lifecycle rule is the backstop).
   if (run.screenshots?.length) await deleteBlobs(rt, run.screenshots).catch(() => undefined);
+}
+
+/** Closes a run whose worker was lost: `incomplete`, with the error in the log; the agent's backend is told `lease_lost`. */
+async function closeLostRun(
+  rt: Runtime,
+  app: Switchboard,
+  run: RunRecord,
+  workerId: string,
+  log: Runtime['logger'],
+): Promise<void> {
+  const session = await getSession(rt, run.sessionId, { includeDeleted: true });
+  const stream = new EventStream(rt, run.sessionId, run.runId, await lastSeq(rt, run.sessionId));
+  stream.append('session.error', {
+    code: 'worker_lost',
+    message: 'The worker running this turn stopped before it finished.',
+    status: 500,
+  });
+  stream.append('session.status_idle', { status: 'incomplete', stop_reason: 'error', detail: null });
+  await stream
+    .drain()
+    .catch((error: unknown) => log.warn('The event log could not be completed', { error: String(error) }));
+  const agent = session
+    ? await app.resolveAgent(run.agentId, requestContextOf({ user: session.owner, data: {} }))
+    : undefined;
+  if (agent)
+    await callCancelHook(rt, agent, {
+      conversationId: run.sessionId,
+      runId: run.runId,
+      reason: 'lease_lost',
+    });
+  const error = { code: 'worker_lost', message: 'The worker running this turn stopped before it finished.' };
+  await finishRun(rt, run, workerId, { status: 'incomplete', stopReason: 'error', error }, Date.now());
+  log.warn('Closed a run whose worker was lost', { runId: run.runId });
 }

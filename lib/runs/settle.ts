@@ -93,10 +93,14 @@ export async function settle(
       stopReason: mode.others.length > 0 ? 'requires_action' : 'end_turn',
     };
   }
-  const replaces = mode.kind === 'resolve' || result.pendingActions !== undefined;
+  const replaces =
+    (mode.kind === 'resolve' || result.pendingActions !== undefined) &&
+    settled.outcome.status !== 'cancelled';
   const open = mode.kind === 'resolve' ? mode.others : replaces ? await openActions(rt, run.sessionId) : [];
+  const cancelled = settled.outcome.status === 'cancelled';
   const change = await applyPause(rt, { sessionId: run.sessionId, runId: run.runId, messageId }, hitl, {
-    asked: settled.pendingActions,
+    // A stopped turn asks nothing: what it had emitted is kept as text, not as a pause.
+    asked: cancelled ? [] : settled.pendingActions,
     open,
     replaces,
     now,

@@ -1,4 +1,9 @@
-import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
 import type { Runtime } from '../config/index.ts';
 
 /**
@@ -40,4 +45,23 @@ export async function deleteBlobs(rt: Runtime, keys: string[]): Promise<void> {
 /** The UTF-8 size of a value's JSON. */
 export function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+}
+
+/** Deletes a session's objects: its attachments, moved messages and events, leftover screenshots. */
+export async function deleteSessionObjects(rt: Runtime, sessionId: string): Promise<void> {
+  for (const prefix of ['attachments', 'messages', 'events', 'screenshots']) {
+    let token: string | undefined;
+    do {
+      const page = await rt.s3.send(
+        new ListObjectsV2Command({
+          Bucket: rt.bucket,
+          Prefix: `${prefix}/${sessionId}/`,
+          ContinuationToken: token,
+        }),
+      );
+      const objectKeys = (page.Contents ?? []).flatMap((o) => (o.Key ? [o.Key] : []));
+      if (objectKeys.length > 0) await deleteBlobs(rt, objectKeys);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
 }

@@ -10,7 +10,14 @@ export {
   promoteAction,
   putAction,
 } from './actions.ts';
-export { deleteBlobs, getBlob, INLINE_LIMIT_BYTES, jsonBytes, putBlob } from './blobs.ts';
+export {
+  deleteBlobs,
+  deleteSessionObjects,
+  getBlob,
+  INLINE_LIMIT_BYTES,
+  jsonBytes,
+  putBlob,
+} from './blobs.ts';
 export {
   type ConnectionRecord,
   dueConnections,
@@ -33,6 +40,7 @@ export {
 } from './messages.ts';
 export { type RequestRecord, recordRequest } from './requests.ts';
 export {
+  type CancelReason,
   claimRun,
   dueRuns,
   finishRun,
@@ -40,9 +48,22 @@ export {
   postponeRun,
   putRun,
   REQUEUE_AFTER_MS,
+  type RunKind,
   type RunOutcome,
   type RunRecord,
   type RunStatus,
+  renewLease,
+  requestCancel,
+  takeOverRun,
 } from './runs.ts';
-export { ensureSession, getSession, latestRun, type SessionRecord, setHostContext } from './sessions.ts';
+export {
+  deletePartition,
+  ensureSession,
+  getSession,
+  latestRun,
+  listRuns,
+  markDeleted,
+  type SessionRecord,
+  setHostContext,
+} from './sessions.ts';
 export { isConditionFailure, queryAll, strip } from './table.ts';

@@ -38,13 +38,15 @@ export interface RunRecord {
   /** Bucket keys of the screenshots the message carried: handed to look_at_screen, never stored with it. */
   screenshots?: string[];
   /** What the run does: a user message (`turn`), an answered request (`resolve`), a lapsed one withdrawn (`lapse`). */
-  kind?: 'turn' | 'resolve' | 'lapse';
+  kind?: RunKind;
   /** The request a `resolve` or `lapse` run is about. */
   actionId?: string;
   /** The requests a new message superseded or withdrew, announced by its run. */
   withdrawn?: string[];
   /** Reference attachments that came with a continuation: they follow the tool result. */
   attachments?: StoredAttachment[];
+  /** Set by a cancel (or a delete): the worker that holds the run stops it. */
+  cancelRequested?: CancelReason;
 }
 
 /** A queued run not claimed by then is queued again by the sweep (its job may have been lost). */
@@ -153,6 +155,100 @@ export async function claimRun(
           ':at': new Date(now).toISOString(),
           ':owner': owner,
           ':exp': now + rt.settings.runs.leaseMs,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** What a run does: a message, an answer, a lapse, withdrawing open requests, deleting the session. */
+export type RunKind = 'turn' | 'resolve' | 'lapse' | 'withdraw' | 'delete';
+
+/** Why a run was asked to stop, as the seed names the reasons. */
+export type CancelReason = 'user' | 'deleted' | 'shutdown' | 'lease_lost';
+
+/** Asks the worker of a queued or running run to stop it. Returns the run, or undefined when it already ended. */
+export async function requestCancel(
+  rt: Runtime,
+  run: Pick<RunRecord, 'sessionId' | 'runId'>,
+  reason: CancelReason,
+): Promise<RunRecord | undefined> {
+  try {
+    const { Attributes } = await rt.db.send(
+      new UpdateCommand({
+        TableName: rt.table,
+        Key: keys.run(run.sessionId, run.runId),
+        UpdateExpression: 'SET cancelRequested = :reason',
+        ConditionExpression: '#status IN (:queued, :running)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':reason': reason, ':queued': 'queued', ':running': 'running' },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes ? decodeJson<RunRecord>(Attributes, RUN_JSON) : undefined;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Extends this worker's lease; false when another worker took the run over (or it ended). */
+export async function renewLease(
+  rt: Runtime,
+  run: Pick<RunRecord, 'sessionId' | 'runId'>,
+  owner: string,
+  now: number,
+): Promise<boolean> {
+  try {
+    await rt.db.send(
+      new UpdateCommand({
+        TableName: rt.table,
+        Key: keys.run(run.sessionId, run.runId),
+        UpdateExpression: 'SET leaseExpiresAt = :exp',
+        ConditionExpression: 'leaseOwner = :owner AND #status = :running',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':exp': now + rt.settings.runs.leaseMs,
+          ':owner': owner,
+          ':running': 'running',
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Takes over a run whose worker stopped renewing its lease (it crashed or stalled): one
+ * conditional write, so of two deliveries only one takes it. The new owner closes it; it never
+ * runs the agent again.
+ */
+export async function takeOverRun(
+  rt: Runtime,
+  run: Pick<RunRecord, 'sessionId' | 'runId'>,
+  owner: string,
+  now: number,
+): Promise<boolean> {
+  try {
+    await rt.db.send(
+      new UpdateCommand({
+        TableName: rt.table,
+        Key: keys.run(run.sessionId, run.runId),
+        UpdateExpression: 'SET leaseOwner = :owner, leaseExpiresAt = :exp',
+        ConditionExpression: '#status = :running AND leaseExpiresAt < :now',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':owner': owner,
+          ':exp': now + rt.settings.runs.leaseMs,
+          ':running': 'running',
+          ':now': now,
         },
       }),
     );

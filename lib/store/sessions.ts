@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
 import type { HostContext } from '../contract/index.ts';
 import { keys, prefixes } from './keys.ts';
@@ -17,14 +17,72 @@ export interface SessionRecord {
   metadata?: Record<string, unknown>;
   /** The last host context received (validated, snake_case, without attachments). */
   hostContext?: HostContext;
+  /** Set when the session was deleted: it answers 404 while its items are removed. */
+  deletedAt?: string;
 }
 
 /** The session, or undefined when there is none. */
-export async function getSession(rt: Runtime, sessionId: string): Promise<SessionRecord | undefined> {
+export async function getSession(
+  rt: Runtime,
+  sessionId: string,
+  options: { includeDeleted?: boolean } = {},
+): Promise<SessionRecord | undefined> {
   const { Item } = await rt.db.send(
     new GetCommand({ TableName: rt.table, Key: keys.session(sessionId), ConsistentRead: true }),
   );
-  return Item ? decodeJson<SessionRecord>(Item, SESSION_JSON) : undefined;
+  const session = Item ? decodeJson<SessionRecord>(Item, SESSION_JSON) : undefined;
+  // A deleted session is gone for every request at once, while its items are being removed.
+  return session?.deletedAt && !options.includeDeleted ? undefined : session;
+}
+
+/** Marks a session deleted (one conditional write); false when it already was. */
+export async function markDeleted(rt: Runtime, sessionId: string, now: number): Promise<boolean> {
+  try {
+    await rt.db.send(
+      new UpdateCommand({
+        TableName: rt.table,
+        Key: keys.session(sessionId),
+        UpdateExpression: 'SET deletedAt = :at',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+        ExpressionAttributeValues: { ':at': new Date(now).toISOString() },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Every run of a session, oldest first. */
+export async function listRuns(rt: Runtime, sessionId: string): Promise<RunRecord[]> {
+  const items = await queryAll(rt, {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :run)',
+    ExpressionAttributeValues: { ':pk': keys.session(sessionId).pk, ':run': prefixes.run },
+    ConsistentRead: true,
+  });
+  return items.map((item) => decodeJson<RunRecord>(item, RUN_JSON));
+}
+
+/** Deletes every item of a session's partition (its messages, events, runs, requests, subscribers). */
+export async function deletePartition(rt: Runtime, sessionId: string): Promise<number> {
+  const items = await queryAll(rt, {
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.session(sessionId).pk },
+    ProjectionExpression: 'pk, sk',
+  });
+  for (let i = 0; i < items.length; i += 25) {
+    let pending: Record<string, unknown>[] = items
+      .slice(i, i + 25)
+      .map((Key) => ({ DeleteRequest: { Key } }));
+    while (pending.length > 0) {
+      const { UnprocessedItems } = await rt.db.send(
+        new BatchWriteCommand({ RequestItems: { [rt.table]: pending as never } }),
+      );
+      pending = (UnprocessedItems?.[rt.table] ?? []) as Record<string, unknown>[];
+    }
+  }
+  return items.length;
 }
 
 /**

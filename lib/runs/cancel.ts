@@ -1,0 +1,93 @@
+import type { Identity } from '../auth/index.ts';
+import type { Runtime } from '../config/index.ts';
+import { SessionConflictError } from '../errors/index.ts';
+import { newId } from '../ids/index.ts';
+import { ownedSession } from '../sessions/index.ts';
+import {
+  type CancelReason,
+  decideAction,
+  listRuns,
+  markDeleted,
+  messageId,
+  openActions,
+  putRun,
+  type RunKind,
+  requestCancel,
+  type SessionRecord,
+} from '../store/index.ts';
+import { enqueue } from './job.ts';
+
+/** Asks every run of the session that has not ended to stop; the worker holding one learns of it by its next poll. */
+async function stopRuns(rt: Runtime, sessionId: string, reason: CancelReason): Promise<string[]> {
+  const runs = (await listRuns(rt, sessionId)).filter((r) => r.status === 'queued' || r.status === 'running');
+  const asked = await Promise.all(runs.map((r) => requestCancel(rt, r, reason)));
+  return asked.flatMap((r) => (r ? [r.runId] : []));
+}
+
+/** Queues a run that only bookkeeps (withdraw, delete), so that its events come from the session's one writer. */
+async function queueBookkeeping(
+  rt: Runtime,
+  session: SessionRecord,
+  kind: RunKind,
+  withdrawn: string[] = [],
+): Promise<string> {
+  const runId = newId('run');
+  await putRun(rt, {
+    runId,
+    sessionId: session.sessionId,
+    requestId: runId,
+    agentId: session.agentId,
+    userMessageId: messageId(runId, 0),
+    assistantMessageId: messageId(runId, 1),
+    status: 'queued',
+    createdAt: new Date().toISOString(),
+    kind,
+    ...(withdrawn.length > 0 && { withdrawn }),
+  });
+  await enqueue(rt, { v: 1, kind, sessionId: session.sessionId, runId, requestId: runId });
+  return runId;
+}
+
+/**
+ * `POST /api/sessions/{id}/cancel`: stops the running (or queued) turn, or, on a paused session,
+ * withdraws its open requests. A cancel with nothing to stop is a 409.
+ */
+export async function cancelSession(rt: Runtime, identity: Identity, sessionId: string) {
+  const session = await ownedSession(rt, identity, sessionId);
+  const stopped = await stopRuns(rt, session.sessionId, 'user');
+  if (stopped.length > 0)
+    return { session_id: session.sessionId, status: 'cancelling' as const, run_ids: stopped };
+  const withdrawn: string[] = [];
+  for (const action of await openActions(rt, session.sessionId)) {
+    const decided = await decideAction(
+      rt,
+      session.sessionId,
+      action.actionId,
+      { status: 'cancelled', actor: identity.user, channel: 'api' },
+      { now: Date.now(), mustBeLive: false, from: action.status },
+    );
+    if (decided) withdrawn.push(action.actionId);
+  }
+  if (withdrawn.length === 0)
+    throw new SessionConflictError(
+      'nothing_to_cancel',
+      'The session has no running turn and no open request.',
+    );
+  const runId = await queueBookkeeping(rt, session, 'withdraw', withdrawn);
+  return { session_id: session.sessionId, status: 'withdrawn' as const, run_ids: [runId], withdrawn };
+}
+
+/**
+ * `DELETE /api/sessions/{id}`: the session answers 404 from now on; a running turn is stopped
+ * (reason deleted), and a run queued behind it tells the cancel hook of the open requests and
+ * removes every item of the session.
+ */
+export async function deleteSession(rt: Runtime, identity: Identity, sessionId: string) {
+  const session = await ownedSession(rt, identity, sessionId);
+  if (!(await markDeleted(rt, session.sessionId, Date.now()))) {
+    return { session_id: session.sessionId, status: 'deleting' as const };
+  }
+  await stopRuns(rt, session.sessionId, 'deleted');
+  await queueBookkeeping(rt, session, 'delete');
+  return { session_id: session.sessionId, status: 'deleting' as const };
+}
