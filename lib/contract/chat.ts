@@ -83,6 +83,8 @@ export const EventsQuerySchema = z
   .object({
     after: z.coerce.number().int().nonnegative().default(0),
     limit: z.coerce.number().int().min(1).max(1000).default(500),
+    /** Long poll: wait up to this many seconds for an event after `after` before answering. */
+    wait: z.coerce.number().int().min(0).max(20).default(0),
   })
   .strict();
 

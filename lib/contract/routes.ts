@@ -20,5 +20,6 @@ export const WEBSOCKET_ROUTES = [
   'assistant_message',
   'assistant_join_session',
   'assistant_resolve_action',
+  'assistant_cancel',
 ] as const;
 export type WebSocketRouteKey = (typeof WEBSOCKET_ROUTES)[number];

@@ -46,6 +46,16 @@ const sessionIdOf = (event: APIGatewayProxyEventV2) => decodeURIComponent(event.
 const header = (event: APIGatewayProxyEventV2, name: string) =>
   Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
 
+/** The events after `after`; with a wait, polls the log (a Query of one partition) until one comes. */
+async function waitForEvents(rt: Runtime, sessionId: string, after: number, limit: number, waitMs: number) {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const events = await listEvents(rt, sessionId, after, limit);
+    if (events.length > 0 || Date.now() >= until) return events;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(250, until - Date.now())));
+  }
+}
+
 /** `POST /api/files`: JSON asks for a presigned upload URL; any other content type is the file itself. */
 async function postFile(rt: Runtime, event: APIGatewayProxyEventV2) {
   const mediaType =
@@ -100,7 +110,7 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   async 'GET /api/sessions/{id}/events'(rt, _app, event) {
     const query = parseOrThrow(EventsQuerySchema, event.queryStringParameters ?? {}, 'query');
     const session = await ownedSession(rt, identity(event), sessionIdOf(event));
-    const events = await listEvents(rt, session.sessionId, query.after, query.limit);
+    const events = await waitForEvents(rt, session.sessionId, query.after, query.limit, query.wait * 1000);
     const last = await lastSeq(rt, session.sessionId);
     return json(200, {
       session_id: session.sessionId,

@@ -10,6 +10,7 @@ import {
   parseResolveRequest,
   parseResolveTarget,
   parseSessionTarget,
+  type WebSocketRouteKey,
 } from '../contract/index.ts';
 import { NotFoundError, ValidationError } from '../errors/index.ts';
 import { cancelSession, submitAnswer, submitTurn } from '../runs/index.ts';
@@ -83,7 +84,7 @@ async function replay(rt: Runtime, connectionId: string, sessionId: string, afte
 
 type Route = (rt: Runtime, app: Switchboard, event: WebSocketEvent, identity: Identity) => Promise<unknown>;
 
-const ROUTES: Record<string, Route> = {
+const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default', Route> = {
   async $connect(rt, _app, event, identity) {
     await putConnection(
       rt,
@@ -179,7 +180,7 @@ export function createWebSocketHandler(app: Switchboard, runtime?: Runtime) {
   const rt = lazyRuntime(runtime);
   return middy<WebSocketEvent, WebSocketResult, Error, Context>().handler(async (event) => {
     const routeKey = event.requestContext.routeKey;
-    const route = ROUTES[routeKey] ?? ROUTES.$default!;
+    const route = ROUTES[routeKey as keyof typeof ROUTES] ?? ROUTES.$default;
     const identity = identityFromAuthorizer(event.requestContext.authorizer);
     try {
       const frame = await route(rt(), app, event, identity);

@@ -1,6 +1,7 @@
 import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
 import type { HostContext } from '../contract/index.ts';
+import { NotFoundError } from '../errors/index.ts';
 import { keys, prefixes } from './keys.ts';
 import type { RunRecord } from './runs.ts';
 import { RUN_JSON } from './runs.ts';
@@ -101,8 +102,12 @@ export async function ensureSession(rt: Runtime, session: SessionRecord): Promis
     return session;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const existing = await getSession(rt, session.sessionId);
+    const existing = await getSession(rt, session.sessionId, { includeDeleted: true });
     if (!existing) throw error;
+    if (existing.deletedAt) {
+      // Its items are still being removed; the id is free again once they are.
+      throw new NotFoundError('session_not_found', `Session "${session.sessionId}" was deleted.`);
+    }
     return existing;
   }
 }

@@ -1,0 +1,261 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createSwitchboard } from '../../lib/index.ts';
+import { enqueue } from '../../lib/runs/index.ts';
+import {
+  appendEvent,
+  claimRun,
+  finishRun,
+  getRun,
+  keys,
+  lastSeq,
+  messageId,
+  putRun,
+} from '../../lib/store/index.ts';
+import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { pauseAgents } from '../support/pause-agents.ts';
+import { runAgents } from '../support/run-agents.ts';
+import { api, testSandbox } from '../support/sandbox.ts';
+import { type Frame, TestSocket } from '../support/ws-client.ts';
+
+const runs = runAgents();
+const pauses = pauseAgents();
+const app = createSwitchboard();
+for (const d of [...runs.definitions, ...pauses.definitions]) app.registerHostAgent(d);
+let sandbox: Sandbox;
+let host: TestSocket;
+let n = 0;
+const sid = (name: string) => {
+  n += 1;
+  return `r-${name}-${n}`;
+};
+
+beforeAll(async () => {
+  sandbox = await testSandbox({ app, settings: { runs: { cancelPollMs: 50, cancelGraceMs: 300 } } });
+  host = await TestSocket.open(sandbox.wsUrl);
+});
+beforeEach(() => runs.reset());
+afterAll(async () => {
+  await host?.close();
+  await sandbox?.close();
+});
+
+const idle = (sessionId: string, runId?: unknown) => (f: Frame) =>
+  f.session_id === sessionId &&
+  (f.type === 'session.status_idle' || f.type === 'session.status_requires_action') &&
+  (runId === undefined || f.run_id === runId);
+
+async function start(sessionId: string, agentId: string, content = 'the task') {
+  const accepted = await host.request({
+    action: 'assistant_message',
+    session_id: sessionId,
+    agent_id: agentId,
+    content,
+  });
+  expect(accepted.type).toBe('assistant:accepted');
+  return accepted.run_id as string;
+}
+
+describe('cancel', () => {
+  it('aborts the signal of a running turn and keeps the text already emitted as the cancelled message', async () => {
+    const id = sid('cancel');
+    const runId = await start(id, 'polite');
+    await runs.started();
+    const res = await api(sandbox.url, 'POST', `/api/sessions/${id}/cancel`);
+    expect(res.status).toBe(202);
+    expect(res.json).toMatchObject({ status: 'cancelling', run_ids: [runId] });
+    const end = await host.waitFor(idle(id, runId));
+    expect(end.data).toMatchObject({ status: 'cancelled', stop_reason: 'cancelled' });
+    const messages = (await api(sandbox.url, 'GET', `/api/sessions/${id}/messages`)).json.messages as {
+      content: string;
+      stop_reason?: string;
+    }[];
+    expect(messages[1]).toMatchObject({ content: 'Starting on the task. ', stop_reason: 'cancelled' });
+    expect(runs.cancels.at(-1)).toEqual({ conversationId: id, runId, reason: 'user' });
+    expect((await api(sandbox.url, 'GET', `/api/sessions/${id}`)).json).toMatchObject({
+      status: 'idle',
+      last_run: { status: 'cancelled' },
+    });
+  });
+
+  it('abandons an agent that ignores the signal after the grace, and drops what it reports afterwards', async () => {
+    const id = sid('stubborn');
+    const runId = await start(id, 'stubborn');
+    await runs.started();
+    const cancelled = await host.request({ action: 'assistant_cancel', session_id: id });
+    expect(cancelled).toMatchObject({ type: 'assistant:cancelled', status: 'cancelling' });
+    await host.waitFor(idle(id, runId));
+    const next = await start(id, 'stubborn', 'the next one');
+    runs.releaseStubborn();
+    await runs.stubbornReturned();
+    await host.waitFor(idle(id, next));
+    const log = (await api(sandbox.url, 'GET', `/api/sessions/${id}/events`)).json.events as Frame[];
+    const firstRun = log.filter((e) => e.run_id === runId);
+    expect(firstRun.map((e) => (e.data as { text?: string }).text).filter(Boolean)).toEqual([
+      'I will not stop. ',
+    ]);
+  });
+
+  it('cancels a turn queued behind another before any worker picked it up: its agent is never called', async () => {
+    const id = sid('queued');
+    const first = await start(id, 'polite', 'first');
+    await runs.started();
+    const second = await start(id, 'polite', 'second');
+    expect((await api(sandbox.url, 'POST', `/api/sessions/${id}/cancel`)).json.run_ids).toEqual([
+      first,
+      second,
+    ]);
+    const end = await host.waitFor(idle(id, second));
+    expect(end.data).toMatchObject({ status: 'cancelled' });
+    expect(runs.invoked.filter((m) => m === 'second')).toEqual([]);
+    await expect.poll(async () => (await getRun(sandbox.runtime, id, second))?.status).toBe('cancelled');
+  });
+
+  it('answers 409 when there is nothing to cancel, and withdraws the open requests of a paused session', async () => {
+    const id = sid('nothing');
+    await start(id, 'pauser', 'hello');
+    await host.waitFor(idle(id));
+    expect((await api(sandbox.url, 'POST', `/api/sessions/${id}/cancel`)).json.error).toMatchObject({
+      code: 'nothing_to_cancel',
+    });
+    const paused = sid('paused');
+    await start(paused, 'pauser', 'two');
+    await host.waitFor(idle(paused));
+    const res = await api(sandbox.url, 'POST', `/api/sessions/${paused}/cancel`);
+    expect(res.json).toMatchObject({ status: 'withdrawn', withdrawn: ['req_wire', 'req_account'] });
+    await host.waitFor(
+      (f) =>
+        f.session_id === paused &&
+        f.type === 'session.status_idle' &&
+        f.run_id === (res.json.run_ids as string[])[0],
+    );
+    expect(pauses.cancelled.at(-1)).toMatchObject({
+      conversationId: paused,
+      reason: 'withdrawn',
+      actions: [{ id: 'req_wire' }, { id: 'req_account' }],
+    });
+  });
+});
+
+describe('lost workers and fencing', () => {
+  it('closes a turn whose worker died when its job comes back, without invoking the agent again; the session takes the next message', async () => {
+    const id = sid('lost');
+    await start(id, 'polite', 'warm-up');
+    await runs.started();
+    await api(sandbox.url, 'POST', `/api/sessions/${id}/cancel`);
+    await host.waitFor(idle(id));
+    // A run a worker claimed and then died on: running, its lease run out, its job back on the queue.
+    const runId = `run_01M8ZZZZZZZZZZZZZZZZZZZZZZ`;
+    const rt = sandbox.runtime;
+    await putRun(rt, {
+      runId,
+      sessionId: id,
+      requestId: 'lost-1',
+      agentId: 'polite',
+      userMessageId: messageId(runId, 0),
+      assistantMessageId: messageId(runId, 1),
+      status: 'queued',
+      createdAt: new Date().toISOString(),
+      kind: 'turn',
+    });
+    expect(await claimRun(rt, { sessionId: id, runId }, 'dead-worker', Date.now() - 10 * 60_000)).toBe(true);
+    const invokedBefore = runs.invoked.length;
+    await enqueue(rt, { v: 1, kind: 'turn', sessionId: id, runId, requestId: 'lost-1' });
+    const end = await host.waitFor(idle(id, runId));
+    expect(end.data).toMatchObject({ status: 'incomplete', stop_reason: 'error' });
+    expect(runs.invoked.length).toBe(invokedBefore);
+    await expect.poll(async () => (await getRun(rt, id, runId))?.status).toBe('incomplete');
+    expect(runs.cancels.at(-1)).toEqual({ conversationId: id, runId, reason: 'lease_lost' });
+    const next = await start(id, 'polite', 'after the lost one');
+    await expect.poll(() => runs.invoked.includes('after the lost one')).toBe(true);
+    await api(sandbox.url, 'POST', `/api/sessions/${id}/cancel`);
+    await host.waitFor(idle(id, next));
+  });
+
+  it('rejects a stale worker’s writes: a seq another writer took, and an outcome over another owner’s', async () => {
+    const id = sid('fence');
+    const runId = await start(id, 'pauser', 'hello');
+    await host.waitFor(idle(id, runId));
+    const rt = sandbox.runtime;
+    const taken = await lastSeq(rt, id);
+    expect(
+      await appendEvent(rt, {
+        seq: taken,
+        type: 'agent.message.delta',
+        session_id: id,
+        at: new Date().toISOString(),
+        data: { text: 'zombie' },
+      }),
+    ).toBe(false);
+    expect(
+      await finishRun(
+        rt,
+        { sessionId: id, runId },
+        'someone-else',
+        { status: 'error', stopReason: 'error' },
+        Date.now(),
+      ),
+    ).toBe(false);
+    expect((await getRun(rt, id, runId))?.status).toBe('completed');
+  });
+});
+
+describe('delete', () => {
+  const partition = async (id: string) =>
+    (
+      await sandbox.runtime.db.send(
+        new QueryCommand({
+          TableName: sandbox.runtime.table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.session(id).pk },
+        }),
+      )
+    ).Items ?? [];
+
+  it('stops a running turn (reason deleted), answers 404 from then on, and removes every item of the session', async () => {
+    const id = sid('delete');
+    const runId = await start(id, 'polite');
+    await runs.started();
+    expect((await api(sandbox.url, 'DELETE', `/api/sessions/${id}`)).status).toBe(202);
+    expect((await api(sandbox.url, 'GET', `/api/sessions/${id}`)).status).toBe(404);
+    expect(
+      (await api(sandbox.url, 'POST', '/api/chat', { session_id: id, agent_id: 'polite', content: 'x' }))
+        .status,
+    ).toBe(404);
+    await host.waitFor((f) => f.session_id === id && f.type === 'session.deleted');
+    expect(runs.cancels.find((c) => c.runId === runId)).toEqual({
+      conversationId: id,
+      runId,
+      reason: 'deleted',
+    });
+    await expect.poll(async () => (await partition(id)).length).toBe(0);
+  });
+
+  it('withdraws the open requests of a paused session, the cancel hook getting them as actions', async () => {
+    const id = sid('delpause');
+    await start(id, 'pauser', 'two');
+    await host.waitFor(idle(id));
+    expect((await api(sandbox.url, 'DELETE', `/api/sessions/${id}`)).status).toBe(202);
+    await host.waitFor((f) => f.session_id === id && f.type === 'session.deleted');
+    expect(pauses.cancelled.at(-1)).toMatchObject({
+      conversationId: id,
+      reason: 'deleted',
+      actions: [{ id: 'req_wire' }, { id: 'req_account' }],
+    });
+    await expect.poll(async () => (await partition(id)).length).toBe(0);
+  });
+});
+
+describe('reading the log over HTTP', () => {
+  it('long-polls with wait until the next event arrives', async () => {
+    const id = sid('poll');
+    const runId = await start(id, 'polite');
+    await runs.started();
+    const last = (await api(sandbox.url, 'GET', `/api/sessions/${id}/events`)).json.last_seq as number;
+    const waiting = api(sandbox.url, 'GET', `/api/sessions/${id}/events?after=${last}&wait=10`);
+    await api(sandbox.url, 'POST', `/api/sessions/${id}/cancel`);
+    const res = await waiting;
+    expect((res.json.events as Frame[])[0]?.seq).toBe(last + 1);
+    await host.waitFor(idle(id, runId));
+  });
+});
