@@ -51,7 +51,7 @@ export function createWorkerHandler(app: Switchboard, runtime?: Runtime) {
     const remaining = context.getRemainingTimeInMillis?.() ?? 0;
     const margin = rt().settings.runs.cancelGraceMs + 5_000;
     const shutdown =
-      remaining > margin ? setTimeout(() => stopAllRuns('shutdown'), remaining - margin) : undefined;
+      remaining > margin ? setTimeout(() => stopAllRuns('shutdown', rt()), remaining - margin) : undefined;
     await Promise.all(
       byGroup(event.Records).map(async (records) => {
         for (const [index, record] of records.entries()) {

@@ -58,6 +58,45 @@ export async function runTurn(rt: Runtime, app: Switchboard, job: TurnJob, worke
       throw new RetryLaterError(`Run ${job.runId} is held by ${run.leaseOwner}.`);
     return closeLostRun(rt, app, run, workerId, log);
   }
+  try {
+    await runClaimed(rt, app, job, workerId, log);
+  } catch (error) {
+    // Past the claim a retry must not invoke the agent again: the turn is closed as error instead,
+    // so a job that keeps failing cannot hold the session up.
+    log.error('A claimed run failed; it is closed as error', { error: String(error) });
+    await closeFailedRun(rt, job, workerId, log).catch((e: unknown) =>
+      log.error('Could not close the run', { error: String(e) }),
+    );
+  }
+}
+
+async function closeFailedRun(
+  rt: Runtime,
+  job: TurnJob,
+  workerId: string,
+  log: Runtime['logger'],
+): Promise<void> {
+  const stream = new EventStream(rt, job.sessionId, job.runId, await lastSeq(rt, job.sessionId));
+  stream.append('session.error', {
+    code: 'internal_error',
+    message: 'The run failed on our side.',
+    status: 500,
+  });
+  stream.append('session.status_idle', { status: 'error', stop_reason: 'error', detail: null });
+  await stream
+    .drain()
+    .catch((error: unknown) => log.warn('The event log could not be completed', { error: String(error) }));
+  const error = { code: 'internal_error', message: 'The run failed on our side.' };
+  await finishRun(rt, job, workerId, { status: 'error', stopReason: 'error', error }, Date.now());
+}
+
+async function runClaimed(
+  rt: Runtime,
+  app: Switchboard,
+  job: TurnJob,
+  workerId: string,
+  log: Runtime['logger'],
+): Promise<void> {
   const run = (await getRun(rt, job.sessionId, job.runId)) as RunRecord;
   const session = (await getSession(rt, job.sessionId, { includeDeleted: true })) as SessionRecord;
   const stream = new EventStream(rt, job.sessionId, job.runId, await lastSeq(rt, job.sessionId));

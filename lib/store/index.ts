@@ -40,6 +40,7 @@ export {
 } from './messages.ts';
 export { type RequestRecord, recordRequest } from './requests.ts';
 export {
+  abandonQueuedRun,
   type CancelReason,
   claimRun,
   dueRuns,

@@ -45,6 +45,8 @@ export interface RunRecord {
   withdrawn?: string[];
   /** Reference attachments that came with a continuation: they follow the tool result. */
   attachments?: StoredAttachment[];
+  /** How often the sweep queued it again; past a bound it is given up on. */
+  requeues?: number;
   /** Set by a cancel (or a delete): the worker that holds the run stops it. */
   cancelRequested?: CancelReason;
 }
@@ -87,11 +89,12 @@ export async function postponeRun(
       new UpdateCommand({
         TableName: rt.table,
         Key: keys.run(run.sessionId, run.runId),
-        UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk',
+        UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk ADD requeues :one',
         ConditionExpression: '#status = :queued',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':queued': 'queued',
+          ':one': 1,
           ':pk': dueIndex(run, due).gsi1pk,
           ':sk': dueIndex(run, due).gsi1sk,
         },
@@ -295,6 +298,36 @@ export async function finishRun(
           ':usage': outcome.usage ? JSON.stringify(outcome.usage) : null,
           ':owner': owner,
           ':running': 'running',
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Gives up on a queued run that was queued again and again (its job keeps failing before any claim). */
+export async function abandonQueuedRun(
+  rt: Runtime,
+  run: Pick<RunRecord, 'sessionId' | 'runId'>,
+  now: number,
+): Promise<boolean> {
+  try {
+    await rt.db.send(
+      new UpdateCommand({
+        TableName: rt.table,
+        Key: keys.run(run.sessionId, run.runId),
+        UpdateExpression:
+          'SET #status = :error, stopReason = :error, endedAt = :at, #error = :why REMOVE gsi1pk, gsi1sk',
+        ConditionExpression: '#status = :queued',
+        ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+        ExpressionAttributeValues: {
+          ':error': 'error',
+          ':queued': 'queued',
+          ':at': new Date(now).toISOString(),
+          ':why': { code: 'job_lost', message: 'The run could not be started.' },
         },
       }),
     );

@@ -1,6 +1,9 @@
 import type { Runtime } from '../config/index.ts';
 import { enqueue } from '../runs/index.ts';
-import { dueRuns, getRun, postponeRun, REQUEUE_AFTER_MS } from '../store/index.ts';
+import { abandonQueuedRun, dueRuns, getRun, postponeRun, REQUEUE_AFTER_MS } from '../store/index.ts';
+
+/** How often a run is queued again before it is given up on. */
+const MAX_REQUEUES = 3;
 
 /**
  * Queues again the runs that were recorded but never claimed: their job was lost between the
@@ -12,6 +15,12 @@ export async function requeueLostRuns(rt: Runtime, now: number, lookbackHours: n
   for (const due of await dueRuns(rt, now, lookbackHours)) {
     const run = await getRun(rt, due.sessionId, due.runId);
     if (run?.status !== 'queued') continue;
+    if ((run.requeues ?? 0) >= MAX_REQUEUES) {
+      // Its job keeps failing before any worker claims it (it went to the dead-letter queue): give up.
+      if (await abandonQueuedRun(rt, run, now))
+        rt.logger.error('Gave up on a run that could not be started', { runId: run.runId });
+      continue;
+    }
     if (!(await postponeRun(rt, run, now + REQUEUE_AFTER_MS))) continue;
     await enqueue(rt, {
       v: 1,
