@@ -82,6 +82,11 @@ export interface HostAgentIO {
   files: HostAgentFiles;
   /** The screenshots the host sent with this message (the seed's look_at_screen); empty when none. */
   lookAtScreen(): Promise<Attachment[]>;
+  /**
+   * Takes the steering messages sent (with `steer: true`) while this turn runs: each is then part
+   * of this turn, prompt and attachments as for any message. Those not taken become the next turn.
+   */
+  takeSteering(): Promise<HistoryMessage[]>;
 }
 
 /** Agent metadata: `id` is required and unique within a server. */

@@ -40,6 +40,8 @@ export const ChatRequestSchema = z
     tool_result: z.unknown().optional(),
     /** `failed` when the host could not perform the action. */
     tool_outcome: z.enum(['succeeded', 'failed']).optional(),
+    /** Offer this message to the turn that is running (steering); it becomes the next turn if not taken. */
+    steer: z.boolean().optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -62,6 +64,12 @@ export const ChatRequestSchema = z
         if (body[field] !== undefined)
           ctx.addIssue({ code: 'custom', path: [field], message: 'only with tool_call_id' });
       }
+    } else if (body.steer) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['steer'],
+        message: 'steering is unsupported for a continuation',
+      });
     } else if (!Object.hasOwn(body, 'tool_result')) {
       ctx.addIssue({ code: 'custom', path: ['tool_result'], message: 'a continuation needs tool_result' });
     }
@@ -103,6 +111,7 @@ const CHAT_SHAPE: Shape = {
     tool_call_id: leaf,
     tool_result: leaf,
     tool_outcome: leaf,
+    steer: leaf,
   },
 };
 

@@ -12,7 +12,7 @@ import { loadAttachment, sessionFiles } from './attachments.ts';
 import { toolsForTurn } from './tools.ts';
 
 /** A stored message as the agent reads it: the prompt as first rendered, attachments as first seen. */
-async function historyMessage(rt: Runtime, m: MessageRecord): Promise<HistoryMessage> {
+export async function historyMessage(rt: Runtime, m: MessageRecord): Promise<HistoryMessage> {
   return {
     id: m.messageId,
     role: m.role,

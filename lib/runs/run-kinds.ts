@@ -17,7 +17,18 @@ import { callAgent } from './call-agent.ts';
 import { callCancelHook } from './hooks.ts';
 import type { RunScope } from './run-turn.ts';
 import { announceDecided, settle } from './settle.ts';
+import { takeSteering } from './steering.ts';
 import { toolsForTurn } from './tools.ts';
+
+/** `io.takeSteering` of a run: taken messages are announced in the log as the user's. */
+const steeringOf = (scope: RunScope) => () =>
+  takeSteering(scope.rt, scope.run, (m) =>
+    scope.stream.append('user.message', {
+      message_id: m.id,
+      content: m.content,
+      steered_into: scope.run.runId,
+    }),
+  );
 
 /** A worker that lost its lease writes nothing more: the one that took the run over closes it. */
 const lostLease = (): RunOutcome => ({
@@ -62,7 +73,7 @@ export async function runMessage(scope: RunScope): Promise<RunOutcome> {
     stream,
     run.assistantMessageId,
     hostTools,
-    (guarded) => agent.definition.invoke(input, { ...guarded, ...io }),
+    (guarded) => agent.definition.invoke(input, { ...guarded, ...io, takeSteering: steeringOf(scope) }),
     scope.stopping,
   );
   if (scope.stopping.watch.reason === 'lease_lost') return lostLease();
@@ -118,6 +129,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
           ...guarded,
           files: { list: async () => [], read: async () => null, text: async () => null },
           lookAtScreen: () => Promise.all(screenshots.map((key) => getBlob<Attachment>(rt, key))),
+          takeSteering: steeringOf(scope),
         },
       ),
     scope.stopping,

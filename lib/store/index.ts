@@ -55,6 +55,7 @@ export {
   type RunStatus,
   renewLease,
   requestCancel,
+  steerRun,
   takeOverRun,
 } from './runs.ts';
 export {

@@ -16,7 +16,9 @@ export type RunStatus =
   | 'requires_action'
   | 'error'
   | 'cancelled'
-  | 'incomplete';
+  | 'incomplete'
+  /** Taken as steering by the turn that was running when it arrived. */
+  | 'steered';
 
 /** A run: one turn of a session, from the message that started it to its outcome. */
 export interface RunRecord {
@@ -45,6 +47,10 @@ export interface RunRecord {
   withdrawn?: string[];
   /** Reference attachments that came with a continuation: they follow the tool result. */
   attachments?: StoredAttachment[];
+  /** Sent with `steer: true`: offered to the running turn, else the next turn as usual. */
+  steer?: boolean;
+  /** The run that took it as steering. */
+  steeredInto?: string;
   /** How often the sweep queued it again; past a bound it is given up on. */
   requeues?: number;
   /** Set by a cancel (or a delete): the worker that holds the run stops it. */
@@ -328,6 +334,36 @@ export async function abandonQueuedRun(
           ':queued': 'queued',
           ':at': new Date(now).toISOString(),
           ':why': { code: 'job_lost', message: 'The run could not be started.' },
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Hands a queued steering message to the running turn: queued → steered, one conditional write. */
+export async function steerRun(
+  rt: Runtime,
+  run: Pick<RunRecord, 'sessionId' | 'runId'>,
+  into: string,
+  now: number,
+): Promise<boolean> {
+  try {
+    await rt.db.send(
+      new UpdateCommand({
+        TableName: rt.table,
+        Key: keys.run(run.sessionId, run.runId),
+        UpdateExpression: 'SET #status = :steered, steeredInto = :into, endedAt = :at REMOVE gsi1pk, gsi1sk',
+        ConditionExpression: '#status = :queued',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':steered': 'steered',
+          ':queued': 'queued',
+          ':into': into,
+          ':at': new Date(now).toISOString(),
         },
       }),
     );

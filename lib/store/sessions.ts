@@ -112,15 +112,21 @@ export async function ensureSession(rt: Runtime, session: SessionRecord): Promis
   }
 }
 
-/** The newest run of a session (run ids sort in creation order), if any. */
+/** The newest run of a session that is a turn of its own (a message taken as steering is not), if any. */
 export async function latestRun(rt: Runtime, sessionId: string): Promise<RunRecord | undefined> {
   const [item] = await queryAll(
     rt,
     {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :run)',
-      ExpressionAttributeValues: { ':pk': keys.session(sessionId).pk, ':run': prefixes.run },
       ScanIndexForward: false,
       ConsistentRead: true,
+      FilterExpression: '#status <> :steered',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':pk': keys.session(sessionId).pk,
+        ':run': prefixes.run,
+        ':steered': 'steered',
+      },
     },
     1,
   );

@@ -259,3 +259,76 @@ describe('reading the log over HTTP', () => {
     await host.waitFor(idle(id, runId));
   });
 });
+
+describe('steering', () => {
+  const contentOf = (m: { content?: unknown }) => m.content;
+
+  it('hands a message sent with steer to the running turn that takes it; it becomes part of that turn', async () => {
+    const id = sid('steer');
+    const first = await start(id, 'steerable', 'first');
+    await runs.started();
+    const steer = await api(sandbox.url, 'POST', '/api/chat', {
+      session_id: id,
+      content: 'also this',
+      steer: true,
+    });
+    expect(steer.status).toBe(202);
+    runs.release();
+    const end = await host.waitFor(idle(id, first));
+    const final = host.events(id).find((f) => f.type === 'final_response' && f.run_id === first);
+    expect((final?.data as { content: string }).content).toBe('took: also this');
+    expect(
+      host
+        .events(id)
+        .some(
+          (f) => f.type === 'user.message' && (f.data as { steered_into?: string }).steered_into === first,
+        ),
+    ).toBe(true);
+    expect(end.data).toMatchObject({ status: 'completed' });
+    expect((await getRun(sandbox.runtime, id, steer.json.run_id as string))?.status).toBe('steered');
+    const after = await start(id, 'steerable', 'ignore me');
+    await host.waitFor(idle(id, after));
+    expect(runs.invoked.filter((m) => m === 'also this')).toEqual([]);
+    const messages = (await api(sandbox.url, 'GET', `/api/sessions/${id}/messages`)).json.messages as {
+      content: string;
+    }[];
+    expect(messages.map(contentOf)).toEqual([
+      'first',
+      'also this',
+      'took: also this',
+      'ignore me',
+      'did not look',
+    ]);
+  });
+
+  it('runs a steering message the running turn does not take as the next turn', async () => {
+    const id = sid('untaken');
+    const first = await start(id, 'steerable', 'ignore the steering');
+    await runs.started();
+    const steer = await api(sandbox.url, 'POST', '/api/chat', {
+      session_id: id,
+      content: 'later',
+      steer: true,
+    });
+    runs.release();
+    await host.waitFor(idle(id, first));
+    await host.waitFor(idle(id, steer.json.run_id));
+    expect(runs.invoked).toContain('later');
+    const messages = (await api(sandbox.url, 'GET', `/api/sessions/${id}/messages`)).json.messages as {
+      content: string;
+    }[];
+    expect(messages.map(contentOf)).toEqual(['ignore the steering', 'did not look', 'later', 'took: ']);
+  });
+
+  it('refuses steering with a continuation', async () => {
+    const res = await api(sandbox.url, 'POST', '/api/chat', {
+      session_id: sid('nosteer'),
+      content: '',
+      tool_call_id: 'c',
+      tool_result: 1,
+      steer: true,
+    });
+    expect(res.status).toBe(422);
+    expect((res.json.error as { issues: { path: unknown[] }[] }).issues[0]?.path).toEqual(['steer']);
+  });
+});

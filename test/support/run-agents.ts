@@ -38,6 +38,18 @@ export function runAgents() {
     },
     cancel,
   };
+  const steerable: HostAgentDefinition = {
+    info: { id: 'steerable' },
+    async invoke({ message }, { emit, takeSteering }) {
+      invoked.push(message);
+      emit({ type: 'text', text: 'Thinking. ' });
+      started.open();
+      await release.opened;
+      if (message.startsWith('ignore')) return { content: 'did not look' };
+      const taken = await takeSteering();
+      return { content: `took: ${taken.map((m) => m.content).join(', ')}` };
+    },
+  };
   const long: HostAgentDefinition = {
     info: { id: 'long' },
     async invoke({ message }, { emit }) {
@@ -53,9 +65,10 @@ export function runAgents() {
   return {
     cancels,
     invoked,
-    definitions: [polite, stubborn, long],
+    definitions: [polite, stubborn, steerable, long],
     started: () => started.opened,
     releaseStubborn: () => release.open(),
+    release: () => release.open(),
     stubbornReturned: () => returned.opened,
     reset() {
       started = gate();
