@@ -11,8 +11,9 @@ import { stopAllRuns } from '../lib/runs/index.ts';
 import { startGateway } from './gateway/index.ts';
 import { startSchedule } from './schedule.ts';
 import { SANDBOX_CREDENTIALS, SANDBOX_NAMES, SANDBOX_REGION, startLocalServices } from './services.ts';
-import { startSqsPoller } from './sqs-poller.ts';
+import { type SqsPoller, startSqsPoller } from './sqs-poller.ts';
 import { serveDemoPage } from './web.ts';
+import { startWorkerProcess, type WorkerProcess } from './worker-process.ts';
 
 /** Options of {@link startSandbox}. */
 export interface SandboxOptions {
@@ -33,6 +34,12 @@ export interface SandboxOptions {
   idleTimeoutMs?: number;
   maxConnectionMs?: number;
   logLevel?: string;
+  /**
+   * Run the SQS poller and the worker in a child process instead of in this one, so that a test
+   * can kill it mid-turn. `agents` is the absolute path of a module whose default export is a
+   * Switchboard server serving the same agents as `app`; `env` is added to the child's environment.
+   */
+  workerProcess?: { agents: string; env?: Record<string, string> };
 }
 
 /** A running sandbox. */
@@ -43,6 +50,8 @@ export interface Sandbox {
   /** Runs the sweep now, as the schedule would. */
   sweep(): Promise<void>;
   close(): Promise<void>;
+  /** The worker's child process; only with the `workerProcess` option. */
+  worker?: WorkerProcess;
 }
 
 /**
@@ -69,7 +78,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       maxConnectionMs: options.maxConnectionMs,
     },
   });
-  const runtime = createRuntime({
+  const config = {
     table: SANDBOX_NAMES.table,
     queueUrl: services.queueUrl,
     bucket: SANDBOX_NAMES.bucket,
@@ -79,18 +88,29 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     credentials: SANDBOX_CREDENTIALS,
     endpoints: { dynamodb: services.dynamodbEndpoint, sqs: services.awsEndpoint, s3: services.awsEndpoint },
     logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN',
-  });
+  };
+  const runtime = createRuntime(config);
   handlers = {
     http: createHttpHandler(options.app, runtime),
     ws: createWebSocketHandler(options.app, runtime),
   };
-  const poller = await startSqsPoller({
-    sqs: runtime.sqs,
-    queueUrl: services.queueUrl,
-    queueArn: services.queueArn,
-    handler: createWorkerHandler(options.app, runtime),
-    concurrency: 2,
-  });
+  let poller: SqsPoller | undefined;
+  let worker: Awaited<ReturnType<typeof startWorkerProcess>> | undefined;
+  if (options.workerProcess) {
+    worker = await startWorkerProcess({
+      config: { ...config, queueArn: services.queueArn },
+      agents: options.workerProcess.agents,
+      env: options.workerProcess.env,
+    });
+  } else {
+    poller = await startSqsPoller({
+      sqs: runtime.sqs,
+      queueUrl: services.queueUrl,
+      queueArn: services.queueArn,
+      handler: createWorkerHandler(options.app, runtime),
+      concurrency: 2,
+    });
+  }
   const schedule = startSchedule({
     periodMs: options.sweepPeriodMs ?? 60_000,
     handler: createSweepHandler(options.app, runtime),
@@ -100,11 +120,22 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     wsUrl: gateway.wsUrl,
     runtime,
     sweep: () => schedule.tick(),
+    ...(worker && {
+      worker: {
+        get pid() {
+          return worker.pid;
+        },
+        kill: worker.kill,
+        restart: worker.restart,
+      },
+    }),
     async close() {
       // Like a worker's shutdown: running turns are stopped with reason shutdown and close cleanly.
       stopAllRuns('shutdown', runtime);
       await schedule.stop();
-      await poller.stop();
+      await poller?.stop();
+      // The child stops its own turns on SIGTERM, the same way.
+      await worker?.stop();
       await gateway.close();
       await services.stop();
     },
