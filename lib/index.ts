@@ -4,14 +4,24 @@
  */
 export {
   createSwitchboard,
+  type HistoryMessage,
+  type HitlOptions,
+  type HostAgentCancelInput,
   type HostAgentDefinition,
+  type HostAgentFiles,
   type HostAgentInput,
   type HostAgentIO,
   type HostAgentRegistration,
   type HostEvent,
   type HostResult,
+  type HostTool,
   hostAgentRegistration,
+  type PendingAction,
   type RequestContext,
+  type ResolveActionInput,
   Switchboard,
   type SwitchboardOptions,
+  type ToolDefinition,
+  type TurnTools,
 } from './agents/index.ts';
+export type { Attachment, HostContext } from './contract/index.ts';
