@@ -1,0 +1,189 @@
+/**
+ * The sandbox's worker in a process of its own: the SQS poller feeding the turn worker's handler,
+ * so that a test can kill it with SIGKILL mid-turn and watch the queue redeliver its job.
+ *
+ * Started by {@link startSandbox} with `workerProcess`; configured by two environment variables:
+ * - SWITCHBOARD_SANDBOX_WORKER: JSON of `{ ...RuntimeConfig, queueArn }`
+ * - SWITCHBOARD_SANDBOX_AGENTS: the path of a module whose default export is a Switchboard server
+ *
+ * Prints `worker ready` on stdout once it polls; SIGTERM stops its turns (reason shutdown) and the
+ * poller, then exits 0.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Switchboard } from '../lib/agents/index.ts';
+import { createRuntime, parseSettings, type RuntimeConfig } from '../lib/config/index.ts';
+import { createWorkerHandler } from '../lib/handlers/index.ts';
+import { stopAllRuns } from '../lib/runs/index.ts';
+import { startSqsPoller } from './sqs-poller.ts';
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set.`);
+  return value;
+}
+
+async function loadApp(file: string): Promise<Switchboard> {
+  const module = (await import(pathToFileURL(resolve(file)).href)) as { default?: unknown };
+  if (!(module.default instanceof Switchboard)) {
+    throw new Error(`${file} must export a Switchboard server (createSwitchboard()) as its default.`);
+  }
+  return module.default;
+}
+
+async function main(): Promise<void> {
+  const config = JSON.parse(required('SWITCHBOARD_SANDBOX_WORKER')) as RuntimeConfig & { queueArn?: string };
+  const app = await loadApp(required('SWITCHBOARD_SANDBOX_AGENTS'));
+  // The settings crossed a process boundary as plain JSON: parse them again so defaults and checks apply.
+  const runtime = createRuntime({
+    ...config,
+    settings: parseSettings(config.settings as Record<string, unknown> | undefined),
+  });
+  const poller = await startSqsPoller({
+    sqs: runtime.sqs,
+    queueUrl: config.queueUrl,
+    queueArn: config.queueArn,
+    handler: createWorkerHandler(app, runtime),
+    concurrency: 2,
+  });
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    // Like the in-process sandbox's close: running turns end cleanly instead of holding stop() up.
+    stopAllRuns('shutdown', runtime);
+    await poller.stop().catch(() => undefined);
+    process.exit(code);
+  };
+  process.on('SIGTERM', () => void stop(0));
+  process.on('SIGINT', () => void stop(0));
+  // stdin is a pipe from the sandbox: its end means the sandbox's process is gone, and an orphan
+  // would poll a queue that no longer exists for ever.
+  process.stdin.on('end', () => void stop(0));
+  process.stdin.resume();
+  process.stdout.write('worker ready\n');
+}
+
+/** The worker child as the sandbox sees it. */
+export interface WorkerProcess {
+  /** The current child's process id. */
+  readonly pid: number;
+  /** Sends a signal to the child; resolves once it has exited. */
+  kill(signal: NodeJS.Signals): Promise<void>;
+  /** Starts a fresh child (stopping the current one first if it still runs); resolves once it polls. */
+  restart(): Promise<void>;
+}
+
+/** Options of {@link startWorkerProcess}. */
+export interface WorkerProcessOptions {
+  config: RuntimeConfig & { queueArn?: string };
+  /** The agents module the child serves (default export = a Switchboard server). */
+  agents: string;
+  /** More environment for the child (the agents module may read it). */
+  env?: Record<string, string>;
+  /** How long to wait for `worker ready`. Default 20 000. */
+  readyTimeoutMs?: number;
+}
+
+const SCRIPT = fileURLToPath(import.meta.url);
+const ROOT = resolve(dirname(SCRIPT), '..');
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+async function spawnChild(options: WorkerProcessOptions): Promise<ChildProcess> {
+  // `--import tsx` (resolved from the repository's root) loads the TypeScript sources as the
+  // sandbox runs them, without the extra process the tsx CLI would start.
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      ...options.env,
+      SWITCHBOARD_SANDBOX_WORKER: JSON.stringify(options.config),
+      SWITCHBOARD_SANDBOX_AGENTS: resolve(options.agents),
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const forward = (chunk: Buffer) => {
+    stderr = (stderr + String(chunk)).slice(-4_000);
+    process.stderr.write(chunk);
+  };
+  // Both pipes are always read: a child whose pipe fills up would block in the middle of a write.
+  child.stderr?.on('data', forward);
+  const lines = createInterface({ input: child.stdout! });
+  await new Promise<void>((resolveReady, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new Error(`The worker process was not ready in ${options.readyTimeoutMs ?? 20_000} ms.\n${stderr}`),
+      );
+    }, options.readyTimeoutMs ?? 20_000);
+    const onExit = (code: number | null, signal: string | null) => {
+      clearTimeout(timer);
+      reject(new Error(`The worker process exited before it was ready (${signal ?? code}).\n${stderr}`));
+    };
+    child.once('exit', onExit);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    lines.on('line', (line) => {
+      if (line === 'worker ready') {
+        clearTimeout(timer);
+        child.off('exit', onExit);
+        resolveReady();
+      } else {
+        process.stdout.write(`${line}\n`);
+      }
+    });
+  });
+  return child;
+}
+
+/**
+ * Runs the sandbox's poller and worker in a child process, so that it can really die: a SIGKILL
+ * leaves its messages in flight until their visibility timeout, as a lost Lambda does.
+ */
+export async function startWorkerProcess(
+  options: WorkerProcessOptions,
+): Promise<WorkerProcess & { stop(): Promise<void> }> {
+  let child = await spawnChild(options);
+  const stop = async () => {
+    const current = child;
+    if (current.exitCode !== null || current.signalCode !== null) return;
+    const done = exited(current);
+    current.kill('SIGTERM');
+    // A child that does not stop in time is not allowed to outlive the sandbox.
+    const timer = setTimeout(() => current.kill('SIGKILL'), 10_000);
+    await done;
+    clearTimeout(timer);
+  };
+  return {
+    get pid() {
+      return child.pid ?? -1;
+    },
+    async kill(signal) {
+      const done = exited(child);
+      child.kill(signal);
+      await done;
+    },
+    async restart() {
+      await stop();
+      child = await spawnChild(options);
+    },
+    stop,
+  };
+}
+
+// Run as a script (not imported by the sandbox for startWorkerProcess).
+if (process.argv[1] && resolve(process.argv[1]) === SCRIPT) {
+  main().catch((error: unknown) => {
+    console.error('[worker-process] could not start:', error);
+    process.exit(1);
+  });
+}
