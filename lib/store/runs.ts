@@ -3,7 +3,7 @@ import type { StopReason, Usage } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { dueBucket, keys } from './keys.ts';
 import type { StoredAttachment } from './messages.ts';
-import { decodeJson, encodeJson, isConditionFailure, queryAll } from './table.ts';
+import { decodeJson, encodeJson, isConditionFailure, queryAll, updateIf } from './table.ts';
 
 /** Run fields stored as JSON text. */
 export const RUN_JSON = ['usage', 'attachments'] as const;
@@ -90,27 +90,18 @@ export async function postponeRun(
   run: Pick<RunRecord, 'sessionId' | 'runId'>,
   due: number,
 ): Promise<boolean> {
-  try {
-    await rt.db.send(
-      new UpdateCommand({
-        TableName: rt.table,
-        Key: keys.run(run.sessionId, run.runId),
-        UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk ADD requeues :one',
-        ConditionExpression: '#status = :queued',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':queued': 'queued',
-          ':one': 1,
-          ':pk': dueIndex(run, due).gsi1pk,
-          ':sk': dueIndex(run, due).gsi1sk,
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateIf(rt, {
+    Key: keys.run(run.sessionId, run.runId),
+    UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk ADD requeues :one',
+    ConditionExpression: '#status = :queued',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':queued': 'queued',
+      ':one': 1,
+      ':pk': dueIndex(run, due).gsi1pk,
+      ':sk': dueIndex(run, due).gsi1sk,
+    },
+  });
 }
 
 /** Queued runs that nobody claimed in time, through the due index. */
@@ -149,29 +140,20 @@ export async function claimRun(
   owner: string,
   now: number,
 ): Promise<boolean> {
-  try {
-    await rt.db.send(
-      new UpdateCommand({
-        TableName: rt.table,
-        Key: keys.run(run.sessionId, run.runId),
-        UpdateExpression:
-          'SET #status = :running, startedAt = :at, leaseOwner = :owner, leaseExpiresAt = :exp REMOVE gsi1pk, gsi1sk',
-        ConditionExpression: '#status = :queued',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':running': 'running',
-          ':queued': 'queued',
-          ':at': new Date(now).toISOString(),
-          ':owner': owner,
-          ':exp': now + rt.settings.runs.leaseMs,
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateIf(rt, {
+    Key: keys.run(run.sessionId, run.runId),
+    UpdateExpression:
+      'SET #status = :running, startedAt = :at, leaseOwner = :owner, leaseExpiresAt = :exp REMOVE gsi1pk, gsi1sk',
+    ConditionExpression: '#status = :queued',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':running': 'running',
+      ':queued': 'queued',
+      ':at': new Date(now).toISOString(),
+      ':owner': owner,
+      ':exp': now + rt.settings.runs.leaseMs,
+    },
+  });
 }
 
 /** What a run does: a message, an answer, a lapse, withdrawing open requests, deleting the session. */
@@ -212,26 +194,17 @@ export async function renewLease(
   owner: string,
   now: number,
 ): Promise<boolean> {
-  try {
-    await rt.db.send(
-      new UpdateCommand({
-        TableName: rt.table,
-        Key: keys.run(run.sessionId, run.runId),
-        UpdateExpression: 'SET leaseExpiresAt = :exp',
-        ConditionExpression: 'leaseOwner = :owner AND #status = :running',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':exp': now + rt.settings.runs.leaseMs,
-          ':owner': owner,
-          ':running': 'running',
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateIf(rt, {
+    Key: keys.run(run.sessionId, run.runId),
+    UpdateExpression: 'SET leaseExpiresAt = :exp',
+    ConditionExpression: 'leaseOwner = :owner AND #status = :running',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':exp': now + rt.settings.runs.leaseMs,
+      ':owner': owner,
+      ':running': 'running',
+    },
+  });
 }
 
 /**
@@ -245,27 +218,18 @@ export async function takeOverRun(
   owner: string,
   now: number,
 ): Promise<boolean> {
-  try {
-    await rt.db.send(
-      new UpdateCommand({
-        TableName: rt.table,
-        Key: keys.run(run.sessionId, run.runId),
-        UpdateExpression: 'SET leaseOwner = :owner, leaseExpiresAt = :exp',
-        ConditionExpression: '#status = :running AND leaseExpiresAt < :now',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':owner': owner,
-          ':exp': now + rt.settings.runs.leaseMs,
-          ':running': 'running',
-          ':now': now,
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateIf(rt, {
+    Key: keys.run(run.sessionId, run.runId),
+    UpdateExpression: 'SET leaseOwner = :owner, leaseExpiresAt = :exp',
+    ConditionExpression: '#status = :running AND leaseExpiresAt < :now',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':owner': owner,
+      ':exp': now + rt.settings.runs.leaseMs,
+      ':running': 'running',
+      ':now': now,
+    },
+  });
 }
 
 /** The outcome of a run, written once by the worker that holds its lease. */
@@ -287,31 +251,22 @@ export async function finishRun(
   outcome: RunOutcome,
   now: number,
 ): Promise<boolean> {
-  try {
-    await rt.db.send(
-      new UpdateCommand({
-        TableName: rt.table,
-        Key: keys.run(run.sessionId, run.runId),
-        UpdateExpression:
-          'SET #status = :status, stopReason = :stop, endedAt = :at, #error = :error, #usage = :usage REMOVE leaseExpiresAt',
-        ConditionExpression: 'leaseOwner = :owner AND #status = :running',
-        ExpressionAttributeNames: { '#status': 'status', '#error': 'error', '#usage': 'usage' },
-        ExpressionAttributeValues: {
-          ':status': outcome.status,
-          ':stop': outcome.stopReason,
-          ':at': new Date(now).toISOString(),
-          ':error': outcome.error ?? null,
-          ':usage': outcome.usage ? JSON.stringify(outcome.usage) : null,
-          ':owner': owner,
-          ':running': 'running',
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateIf(rt, {
+    Key: keys.run(run.sessionId, run.runId),
+    UpdateExpression:
+      'SET #status = :status, stopReason = :stop, endedAt = :at, #error = :error, #usage = :usage REMOVE leaseExpiresAt',
+    ConditionExpression: 'leaseOwner = :owner AND #status = :running',
+    ExpressionAttributeNames: { '#status': 'status', '#error': 'error', '#usage': 'usage' },
+    ExpressionAttributeValues: {
+      ':status': outcome.status,
+      ':stop': outcome.stopReason,
+      ':at': new Date(now).toISOString(),
+      ':error': outcome.error ?? null,
+      ':usage': outcome.usage ? JSON.stringify(outcome.usage) : null,
+      ':owner': owner,
+      ':running': 'running',
+    },
+  });
 }
 
 /** Gives up on a queued run that was queued again and again (its job keeps failing before any claim). */
@@ -320,28 +275,19 @@ export async function abandonQueuedRun(
   run: Pick<RunRecord, 'sessionId' | 'runId'>,
   now: number,
 ): Promise<boolean> {
-  try {
-    await rt.db.send(
-      new UpdateCommand({
-        TableName: rt.table,
-        Key: keys.run(run.sessionId, run.runId),
-        UpdateExpression:
-          'SET #status = :error, stopReason = :error, endedAt = :at, #error = :why REMOVE gsi1pk, gsi1sk',
-        ConditionExpression: '#status = :queued',
-        ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-        ExpressionAttributeValues: {
-          ':error': 'error',
-          ':queued': 'queued',
-          ':at': new Date(now).toISOString(),
-          ':why': { code: 'job_lost', message: 'The run could not be started.' },
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateIf(rt, {
+    Key: keys.run(run.sessionId, run.runId),
+    UpdateExpression:
+      'SET #status = :error, stopReason = :error, endedAt = :at, #error = :why REMOVE gsi1pk, gsi1sk',
+    ConditionExpression: '#status = :queued',
+    ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+    ExpressionAttributeValues: {
+      ':error': 'error',
+      ':queued': 'queued',
+      ':at': new Date(now).toISOString(),
+      ':why': { code: 'job_lost', message: 'The run could not be started.' },
+    },
+  });
 }
 
 /** Hands a queued steering message to the running turn: queued → steered, one conditional write. */
@@ -351,25 +297,16 @@ export async function steerRun(
   into: string,
   now: number,
 ): Promise<boolean> {
-  try {
-    await rt.db.send(
-      new UpdateCommand({
-        TableName: rt.table,
-        Key: keys.run(run.sessionId, run.runId),
-        UpdateExpression: 'SET #status = :steered, steeredInto = :into, endedAt = :at REMOVE gsi1pk, gsi1sk',
-        ConditionExpression: '#status = :queued',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':steered': 'steered',
-          ':queued': 'queued',
-          ':into': into,
-          ':at': new Date(now).toISOString(),
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateIf(rt, {
+    Key: keys.run(run.sessionId, run.runId),
+    UpdateExpression: 'SET #status = :steered, steeredInto = :into, endedAt = :at REMOVE gsi1pk, gsi1sk',
+    ConditionExpression: '#status = :queued',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':steered': 'steered',
+      ':queued': 'queued',
+      ':into': into,
+      ':at': new Date(now).toISOString(),
+    },
+  });
 }

@@ -5,7 +5,7 @@ import { NotFoundError } from '../errors/index.ts';
 import { keys, prefixes } from './keys.ts';
 import type { RunRecord } from './runs.ts';
 import { RUN_JSON } from './runs.ts';
-import { decodeJson, encodeJson, isConditionFailure, queryAll } from './table.ts';
+import { decodeJson, encodeJson, isConditionFailure, queryAll, updateIf } from './table.ts';
 
 const SESSION_JSON = ['hostContext', 'metadata'] as const;
 
@@ -38,21 +38,12 @@ export async function getSession(
 
 /** Marks a session deleted (one conditional write); false when it already was. */
 export async function markDeleted(rt: Runtime, sessionId: string, now: number): Promise<boolean> {
-  try {
-    await rt.db.send(
-      new UpdateCommand({
-        TableName: rt.table,
-        Key: keys.session(sessionId),
-        UpdateExpression: 'SET deletedAt = :at',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
-        ExpressionAttributeValues: { ':at': new Date(now).toISOString() },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateIf(rt, {
+    Key: keys.session(sessionId),
+    UpdateExpression: 'SET deletedAt = :at',
+    ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+    ExpressionAttributeValues: { ':at': new Date(now).toISOString() },
+  });
 }
 
 /** Every run of a session, oldest first. */

@@ -1,5 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
 
 /** True when a conditional write was refused because its condition did not hold. */
@@ -61,4 +66,18 @@ export function decodeJson<T>(item: Record<string, unknown>, fields: readonly st
     if (typeof out[field] === 'string') out[field] = JSON.parse(out[field] as string);
   }
   return out as T;
+}
+
+/**
+ * One conditional UpdateItem: true when it was applied, false when its condition did not hold
+ * (the state change was someone else's to make). Every state change of a run goes through here.
+ */
+export async function updateIf(rt: Runtime, input: Omit<UpdateCommandInput, 'TableName'>): Promise<boolean> {
+  try {
+    await rt.db.send(new UpdateCommand({ TableName: rt.table, ...input }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
