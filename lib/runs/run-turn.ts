@@ -64,31 +64,39 @@ export async function runTurn(rt: Runtime, app: Switchboard, job: TurnJob, worke
     // Past the claim a retry must not invoke the agent again: the turn is closed as error instead,
     // so a job that keeps failing cannot hold the session up.
     log.error('A claimed run failed; it is closed as error', { error: String(error) });
-    await closeFailedRun(rt, job, workerId, log).catch((e: unknown) =>
+    await closeWithError(rt, job, workerId, log, FAILED).catch((e: unknown) =>
       log.error('Could not close the run', { error: String(e) }),
     );
   }
 }
 
-async function closeFailedRun(
+/**
+ * Closes a run this worker holds without the agent: the error and the closing status in the log,
+ * then the outcome. For a fault of ours after the claim, and for a run whose worker was lost.
+ */
+async function closeWithError(
   rt: Runtime,
-  job: TurnJob,
+  run: Pick<RunRecord, 'sessionId' | 'runId'>,
   workerId: string,
   log: Runtime['logger'],
+  outcome: { status: 'error' | 'incomplete'; code: string; message: string },
 ): Promise<void> {
-  const stream = new EventStream(rt, job.sessionId, job.runId, await lastSeq(rt, job.sessionId));
-  stream.append('session.error', {
-    code: 'internal_error',
-    message: 'The run failed on our side.',
-    status: 500,
-  });
-  stream.append('session.status_idle', { status: 'error', stop_reason: 'error', detail: null });
+  const stream = new EventStream(rt, run.sessionId, run.runId, await lastSeq(rt, run.sessionId));
+  stream.append('session.error', { code: outcome.code, message: outcome.message, status: 500 });
+  stream.append('session.status_idle', { status: outcome.status, stop_reason: 'error', detail: null });
   await stream
     .drain()
     .catch((error: unknown) => log.warn('The event log could not be completed', { error: String(error) }));
-  const error = { code: 'internal_error', message: 'The run failed on our side.' };
-  await finishRun(rt, job, workerId, { status: 'error', stopReason: 'error', error }, Date.now());
+  const error = { code: outcome.code, message: outcome.message };
+  await finishRun(rt, run, workerId, { status: outcome.status, stopReason: 'error', error }, Date.now());
 }
+
+const FAILED = { status: 'error', code: 'internal_error', message: 'The run failed on our side.' } as const;
+const LOST = {
+  status: 'incomplete',
+  code: 'worker_lost',
+  message: 'The worker running this turn stopped before it finished.',
+} as const;
 
 async function runClaimed(
   rt: Runtime,
@@ -174,17 +182,8 @@ async function closeLostRun(
   workerId: string,
   log: Runtime['logger'],
 ): Promise<void> {
+  await closeWithError(rt, run, workerId, log, LOST);
   const session = await getSession(rt, run.sessionId, { includeDeleted: true });
-  const stream = new EventStream(rt, run.sessionId, run.runId, await lastSeq(rt, run.sessionId));
-  stream.append('session.error', {
-    code: 'worker_lost',
-    message: 'The worker running this turn stopped before it finished.',
-    status: 500,
-  });
-  stream.append('session.status_idle', { status: 'incomplete', stop_reason: 'error', detail: null });
-  await stream
-    .drain()
-    .catch((error: unknown) => log.warn('The event log could not be completed', { error: String(error) }));
   const agent = session
     ? await app.resolveAgent(run.agentId, requestContextOf({ user: session.owner, data: {} }))
     : undefined;
@@ -194,7 +193,5 @@ async function closeLostRun(
       runId: run.runId,
       reason: 'lease_lost',
     });
-  const error = { code: 'worker_lost', message: 'The worker running this turn stopped before it finished.' };
-  await finishRun(rt, run, workerId, { status: 'incomplete', stopReason: 'error', error }, Date.now());
   log.warn('Closed a run whose worker was lost', { runId: run.runId });
 }
