@@ -197,7 +197,9 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
             MessageAttributeNames: ['All'],
           }),
         );
-        if (Messages?.length) await runBatch(Messages);
+        // Received after stop(): leave them to come back after their visibility timeout, as a
+        // Lambda event source being shut down would, rather than start turns nobody will stop.
+        if (Messages?.length && running) await runBatch(Messages);
       } catch (error) {
         if (!running) return;
         console.error('[sqs-poller] poll failed:', error);
