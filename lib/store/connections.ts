@@ -78,6 +78,9 @@ export async function subscribers(rt: Runtime, sessionId: string): Promise<strin
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :conn)',
     ExpressionAttributeValues: { ':pk': keys.session(sessionId).pk, ':conn': prefixes.subscriber },
     ProjectionExpression: 'connectionId',
+    // Strongly consistent: a connection that joined a moment ago must get the next event live,
+    // since its replay read the log before that event was written.
+    ConsistentRead: true,
   });
   return items.map((item) => String(item.connectionId));
 }

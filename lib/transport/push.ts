@@ -43,7 +43,7 @@ const MAX_FRAME_BYTES = 120 * 1024;
 
 /**
  * The frame of an event: the event itself, or, when it would not fit one WebSocket message, its
- * envelope with `data: null` and `href`, where the host reads it over HTTP.
+ * envelope with `data: {}`, `truncated: true` and `href`, where the host reads it over HTTP.
  */
 export function frameOf(
   event: SessionEvent,

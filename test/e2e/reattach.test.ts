@@ -56,17 +56,28 @@ const idleOf = (sessionId: string, runId: string) => (f: Frame) =>
 const range = (from: number, to: number) =>
   Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
 
-/** The documented host rule: keep an event only when its seq is above the last one kept. */
+/**
+ * The documented host rule: apply events in seq order. One at or below the last applied is a
+ * repeat and is dropped; one further ahead is held until the events before it have arrived (a
+ * replay and the live stream can interleave while a join is in progress).
+ */
 function hostRule(frames: Frame[], afterSeq: number) {
   const kept: Frame[] = [];
+  const held = new Map<number, Frame>();
   let last = afterSeq;
   let duplicates = 0;
   for (const f of frames) {
     const seq = f.seq as number;
-    if (seq > last) {
-      kept.push(f);
-      last = seq;
-    } else duplicates += 1;
+    if (seq <= last || held.has(seq)) {
+      duplicates += 1;
+      continue;
+    }
+    held.set(seq, f);
+    for (let next = held.get(last + 1); next; next = held.get(last + 1)) {
+      held.delete(last + 1);
+      kept.push(next);
+      last += 1;
+    }
   }
   return { kept, duplicates, last };
 }
