@@ -332,3 +332,55 @@ describe('steering', () => {
     expect((res.json.error as { issues: { path: unknown[] }[] }).issues[0]?.path).toEqual(['steer']);
   });
 });
+
+describe('ordering and lost jobs', () => {
+  it('runs a message sent during a turn after that turn', async () => {
+    const id = sid('order');
+    const first = await start(id, 'steerable', 'ignore, first');
+    await runs.started();
+    const second = await start(id, 'steerable', 'ignore, second');
+    runs.release();
+    await host.waitFor(idle(id, second));
+    const types = host.events(id).map((f) => `${f.run_id === first ? 1 : 2}:${f.type}`);
+    expect(types.indexOf('1:session.status_idle')).toBeLessThan(types.indexOf('2:session.status_running'));
+    const messages = (await api(sandbox.url, 'GET', `/api/sessions/${id}/messages`)).json.messages as {
+      content: string;
+    }[];
+    expect(messages.map((m) => m.content)).toEqual([
+      'ignore, first',
+      'did not look',
+      'ignore, second',
+      'did not look',
+    ]);
+  });
+
+  it('queues again a run whose job was lost between the table and the queue, and gives up on one whose job keeps failing', async () => {
+    const id = sid('lostjob');
+    const warm = await start(id, 'pauser', 'hello');
+    await host.waitFor(idle(id, warm));
+    const rt = sandbox.runtime;
+    const old = new Date(Date.now() - 10 * 60_000).toISOString();
+    const record = (runId: string, extra: Record<string, unknown> = {}) => ({
+      runId,
+      sessionId: id,
+      requestId: runId,
+      agentId: 'pauser',
+      userMessageId: messageId(runId, 0),
+      assistantMessageId: messageId(runId, 1),
+      status: 'queued' as const,
+      createdAt: old,
+      kind: 'turn' as const,
+      ...extra,
+    });
+    // Recorded but never sent: the sweep finds it through the due index and queues it again.
+    const lost = 'run_01M8Y0000000000000000000LJ';
+    await putRun(rt, record(lost));
+    const given = 'run_01M8Y0000000000000000000GU';
+    await putRun(rt, record(given, { requeues: 3 }));
+    await sandbox.sweep();
+    await host.waitFor(idle(id, lost));
+    await expect.poll(async () => (await getRun(rt, id, lost))?.status).toBe('completed');
+    expect((await getRun(rt, id, given))?.status).toBe('error');
+    expect((await getRun(rt, id, given))?.error).toMatchObject({ code: 'job_lost' });
+  });
+});
