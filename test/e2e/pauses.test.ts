@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSwitchboard } from '../../lib/index.ts';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createSwitchboard, hostAgentRegistration } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
@@ -498,3 +499,44 @@ describe('durability', () => {
 function context() {
   return { host_context: { actions: ACTIONS } };
 }
+
+describe('per-request agents and the sweep', () => {
+  it('asks the registry with { system: true, timeout: true }; without an agent a deny lapse is withdrawn instead, with a warning', async () => {
+    const local = pauseAgents();
+    const seen: Record<string, unknown>[] = [];
+    const registration = hostAgentRegistration({ ...local.definitions[0]!, info: { id: 'tenant-bot' } });
+    const tenantApp = createSwitchboard({
+      agents: (ctx) => {
+        seen.push(ctx.data);
+        return ctx.data.timeout ? [] : [registration];
+      },
+    });
+    const box = await testSandbox({ app: tenantApp });
+    const socket = await TestSocket.open(box.wsUrl);
+    const warn = vi.spyOn(Logger.prototype, 'warn');
+    try {
+      const accepted = await socket.request({
+        action: 'assistant_message',
+        session_id: 'tenant-1',
+        agent_id: 'tenant-bot',
+        content: 'lapsed',
+      });
+      await socket.waitFor(ended(accepted.run_id));
+      await box.sweep();
+      const resolved = await socket.waitFor((f) => f.type === 'action.resolved', 'the lapse');
+      expect(resolved.data).toMatchObject({
+        action_id: 'req_lapsed',
+        status: 'expired',
+        actor: 'system:timeout',
+      });
+      expect(seen).toContainEqual({ system: true, timeout: true });
+      expect(local.resolved).toEqual([]);
+      expect(local.cancelled).toEqual([]);
+      expect(warn.mock.calls.some((c) => String(c[0]).includes('No agent for a lapsed request'))).toBe(true);
+    } finally {
+      warn.mockRestore();
+      await socket.close();
+      await box.close();
+    }
+  });
+});
