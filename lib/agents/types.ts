@@ -169,6 +169,8 @@ export interface ResolveActionInput {
   context: RequestContext;
   /** Reference attachments that came with the answer (a host tool continuation's). */
   attachments: Attachment[];
+  /** The session's current host context (the last one received), as a continuation carries it; null without one. */
+  hostContext: HostContext | null;
 }
 
 /** A validated definition, ready to be served (what `hostAgentRegistration` returns). */

@@ -24,7 +24,7 @@ export async function historyMessage(rt: Runtime, m: MessageRecord): Promise<His
 }
 
 /** The files the session's messages reference: the only ones `io.files` serves. */
-async function filesOf(rt: Runtime, history: MessageRecord[]): Promise<FileRecord[]> {
+export async function filesOf(rt: Runtime, history: MessageRecord[]): Promise<FileRecord[]> {
   const ids = [
     ...new Set(history.flatMap((m) => (m.attachments ?? []).flatMap((a) => (a.file_id ? [a.file_id] : [])))),
   ];

@@ -11,8 +11,8 @@ import {
   openActions,
   type RunOutcome,
 } from '../store/index.ts';
-import { invocationOf } from './agent-input.ts';
-import { loadAttachment } from './attachments.ts';
+import { filesOf, invocationOf } from './agent-input.ts';
+import { loadAttachment, sessionFiles } from './attachments.ts';
 import { callAgent } from './call-agent.ts';
 import { callCancelHook } from './hooks.ts';
 import type { RunScope } from './run-turn.ts';
@@ -95,6 +95,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
   announceDecided(stream, [answered]);
   const others = (await openActions(rt, run.sessionId)).filter((a) => a.actionId !== answered.actionId);
   const screenshots = run.screenshots ?? [];
+  const files = sessionFiles(rt, await filesOf(rt, await listMessages(rt, run.sessionId)));
   const hostTools = new Set(
     toolsForTurn(rt.settings.tools, agent.definition.tools ?? [], session.hostContext, () => {}).host.map(
       (t) => t.name,
@@ -124,10 +125,11 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
           metadata: session.metadata ?? {},
           context: scope.context,
           attachments,
+          hostContext: session.hostContext ?? null,
         },
         {
           ...guarded,
-          files: { list: async () => [], read: async () => null, text: async () => null },
+          files,
           lookAtScreen: () => Promise.all(screenshots.map((key) => getBlob<Attachment>(rt, key))),
           takeSteering: steeringOf(scope),
         },

@@ -304,6 +304,11 @@ describe('host actions', () => {
     });
 
     const cont = await say(id, '', { tool_call_id: 'call_select', tool_result: { selected: 42 } });
+    // The continuation carries the current host context, as the host contract says.
+    expect(agents.resolved.at(-1)?.hostContext?.actions?.map((a) => a.name)).toEqual([
+      'select_issue',
+      'open_page',
+    ]);
     expect(agents.resolved.at(-1)).toMatchObject({
       actionId: 'call_select',
       resolution: { type: 'host_tool', outcome: 'succeeded', result: { selected: 42 } },
