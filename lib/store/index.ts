@@ -41,22 +41,24 @@ export {
 export { type RequestRecord, recordRequest } from './requests.ts';
 export {
   abandonQueuedRun,
+  postponeRun,
+  renewLease,
+  requestCancel,
+  steerRun,
+  takeOverRun,
+} from './run-transitions.ts';
+export {
   type CancelReason,
   claimRun,
   dueRuns,
   finishRun,
   getRun,
-  postponeRun,
   putRun,
   REQUEUE_AFTER_MS,
   type RunKind,
   type RunOutcome,
   type RunRecord,
   type RunStatus,
-  renewLease,
-  requestCancel,
-  steerRun,
-  takeOverRun,
 } from './runs.ts';
 export {
   deletePartition,

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { StopReason, Usage } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { dueBucket, keys } from './keys.ts';
@@ -80,28 +80,8 @@ export async function putRun(rt: Runtime, run: RunRecord): Promise<void> {
   }
 }
 
-function dueIndex(run: Pick<RunRecord, 'sessionId' | 'runId'>, due: number) {
+export function dueIndex(run: Pick<RunRecord, 'sessionId' | 'runId'>, due: number) {
   return { gsi1pk: dueBucket('run', due), gsi1sk: `${due}#${run.sessionId}#${run.runId}` };
-}
-
-/** Moves a still-queued run's next check later (after the sweep queued it again). */
-export async function postponeRun(
-  rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
-  due: number,
-): Promise<boolean> {
-  return updateIf(rt, {
-    Key: keys.run(run.sessionId, run.runId),
-    UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk ADD requeues :one',
-    ConditionExpression: '#status = :queued',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: {
-      ':queued': 'queued',
-      ':one': 1,
-      ':pk': dueIndex(run, due).gsi1pk,
-      ':sk': dueIndex(run, due).gsi1sk,
-    },
-  });
 }
 
 /** Queued runs that nobody claimed in time, through the due index. */
@@ -162,76 +142,6 @@ export type RunKind = 'turn' | 'resolve' | 'lapse' | 'withdraw' | 'delete';
 /** Why a run was asked to stop, as the seed names the reasons. */
 export type CancelReason = 'user' | 'deleted' | 'shutdown' | 'lease_lost';
 
-/** Asks the worker of a queued or running run to stop it. Returns the run, or undefined when it already ended. */
-export async function requestCancel(
-  rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
-  reason: CancelReason,
-): Promise<RunRecord | undefined> {
-  try {
-    const { Attributes } = await rt.db.send(
-      new UpdateCommand({
-        TableName: rt.table,
-        Key: keys.run(run.sessionId, run.runId),
-        UpdateExpression: 'SET cancelRequested = :reason',
-        ConditionExpression: '#status IN (:queued, :running)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':reason': reason, ':queued': 'queued', ':running': 'running' },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return Attributes ? decodeJson<RunRecord>(Attributes, RUN_JSON) : undefined;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
-}
-
-/** Extends this worker's lease; false when another worker took the run over (or it ended). */
-export async function renewLease(
-  rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
-  owner: string,
-  now: number,
-): Promise<boolean> {
-  return updateIf(rt, {
-    Key: keys.run(run.sessionId, run.runId),
-    UpdateExpression: 'SET leaseExpiresAt = :exp',
-    ConditionExpression: 'leaseOwner = :owner AND #status = :running',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: {
-      ':exp': now + rt.settings.runs.leaseMs,
-      ':owner': owner,
-      ':running': 'running',
-    },
-  });
-}
-
-/**
- * Takes over a run whose worker stopped renewing its lease (it crashed or stalled): one
- * conditional write, so of two deliveries only one takes it. The new owner closes it; it never
- * runs the agent again.
- */
-export async function takeOverRun(
-  rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
-  owner: string,
-  now: number,
-): Promise<boolean> {
-  return updateIf(rt, {
-    Key: keys.run(run.sessionId, run.runId),
-    UpdateExpression: 'SET leaseOwner = :owner, leaseExpiresAt = :exp',
-    ConditionExpression: '#status = :running AND leaseExpiresAt < :now',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: {
-      ':owner': owner,
-      ':exp': now + rt.settings.runs.leaseMs,
-      ':running': 'running',
-      ':now': now,
-    },
-  });
-}
-
 /** The outcome of a run, written once by the worker that holds its lease. */
 export interface RunOutcome {
   status: Exclude<RunStatus, 'queued' | 'running'>;
@@ -265,48 +175,6 @@ export async function finishRun(
       ':usage': outcome.usage ? JSON.stringify(outcome.usage) : null,
       ':owner': owner,
       ':running': 'running',
-    },
-  });
-}
-
-/** Gives up on a queued run that was queued again and again (its job keeps failing before any claim). */
-export async function abandonQueuedRun(
-  rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
-  now: number,
-): Promise<boolean> {
-  return updateIf(rt, {
-    Key: keys.run(run.sessionId, run.runId),
-    UpdateExpression:
-      'SET #status = :error, stopReason = :error, endedAt = :at, #error = :why REMOVE gsi1pk, gsi1sk',
-    ConditionExpression: '#status = :queued',
-    ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-    ExpressionAttributeValues: {
-      ':error': 'error',
-      ':queued': 'queued',
-      ':at': new Date(now).toISOString(),
-      ':why': { code: 'job_lost', message: 'The run could not be started.' },
-    },
-  });
-}
-
-/** Hands a queued steering message to the running turn: queued → steered, one conditional write. */
-export async function steerRun(
-  rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
-  into: string,
-  now: number,
-): Promise<boolean> {
-  return updateIf(rt, {
-    Key: keys.run(run.sessionId, run.runId),
-    UpdateExpression: 'SET #status = :steered, steeredInto = :into, endedAt = :at REMOVE gsi1pk, gsi1sk',
-    ConditionExpression: '#status = :queued',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: {
-      ':steered': 'steered',
-      ':queued': 'queued',
-      ':into': into,
-      ':at': new Date(now).toISOString(),
     },
   });
 }
