@@ -41,7 +41,16 @@ type Authorized = APIGatewayProxyEventV2 & {
 
 const identity = (event: APIGatewayProxyEventV2) =>
   identityFromAuthorizer((event as Authorized).requestContext.authorizer);
-const sessionIdOf = (event: APIGatewayProxyEventV2) => decodeURIComponent(event.pathParameters?.id ?? '');
+/** A path parameter as text; a malformed percent-encoding is kept as sent (and then matches nothing). */
+const param = (event: APIGatewayProxyEventV2, name: string) => {
+  const raw = event.pathParameters?.[name] ?? '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+};
+const sessionIdOf = (event: APIGatewayProxyEventV2) => param(event, 'id');
 
 const header = (event: APIGatewayProxyEventV2, name: string) =>
   Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
@@ -124,7 +133,7 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
     const session = await getSession(rt, sessionIdOf(event));
     if (!session)
       throw new NotFoundError('session_not_found', `Session "${sessionIdOf(event)}" does not exist.`);
-    const actionId = decodeURIComponent(event.pathParameters?.actionId ?? '');
+    const actionId = param(event, 'actionId');
     return json(202, await submitAnswer(rt, app, identity(event), session, actionId, request));
   },
   async 'POST /api/sessions/{id}/cancel'(rt, _app, event) {

@@ -101,6 +101,16 @@ describe('bad input over HTTP gets a clear error and loses nothing', () => {
     expect(issuesOf(unknown.json)).toEqual([['since']]);
   });
 
+  it('answers 404, not 500, for a path parameter with a broken percent-encoding', async () => {
+    for (const path of ['/api/sessions/%E0%A4%A', '/api/sessions/%zz/messages', '/api/files/%E0']) {
+      const res = await api(sandbox.url, 'GET', path);
+      expect(res.status, path).toBe(404);
+    }
+    expect(
+      (await api(sandbox.url, 'POST', '/api/sessions/%E0/actions/%E0', { decision: 'approve' })).status,
+    ).toBe(404);
+  });
+
   it('answers 404 for a route that does not exist', async () => {
     expect((await api(sandbox.url, 'GET', '/api/nowhere')).status).toBe(404);
   });
