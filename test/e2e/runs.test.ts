@@ -383,4 +383,27 @@ describe('ordering and lost jobs', () => {
     expect((await getRun(rt, id, given))?.status).toBe('error');
     expect((await getRun(rt, id, given))?.error).toMatchObject({ code: 'job_lost' });
   });
+
+  it('closes a claimed run whose processing fails as error instead of retrying it into a second invoke', async () => {
+    // A run whose session item is missing cannot be set up: a fault on our side, after the claim.
+    const id = sid('nometa');
+    const runId = 'run_01M8Y0000000000000000000NM';
+    const rt = sandbox.runtime;
+    await putRun(rt, {
+      runId,
+      sessionId: id,
+      requestId: runId,
+      agentId: 'polite',
+      userMessageId: messageId(runId, 0),
+      assistantMessageId: messageId(runId, 1),
+      status: 'queued',
+      createdAt: new Date().toISOString(),
+      kind: 'turn',
+    });
+    const invokedBefore = runs.invoked.length;
+    await enqueue(rt, { v: 1, kind: 'turn', sessionId: id, runId, requestId: runId });
+    await expect.poll(async () => (await getRun(rt, id, runId))?.status).toBe('error');
+    expect((await getRun(rt, id, runId))?.error).toMatchObject({ code: 'internal_error' });
+    expect(runs.invoked.length).toBe(invokedBefore);
+  });
 });
