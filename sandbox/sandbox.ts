@@ -35,6 +35,11 @@ export interface SandboxOptions {
   maxConnectionMs?: number;
   logLevel?: string;
   /**
+   * Who a bearer token is (HTTP `Authorization: Bearer …`, WebSocket `?token=…`), as an API Gateway
+   * authoriser would say; null refuses the request (403). Without it every caller is `anonymous`.
+   */
+  tokens?: (token: string) => { user: string; tenant?: string } | null;
+  /**
    * Run the SQS poller and the worker in a child process instead of in this one, so that a test
    * can kill it mid-turn. `agents` is the absolute path of a module whose default export is a
    * Switchboard server serving the same agents as `app`; `env` is added to the child's environment.
@@ -54,6 +59,15 @@ export interface Sandbox {
   worker?: WorkerProcess;
 }
 
+/** The context an authoriser hands on for a token, or null (403). */
+function identityOf(
+  tokens: SandboxOptions['tokens'],
+  token: string | undefined,
+): Record<string, unknown> | null {
+  const who = token ? tokens?.(token) : null;
+  return who ? { user: who.user, ...(who.tenant && { tenant: who.tenant }) } : null;
+}
+
 /**
  * The whole system on one machine: dynalite, fauxqs, the API Gateway emulator, the SQS poller and
  * the schedule, feeding the same handler factories the Lambda functions use with the same events.
@@ -70,12 +84,26 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     port: options.port ?? 0,
     host: options.host,
     static: serveDemoPage,
-    http: { routes: [...HTTP_ROUTES], handler: (event, context) => handlers!.http(event, context) },
+    http: {
+      routes: [...HTTP_ROUTES],
+      handler: (event, context) => handlers!.http(event, context),
+      ...(options.tokens && {
+        authorizer: async (event) =>
+          identityOf(options.tokens, event.headers?.authorization?.replace(/^Bearer /i, '')),
+      }),
+    },
     websocket: {
       routes: [...WEBSOCKET_ROUTES],
       handler: (event, context) => handlers!.ws(event, context),
       idleTimeoutMs: options.idleTimeoutMs,
       maxConnectionMs: options.maxConnectionMs,
+      ...(options.tokens && {
+        authorizer: async (event) =>
+          identityOf(
+            options.tokens,
+            event.queryStringParameters?.token ?? event.headers?.authorization?.replace(/^Bearer /i, ''),
+          ),
+      }),
     },
   });
   const config = {

@@ -102,6 +102,7 @@ async function decideAndQueue(
     createdAt: record.createdAt,
     kind: 'resolve' as const,
     actionId: action.actionId,
+    context: requestContextOf(identity),
   };
   if (first) {
     if (action.status !== 'pending' || action.expiresAt <= now) throw notPending(action, now);

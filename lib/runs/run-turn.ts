@@ -112,7 +112,7 @@ async function runClaimed(
   const context =
     run.kind === 'lapse'
       ? { user: { id: session.owner }, data: { system: true, timeout: true } }
-      : requestContextOf({ user: session.owner, data: {} });
+      : (run.context ?? requestContextOf({ user: session.owner, data: {} }));
   const agent = await app.resolveAgent(run.agentId, context);
   const watch = new RunWatch(rt, run, workerId).start();
   let outcome: RunOutcome;

@@ -172,6 +172,7 @@ export async function submitTurn(
     status: 'queued',
     createdAt,
     kind: 'turn',
+    context: requestContextOf(identity),
     ...(request.steer && { steer: true }),
     ...(screenshotKeys.length > 0 && { screenshots: screenshotKeys }),
     ...(withdrawn.length > 0 && { withdrawn }),

@@ -6,7 +6,7 @@ import type { StoredAttachment } from './messages.ts';
 import { decodeJson, encodeJson, isConditionFailure, queryAll, updateIf } from './table.ts';
 
 /** Run fields stored as JSON text. */
-export const RUN_JSON = ['usage', 'attachments'] as const;
+export const RUN_JSON = ['usage', 'attachments', 'context'] as const;
 
 /** Where a run is: queued by the API, running in a worker, or ended. */
 export type RunStatus =
@@ -51,6 +51,8 @@ export interface RunRecord {
   steer?: boolean;
   /** The run that took it as steering. */
   steeredInto?: string;
+  /** Who asked for the run, as the authoriser said (`resolveContext`): the agent's `input.context`. */
+  context?: { user: { id: string } | null; data: Record<string, unknown> };
   /** How often the sweep queued it again; past a bound it is given up on. */
   requeues?: number;
   /** Set by a cancel (or a delete): the worker that holds the run stops it. */

@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSwitchboard, type HostAgentInput } from '../../lib/index.ts';
+import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { pauseAgents } from '../support/pause-agents.ts';
+import { testSandbox } from '../support/sandbox.ts';
+import { type Frame, TestSocket } from '../support/ws-client.ts';
+
+const pauses = pauseAgents();
+const seen: HostAgentInput[] = [];
+const app = createSwitchboard();
+app.registerHostAgent({
+  ...pauses.definitions[0]!,
+  info: { id: 'reviewed' },
+  hitl: { authorizeResolve: ({ user, owner }) => user === owner || user === 'reviewer' },
+  async invoke(input, io) {
+    seen.push(input);
+    return pauses.definitions[0]!.invoke(input, io);
+  },
+});
+const TOKENS: Record<string, { user: string; tenant?: string }> = {
+  'token-alice': { user: 'alice', tenant: 'acme' },
+  'token-bob': { user: 'bob', tenant: 'globex' },
+  'token-reviewer': { user: 'reviewer', tenant: 'acme' },
+};
+let sandbox: Sandbox;
+let alice: TestSocket;
+
+beforeAll(async () => {
+  sandbox = await testSandbox({ app, tokens: (token) => TOKENS[token] ?? null });
+  alice = await TestSocket.open(`${sandbox.wsUrl}?token=token-alice`);
+});
+afterAll(async () => {
+  await alice?.close();
+  await sandbox?.close();
+});
+
+async function as(token: string | undefined, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${sandbox.url}${path}`, {
+    method,
+    headers: {
+      ...(token && { authorization: `Bearer ${token}` }),
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, unknown> };
+}
+
+const ended = (runId: unknown) => (f: Frame) =>
+  (f.type === 'session.status_idle' || f.type === 'session.status_requires_action') && f.run_id === runId;
+
+describe('identity comes from the authoriser, and a user reaches only their own sessions', () => {
+  it('refuses a request without a known token (403 on HTTP, the upgrade refused on WebSocket)', async () => {
+    expect((await as(undefined, 'GET', '/api/sessions/x')).status).toBe(403);
+    expect(
+      (await as('token-mallory', 'POST', '/api/chat', { agent_id: 'reviewed', content: 'hi' })).status,
+    ).toBe(403);
+    await expect(TestSocket.open(`${sandbox.wsUrl}?token=nope`)).rejects.toThrow(/403/);
+  });
+
+  it('hands the agent the user and the tenant the authoriser gave, never what the host says', async () => {
+    const accepted = await alice.request({
+      action: 'assistant_message',
+      session_id: 'alice-1',
+      agent_id: 'reviewed',
+      content: 'hello',
+      metadata: { user: 'root' },
+    });
+    await alice.waitFor(ended(accepted.run_id));
+    expect(seen.at(-1)?.context).toEqual({ user: { id: 'alice' }, data: { tenant: 'acme' } });
+  });
+
+  it('answers another user’s session exactly like a missing one, on every route', async () => {
+    const accepted = await alice.request({
+      action: 'assistant_message',
+      session_id: 'alice-2',
+      agent_id: 'reviewed',
+      content: 'hello',
+    });
+    await alice.waitFor(ended(accepted.run_id));
+    for (const path of [
+      '/api/sessions/alice-2',
+      '/api/sessions/alice-2/messages',
+      '/api/sessions/alice-2/events',
+    ]) {
+      const res = await as('token-bob', 'GET', path);
+      expect(res.status, path).toBe(404);
+      expect(res.json.error).toMatchObject({ code: 'session_not_found' });
+    }
+    expect(
+      (await as('token-bob', 'POST', '/api/chat', { session_id: 'alice-2', content: 'mine now' })).status,
+    ).toBe(404);
+    expect((await as('token-bob', 'POST', '/api/sessions/alice-2/cancel')).status).toBe(404);
+    expect((await as('token-bob', 'DELETE', '/api/sessions/alice-2')).status).toBe(404);
+    const bob = await TestSocket.open(`${sandbox.wsUrl}?token=token-bob`);
+    expect(await bob.request({ action: 'assistant_join_session', session_id: 'alice-2' })).toMatchObject({
+      error: { type: 'not_found' },
+    });
+    await bob.close();
+    expect((await as('token-alice', 'GET', '/api/sessions/alice-2')).status).toBe(200);
+  });
+
+  it('lets hitl.authorizeResolve decide who may answer: the owner and a reviewer, not anybody else', async () => {
+    const accepted = await alice.request({
+      action: 'assistant_message',
+      session_id: 'alice-3',
+      agent_id: 'reviewed',
+      content: 'two',
+    });
+    await alice.waitFor(ended(accepted.run_id));
+    expect(
+      (await as('token-bob', 'POST', '/api/sessions/alice-3/actions/req_wire', { decision: 'approve' }))
+        .status,
+    ).toBe(404);
+    const reviewed = await as('token-reviewer', 'POST', '/api/sessions/alice-3/actions/req_wire', {
+      decision: 'approve',
+    });
+    expect(reviewed.status).toBe(202);
+    await alice.waitFor(ended(reviewed.json.run_id));
+    expect(pauses.resolved.at(-1)).toMatchObject({
+      actionId: 'req_wire',
+      actor: 'reviewer',
+      context: { user: { id: 'reviewer' }, data: { tenant: 'acme' } },
+    });
+    expect(
+      (await as('token-alice', 'POST', '/api/sessions/alice-3/actions/req_account', { answers: ['main'] }))
+        .status,
+    ).toBe(202);
+  });
+});
