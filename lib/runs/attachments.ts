@@ -42,11 +42,12 @@ export async function storeAttachment(
   rt: Runtime,
   key: string,
   attachment: Attachment,
+  inlineLimit = INLINE_LIMIT_BYTES,
 ): Promise<StoredAttachment> {
   const field =
     attachment.data_uri !== undefined ? 'data_uri' : attachment.text !== undefined ? 'text' : undefined;
   const content = field ? attachment[field] : undefined;
-  if (!field || content === undefined || Buffer.byteLength(content) <= INLINE_LIMIT_BYTES) return attachment;
+  if (!field || content === undefined || Buffer.byteLength(content) <= inlineLimit) return attachment;
   await putBlob(rt, key, content);
   const { [field]: _moved, ...rest } = attachment;
   return { ...rest, blob_key: key, content_field: field };

@@ -1,11 +1,12 @@
 import type { Identity } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { SessionConflictError } from '../errors/index.ts';
+import { NotFoundError, SessionConflictError } from '../errors/index.ts';
 import { newId } from '../ids/index.ts';
 import { ownedSession } from '../sessions/index.ts';
 import {
   type CancelReason,
   decideAction,
+  getSession,
   listRuns,
   markDeleted,
   messageId,
@@ -19,7 +20,12 @@ import { enqueue } from './job.ts';
 
 /** Asks every run of the session that has not ended to stop; the worker holding one learns of it by its next poll. */
 async function stopRuns(rt: Runtime, sessionId: string, reason: CancelReason): Promise<string[]> {
-  const runs = (await listRuns(rt, sessionId)).filter((r) => r.status === 'queued' || r.status === 'running');
+  // Bookkeeping runs (a lapse, a withdrawal, a delete) are not the user's to stop.
+  const runs = (await listRuns(rt, sessionId)).filter(
+    (r) =>
+      (r.status === 'queued' || r.status === 'running') &&
+      (r.kind === undefined || r.kind === 'turn' || r.kind === 'resolve'),
+  );
   const asked = await Promise.all(runs.map((r) => requestCancel(rt, r, reason)));
   return asked.flatMap((r) => (r ? [r.runId] : []));
 }
@@ -83,10 +89,13 @@ export async function cancelSession(rt: Runtime, identity: Identity, sessionId: 
  * removes every item of the session.
  */
 export async function deleteSession(rt: Runtime, identity: Identity, sessionId: string) {
-  const session = await ownedSession(rt, identity, sessionId);
-  if (!(await markDeleted(rt, session.sessionId, Date.now()))) {
-    return { session_id: session.sessionId, status: 'deleting' as const };
+  const session = await getSession(rt, sessionId, { includeDeleted: true });
+  if (!session || session.owner !== identity.user) {
+    throw new NotFoundError('session_not_found', `Session "${sessionId}" does not exist.`);
   }
+  // A retry after a crash between these writes finds the session already marked and does the rest
+  // again; a second delete run is harmless (it finds nothing left to remove).
+  await markDeleted(rt, session.sessionId, Date.now());
   await stopRuns(rt, session.sessionId, 'deleted');
   await queueBookkeeping(rt, session, 'delete');
   return { session_id: session.sessionId, status: 'deleting' as const };

@@ -89,33 +89,42 @@ async function decideAndQueue(
     },
     now,
   );
-  if (!first && action.decidedBy !== record.runId) throw notPending(action, now);
+  // A retry of this request finishes its work: after a crash before the decision the request is
+  // still pending and undecided; after one past it, it was decided by this request's run.
+  const ours = action.decidedBy === record.runId;
+  const undecided = action.status === 'pending' && !action.decidedBy;
+  if (!first && !ours && !undecided) throw notPending(action, now);
   let decided = action;
-  const run = {
-    runId: record.runId,
-    sessionId: session.sessionId,
-    requestId,
-    agentId: session.agentId,
-    userMessageId: action.messageId,
-    assistantMessageId: action.kind === 'host_tool' ? action.messageId : record.assistantMessageId,
-    status: 'queued' as const,
-    createdAt: record.createdAt,
-    kind: 'resolve' as const,
-    actionId: action.actionId,
-    context: requestContextOf(identity),
-  };
-  if (first) {
+  if (!ours) {
     if (action.status !== 'pending' || action.expiresAt <= now) throw notPending(action, now);
     const { resolution, screenshots = [], attachments = [] } = built;
     const screenshotKeys = screenshots.map(
       (_, i) => `screenshots/${session.sessionId}/${record.runId}/${i}.json`,
     );
     await Promise.all(screenshots.map((shot, i) => putBlob(rt, screenshotKeys[i] as string, shot)));
+    // Contents always go to the bucket: the run item holds only their keys, whatever their number.
     const stored = await Promise.all(
       attachments.map((a, i) =>
-        storeAttachment(rt, `attachments/${session.sessionId}/${record.runId}/${i}.json`, a),
+        storeAttachment(rt, `attachments/${session.sessionId}/${record.runId}/${i}.json`, a, 0),
       ),
     );
+    // The run first, then the decision: a run whose answer loses the race closes itself without a word,
+    // and a decision is never left without the run that hands it to the agent.
+    await putRun(rt, {
+      runId: record.runId,
+      sessionId: session.sessionId,
+      requestId,
+      agentId: session.agentId,
+      userMessageId: action.messageId,
+      assistantMessageId: action.kind === 'host_tool' ? action.messageId : record.assistantMessageId,
+      status: 'queued',
+      createdAt: record.createdAt,
+      kind: 'resolve',
+      actionId: action.actionId,
+      context: requestContextOf(identity),
+      ...(screenshotKeys.length > 0 && { screenshots: screenshotKeys }),
+      ...(stored.length > 0 && { attachments: stored }),
+    });
     const won = await decideAction(
       rt,
       session.sessionId,
@@ -123,16 +132,17 @@ async function decideAndQueue(
       { status: 'resolved', resolution, actor: identity.user, channel: 'api', decidedBy: record.runId },
       { now, mustBeLive: true },
     );
-    if (!won) throw notPending((await getAction(rt, session.sessionId, action.actionId)) ?? action, now);
+    if (!won) {
+      await enqueue(rt, {
+        v: 1,
+        kind: 'resolve',
+        sessionId: session.sessionId,
+        runId: record.runId,
+        requestId,
+      });
+      throw notPending((await getAction(rt, session.sessionId, action.actionId)) ?? action, now);
+    }
     decided = won;
-    await putRun(rt, {
-      ...run,
-      ...(screenshotKeys.length > 0 && { screenshots: screenshotKeys }),
-      ...(stored.length > 0 && { attachments: stored }),
-    });
-  } else {
-    // A retry after a crash between the decision and the queue: the run may be missing yet.
-    await putRun(rt, run);
   }
   await enqueue(rt, { v: 1, kind: 'resolve', sessionId: session.sessionId, runId: record.runId, requestId });
   return { runId: record.runId, action: decided, duplicate: !first };

@@ -1,4 +1,3 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { askedOf } from '../actions/index.ts';
 import type { Attachment } from '../contract/index.ts';
 import {
@@ -6,7 +5,6 @@ import {
   deleteSessionObjects,
   getAction,
   getBlob,
-  keys,
   listMessages,
   openActions,
   type RunOutcome,
@@ -84,14 +82,13 @@ export async function runMessage(scope: RunScope): Promise<RunOutcome> {
 export async function runResolve(scope: RunScope): Promise<RunOutcome> {
   const { rt, agent, run, session, stream, log } = scope;
   const answered = run.actionId ? await getAction(rt, run.sessionId, run.actionId) : undefined;
-  stream.append('session.status_running', { kind: 'resolve', action_id: run.actionId ?? null });
   if (!answered || answered.decidedBy !== run.runId || !agent.definition.resolveAction) {
-    // The answer this run was queued for did not win its request (or the agent lost its hook).
-    log.warn('A resolve run without its answer: nothing to do', { actionId: run.actionId });
-    return (await idleOrPaused(scope))
-      ? { status: 'requires_action', stopReason: 'requires_action' }
-      : { status: 'cancelled', stopReason: 'cancelled' };
+    // The answer this run was queued for did not win its request (the other answer's run reports):
+    // it closes without a word in the log.
+    log.info('A resolve run whose answer lost: nothing to do', { actionId: run.actionId });
+    return { status: 'cancelled', stopReason: 'cancelled' };
   }
+  stream.append('session.status_running', { kind: 'resolve', action_id: run.actionId ?? null });
   announceDecided(stream, [answered]);
   const others = (await openActions(rt, run.sessionId)).filter((a) => a.actionId !== answered.actionId);
   const screenshots = run.screenshots ?? [];
@@ -200,6 +197,5 @@ export async function runDelete(scope: Bookkeeping): Promise<RunOutcome> {
   await stream.drain().catch(() => undefined);
   await deleteSessionObjects(rt, run.sessionId);
   await deletePartition(rt, run.sessionId);
-  await rt.db.send(new DeleteCommand({ TableName: rt.table, Key: keys.session(run.sessionId) }));
   return { status: 'completed', stopReason: 'end_turn' };
 }

@@ -56,11 +56,15 @@ export async function runTurn(rt: Runtime, app: Switchboard, job: TurnJob, worke
     // The worker that claimed it stopped renewing its lease (it died or stalled): close the turn, never invoke again.
     if (!(await takeOverRun(rt, run, workerId, Date.now())))
       throw new RetryLaterError(`Run ${job.runId} is held by ${run.leaseOwner}.`);
+    // A delete is idempotent and never runs the agent: the new owner simply does it again.
+    if (run.kind === 'delete') return runClaimed(rt, app, job, workerId, log);
     return closeLostRun(rt, app, run, workerId, log);
   }
   try {
     await runClaimed(rt, app, job, workerId, log);
   } catch (error) {
+    // A delete never invokes the agent and is idempotent: let the queue try it again.
+    if (job.kind === 'delete') throw error;
     // Past the claim a retry must not invoke the agent again: the turn is closed as error instead,
     // so a job that keeps failing cannot hold the session up.
     log.error('A claimed run failed; it is closed as error', { error: String(error) });

@@ -1,4 +1,10 @@
-import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
 import type { HostContext } from '../contract/index.ts';
 import { NotFoundError } from '../errors/index.ts';
@@ -56,13 +62,19 @@ export async function listRuns(rt: Runtime, sessionId: string): Promise<RunRecor
   return items.map((item) => decodeJson<RunRecord>(item, RUN_JSON));
 }
 
-/** Deletes every item of a session's partition (its messages, events, runs, requests, subscribers). */
+/**
+ * Deletes every item of a deleted session's partition, its META item last and only while it is
+ * still the deleted one: until then the id cannot be taken again, so a new session never sees an
+ * old item and the old delete never removes a new session.
+ */
 export async function deletePartition(rt: Runtime, sessionId: string): Promise<number> {
-  const items = await queryAll(rt, {
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.session(sessionId).pk },
-    ProjectionExpression: 'pk, sk',
-  });
+  const items = (
+    await queryAll(rt, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.session(sessionId).pk },
+      ProjectionExpression: 'pk, sk',
+    })
+  ).filter((item) => item.sk !== 'META');
   for (let i = 0; i < items.length; i += 25) {
     let pending: Record<string, unknown>[] = items
       .slice(i, i + 25)
@@ -74,7 +86,18 @@ export async function deletePartition(rt: Runtime, sessionId: string): Promise<n
       pending = (UnprocessedItems?.[rt.table] ?? []) as Record<string, unknown>[];
     }
   }
-  return items.length;
+  await rt.db
+    .send(
+      new DeleteCommand({
+        TableName: rt.table,
+        Key: keys.session(sessionId),
+        ConditionExpression: 'attribute_exists(deletedAt)',
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!isConditionFailure(error)) throw error;
+    });
+  return items.length + 1;
 }
 
 /**
