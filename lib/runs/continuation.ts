@@ -9,6 +9,7 @@ import {
   type ActionRecord,
   decideAction,
   getAction,
+  listActions,
   messageId,
   openActions,
   putBlob,
@@ -33,7 +34,11 @@ export async function supersedeOpen(
   runId: string,
 ): Promise<string[]> {
   const open = await openActions(rt, session.sessionId);
-  if (open.length === 0) return [];
+  // A retry after a crash: what this run already decided is still its to announce.
+  const earlier = (await listActions(rt, session.sessionId))
+    .filter((a) => a.decidedBy === runId)
+    .map((a) => a.actionId);
+  if (open.length === 0) return earlier;
   const agent = await app.resolveAgent(session.agentId, requestContextOf(identity));
   const policy = agent?.definition.pendingActionPolicy ?? 'keep';
   const decided: string[] = [];
@@ -49,7 +54,7 @@ export async function supersedeOpen(
     );
     if (done) decided.push(action.actionId);
   }
-  return decided;
+  return [...earlier, ...decided];
 }
 
 interface Resolution {

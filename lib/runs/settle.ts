@@ -25,7 +25,15 @@ export interface SettleScope {
   run: RunRecord;
   stream: EventStream;
   hitl: ResolvedHitl;
+  stopping: { watch: { confirm(): Promise<boolean> } };
 }
+
+/** What a worker that lost its lease reports: it wrote nothing, the new owner closes the run. */
+const LOST: RunOutcome = {
+  status: 'incomplete',
+  stopReason: 'error',
+  error: { code: 'lease_lost', message: 'Another worker took this run over.' },
+};
 
 /** Announces requests that were decided without an answer (withdrawn, superseded, expired). */
 export function announceDecided(stream: EventStream, actions: ActionRecord[]): void {
@@ -64,6 +72,12 @@ export async function settle(
   mode: SettleMode,
 ): Promise<RunOutcome> {
   const { rt, run, stream, hitl } = scope;
+  // Fenced before anything is stored: the log must still be this worker's, and so must the lease.
+  const fenced = await stream.drain().then(
+    () => false,
+    () => true,
+  );
+  if (fenced || !(await scope.stopping.watch.confirm())) return LOST;
   const settled = state.settle(result);
   const now = Date.now();
   const onSameMessage = mode.kind === 'resolve' && mode.answered.kind === 'host_tool';
@@ -98,13 +112,7 @@ export async function settle(
     settled.outcome.status !== 'cancelled';
   const open = mode.kind === 'resolve' ? mode.others : replaces ? await openActions(rt, run.sessionId) : [];
   const cancelled = settled.outcome.status === 'cancelled';
-  const change = await applyPause(rt, { sessionId: run.sessionId, runId: run.runId, messageId }, hitl, {
-    // A stopped turn asks nothing: what it had emitted is kept as text, not as a pause.
-    asked: cancelled ? [] : settled.pendingActions,
-    open,
-    replaces,
-    now,
-  });
+  // The message first, then its requests: a failure between them leaves no open request without its message.
   const earlier = onSameMessage ? await getMessage(rt, run.sessionId, messageId) : undefined;
   await putMessage(
     rt,
@@ -118,13 +126,20 @@ export async function settle(
       ...((earlier?.toolCalls?.length || state.toolCalls.length) && {
         toolCalls: [...(earlier?.toolCalls ?? []), ...state.toolCalls],
       }),
-      ...(settled.pendingActions.length > 0 && { pendingActions: settled.pendingActions }),
+      ...(settled.pendingActions.length > 0 && !cancelled && { pendingActions: settled.pendingActions }),
       stopReason: settled.outcome.stopReason,
       usage: settled.usage,
       metadata: result.metadata,
     },
     { replace: onSameMessage },
   );
+  const change = await applyPause(rt, { sessionId: run.sessionId, runId: run.runId, messageId }, hitl, {
+    // A stopped turn asks nothing: what it had emitted is kept as text, not as a pause.
+    asked: cancelled ? [] : settled.pendingActions,
+    open,
+    replaces,
+    now,
+  });
   announceDecided(stream, change.withdrawn);
   const questions = change.asked.filter((a) => a.kind !== 'host_tool');
   if (questions.length > 0)

@@ -161,7 +161,8 @@ export async function submitTurn(
       ),
     }),
   });
-  const withdrawn = first ? await supersedeOpen(rt, app, identity, session, record.runId) : [];
+  // Always, also on a retry: the writes are conditional, and what this run decided is what it announces.
+  const withdrawn = await supersedeOpen(rt, app, identity, session, record.runId);
   await putRun(rt, {
     runId: record.runId,
     sessionId: session.sessionId,

@@ -51,6 +51,17 @@ export class RunWatch {
     this.#resolve(reason);
   }
 
+  /**
+   * Whether this worker still holds the run, checked with one conditional write (the lease
+   * renewed). A worker about to store a turn's outcome asks first: a stale one must write nothing.
+   */
+  async confirm(): Promise<boolean> {
+    if (this.#reason === 'lease_lost') return false;
+    const renewed = await renewLease(this.rt, this.run, this.owner, Date.now());
+    if (!renewed) this.stop('lease_lost');
+    return renewed;
+  }
+
   end(): void {
     clearInterval(this.#poll);
     clearInterval(this.#renew);

@@ -1,7 +1,7 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
 import { dueBucket, keys, prefixes, ttlAt } from './keys.ts';
-import { queryAll } from './table.ts';
+import { queryAll, updateIf } from './table.ts';
 
 /** A WebSocket connection, recorded at `$connect` with the identity its authoriser gave. */
 export interface ConnectionRecord {
@@ -51,6 +51,15 @@ export async function getConnection(
 
 /** Joins a connection to a session: both directions, since `$disconnect` only knows the connection. */
 export async function subscribe(rt: Runtime, sessionId: string, connection: ConnectionRecord): Promise<void> {
+  // The connection's own record first, and only while it exists: a connection whose $disconnect
+  // already ran does not come back as records nobody sweeps.
+  const live = await updateIf(rt, {
+    Key: keys.connection(connection.connectionId),
+    UpdateExpression: 'ADD sessions :s',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':s': new Set([sessionId]) },
+  });
+  if (!live) return;
   await rt.db.send(
     new PutCommand({
       TableName: rt.table,
@@ -60,14 +69,6 @@ export async function subscribe(rt: Runtime, sessionId: string, connection: Conn
         connectionId: connection.connectionId,
         ttl: ttlAt(connection.expiresAt),
       },
-    }),
-  );
-  await rt.db.send(
-    new UpdateCommand({
-      TableName: rt.table,
-      Key: keys.connection(connection.connectionId),
-      UpdateExpression: 'ADD sessions :s',
-      ExpressionAttributeValues: { ':s': new Set([sessionId]) },
     }),
   );
 }

@@ -31,7 +31,8 @@ export async function appendEvent(rt: Runtime, event: SessionEvent): Promise<boo
   let stored: SessionEvent & { blobKey?: string } = event;
   if (jsonBytes(event) > EVENT_ITEM_LIMIT_BYTES) {
     // Claim check: the item keeps its place in the log, the bucket keeps the data.
-    const blobKey = `events/${event.session_id}/${seqKey(event.seq)}.json`;
+    // The writer's run in the key: a stale writer's put of the same seq cannot overwrite the owner's data.
+    const blobKey = `events/${event.session_id}/${seqKey(event.seq)}-${event.run_id ?? 'session'}.json`;
     await putBlob(rt, blobKey, event.data);
     stored = { ...event, data: {}, blobKey };
   }

@@ -43,7 +43,15 @@ export type StoredAttachment = Attachment & { blob_key?: string; content_field?:
 
 /** Past this size a message's heavy fields move to the bucket, well below DynamoDB's 400 KB. */
 const MESSAGE_ITEM_LIMIT_BYTES = 300 * 1024;
-const HEAVY_FIELDS = ['content', 'contextBlock', 'hostContext', 'attachments', 'toolCalls'] as const;
+const HEAVY_FIELDS = [
+  'content',
+  'contextBlock',
+  'hostContext',
+  'attachments',
+  'toolCalls',
+  'pendingActions',
+  'metadata',
+] as const;
 
 /**
  * Message ids carry their run's ULID and their place in it, so that a session's messages sort in

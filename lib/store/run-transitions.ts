@@ -84,17 +84,22 @@ export async function postponeRun(
   rt: Runtime,
   run: Pick<RunRecord, 'sessionId' | 'runId'>,
   due: number,
+  options: { count?: boolean } = {},
 ): Promise<boolean> {
+  const index = dueIndex(run, due);
   return updateIf(rt, {
     Key: keys.run(run.sessionId, run.runId),
-    UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk ADD requeues :one',
+    UpdateExpression:
+      options.count === false
+        ? 'SET gsi1pk = :pk, gsi1sk = :sk'
+        : 'SET gsi1pk = :pk, gsi1sk = :sk ADD requeues :one',
     ConditionExpression: '#status = :queued',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
       ':queued': 'queued',
-      ':one': 1,
-      ':pk': dueIndex(run, due).gsi1pk,
-      ':sk': dueIndex(run, due).gsi1sk,
+      ':pk': index.gsi1pk,
+      ':sk': index.gsi1sk,
+      ...(options.count !== false && { ':one': 1 }),
     },
   });
 }

@@ -1,6 +1,13 @@
 import type { Runtime } from '../config/index.ts';
 import { enqueue } from '../runs/index.ts';
-import { abandonQueuedRun, dueRuns, getRun, postponeRun, REQUEUE_AFTER_MS } from '../store/index.ts';
+import {
+  abandonQueuedRun,
+  dueRuns,
+  getRun,
+  listRuns,
+  postponeRun,
+  REQUEUE_AFTER_MS,
+} from '../store/index.ts';
 
 /** How often a run is queued again before it is given up on. */
 const MAX_REQUEUES = 3;
@@ -15,6 +22,14 @@ export async function requeueLostRuns(rt: Runtime, now: number, lookbackHours: n
   for (const due of await dueRuns(rt, now, lookbackHours)) {
     const run = await getRun(rt, due.sessionId, due.runId);
     if (run?.status !== 'queued') continue;
+    // A run still waiting behind an earlier one of its session is not lost, only queued: look later.
+    const earlier = (await listRuns(rt, run.sessionId)).some(
+      (r) => r.runId < run.runId && (r.status === 'queued' || r.status === 'running'),
+    );
+    if (earlier) {
+      await postponeRun(rt, run, now + REQUEUE_AFTER_MS, { count: false });
+      continue;
+    }
     if ((run.requeues ?? 0) >= MAX_REQUEUES) {
       // Its job keeps failing before any worker claims it (it went to the dead-letter queue): give up.
       if (await abandonQueuedRun(rt, run, now))

@@ -311,6 +311,14 @@ describe('host_context: what the agent receives', () => {
   it('keeps an earlier message’s stored bytes and block when the context changes later', async () => {
     const sessionId = sid('frozen');
     const first = await send({ session_id: sessionId, host_context: SEED_CONTEXT });
+    // The first turn's answer is stored once its run has ended.
+    await expect
+      .poll(
+        async () =>
+          ((await api(sandbox.url, 'GET', `/api/sessions/${sessionId}/messages`)).json.messages as unknown[])
+            .length,
+      )
+      .toBe(2);
     const before = (await api(sandbox.url, 'GET', `/api/sessions/${sessionId}/messages`)).text;
     const second = await send(
       { session_id: sessionId, host_context: { view: { name: 'settings' } }, content: 'next' },

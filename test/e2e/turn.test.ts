@@ -1,5 +1,6 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { subscribe, subscribers } from '../../lib/store/index.ts';
+import { keys, subscribers } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { testApp } from '../support/agents.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
@@ -202,12 +203,16 @@ describe('one turn through the gateway, the queue, the worker and the table', ()
     await agents.reached();
     await watcher.request({ action: 'assistant_join_session', session_id: 'gone' });
     // A connection the table still lists but the gateway no longer knows: its $disconnect never came.
-    await subscribe(sandbox.runtime, 'gone', {
-      connectionId: 'ghostConnId=',
-      user: 'anonymous',
-      connectedAt: new Date().toISOString(),
-      expiresAt: Date.now() + 60_000,
-    });
+    await sandbox.runtime.db.send(
+      new PutCommand({
+        TableName: sandbox.runtime.table,
+        Item: {
+          ...keys.subscriber('gone', 'ghostConnId='),
+          type: 'subscriber',
+          connectionId: 'ghostConnId=',
+        },
+      }),
+    );
     await sender.kill();
     agents.release();
     await watcher.waitFor(idleOf(accepted.run_id));
