@@ -65,6 +65,18 @@ async function waitForEvents(rt: Runtime, sessionId: string, after: number, limi
   }
 }
 
+/** A Lambda response may be 6 MB: a page of events stops before 5 MB (always with at least one), `has_more` says so. */
+function withinBudget<T>(events: T[]): T[] {
+  let bytes = 0;
+  const page: T[] = [];
+  for (const event of events) {
+    bytes += Buffer.byteLength(JSON.stringify(event));
+    if (page.length > 0 && bytes > 5 * 1024 * 1024) break;
+    page.push(event);
+  }
+  return page;
+}
+
 /** `POST /api/files`: JSON asks for a presigned upload URL; any other content type is the file itself. */
 async function postFile(rt: Runtime, event: APIGatewayProxyEventV2) {
   const mediaType =
@@ -119,7 +131,9 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   async 'GET /api/sessions/{id}/events'(rt, _app, event) {
     const query = parseOrThrow(EventsQuerySchema, event.queryStringParameters ?? {}, 'query');
     const session = await ownedSession(rt, identity(event), sessionIdOf(event));
-    const events = await waitForEvents(rt, session.sessionId, query.after, query.limit, query.wait * 1000);
+    const events = withinBudget(
+      await waitForEvents(rt, session.sessionId, query.after, query.limit, query.wait * 1000),
+    );
     const last = await lastSeq(rt, session.sessionId);
     return json(200, {
       session_id: session.sessionId,
