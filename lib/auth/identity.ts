@@ -1,4 +1,5 @@
 import type { RequestContext } from '../agents/index.ts';
+import { UnauthorizedError } from '../errors/index.ts';
 
 /**
  * Who a request comes from, as the authoriser established it (a JWT authoriser's claims, or a
@@ -22,10 +23,18 @@ type AuthorizerShape = {
 /** Reads the identity from an API Gateway event's `requestContext.authorizer`. */
 export function identityFromAuthorizer(authorizer: AuthorizerShape | undefined | null): Identity {
   const claims = authorizer?.jwt?.claims;
-  if (claims && typeof claims.sub === 'string') return { user: claims.sub, data: pickData(claims) };
+  if (claims) {
+    if (typeof claims.sub === 'string' && claims.sub.length > 0)
+      return { user: claims.sub, data: pickData(claims) };
+    // A valid token that names nobody must not become the shared anonymous user.
+    throw new UnauthorizedError('The token names no subject (sub).');
+  }
   const lambda = authorizer?.lambda ?? authorizer;
   const user = lambda?.user ?? lambda?.sub ?? lambda?.principalId;
   if (typeof user === 'string' && user.length > 0) return { user, data: pickData(lambda ?? {}) };
+  // Only a deployment without an authoriser (the sandbox by default) has anonymous callers.
+  const { principalId: _principal, ...rest } = lambda ?? {};
+  if (Object.keys(rest).length > 0) throw new UnauthorizedError('The authoriser named no user.');
   return { user: ANONYMOUS, data: {} };
 }
 

@@ -12,7 +12,7 @@ import {
   parseSessionTarget,
   type WebSocketRouteKey,
 } from '../contract/index.ts';
-import { NotFoundError, ValidationError } from '../errors/index.ts';
+import { NotFoundError, UnauthorizedError, ValidationError } from '../errors/index.ts';
 import { cancelSession, submitAnswer, submitTurn } from '../runs/index.ts';
 import { ownedSession } from '../sessions/index.ts';
 import {
@@ -181,12 +181,12 @@ export function createWebSocketHandler(app: Switchboard, runtime?: Runtime) {
   return middy<WebSocketEvent, WebSocketResult, Error, Context>().handler(async (event) => {
     const routeKey = event.requestContext.routeKey;
     const route = ROUTES[routeKey as keyof typeof ROUTES] ?? ROUTES.$default;
-    const identity = identityFromAuthorizer(event.requestContext.authorizer);
     try {
+      const identity = identityFromAuthorizer(event.requestContext.authorizer);
       const frame = await route(rt(), app, event, identity);
       return frame === undefined ? { statusCode: 200 } : { statusCode: 200, body: JSON.stringify(frame) };
     } catch (error) {
-      if (routeKey === '$connect') return { statusCode: 500 };
+      if (routeKey === '$connect') return { statusCode: error instanceof UnauthorizedError ? 401 : 500 };
       let requestId: string | undefined;
       try {
         requestId = bodyOf(event).requestId;

@@ -51,3 +51,19 @@ describe('registering a host agent', () => {
     expect(server.defaultAgentId()).toBeUndefined();
   });
 });
+
+describe('identity from the authoriser', () => {
+  it('takes the user from a JWT sub or a Lambda authoriser, and is anonymous only without an authoriser', async () => {
+    const { identityFromAuthorizer } = await import('../../lib/auth/index.ts');
+    expect(identityFromAuthorizer({ jwt: { claims: { sub: 'u1', tenant: 'acme' } } })).toEqual({
+      user: 'u1',
+      data: { tenant: 'acme' },
+    });
+    expect(identityFromAuthorizer({ lambda: { user: 'u2' } })).toEqual({ user: 'u2', data: {} });
+    expect(identityFromAuthorizer(undefined)).toEqual({ user: 'anonymous', data: {} });
+    expect(() => identityFromAuthorizer({ jwt: { claims: { email: 'x@example.com' } } })).toThrow(
+      /no subject/,
+    );
+    expect(() => identityFromAuthorizer({ lambda: { role: 'admin' } })).toThrow(/no user/);
+  });
+});
