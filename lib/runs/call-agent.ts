@@ -49,7 +49,10 @@ export async function callAgent(
     controller.abort(first.reason);
     const [, late] = await Promise.all([
       stopping?.onStop(first.reason),
-      Promise.race([invocation.catch(() => ({ value: undefined })), sleep(stopping?.graceMs ?? 0)]),
+      graceFor(
+        invocation.catch(() => ({ value: undefined })),
+        stopping?.graceMs ?? 0,
+      ),
     ]);
     gate.close();
     if (!late) log.warn('The agent ignored the stop; it was abandoned', { reason: first.reason });
@@ -73,7 +76,18 @@ export interface Stopping {
   graceMs: number;
 }
 
-const sleep = (ms: number) => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms));
+/** What `work` resolves with, or undefined once `ms` have passed; the timer does not outlive the race. */
+async function graceFor<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 function publish(stream: EventStream, messageId: string, event: HostEvent, host: boolean): void {
   switch (event.type) {
