@@ -27,7 +27,7 @@ function prng(seed: number) {
 const big: HostAgentDefinition = {
   info: { id: 'big' },
   async invoke(_input, { emit }) {
-    emit({ type: 'tool_result', id: 't1', name: 'dump', result: 'x'.repeat(200_000) });
+    emit({ type: 'tool_result', id: 't1', name: 'dump', result: 'x'.repeat(350_000) });
     return { content: 'done' };
   },
 };
@@ -294,7 +294,7 @@ describe('reattaching', () => {
     expect(dropped, `seed ${SEED}: frames dropped by the host rule`).toBeLessThan(raw * 0.05);
   });
 
-  it('an event too big for one WebSocket message arrives as a reference, and the full event is read over HTTP', async () => {
+  it('an event too big for one WebSocket message (and for a DynamoDB item) arrives as a reference, and the full event is read over HTTP', async () => {
     const sessionId = sid('big');
     const lengths: number[] = [];
     const record = (socket: WebSocket) =>
@@ -345,7 +345,7 @@ describe('reattaching', () => {
       expect(events).toHaveLength(1);
       expect(events[0]).toMatchObject({ seq: stored?.seq, type: 'agent.tool_result', run_id: runId });
       const result = (events[0]?.data as { result?: unknown } | undefined)?.result;
-      expect(result).toBe('x'.repeat(200_000));
+      expect(result).toBe('x'.repeat(350_000));
       // Every other frame is the event itself.
       for (const f of socket.events(sessionId).filter((e) => e !== frame)) {
         expect(f).toEqual(log.find((e) => e.seq === f.seq));

@@ -11,6 +11,7 @@ import {
   lastSeq,
   messageId,
   putRun,
+  type RunRecord,
 } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
@@ -44,6 +45,27 @@ const idle = (sessionId: string, runId?: unknown) => (f: Frame) =>
   f.session_id === sessionId &&
   (f.type === 'session.status_idle' || f.type === 'session.status_requires_action') &&
   (runId === undefined || f.run_id === runId);
+
+/** A queued turn's run record, as the API writes it, for tests that stage what a crash leaves behind. */
+function queuedRun(
+  sessionId: string,
+  runId: string,
+  agentId: string,
+  extra: Partial<RunRecord> = {},
+): RunRecord {
+  return {
+    runId,
+    sessionId,
+    requestId: runId,
+    agentId,
+    userMessageId: messageId(runId, 0),
+    assistantMessageId: messageId(runId, 1),
+    status: 'queued',
+    createdAt: new Date().toISOString(),
+    kind: 'turn',
+    ...extra,
+  };
+}
 
 async function start(sessionId: string, agentId: string, content = 'the task') {
   const accepted = await host.request({
@@ -147,17 +169,7 @@ describe('lost workers and fencing', () => {
     // A run a worker claimed and then died on: running, its lease run out, its job back on the queue.
     const runId = `run_01M8ZZZZZZZZZZZZZZZZZZZZZZ`;
     const rt = sandbox.runtime;
-    await putRun(rt, {
-      runId,
-      sessionId: id,
-      requestId: 'lost-1',
-      agentId: 'polite',
-      userMessageId: messageId(runId, 0),
-      assistantMessageId: messageId(runId, 1),
-      status: 'queued',
-      createdAt: new Date().toISOString(),
-      kind: 'turn',
-    });
+    await putRun(rt, queuedRun(id, runId, 'polite', { requestId: 'lost-1' }));
     expect(await claimRun(rt, { sessionId: id, runId }, 'dead-worker', Date.now() - 10 * 60_000)).toBe(true);
     const invokedBefore = runs.invoked.length;
     await enqueue(rt, { v: 1, kind: 'turn', sessionId: id, runId, requestId: 'lost-1' });
@@ -360,18 +372,8 @@ describe('ordering and lost jobs', () => {
     await host.waitFor(idle(id, warm));
     const rt = sandbox.runtime;
     const old = new Date(Date.now() - 10 * 60_000).toISOString();
-    const record = (runId: string, extra: Record<string, unknown> = {}) => ({
-      runId,
-      sessionId: id,
-      requestId: runId,
-      agentId: 'pauser',
-      userMessageId: messageId(runId, 0),
-      assistantMessageId: messageId(runId, 1),
-      status: 'queued' as const,
-      createdAt: old,
-      kind: 'turn' as const,
-      ...extra,
-    });
+    const record = (runId: string, extra: Partial<RunRecord> = {}) =>
+      queuedRun(id, runId, 'pauser', { createdAt: old, ...extra });
     // Recorded but never sent: the sweep finds it through the due index and queues it again.
     const lost = 'run_01M8Y0000000000000000000LJ';
     await putRun(rt, record(lost));
@@ -389,17 +391,7 @@ describe('ordering and lost jobs', () => {
     const id = sid('nometa');
     const runId = 'run_01M8Y0000000000000000000NM';
     const rt = sandbox.runtime;
-    await putRun(rt, {
-      runId,
-      sessionId: id,
-      requestId: runId,
-      agentId: 'polite',
-      userMessageId: messageId(runId, 0),
-      assistantMessageId: messageId(runId, 1),
-      status: 'queued',
-      createdAt: new Date().toISOString(),
-      kind: 'turn',
-    });
+    await putRun(rt, queuedRun(id, runId, 'polite'));
     const invokedBefore = runs.invoked.length;
     await enqueue(rt, { v: 1, kind: 'turn', sessionId: id, runId, requestId: runId });
     await expect.poll(async () => (await getRun(rt, id, runId))?.status).toBe('error');
