@@ -13,7 +13,7 @@ function isGone(error: unknown): boolean {
 }
 
 /**
- * Sends one frame to one connection. The SDK's own retry covers throttling and 5xx; a 410 is
+ * Sends one frame (a value, or its JSON already encoded) to one connection. The SDK's own retry covers throttling and 5xx; a 410 is
  * final and reported as `gone`; anything else is logged and never thrown, since a dead socket
  * must not fail a turn.
  */
@@ -22,12 +22,13 @@ export async function pushToConnection(
   connectionId: string,
   frame: unknown,
 ): Promise<PushOutcome> {
+  const data = frame instanceof Uint8Array ? frame : encoder.encode(JSON.stringify(frame));
   if (!rt.connections) return 'failed';
   try {
     await rt.connections.send(
       new PostToConnectionCommand({
         ConnectionId: connectionId,
-        Data: encoder.encode(JSON.stringify(frame)),
+        Data: data,
       }),
     );
     return 'sent';
@@ -42,15 +43,15 @@ export async function pushToConnection(
 const MAX_FRAME_BYTES = 120 * 1024;
 
 /**
- * The frame of an event: the event itself, or, when it would not fit one WebSocket message, its
- * envelope with `data: {}`, `truncated: true` and `href`, where the host reads it over HTTP.
+ * The frame of an event, encoded once for all its connections: the event itself, or, when it would
+ * not fit one WebSocket message, its envelope with `data: {}`, `truncated: true` and `href`, where
+ * the host reads it over HTTP.
  */
-export function frameOf(
-  event: SessionEvent,
-): SessionEvent | (SessionEvent & { href: string; truncated: true }) {
-  if (Buffer.byteLength(JSON.stringify(event)) <= MAX_FRAME_BYTES) return event;
+export function frameOf(event: SessionEvent): Uint8Array {
+  const whole = encoder.encode(JSON.stringify(event));
+  if (whole.byteLength <= MAX_FRAME_BYTES) return whole;
   const href = `/api/sessions/${encodeURIComponent(event.session_id)}/events?after=${event.seq - 1}&limit=1`;
-  return { ...event, data: {}, truncated: true, href };
+  return encoder.encode(JSON.stringify({ ...event, data: {}, truncated: true, href }));
 }
 
 /** Sends an event to every connection joined to its session; a gone connection's records are deleted. */
