@@ -16,10 +16,10 @@ import { shapeDifferences } from './shape.ts';
 
 type Json = Record<string, unknown>;
 
-/** The AWS samples live in the repo's sibling folder `shared/`. */
+/** AWS's sample Lambda events, kept in `test/fixtures/aws-events/` (see its README). */
 async function sample(name: string): Promise<Json> {
   return JSON.parse(
-    await readFile(new URL(`../../../shared/aws-events/${name}`, import.meta.url), 'utf8'),
+    await readFile(new URL(`../fixtures/aws-events/${name}`, import.meta.url), 'utf8'),
   ) as Json;
 }
 
