@@ -6,3 +6,11 @@ export {
   settingsFromEnv,
 } from './runtime.ts';
 export { parseSettings, type Settings, SettingsSchema } from './settings.ts';
+export {
+  allows,
+  FUNCTION_NAMES,
+  FUNCTION_PERMISSIONS,
+  type FunctionName,
+  type Grant,
+  type ResourceKind,
+} from './permissions.ts';

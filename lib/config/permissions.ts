@@ -1,0 +1,89 @@
+/**
+ * What each function may do, declared once. The CDK stack turns these into each function role's
+ * policy (infra/switchboard.ts) and the sandbox enforces the same list on every AWS call a function
+ * makes (sandbox/aws/), so a call that a role would not allow fails locally with AccessDenied exactly
+ * as it would on AWS. test/infra/iam.test.ts checks the list against the SDK commands each function's
+ * bundle really calls: nothing missing, nothing unused.
+ */
+
+/** The four Lambda functions, by entry point under `functions/`. */
+export const FUNCTION_NAMES = ['http', 'ws', 'worker', 'sweep'] as const;
+export type FunctionName = (typeof FUNCTION_NAMES)[number];
+
+/**
+ * The resources a grant can name: the table, its sweep index, the turns queue, the objects of the
+ * file bucket, the bucket itself (listing) and the WebSocket API's `@connections` endpoint.
+ */
+export type ResourceKind = 'table' | 'sweepIndex' | 'queue' | 'objects' | 'bucket' | 'connections';
+
+/** Some IAM actions on one kind of resource. */
+export interface Grant {
+  readonly resource: ResourceKind;
+  readonly actions: readonly string[];
+}
+
+const TABLE_ITEMS = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:Query',
+] as const;
+
+const CONNECTIONS: Grant = { resource: 'connections', actions: ['execute-api:ManageConnections'] };
+
+/**
+ * Each function's grants. Why each is there:
+ * - every function reads and writes session items and queries a session's partition;
+ * - the HTTP and WebSocket functions enqueue turns; the sweep enqueues the resumption of a lapsed
+ *   approval and requeues a lost run;
+ * - objects: files, large attachments, screenshots and event bodies too big for an item are read and
+ *   written by whichever function handles them (the WebSocket function takes the same messages as the
+ *   HTTP one; the sweep appends events when it decides a lapse);
+ * - the worker deletes a session's objects when the session is deleted, listing them first
+ *   (`s3:ListBucket` also makes a missing object a 404 rather than a 403 for it) and batch-deletes its
+ *   items; it consumes the queue as its event source, and hands records back early by shortening
+ *   their visibility;
+ * - only the sweep queries the due-item index;
+ * - all but the HTTP function post to WebSocket connections.
+ */
+export const FUNCTION_PERMISSIONS: Readonly<Record<FunctionName, readonly Grant[]>> = {
+  http: [
+    { resource: 'table', actions: TABLE_ITEMS },
+    { resource: 'queue', actions: ['sqs:SendMessage'] },
+    { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject'] },
+  ],
+  ws: [
+    { resource: 'table', actions: TABLE_ITEMS },
+    { resource: 'queue', actions: ['sqs:SendMessage'] },
+    { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject'] },
+    CONNECTIONS,
+  ],
+  worker: [
+    { resource: 'table', actions: [...TABLE_ITEMS, 'dynamodb:BatchWriteItem'] },
+    {
+      resource: 'queue',
+      actions: [
+        'sqs:ReceiveMessage',
+        'sqs:DeleteMessage',
+        'sqs:ChangeMessageVisibility',
+        'sqs:GetQueueAttributes',
+      ],
+    },
+    { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] },
+    { resource: 'bucket', actions: ['s3:ListBucket'] },
+    CONNECTIONS,
+  ],
+  sweep: [
+    { resource: 'table', actions: TABLE_ITEMS },
+    { resource: 'sweepIndex', actions: ['dynamodb:Query'] },
+    { resource: 'queue', actions: ['sqs:SendMessage'] },
+    { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject'] },
+    CONNECTIONS,
+  ],
+};
+
+/** Whether `fn`'s grants allow `action` on a resource of `kind`. */
+export function allows(fn: FunctionName, action: string, kind: ResourceKind): boolean {
+  return FUNCTION_PERMISSIONS[fn].some((grant) => grant.resource === kind && grant.actions.includes(action));
+}
