@@ -33,7 +33,7 @@ export {
   createTable,
   createTurnsQueue,
   SWEEP_INDEX_NAME,
-  TABLE_ACTIONS,
   TURNS_MAX_RECEIVE_COUNT,
 } from './storage.ts';
 export { Switchboard } from './switchboard.ts';
+export { FUNCTION_PERMISSIONS, type FunctionName, type Grant, type ResourceKind } from '../lib/config/index.ts';

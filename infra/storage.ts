@@ -11,22 +11,6 @@ export const SWEEP_INDEX_NAME = 'gsi1';
 export const TURNS_MAX_RECEIVE_COUNT = 5;
 
 /**
- * What the functions may do to the table: item reads and writes and queries, on the table and its
- * index. Not `Scan` (the design never scans; the sweep queries {@link SWEEP_INDEX_NAME}) and not the
- * stream actions `grantReadWriteData` adds (the table has no stream).
- */
-export const TABLE_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-  'dynamodb:ConditionCheckItem',
-] as const;
-
-/**
  * The single table. Keys are generic strings so every entity fits; `ttl` is set here, never by code,
  * because the local emulator has no `UpdateTimeToLive`.
  */

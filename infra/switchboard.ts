@@ -1,7 +1,8 @@
-import { Annotations, CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { HttpApi, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -15,7 +16,8 @@ import {
   type SwitchboardFunctionOptions,
 } from './functions.ts';
 import { type ResolvedSwitchboardProps, resolveSwitchboardProps, type SwitchboardProps } from './props.ts';
-import { createBucket, createTable, createTurnsQueue, TABLE_ACTIONS } from './storage.ts';
+import { FUNCTION_NAMES, FUNCTION_PERMISSIONS, type ResourceKind } from '../lib/config/index.ts';
+import { createBucket, createTable, createTurnsQueue, SWEEP_INDEX_NAME } from './storage.ts';
 
 /**
  * Switchboard on AWS: the HTTP and WebSocket APIs, the turns queue and its worker, the sweep, the
@@ -129,13 +131,32 @@ export class Switchboard extends Construct {
     }
   }
 
-  /** Least privilege: each function gets the actions its job needs, on this instance's resources only. */
+  /**
+   * Least privilege, from the one declaration the sandbox also enforces ({@link FUNCTION_PERMISSIONS}):
+   * each function gets the actions its code calls, on this instance's resources only.
+   */
   private grantAccess(): void {
-    const { http, ws, worker, sweep } = this.functions;
-    for (const fn of [http, ws, worker, sweep]) this.table.grant(fn, ...TABLE_ACTIONS);
-    for (const fn of [http, ws]) this.queue.grantSendMessages(fn);
-    for (const fn of [http, worker]) this.bucket.grantReadWrite(fn);
-    for (const fn of [ws, worker, sweep]) this.webSocketStage.grantManagementApiAccess(fn);
+    const arns: Record<ResourceKind, string[]> = {
+      table: [this.table.tableArn],
+      sweepIndex: [`${this.table.tableArn}/index/${SWEEP_INDEX_NAME}`],
+      queue: [this.queue.queueArn],
+      objects: [this.bucket.arnForObjects('*')],
+      bucket: [this.bucket.bucketArn],
+      connections: [
+        Stack.of(this).formatArn({
+          service: 'execute-api',
+          resource: this.webSocketApi.apiId,
+          resourceName: `${this.webSocketStage.stageName}/*/@connections/*`,
+        }),
+      ],
+    };
+    for (const name of FUNCTION_NAMES) {
+      for (const grant of FUNCTION_PERMISSIONS[name]) {
+        this.functions[name].addToRolePolicy(
+          new PolicyStatement({ actions: [...grant.actions], resources: arns[grant.resource] }),
+        );
+      }
+    }
   }
 
   /** The worker's queue subscription (it grants the consume actions) and the sweep's schedule. */

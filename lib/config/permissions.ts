@@ -42,8 +42,8 @@ const CONNECTIONS: Grant = { resource: 'connections', actions: ['execute-api:Man
  *   HTTP one; the sweep appends events when it decides a lapse);
  * - the worker deletes a session's objects when the session is deleted, listing them first
  *   (`s3:ListBucket` also makes a missing object a 404 rather than a 403 for it) and batch-deletes its
- *   items; it consumes the queue as its event source, and hands records back early by shortening
- *   their visibility;
+ *   items; it consumes the queue as its event source (the stack's `SqsEventSource` grants those actions,
+ *   `GetQueueUrl` among them), and hands records back early by shortening their visibility;
  * - only the sweep queries the due-item index;
  * - all but the HTTP function post to WebSocket connections.
  */
@@ -68,6 +68,7 @@ export const FUNCTION_PERMISSIONS: Readonly<Record<FunctionName, readonly Grant[
         'sqs:DeleteMessage',
         'sqs:ChangeMessageVisibility',
         'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
       ],
     },
     { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] },

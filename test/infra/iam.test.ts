@@ -1,5 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  FUNCTION_NAMES,
+  FUNCTION_PERMISSIONS,
+  type FunctionName,
+  type ResourceKind,
+} from '../../lib/config/index.ts';
+import { type Need, sdkCallsOf } from './sdk-calls.ts';
+import {
   asList,
   type FoundStatement,
   policyStatements,
@@ -16,18 +23,50 @@ const STAR_RESOURCE_ALLOWED: Record<string, string> = {
 let resources: Resources;
 let allows: FoundStatement[];
 
+// One synth for the file; on two busy cores it can take longer than the default hook timeout.
 beforeAll(() => {
   ({ resources } = synthSwitchboard());
   allows = policyStatements(resources).filter(({ statement }) => statement.Effect === 'Allow');
-});
+}, 120_000);
 
-/** The actions each function role is allowed, by the role's logical id prefix. */
-function actionsOf(rolePrefix: string): Set<string> {
+/** The logical id prefix of each function's role. */
+const ROLE_PREFIX: Record<FunctionName, string> = {
+  http: 'SwitchboardHttpFunctionRole',
+  ws: 'SwitchboardWebSocketFunctionRole',
+  worker: 'SwitchboardWorkerFunctionRole',
+  sweep: 'SwitchboardSweepFunctionRole',
+};
+
+/** Which kind of Switchboard resource a statement's resource names; undefined for logs and X-Ray. */
+function kindOf(resource: unknown): ResourceKind | undefined {
+  const text = JSON.stringify(resource);
+  if (text.includes('@connections')) return 'connections';
+  if (text.includes('/index/')) return 'sweepIndex';
+  if (/"SwitchboardTable[0-9A-F]+"/.test(text)) return 'table';
+  if (/"SwitchboardTurns[0-9A-F]+"/.test(text)) return 'queue';
+  if (/"SwitchboardFiles[0-9A-F]+"/.test(text)) return text.includes('/*') ? 'objects' : 'bucket';
+  return undefined;
+}
+
+/** What a function role is allowed on Switchboard's resources, as `action@kind`. */
+function grantsOf(rolePrefix: string): Set<string> {
   const policies = allows.filter(
     ({ logicalId, type }) => type === 'AWS::IAM::Policy' && logicalId.startsWith(rolePrefix),
   );
   expect(policies.length).toBeGreaterThan(0);
-  return new Set(policies.flatMap(({ statement }) => asList(statement.Action) as string[]));
+  const grants = new Set<string>();
+  for (const { statement } of policies) {
+    for (const resource of asList(statement.Resource)) {
+      const kind = kindOf(resource);
+      if (kind) for (const action of asList(statement.Action)) grants.add(`${action}@${kind}`);
+    }
+  }
+  return grants;
+}
+
+/** The actions each function role is allowed, by the role's logical id prefix. */
+function actionsOf(rolePrefix: string): Set<string> {
+  return new Set([...grantsOf(rolePrefix)].map((grant) => grant.split('@')[0] as string));
 }
 
 describe('Switchboard IAM', () => {
@@ -64,34 +103,38 @@ describe('Switchboard IAM', () => {
     }
   });
 
-  it('only the HTTP and WebSocket functions may enqueue turns, and only the worker consumes them', () => {
-    for (const prefix of ['SwitchboardHttpFunctionRole', 'SwitchboardWebSocketFunctionRole']) {
-      expect(actionsOf(prefix).has('sqs:SendMessage'), prefix).toBe(true);
+  it('each role allows exactly what lib/config/permissions.ts declares for its function', () => {
+    for (const fn of FUNCTION_NAMES) {
+      const declared = FUNCTION_PERMISSIONS[fn].flatMap(({ resource, actions }) =>
+        actions.map((action) => `${action}@${resource}`),
+      );
+      expect([...grantsOf(ROLE_PREFIX[fn])].sort(), fn).toEqual([...new Set(declared)].sort());
     }
-    for (const prefix of ['SwitchboardWorkerFunctionRole', 'SwitchboardSweepFunctionRole']) {
-      expect(actionsOf(prefix).has('sqs:SendMessage'), prefix).toBe(false);
-    }
-    expect(actionsOf('SwitchboardWorkerFunctionRole').has('sqs:ReceiveMessage')).toBe(true);
-    expect(actionsOf('SwitchboardHttpFunctionRole').has('sqs:ReceiveMessage')).toBe(false);
   });
 
-  it('the WebSocket, worker and sweep functions may post to connections; the HTTP function may not', () => {
-    for (const prefix of ['WebSocket', 'Worker', 'Sweep']) {
-      expect(actionsOf(`Switchboard${prefix}FunctionRole`).has('execute-api:ManageConnections'), prefix).toBe(
-        true,
-      );
-    }
-    expect(actionsOf('SwitchboardHttpFunctionRole').has('execute-api:ManageConnections')).toBe(false);
+  it.each(FUNCTION_NAMES)('the %s function is granted what its code calls, and nothing else', async (fn) => {
+    const { commands, needs } = await sdkCallsOf(fn);
+    expect(commands.length, fn).toBeGreaterThan(0);
+    const granted = grantsOf(ROLE_PREFIX[fn]);
+    const missing = [...needs].filter((need) => !granted.has(need));
+    const unused = [...granted].filter((grant) => !needs.has(grant as Need));
+    expect({ missing, unused }, `${fn} calls ${commands.join(', ')}`).toEqual({ missing: [], unused: [] });
+  });
+
+  it('the sweep may send to the turns queue: it resumes lapsed approvals and requeues lost runs', () => {
+    expect(grantsOf(ROLE_PREFIX.sweep).has('sqs:SendMessage@queue')).toBe(true);
+  });
+
+  it('the WebSocket function may read and write files: it takes the same messages as the HTTP one', () => {
+    const ws = grantsOf(ROLE_PREFIX.ws);
+    expect(ws.has('s3:GetObject@objects') && ws.has('s3:PutObject@objects')).toBe(true);
+  });
+
+  it('the management API grant covers only this stage\'s @connections', () => {
     const grants = allows.filter(({ statement }) => statement.Action === 'execute-api:ManageConnections');
+    expect(grants.length).toBe(3);
     for (const { statement } of grants)
       expect(JSON.stringify(statement.Resource)).toContain('/live/*/@connections/*');
-  });
-
-  it('only the HTTP and worker functions touch the file bucket', () => {
-    expect(actionsOf('SwitchboardHttpFunctionRole').has('s3:PutObject')).toBe(true);
-    expect(actionsOf('SwitchboardWorkerFunctionRole').has('s3:PutObject')).toBe(true);
-    expect([...actionsOf('SwitchboardWebSocketFunctionRole')].some((a) => a.startsWith('s3:'))).toBe(false);
-    expect([...actionsOf('SwitchboardSweepFunctionRole')].some((a) => a.startsWith('s3:'))).toBe(false);
   });
 
   it('no function may scan the table', () => {

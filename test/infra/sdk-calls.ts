@@ -1,0 +1,91 @@
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import type { FunctionName, ResourceKind } from '../../lib/config/index.ts';
+import { FIXTURE_AGENTS } from './template-helpers.ts';
+
+/** An IAM action on a kind of resource, as `action@kind`. */
+export type Need = `${string}@${ResourceKind}`;
+
+/**
+ * What each AWS SDK command (or presigner) that Switchboard's code uses needs from IAM. A command that
+ * appears in a bundle and is missing here fails the test that reads it: map it when you add it.
+ */
+const COMMAND_NEEDS: Record<string, readonly Need[]> = {
+  GetCommand: ['dynamodb:GetItem@table'],
+  PutCommand: ['dynamodb:PutItem@table'],
+  UpdateCommand: ['dynamodb:UpdateItem@table'],
+  DeleteCommand: ['dynamodb:DeleteItem@table'],
+  QueryCommand: ['dynamodb:Query@table'],
+  BatchWriteCommand: ['dynamodb:BatchWriteItem@table'],
+  GetObjectCommand: ['s3:GetObject@objects'],
+  // HeadObject is authorised as GetObject.
+  HeadObjectCommand: ['s3:GetObject@objects'],
+  PutObjectCommand: ['s3:PutObject@objects'],
+  // A presigned URL carries the signer's rights: the PUT it signs needs s3:PutObject.
+  getSignedUrl: ['s3:PutObject@objects'],
+  DeleteObjectsCommand: ['s3:DeleteObject@objects'],
+  ListObjectsV2Command: ['s3:ListBucket@bucket'],
+  SendMessageCommand: ['sqs:SendMessage@queue'],
+  ChangeMessageVisibilityCommand: ['sqs:ChangeMessageVisibility@queue'],
+  ChangeMessageVisibilityBatchCommand: ['sqs:ChangeMessageVisibility@queue'],
+  PostToConnectionCommand: ['execute-api:ManageConnections@connections'],
+  DeleteConnectionCommand: ['execute-api:ManageConnections@connections'],
+  GetConnectionCommand: ['execute-api:ManageConnections@connections'],
+};
+
+/**
+ * What a function needs that its own code does not call: Lambda's SQS event source polls the queue
+ * with the worker's role (CDK's `SqsEventSource` grants these, `GetQueueUrl` included).
+ */
+export const EVENT_SOURCE_NEEDS: Partial<Record<FunctionName, readonly Need[]>> = {
+  worker: [
+    'sqs:ReceiveMessage@queue',
+    'sqs:DeleteMessage@queue',
+    'sqs:GetQueueAttributes@queue',
+    'sqs:ChangeMessageVisibility@queue',
+    'sqs:GetQueueUrl@queue',
+  ],
+};
+
+/** The SDK names a bundle really uses: imported and referenced again, not only imported. */
+function usedSdkNames(code: string): string[] {
+  const used = new Set<string>();
+  for (const match of code.matchAll(/import\s*\{([^}]*)\}\s*from\s*"@aws-sdk\/[^"]+"/g)) {
+    for (const part of (match[1] ?? '').split(',')) {
+      const [name = '', alias = name] = part.trim().split(/\s+as\s+/);
+      if (!/Command$|^getSignedUrl$/.test(name)) continue;
+      if ((code.match(new RegExp(`\\b${alias}\\b`, 'g')) ?? []).length > 1) used.add(name);
+    }
+  }
+  return [...used].sort();
+}
+
+/**
+ * Bundles one function as the stack does (tree-shaken, the AWS SDK left as imports so its names stay
+ * readable) and returns the SDK commands its code can reach, and what IAM they need.
+ */
+export async function sdkCallsOf(fn: FunctionName): Promise<{ commands: string[]; needs: Set<Need> }> {
+  const entry = fileURLToPath(new URL(`../../functions/${fn}.ts`, import.meta.url));
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'node',
+    treeShaking: true,
+    external: ['@aws-sdk/*'],
+    alias: { '#agents': FIXTURE_AGENTS },
+    logLevel: 'error',
+  });
+  const code = result.outputFiles[0]?.text ?? '';
+  const commands = usedSdkNames(code);
+  const needs = new Set<Need>(EVENT_SOURCE_NEEDS[fn] ?? []);
+  for (const command of commands) {
+    const need = COMMAND_NEEDS[command];
+    if (!need) throw new Error(`${fn} calls ${command}, which sdk-calls.ts does not map to IAM actions.`);
+    for (const n of need) needs.add(n);
+  }
+  // A query that names the sweep index needs Query on the index as well.
+  if (commands.includes('QueryCommand') && /IndexName:/.test(code)) needs.add('dynamodb:Query@sweepIndex');
+  return { commands, needs };
+}
