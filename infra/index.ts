@@ -7,6 +7,13 @@
  * new Switchboard(stack, 'Switchboard', { agents: './src/agents.ts' });
  * ```
  */
+
+export {
+  FUNCTION_PERMISSIONS,
+  type FunctionName,
+  type Grant,
+  type ResourceKind,
+} from '../lib/config/index.ts';
 export { createHttpApi, createWebSocketApi } from './apis.ts';
 export {
   createSwitchboardFunction,
@@ -36,4 +43,3 @@ export {
   TURNS_MAX_RECEIVE_COUNT,
 } from './storage.ts';
 export { Switchboard } from './switchboard.ts';
-export { FUNCTION_PERMISSIONS, type FunctionName, type Grant, type ResourceKind } from '../lib/config/index.ts';

@@ -1,12 +1,4 @@
 export {
-  createRuntime,
-  type Runtime,
-  type RuntimeConfig,
-  runtimeFromEnv,
-  settingsFromEnv,
-} from './runtime.ts';
-export { parseSettings, type Settings, SettingsSchema } from './settings.ts';
-export {
   allows,
   FUNCTION_NAMES,
   FUNCTION_PERMISSIONS,
@@ -14,3 +6,11 @@ export {
   type Grant,
   type ResourceKind,
 } from './permissions.ts';
+export {
+  createRuntime,
+  type Runtime,
+  type RuntimeConfig,
+  runtimeFromEnv,
+  settingsFromEnv,
+} from './runtime.ts';
+export { parseSettings, type Settings, SettingsSchema } from './settings.ts';

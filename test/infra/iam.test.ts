@@ -130,7 +130,7 @@ describe('Switchboard IAM', () => {
     expect(ws.has('s3:GetObject@objects') && ws.has('s3:PutObject@objects')).toBe(true);
   });
 
-  it('the management API grant covers only this stage\'s @connections', () => {
+  it("the management API grant covers only this stage's @connections", () => {
     const grants = allows.filter(({ statement }) => statement.Action === 'execute-api:ManageConnections');
     expect(grants.length).toBe(3);
     for (const { statement } of grants)
