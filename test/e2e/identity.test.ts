@@ -66,8 +66,10 @@ describe('identity comes from the authoriser, and a user reaches only their own 
       content: 'hello',
       metadata: { user: 'root' },
     });
-    await alice.waitFor(ended(accepted.run_id));
-    expect(seen.at(-1)?.context).toEqual({ user: { id: 'alice' }, data: { tenant: 'acme' } });
+    await alice.waitFor(ended(accepted.run_id), 'the end of the turn');
+    expect(seen.filter((input) => input.conversationId === 'alice-1').map((input) => input.context)).toEqual([
+      { user: { id: 'alice' }, data: { tenant: 'acme' } },
+    ]);
   });
 
   it('answers another user’s session exactly like a missing one, on every route', async () => {
@@ -116,12 +118,14 @@ describe('identity comes from the authoriser, and a user reaches only their own 
       decision: 'approve',
     });
     expect(reviewed.status).toBe(202);
-    await alice.waitFor(ended(reviewed.json.run_id));
-    expect(pauses.resolved.at(-1)).toMatchObject({
-      actionId: 'req_wire',
-      actor: 'reviewer',
-      context: { user: { id: 'reviewer' }, data: { tenant: 'acme' } },
-    });
+    await alice.waitFor(ended(reviewed.json.run_id), 'the end of the reviewer’s answer');
+    expect(pauses.resolved.filter((input) => input.conversationId === 'alice-3')).toMatchObject([
+      {
+        actionId: 'req_wire',
+        actor: 'reviewer',
+        context: { user: { id: 'reviewer' }, data: { tenant: 'acme' } },
+      },
+    ]);
     expect(
       (await as('token-alice', 'POST', '/api/sessions/alice-3/actions/req_account', { answers: ['main'] }))
         .status,

@@ -62,6 +62,10 @@ async function answer(sessionId: string, actionId: string, body: Record<string, 
   return { ...res, events };
 }
 
+/** What resolveAction and the cancel hook were handed for one session: other sessions ask the same ids. */
+const resolvedIn = (id: string) => agents.resolved.filter((r) => r.conversationId === id);
+const cancelledIn = (id: string) => agents.cancelled.filter((c) => c.conversationId === id);
+
 const session = async (id: string) =>
   (await api(sandbox.url, 'GET', `/api/sessions/${id}`)).json as Record<string, unknown>;
 const messages = async (id: string) =>
@@ -78,7 +82,7 @@ describe('approvals and questions', () => {
       pending_actions: [{ id: 'req_wire', type: 'tool_approval', status: 'pending' }],
     });
 
-    const before = agents.resolved.length;
+    expect(resolvedIn(id)).toEqual([]);
     const res = await answer(id, 'req_wire', {
       decision: 'approve',
       comment: 'go',
@@ -86,8 +90,8 @@ describe('approvals and questions', () => {
       rememberForSession: true,
     });
     expect(res.status, res.text).toBe(202);
-    expect(agents.resolved.length).toBe(before + 1);
-    const input = agents.resolved.at(-1)!;
+    expect(resolvedIn(id)).toHaveLength(1);
+    const input = resolvedIn(id)[0]!;
     expect(input).toMatchObject({
       actionId: 'req_wire',
       action: { id: 'req_wire', toolName: 'wire_money', args: { amount: 5 } },
@@ -121,7 +125,7 @@ describe('approvals and questions', () => {
     await say(id, 'wire', { agent_id: 'pauser' });
     const res = await answer(id, 'req_wire', { decision: 'deny', comment: 'no' });
     expect(res.status).toBe(202);
-    expect(agents.resolved.at(-1)?.resolution).toEqual({ decision: 'deny', comment: 'no' });
+    expect(resolvedIn(id).map((r) => r.resolution)).toEqual([{ decision: 'deny', comment: 'no' }]);
     expect((await messages(id)).at(-1)?.content).toBe('resolved req_wire: "deny"');
   });
 
@@ -148,7 +152,7 @@ describe('approvals and questions', () => {
     const id = sid('two');
     await say(id, 'two', { agent_id: 'pauser' });
     const first = await answer(id, 'req_wire', { decision: 'approve' });
-    expect(agents.resolved.at(-1)?.pendingActions.map((a) => a.id)).toEqual(['req_account']);
+    expect(resolvedIn(id).map((r) => r.pendingActions.map((a) => a.id))).toEqual([['req_account']]);
     expect(first.events.map((e) => e.type)).toEqual([
       'session.status_running',
       'action.resolved',
@@ -177,12 +181,10 @@ describe('approvals and questions', () => {
       { action_id: 'req_wire', status: 'cancelled', actor: 'system' },
       { action_id: 'req_account', status: 'cancelled', actor: 'system' },
     ]);
-    expect(agents.cancelled.at(-1)).toMatchObject({
-      conversationId: id,
-      reason: 'withdrawn',
-      actions: [{ id: 'req_wire' }, { id: 'req_account' }],
-    });
-    expect(agents.cancelled.at(-1)?.runId).toBeUndefined();
+    expect(cancelledIn(id)).toMatchObject([
+      { conversationId: id, reason: 'withdrawn', actions: [{ id: 'req_wire' }, { id: 'req_account' }] },
+    ]);
+    expect(cancelledIn(id)[0]?.runId).toBeUndefined();
     const late = await answer(id, 'req_wire', { decision: 'approve' });
     expect(late.status).toBe(409);
     expect(late.json.error).toMatchObject({ code: 'withdrawn' });
@@ -214,7 +216,9 @@ describe('approvals and questions', () => {
     await say(id, 'page', { agent_id: 'pauser' });
     expect((await answer(id, 'req_page', { output: { text: 'copied' }, error: 'both' })).status).toBe(422);
     expect((await answer(id, 'req_page', { output: { text: 'copied' } })).status).toBe(202);
-    expect(agents.resolved.at(-1)?.resolution).toEqual({ type: 'client_tool', output: { text: 'copied' } });
+    expect(resolvedIn(id).map((r) => r.resolution)).toEqual([
+      { type: 'client_tool', output: { text: 'copied' } },
+    ]);
   });
 });
 
@@ -234,15 +238,15 @@ describe('exactly once', () => {
   it('applies exactly one of two answers sent at once; the other gets the 409', async () => {
     const id = sid('race');
     await say(id, 'wire', { agent_id: 'pauser' });
-    const before = agents.resolved.filter((r) => r.conversationId === id).length;
+    expect(resolvedIn(id)).toEqual([]);
     const [a, b] = await Promise.all([
       api(sandbox.url, 'POST', `/api/sessions/${id}/actions/req_wire`, { decision: 'approve' }),
       api(sandbox.url, 'POST', `/api/sessions/${id}/actions/req_wire`, { decision: 'deny' }),
     ]);
     expect([a.status, b.status].sort()).toEqual([202, 409]);
     const winner = a.status === 202 ? a : b;
-    await watcher.waitFor(ended(winner.json.run_id));
-    expect(agents.resolved.filter((r) => r.conversationId === id).length).toBe(before + 1);
+    await watcher.waitFor(ended(winner.json.run_id), 'the end of the winning answer');
+    expect(resolvedIn(id).map((r) => r.resolution.decision)).toEqual([a.status === 202 ? 'approve' : 'deny']);
   });
 
   it('answers over the WebSocket too, with an assistant:error of type session for a duplicate', async () => {
@@ -305,11 +309,12 @@ describe('host actions', () => {
 
     const cont = await say(id, '', { tool_call_id: 'call_select', tool_result: { selected: 42 } });
     // The continuation carries the current host context, as the host contract says.
-    expect(agents.resolved.at(-1)?.hostContext?.actions?.map((a) => a.name)).toEqual([
+    expect(resolvedIn(id)).toHaveLength(1);
+    expect(resolvedIn(id)[0]?.hostContext?.actions?.map((a) => a.name)).toEqual([
       'select_issue',
       'open_page',
     ]);
-    expect(agents.resolved.at(-1)).toMatchObject({
+    expect(resolvedIn(id)[0]).toMatchObject({
       actionId: 'call_select',
       resolution: { type: 'host_tool', outcome: 'succeeded', result: { selected: 42 } },
     });
@@ -325,7 +330,9 @@ describe('host actions', () => {
     const id = sid('failed');
     await say(id, 'one', { agent_id: 'driver', ...context });
     await say(id, '', { tool_call_id: 'call_select', tool_result: 'no such issue', tool_outcome: 'failed' });
-    expect(agents.resolved.at(-1)?.resolution).toMatchObject({ outcome: 'failed', error: 'no such issue' });
+    expect(resolvedIn(id).map((r) => r.resolution)).toMatchObject([
+      { outcome: 'failed', error: 'no such issue' },
+    ]);
     expect((await messages(id))[1]?.content).toBe('Working on it. It failed: "no such issue"');
   });
 
@@ -399,7 +406,8 @@ describe('host actions', () => {
       tool_result: { done: true, screen: shot },
       attachments: [{ kind: 'text', text: 'the log' }],
     });
-    const input = agents.resolved.at(-1)!;
+    expect(resolvedIn(id)).toHaveLength(1);
+    const input = resolvedIn(id)[0]!;
     expect(JSON.stringify(input.resolution)).not.toContain('base64');
     expect(input.resolution.result).toEqual({ done: true, screen: '[screenshot 1: see look_at_screen]' });
     // A continuation's reference attachments follow the tool result.
@@ -422,13 +430,16 @@ describe('timeouts', () => {
     await say(id, 'lapsed', { agent_id: 'pauser' });
     await sandbox.sweep();
     await watcher.waitFor((f) => f.session_id === id && f.type === 'session.status_idle', 'the denial');
-    expect(agents.resolved.at(-1)).toMatchObject({
-      actionId: 'req_lapsed',
-      resolution: { decision: 'deny' },
-      actor: 'system:timeout',
-      channel: 'timeout',
-      expired: true,
-    });
+    expect(resolvedIn(id)).toMatchObject([
+      {
+        conversationId: id,
+        actionId: 'req_lapsed',
+        resolution: { decision: 'deny' },
+        actor: 'system:timeout',
+        channel: 'timeout',
+        expired: true,
+      },
+    ]);
     expect((await messages(id)).at(-1)?.content).toBe('resolved req_lapsed: "deny"');
     expect((await answer(id, 'req_lapsed', { decision: 'approve' })).status).toBe(409);
   });
@@ -447,12 +458,13 @@ describe('timeouts', () => {
       actor: 'system:timeout',
       expired: true,
     });
-    await watcher.waitFor((f) => f.session_id === id && f.type === 'session.status_idle');
-    expect(agents.cancelled.at(-1)).toMatchObject({
-      conversationId: id,
-      reason: 'expired',
-      actions: [{ id: 'req_lapsed' }],
-    });
+    await watcher.waitFor(
+      (f) => f.session_id === id && f.type === 'session.status_idle',
+      'the end of the lapse',
+    );
+    expect(cancelledIn(id)).toMatchObject([
+      { conversationId: id, reason: 'expired', actions: [{ id: 'req_lapsed' }] },
+    ]);
     expect((await session(id)).status).toBe('idle');
   });
 });
