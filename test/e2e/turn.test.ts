@@ -117,7 +117,7 @@ describe('one turn through the gateway, the queue, the worker and the table', ()
       agent_id: 'held',
       content: 'the question',
     });
-    await agents.reached();
+    await agents.reached('late');
     await sender.waitFor((f) => f.type === 'agent.message.delta' && f.session_id === 'late');
 
     const late = await socket();
@@ -126,7 +126,7 @@ describe('one turn through the gateway, the queue, the worker and the table', ()
     const lastSeen = joined.last_seq as number;
     expect(seqs(late.events('late'))).toEqual(range(2, lastSeen));
 
-    agents.release();
+    agents.release('late');
     await late.waitFor(idleOf(accepted.run_id));
     const all = late.events('late');
     expect(seqs(all)).toEqual(range(2, all.length + 1));
@@ -200,7 +200,7 @@ describe('one turn through the gateway, the queue, the worker and the table', ()
       agent_id: 'held',
       content: 'are you there',
     });
-    await agents.reached();
+    await agents.reached('gone');
     await watcher.request({ action: 'assistant_join_session', session_id: 'gone' });
     // A connection the table still lists but the gateway no longer knows: its $disconnect never came.
     await sandbox.runtime.db.send(
@@ -214,7 +214,7 @@ describe('one turn through the gateway, the queue, the worker and the table', ()
       }),
     );
     await sender.kill();
-    agents.release();
+    agents.release('gone');
     await watcher.waitFor(idleOf(accepted.run_id));
     const session = await api(sandbox.url, 'GET', '/api/sessions/gone');
     expect(session.json).toMatchObject({ status: 'idle', last_run: { status: 'completed' } });
