@@ -23,14 +23,13 @@ const sandbox = await startSandbox({
 const host = await TestSocket.open(sandbox.wsUrl);
 const delays: number[] = [];
 for (let i = 0; i < RUNS; i += 1) {
-  agents.reset();
   const accepted = await host.request({
     action: 'assistant_message',
     session_id: `cancel-${i}`,
     agent_id: 'polite',
     content: 'work',
   });
-  await agents.started();
+  await agents.started(`cancel-${i}`);
   const t0 = performance.now();
   await fetch(`${sandbox.url}/api/sessions/cancel-${i}/cancel`, { method: 'POST' });
   await host.waitFor((f) => f.type === 'session.status_idle' && f.run_id === accepted.run_id);

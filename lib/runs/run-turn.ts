@@ -27,6 +27,11 @@ export class RetryLaterError extends Error {
   override name = 'RetryLaterError';
 }
 
+/** A claimed run whose run or session item is missing from the table: a fault on our side. */
+export class MissingItemError extends Error {
+  override name = 'MissingItemError';
+}
+
 /** What every kind of run works with. */
 export interface RunScope {
   rt: Runtime;
@@ -109,8 +114,12 @@ async function runClaimed(
   workerId: string,
   log: Runtime['logger'],
 ): Promise<void> {
-  const run = (await getRun(rt, job.sessionId, job.runId)) as RunRecord;
-  const session = (await getSession(rt, job.sessionId, { includeDeleted: true })) as SessionRecord;
+  const run = await getRun(rt, job.sessionId, job.runId);
+  const session = await getSession(rt, job.sessionId, { includeDeleted: true });
+  if (!run || !session)
+    throw new MissingItemError(
+      `Run ${job.runId} of session ${job.sessionId} has no ${run ? 'session' : 'run'} item.`,
+    );
   const stream = new EventStream(rt, job.sessionId, job.runId, await lastSeq(rt, job.sessionId));
   // A lapse found by the sweep asks the registry as the seed says: as the owner, for the system.
   const context =

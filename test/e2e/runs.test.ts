@@ -1,5 +1,6 @@
+import { Logger } from '@aws-lambda-powertools/logger';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
 import { enqueue } from '../../lib/runs/index.ts';
 import {
@@ -17,6 +18,7 @@ import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
 import { runAgents } from '../support/run-agents.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
+import { queued } from '../support/wait.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
 
 const runs = runAgents();
@@ -35,7 +37,6 @@ beforeAll(async () => {
   sandbox = await testSandbox({ app, settings: { runs: { cancelPollMs: 50, cancelGraceMs: 300 } } });
   host = await TestSocket.open(sandbox.wsUrl);
 });
-beforeEach(() => runs.reset());
 afterAll(async () => {
   await host?.close();
   await sandbox?.close();
@@ -82,7 +83,7 @@ describe('cancel', () => {
   it('aborts the signal of a running turn and keeps the text already emitted as the cancelled message', async () => {
     const id = sid('cancel');
     const runId = await start(id, 'polite');
-    await runs.started();
+    await runs.started(id);
     const res = await api(sandbox.url, 'POST', `/api/sessions/${id}/cancel`);
     expect(res.status).toBe(202);
     expect(res.json).toMatchObject({ status: 'cancelling', run_ids: [runId] });
@@ -93,7 +94,7 @@ describe('cancel', () => {
       stop_reason?: string;
     }[];
     expect(messages[1]).toMatchObject({ content: 'Starting on the task. ', stop_reason: 'cancelled' });
-    expect(runs.cancels.at(-1)).toEqual({ conversationId: id, runId, reason: 'user' });
+    expect(runs.cancelsOf(id)).toEqual([{ conversationId: id, runId, reason: 'user' }]);
     expect((await api(sandbox.url, 'GET', `/api/sessions/${id}`)).json).toMatchObject({
       status: 'idle',
       last_run: { status: 'cancelled' },
@@ -103,13 +104,13 @@ describe('cancel', () => {
   it('abandons an agent that ignores the signal after the grace, and drops what it reports afterwards', async () => {
     const id = sid('stubborn');
     const runId = await start(id, 'stubborn');
-    await runs.started();
+    await runs.started(id);
     const cancelled = await host.request({ action: 'assistant_cancel', session_id: id });
     expect(cancelled).toMatchObject({ type: 'assistant:cancelled', status: 'cancelling' });
     await host.waitFor(idle(id, runId));
     const next = await start(id, 'stubborn', 'the next one');
-    runs.releaseStubborn();
-    await runs.stubbornReturned();
+    runs.release(id);
+    await runs.stubbornReturned(id);
     await host.waitFor(idle(id, next));
     const log = (await api(sandbox.url, 'GET', `/api/sessions/${id}/events`)).json.events as Frame[];
     const firstRun = log.filter((e) => e.run_id === runId);
@@ -121,7 +122,7 @@ describe('cancel', () => {
   it('cancels a turn queued behind another before any worker picked it up: its agent is never called', async () => {
     const id = sid('queued');
     const first = await start(id, 'polite', 'first');
-    await runs.started();
+    await runs.started(id);
     const second = await start(id, 'polite', 'second');
     expect((await api(sandbox.url, 'POST', `/api/sessions/${id}/cancel`)).json.run_ids).toEqual([
       first,
@@ -129,8 +130,13 @@ describe('cancel', () => {
     ]);
     const end = await host.waitFor(idle(id, second));
     expect(end.data).toMatchObject({ status: 'cancelled' });
-    expect(runs.invoked.filter((m) => m === 'second')).toEqual([]);
-    await expect.poll(async () => (await getRun(sandbox.runtime, id, second))?.status).toBe('cancelled');
+    expect(runs.invokedIn(id)).toEqual(['first']);
+    await expect
+      .poll(
+        async () => (await getRun(sandbox.runtime, id, second))?.status,
+        queued('the second run cancelled'),
+      )
+      .toBe('cancelled');
   });
 
   it('answers 409 when there is nothing to cancel, and withdraws the open requests of a paused session', async () => {
@@ -151,11 +157,9 @@ describe('cancel', () => {
         f.type === 'session.status_idle' &&
         f.run_id === (res.json.run_ids as string[])[0],
     );
-    expect(pauses.cancelled.at(-1)).toMatchObject({
-      conversationId: paused,
-      reason: 'withdrawn',
-      actions: [{ id: 'req_wire' }, { id: 'req_account' }],
-    });
+    expect(pauses.cancelled.filter((c) => c.conversationId === paused)).toMatchObject([
+      { conversationId: paused, reason: 'withdrawn', actions: [{ id: 'req_wire' }, { id: 'req_account' }] },
+    ]);
   });
 });
 
@@ -163,7 +167,7 @@ describe('lost workers and fencing', () => {
   it('closes a turn whose worker died when its job comes back, without invoking the agent again; the session takes the next message', async () => {
     const id = sid('lost');
     await start(id, 'polite', 'warm-up');
-    await runs.started();
+    await runs.started(id);
     await api(sandbox.url, 'POST', `/api/sessions/${id}/cancel`);
     await host.waitFor(idle(id));
     // A run a worker claimed and then died on: running, its lease run out, its job back on the queue.
@@ -171,15 +175,20 @@ describe('lost workers and fencing', () => {
     const rt = sandbox.runtime;
     await putRun(rt, queuedRun(id, runId, 'polite', { requestId: 'lost-1' }));
     expect(await claimRun(rt, { sessionId: id, runId }, 'dead-worker', Date.now() - 10 * 60_000)).toBe(true);
-    const invokedBefore = runs.invoked.length;
     await enqueue(rt, { v: 1, kind: 'turn', sessionId: id, runId, requestId: 'lost-1' });
     const end = await host.waitFor(idle(id, runId));
     expect(end.data).toMatchObject({ status: 'incomplete', stop_reason: 'error' });
-    expect(runs.invoked.length).toBe(invokedBefore);
-    await expect.poll(async () => (await getRun(rt, id, runId))?.status).toBe('incomplete');
-    expect(runs.cancels.at(-1)).toEqual({ conversationId: id, runId, reason: 'lease_lost' });
+    expect(runs.invokedIn(id)).toEqual(['warm-up']);
+    await expect
+      .poll(async () => (await getRun(rt, id, runId))?.status, queued('the lost run closed as incomplete'))
+      .toBe('incomplete');
+    expect(runs.cancelsOf(id).filter((c) => c.runId === runId)).toEqual([
+      { conversationId: id, runId, reason: 'lease_lost' },
+    ]);
     const next = await start(id, 'polite', 'after the lost one');
-    await expect.poll(() => runs.invoked.includes('after the lost one')).toBe(true);
+    await expect
+      .poll(() => runs.invokedIn(id), queued('the next message to reach the agent'))
+      .toEqual(['warm-up', 'after the lost one']);
     await api(sandbox.url, 'POST', `/api/sessions/${id}/cancel`);
     await host.waitFor(idle(id, next));
   });
@@ -227,7 +236,7 @@ describe('delete', () => {
   it('stops a running turn (reason deleted), answers 404 from then on, and removes every item of the session', async () => {
     const id = sid('delete');
     const runId = await start(id, 'polite');
-    await runs.started();
+    await runs.started(id);
     expect((await api(sandbox.url, 'DELETE', `/api/sessions/${id}`)).status).toBe(202);
     expect((await api(sandbox.url, 'GET', `/api/sessions/${id}`)).status).toBe(404);
     expect(
@@ -235,12 +244,10 @@ describe('delete', () => {
         .status,
     ).toBe(404);
     await host.waitFor((f) => f.session_id === id && f.type === 'session.deleted');
-    expect(runs.cancels.find((c) => c.runId === runId)).toEqual({
-      conversationId: id,
-      runId,
-      reason: 'deleted',
-    });
-    await expect.poll(async () => (await partition(id)).length).toBe(0);
+    expect(runs.cancelsOf(id)).toEqual([{ conversationId: id, runId, reason: 'deleted' }]);
+    await expect
+      .poll(async () => (await partition(id)).length, queued('every item of the session removed'))
+      .toBe(0);
   });
 
   it('withdraws the open requests of a paused session, the cancel hook getting them as actions', async () => {
@@ -249,12 +256,12 @@ describe('delete', () => {
     await host.waitFor(idle(id));
     expect((await api(sandbox.url, 'DELETE', `/api/sessions/${id}`)).status).toBe(202);
     await host.waitFor((f) => f.session_id === id && f.type === 'session.deleted');
-    expect(pauses.cancelled.at(-1)).toMatchObject({
-      conversationId: id,
-      reason: 'deleted',
-      actions: [{ id: 'req_wire' }, { id: 'req_account' }],
-    });
-    await expect.poll(async () => (await partition(id)).length).toBe(0);
+    expect(pauses.cancelled.filter((c) => c.conversationId === id)).toMatchObject([
+      { conversationId: id, reason: 'deleted', actions: [{ id: 'req_wire' }, { id: 'req_account' }] },
+    ]);
+    await expect
+      .poll(async () => (await partition(id)).length, queued('every item of the session removed'))
+      .toBe(0);
   });
 });
 
@@ -262,7 +269,7 @@ describe('reading the log over HTTP', () => {
   it('long-polls with wait until the next event arrives', async () => {
     const id = sid('poll');
     const runId = await start(id, 'polite');
-    await runs.started();
+    await runs.started(id);
     const last = (await api(sandbox.url, 'GET', `/api/sessions/${id}/events`)).json.last_seq as number;
     const waiting = api(sandbox.url, 'GET', `/api/sessions/${id}/events?after=${last}&wait=10`);
     await api(sandbox.url, 'POST', `/api/sessions/${id}/cancel`);
@@ -278,14 +285,14 @@ describe('steering', () => {
   it('hands a message sent with steer to the running turn that takes it; it becomes part of that turn', async () => {
     const id = sid('steer');
     const first = await start(id, 'steerable', 'first');
-    await runs.started();
+    await runs.started(id);
     const steer = await api(sandbox.url, 'POST', '/api/chat', {
       session_id: id,
       content: 'also this',
       steer: true,
     });
     expect(steer.status).toBe(202);
-    runs.release();
+    runs.release(id);
     const end = await host.waitFor(idle(id, first));
     const final = host.events(id).find((f) => f.type === 'final_response' && f.run_id === first);
     expect((final?.data as { content?: string } | undefined)?.content).toBe('took: also this');
@@ -300,7 +307,7 @@ describe('steering', () => {
     expect((await getRun(sandbox.runtime, id, steer.json.run_id as string))?.status).toBe('steered');
     const after = await start(id, 'steerable', 'ignore me');
     await host.waitFor(idle(id, after));
-    expect(runs.invoked.filter((m) => m === 'also this')).toEqual([]);
+    expect(runs.invokedIn(id)).toEqual(['first', 'ignore me']);
     const messages = (await api(sandbox.url, 'GET', `/api/sessions/${id}/messages`)).json.messages as {
       content: string;
     }[];
@@ -316,16 +323,16 @@ describe('steering', () => {
   it('runs a steering message the running turn does not take as the next turn', async () => {
     const id = sid('untaken');
     const first = await start(id, 'steerable', 'ignore the steering');
-    await runs.started();
+    await runs.started(id);
     const steer = await api(sandbox.url, 'POST', '/api/chat', {
       session_id: id,
       content: 'later',
       steer: true,
     });
-    runs.release();
+    runs.release(id);
     await host.waitFor(idle(id, first));
     await host.waitFor(idle(id, steer.json.run_id));
-    expect(runs.invoked).toContain('later');
+    expect(runs.invokedIn(id)).toEqual(['ignore the steering', 'later']);
     const messages = (await api(sandbox.url, 'GET', `/api/sessions/${id}/messages`)).json.messages as {
       content: string;
     }[];
@@ -349,9 +356,9 @@ describe('ordering and lost jobs', () => {
   it('runs a message sent during a turn after that turn', async () => {
     const id = sid('order');
     const first = await start(id, 'steerable', 'ignore, first');
-    await runs.started();
+    await runs.started(id);
     const second = await start(id, 'steerable', 'ignore, second');
-    runs.release();
+    runs.release(id);
     await host.waitFor(idle(id, second));
     const types = host.events(id).map((f) => `${f.run_id === first ? 1 : 2}:${f.type}`);
     expect(types.indexOf('1:session.status_idle')).toBeLessThan(types.indexOf('2:session.status_running'));
@@ -381,21 +388,35 @@ describe('ordering and lost jobs', () => {
     await putRun(rt, record(given, { requeues: 3 }));
     await sandbox.sweep();
     await host.waitFor(idle(id, lost));
-    await expect.poll(async () => (await getRun(rt, id, lost))?.status).toBe('completed');
+    await expect
+      .poll(async () => (await getRun(rt, id, lost))?.status, queued('the requeued run to complete'))
+      .toBe('completed');
     expect((await getRun(rt, id, given))?.status).toBe('error');
     expect((await getRun(rt, id, given))?.error).toMatchObject({ code: 'job_lost' });
   });
 
   it('closes a claimed run whose processing fails as error instead of retrying it into a second invoke', async () => {
-    // A run whose session item is missing cannot be set up: a fault on our side, after the claim.
+    // A run whose session item is missing cannot be set up: a fault on our side, after the claim,
+    // which the worker names (MissingItemError) and closes the run on.
     const id = sid('nometa');
     const runId = 'run_01M8Y0000000000000000000NM';
     const rt = sandbox.runtime;
-    await putRun(rt, queuedRun(id, runId, 'polite'));
-    const invokedBefore = runs.invoked.length;
-    await enqueue(rt, { v: 1, kind: 'turn', sessionId: id, runId, requestId: runId });
-    await expect.poll(async () => (await getRun(rt, id, runId))?.status).toBe('error');
+    const errors = vi.spyOn(Logger.prototype, 'error');
+    try {
+      await putRun(rt, queuedRun(id, runId, 'polite'));
+      await enqueue(rt, { v: 1, kind: 'turn', sessionId: id, runId, requestId: runId });
+      await expect
+        .poll(async () => (await getRun(rt, id, runId))?.status, queued('the failed run closed as error'))
+        .toBe('error');
+      const failures = errors.mock.calls
+        .filter(([message]) => String(message).includes('A claimed run failed'))
+        .map(([, extra]) => String((extra as { error?: unknown } | undefined)?.error))
+        .filter((error) => error.includes(runId));
+      expect(failures).toEqual([`MissingItemError: Run ${runId} of session ${id} has no session item.`]);
+    } finally {
+      errors.mockRestore();
+    }
     expect((await getRun(rt, id, runId))?.error).toMatchObject({ code: 'internal_error' });
-    expect(runs.invoked.length).toBe(invokedBefore);
+    expect(runs.invokedIn(id)).toEqual([]);
   });
 });

@@ -1,25 +1,33 @@
 import type { HostAgentCancelInput, HostAgentDefinition } from '../../lib/agents/index.ts';
-import { gate } from './agents.ts';
+import { type Gate, gate } from './agents.ts';
+import { within } from './wait.ts';
 
 /**
  * Agents for runs that are stopped: one that honours its signal, one that ignores it, one that
- * streams a long answer; they record what they were told.
+ * streams a long answer; they record what they were told. Their gates and records are kept per
+ * session, so that a test sees only its own turns whatever ran before it.
  */
 export function runAgents() {
   const cancels: HostAgentCancelInput[] = [];
-  const invoked: string[] = [];
-  let started = gate();
-  let release = gate();
-  let returned = gate();
+  const invoked: { sessionId: string; message: string }[] = [];
+  const gates = new Map<string, { started: Gate; release: Gate; returned: Gate }>();
+  const gatesOf = (sessionId: string) => {
+    let entry = gates.get(sessionId);
+    if (!entry) {
+      entry = { started: gate(), release: gate(), returned: gate() };
+      gates.set(sessionId, entry);
+    }
+    return entry;
+  };
   const cancel = async (input: HostAgentCancelInput) => {
     cancels.push(input);
   };
   const polite: HostAgentDefinition = {
     info: { id: 'polite' },
-    async invoke({ message }, { emit, signal }) {
-      invoked.push(message);
+    async invoke({ message, conversationId }, { emit, signal }) {
+      invoked.push({ sessionId: conversationId, message });
       emit({ type: 'text', text: `Starting on ${message}. ` });
-      started.open();
+      gatesOf(conversationId).started.open();
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       return { content: 'this content is ignored: the turn was stopped' };
     },
@@ -27,8 +35,9 @@ export function runAgents() {
   };
   const stubborn: HostAgentDefinition = {
     info: { id: 'stubborn' },
-    async invoke({ message }, { emit }) {
-      invoked.push(message);
+    async invoke({ message, conversationId }, { emit }) {
+      invoked.push({ sessionId: conversationId, message });
+      const { started, release, returned } = gatesOf(conversationId);
       emit({ type: 'text', text: 'I will not stop. ' });
       started.open();
       await release.opened;
@@ -40,8 +49,9 @@ export function runAgents() {
   };
   const steerable: HostAgentDefinition = {
     info: { id: 'steerable' },
-    async invoke({ message }, { emit, takeSteering }) {
-      invoked.push(message);
+    async invoke({ message, conversationId }, { emit, takeSteering }) {
+      invoked.push({ sessionId: conversationId, message });
+      const { started, release } = gatesOf(conversationId);
       emit({ type: 'text', text: 'Thinking. ' });
       started.open();
       await release.opened;
@@ -63,17 +73,18 @@ export function runAgents() {
     },
   };
   return {
-    cancels,
-    invoked,
     definitions: [polite, stubborn, steerable, long],
-    started: () => started.opened,
-    releaseStubborn: () => release.open(),
-    release: () => release.open(),
-    stubbornReturned: () => returned.opened,
-    reset() {
-      started = gate();
-      release = gate();
-      returned = gate();
-    },
+    /** The messages the agents were invoked with in the session, in order. */
+    invokedIn: (sessionId: string) => invoked.filter((i) => i.sessionId === sessionId).map((i) => i.message),
+    /** The cancel hook calls for the session, in order. */
+    cancelsOf: (sessionId: string) => cancels.filter((c) => c.conversationId === sessionId),
+    /** Resolves once a turn of the session has started (emitted its first text); rejects after a timeout. */
+    started: (sessionId: string) =>
+      within(gatesOf(sessionId).started.opened, `a turn of ${sessionId} to start`),
+    /** Lets the stubborn and the steerable agent go on in the session (every turn of it from now on). */
+    release: (sessionId: string) => gatesOf(sessionId).release.open(),
+    /** Resolves once the stubborn agent has returned in the session; rejects after a timeout. */
+    stubbornReturned: (sessionId: string) =>
+      within(gatesOf(sessionId).returned.opened, `the stubborn agent to return in ${sessionId}`),
   };
 }
