@@ -1,3 +1,4 @@
+import { Duration } from 'aws-cdk-lib';
 import {
   CorsHttpMethod,
   HttpApi,
@@ -10,11 +11,25 @@ import {
 import { HttpLambdaIntegration, WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
+import { type CorsMethod, HTTP_API_CORS } from '../lib/contract/index.ts';
 import { HTTP_ROUTES, splitHttpRoute, WEBSOCKET_ROUTES } from './routes.ts';
+
+/** API Gateway's method names to CDK's enum; `*` is `ANY`. */
+const CORS_METHODS: Record<CorsMethod, CorsHttpMethod> = {
+  GET: CorsHttpMethod.GET,
+  POST: CorsHttpMethod.POST,
+  PUT: CorsHttpMethod.PUT,
+  PATCH: CorsHttpMethod.PATCH,
+  DELETE: CorsHttpMethod.DELETE,
+  HEAD: CorsHttpMethod.HEAD,
+  OPTIONS: CorsHttpMethod.OPTIONS,
+  '*': CorsHttpMethod.ANY,
+};
 
 /**
  * The HTTP API on its `$default` stage (so paths carry no stage prefix), every route of
- * {@link HTTP_ROUTES} sent to one function. Preflight is answered by API Gateway, not the function.
+ * {@link HTTP_ROUTES} sent to one function. Preflight is answered by API Gateway, not the function,
+ * by {@link HTTP_API_CORS}: the sandbox's gateway reads the same constant.
  */
 export function createHttpApi(
   scope: Construct,
@@ -25,9 +40,16 @@ export function createHttpApi(
     description: 'Switchboard HTTP API',
     defaultAuthorizer: authorizer,
     corsPreflight: {
-      allowOrigins: ['*'],
-      allowHeaders: ['content-type', 'authorization'],
-      allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.DELETE, CorsHttpMethod.OPTIONS],
+      allowOrigins: [...HTTP_API_CORS.allowOrigins],
+      allowHeaders: [...HTTP_API_CORS.allowHeaders],
+      allowMethods: HTTP_API_CORS.allowMethods.map((method) => CORS_METHODS[method]),
+      ...(HTTP_API_CORS.exposeHeaders && { exposeHeaders: [...HTTP_API_CORS.exposeHeaders] }),
+      ...(HTTP_API_CORS.maxAgeSeconds !== undefined && {
+        maxAge: Duration.seconds(HTTP_API_CORS.maxAgeSeconds),
+      }),
+      ...(HTTP_API_CORS.allowCredentials !== undefined && {
+        allowCredentials: HTTP_API_CORS.allowCredentials,
+      }),
     },
   });
   const integration = new HttpLambdaIntegration('HttpIntegration', handler);

@@ -1,17 +1,24 @@
 import type { Switchboard } from '../lib/agents/index.ts';
-import { createRuntime, parseSettings, type Runtime } from '../lib/config/index.ts';
-import { HTTP_ROUTES, WEBSOCKET_ROUTES } from '../lib/contract/index.ts';
+import {
+  createRuntime,
+  FUNCTION_NAMES,
+  type FunctionName,
+  parseSettings,
+  type Runtime,
+} from '../lib/config/index.ts';
+import { HTTP_API_CORS, HTTP_ROUTES, WEBSOCKET_ROUTES } from '../lib/contract/index.ts';
 import {
   createHttpHandler,
   createSweepHandler,
   createWebSocketHandler,
   createWorkerHandler,
 } from '../lib/handlers/index.ts';
-import { stopAllRuns } from '../lib/runs/index.ts';
+import { stopAllRuns, stopRunsOf } from '../lib/runs/index.ts';
+import { type FaultOptions, type FaultPlan, startFronts } from './aws/index.ts';
 import { startGateway } from './gateway/index.ts';
 import { startSchedule } from './schedule.ts';
 import { SANDBOX_CREDENTIALS, SANDBOX_NAMES, SANDBOX_REGION, startLocalServices } from './services.ts';
-import { type SqsPoller, startSqsPoller } from './sqs-poller.ts';
+import { type EventSourceOptions, type SqsPoller, startSqsPoller } from './sqs-poller.ts';
 import { serveDemoPage } from './web.ts';
 import { startWorkerProcess, type WorkerProcess } from './worker-process.ts';
 
@@ -45,6 +52,17 @@ export interface SandboxOptions {
    * Switchboard server serving the same agents as `app`; `env` is added to the child's environment.
    */
   workerProcess?: { agents: string; env?: Record<string, string> };
+  /**
+   * How the queue feeds the worker, as the stack configures its event source: `batchSize`
+   * (`workerBatchSize`, default 10), `maxConcurrency` (`workerMaxConcurrency`, default 1000) and the
+   * function's `timeoutMs` (`workerTimeout`, default 300 000), at which an invocation is abandoned.
+   */
+  worker?: EventSourceOptions;
+  /**
+   * Fault injection: throttling, 5xx answers and timeouts on the functions' DynamoDB, SQS, S3 and
+   * `@connections` calls, each at a rate per service, drawn from a seed (see sandbox/aws/faults.ts).
+   */
+  faults?: FaultOptions;
 }
 
 /** A running sandbox. */
@@ -52,6 +70,8 @@ export interface Sandbox {
   url: string;
   wsUrl: string;
   runtime: Runtime;
+  /** The faults injected so far, with the `faults` option. */
+  faults?: FaultPlan;
   /** Runs the sweep now, as the schedule would. */
   sweep(): Promise<void>;
   close(): Promise<void>;
@@ -86,6 +106,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     static: serveDemoPage,
     http: {
       routes: [...HTTP_ROUTES],
+      cors: HTTP_API_CORS,
       handler: (event, context) => handlers!.http(event, context),
       ...(options.tokens && {
         authorizer: async (event) =>
@@ -117,36 +138,56 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     endpoints: { dynamodb: services.dynamodbEndpoint, sqs: services.awsEndpoint, s3: services.awsEndpoint },
     logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN',
   };
+  // The sandbox's own runtime (tests read state with it) goes straight to the emulators; each
+  // function's calls go through the fronts, signed with its own key, and meet its role's grants.
   const runtime = createRuntime(config);
+  const fronts = await startFronts({
+    dynamodb: services.dynamodbEndpoint,
+    aws: services.awsEndpoint,
+    connections: gateway.managementEndpoint,
+    names: { ...SANDBOX_NAMES, region: SANDBOX_REGION },
+    faults: options.faults,
+  });
+  const runtimes = Object.fromEntries(
+    FUNCTION_NAMES.map((fn) => [fn, createRuntime(fronts.configFor(fn, config))]),
+  ) as Record<FunctionName, Runtime>;
   handlers = {
-    http: createHttpHandler(options.app, runtime),
-    ws: createWebSocketHandler(options.app, runtime),
+    http: createHttpHandler(options.app, runtimes.http),
+    ws: createWebSocketHandler(options.app, runtimes.ws),
   };
   let poller: SqsPoller | undefined;
   let worker: Awaited<ReturnType<typeof startWorkerProcess>> | undefined;
   if (options.workerProcess) {
     worker = await startWorkerProcess({
-      config: { ...config, queueArn: services.queueArn },
+      config: {
+        ...fronts.configFor('worker', config),
+        queueArn: services.queueArn,
+        eventSource: options.worker,
+      },
       agents: options.workerProcess.agents,
       env: options.workerProcess.env,
     });
   } else {
     poller = await startSqsPoller({
-      sqs: runtime.sqs,
+      // Lambda's event source polls with the worker's role.
+      sqs: runtimes.worker.sqs,
       queueUrl: services.queueUrl,
       queueArn: services.queueArn,
-      handler: createWorkerHandler(options.app, runtime),
-      concurrency: 2,
+      handler: createWorkerHandler(options.app, runtimes.worker),
+      ...options.worker,
+      // The handler cannot be killed in this process: its runs are told to stop instead.
+      onTimeout: (context) => void stopRunsOf(context.awsRequestId, 'shutdown', runtimes.worker),
     });
   }
   const schedule = startSchedule({
     periodMs: options.sweepPeriodMs ?? 60_000,
-    handler: createSweepHandler(options.app, runtime),
+    handler: createSweepHandler(options.app, runtimes.sweep),
   });
   return {
     url: gateway.url,
     wsUrl: gateway.wsUrl,
     runtime,
+    faults: fronts.faults,
     sweep: () => schedule.tick(),
     ...(worker && {
       worker: {
@@ -159,12 +200,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     }),
     async close() {
       // Like a worker's shutdown: running turns are stopped with reason shutdown and close cleanly.
-      stopAllRuns('shutdown', runtime);
+      stopAllRuns('shutdown', runtimes.worker);
       await schedule.stop();
       await poller?.stop();
       // The child stops its own turns on SIGTERM, the same way.
       await worker?.stop();
       await gateway.close();
+      await fronts.close();
       await services.stop();
     },
   };

@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
+import { installFifoBatches } from './fauxqs-fifo.ts';
 
 /** Names of the sandbox's resources, the same ones the CDK stack creates. */
 export const SANDBOX_NAMES = {
@@ -14,6 +15,8 @@ export const SANDBOX_NAMES = {
   queue: 'switchboard-turns.fifo',
   dlq: 'switchboard-turns-dlq.fifo',
   bucket: 'switchboard-files',
+  /** The sweep's index (infra/storage.ts's SWEEP_INDEX_NAME). */
+  index: 'gsi1',
 };
 
 /** Fixed credentials: the emulators accept any, the SDK insists on some. */
@@ -48,7 +51,7 @@ async function ensureTable(endpoint: string): Promise<void> {
         ],
         GlobalSecondaryIndexes: [
           {
-            IndexName: 'gsi1',
+            IndexName: SANDBOX_NAMES.index,
             KeySchema: [
               { AttributeName: 'gsi1pk', KeyType: 'HASH' },
               { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
@@ -87,6 +90,7 @@ export async function startLocalServices(options: {
   await new Promise<void>((resolve) => dynamo.listen(0, '127.0.0.1', resolve));
   const dynamodbEndpoint = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
   await ensureTable(dynamodbEndpoint);
+  await installFifoBatches();
   const faux = await startFauxqs({ port: 0, logger: false });
   const dlq = faux.createQueue(SANDBOX_NAMES.dlq, { attributes: { FifoQueue: 'true' } });
   const queue = faux.createQueue(SANDBOX_NAMES.queue, {

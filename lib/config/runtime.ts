@@ -49,6 +49,9 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       ...base,
       endpoint: config.endpoints?.s3,
       forcePathStyle: config.endpoints?.s3 !== undefined,
+      // By default the SDK signs a checksum of the (empty) body into a presigned PUT URL, and S3 then
+      // refuses every real upload to it with BadDigest; checksums are sent only where S3 requires one.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
     }),
     bucket: config.bucket,
     connections: config.wsEndpoint

@@ -11,6 +11,7 @@ export {
   EventsQuerySchema,
   type JoinRequest,
   JoinRequestSchema,
+  MessagesQuerySchema,
   parseChatRequest,
   parseHostContext,
   parseJoinRequest,
@@ -23,6 +24,7 @@ export {
   ResolveRequestSchema,
   SessionIdSchema,
 } from './chat.ts';
+export { type CorsConfig, type CorsMethod, FILE_BUCKET_CORS, HTTP_API_CORS } from './cors.ts';
 export {
   HOST_CONTEXT_LIMITS,
   HOST_CONTEXT_VERSION,

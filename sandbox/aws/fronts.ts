@@ -1,0 +1,51 @@
+import type { FunctionName, RuntimeConfig } from '../../lib/config/index.ts';
+import { FILE_BUCKET_CORS } from '../../lib/contract/index.ts';
+import { type FaultOptions, FaultPlan } from './faults.ts';
+import { type AwsFront, startAwsFront } from './front.ts';
+import { credentialsOf } from './identity.ts';
+import type { ResourceNames } from './operations.ts';
+
+/** Where the emulators are, and the names of the resources the grants cover. */
+export interface FrontsOptions {
+  dynamodb: string;
+  aws: string;
+  connections: string;
+  names: ResourceNames;
+  faults?: FaultOptions;
+}
+
+/** The fronts before every emulator, and the configuration that sends a function's calls through them. */
+export interface Fronts {
+  /** The faults drawn so far, when fault injection is on. */
+  faults: FaultPlan | undefined;
+  /** `base` with the function's credentials and the fronts' endpoints. */
+  configFor<T extends RuntimeConfig>(fn: FunctionName, base: T): T;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a front (see {@link startAwsFront}) before DynamoDB, SQS and S3, and the `@connections` API,
+ * sharing one fault plan, so that every call a function makes is checked against its role.
+ */
+export async function startFronts(options: FrontsOptions): Promise<Fronts> {
+  const faults = options.faults ? new FaultPlan(options.faults) : undefined;
+  const common = { names: options.names, faults };
+  const started: AwsFront[] = await Promise.all([
+    startAwsFront({ ...common, target: 'dynamodb', url: options.dynamodb }),
+    startAwsFront({ ...common, target: 'fauxqs', url: options.aws, bucketCors: FILE_BUCKET_CORS }),
+    startAwsFront({ ...common, target: 'connections', url: options.connections }),
+  ]);
+  const [dynamodb, aws, connections] = started.map((front) => front.url) as [string, string, string];
+  return {
+    faults,
+    configFor: (fn, base) => ({
+      ...base,
+      credentials: credentialsOf(fn),
+      endpoints: { dynamodb, sqs: aws, s3: aws },
+      wsEndpoint: connections,
+    }),
+    async close() {
+      await Promise.all(started.map((front) => front.close()));
+    },
+  };
+}

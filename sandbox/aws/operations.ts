@@ -1,0 +1,121 @@
+import type { IncomingMessage } from 'node:http';
+import type { ResourceKind } from '../../lib/config/index.ts';
+import { SANDBOX_ACCOUNT } from './identity.ts';
+
+/** The services the sandbox's AWS front checks. */
+export type Service = 'dynamodb' | 'sqs' | 's3' | 'connections';
+
+/** One AWS call as IAM sees it: the action, and which of Switchboard's resources it names. */
+export interface Operation {
+  service: Service;
+  /** The IAM action, e.g. `dynamodb:PutItem`. */
+  action: string;
+  /** The resource's kind; undefined for a resource that is not Switchboard's (no grant covers it). */
+  kind: ResourceKind | undefined;
+  /** The resource's ARN, for the error message. */
+  arn: string;
+}
+
+/** The names of the sandbox's resources, the same ones the grants name. */
+export interface ResourceNames {
+  table: string;
+  index: string;
+  queue: string;
+  bucket: string;
+  region: string;
+}
+
+/** Batch calls are authorised as their single counterparts, as IAM does. */
+const BATCH_ACTIONS: Record<string, string> = {
+  SendMessageBatch: 'SendMessage',
+  DeleteMessageBatch: 'DeleteMessage',
+  ChangeMessageVisibilityBatch: 'ChangeMessageVisibility',
+};
+
+function parseJson(body: Buffer): Record<string, unknown> {
+  try {
+    const value = JSON.parse(body.toString('utf8')) as unknown;
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A DynamoDB call (JSON protocol: the operation is in `x-amz-target`). */
+export function dynamodbOperation(target: string, body: Buffer, names: ResourceNames): Operation {
+  const name = target.split('.')[1] ?? '';
+  const input = parseJson(body);
+  const tables = input.RequestItems ? Object.keys(input.RequestItems as object) : [input.TableName];
+  const index = input.IndexName;
+  const own = tables.length > 0 && tables.every((table) => table === names.table);
+  const kind = !own
+    ? undefined
+    : index === undefined
+      ? 'table'
+      : index === names.index
+        ? 'sweepIndex'
+        : undefined;
+  const table = String(tables[0] ?? '');
+  return {
+    service: 'dynamodb',
+    action: `dynamodb:${name}`,
+    kind,
+    arn: `arn:aws:dynamodb:${names.region}:${SANDBOX_ACCOUNT}:table/${table}${index ? `/index/${String(index)}` : ''}`,
+  };
+}
+
+/** An SQS call: the JSON protocol's `x-amz-target`, or the query protocol's `Action`. */
+export function sqsOperation(operation: string, body: Buffer, names: ResourceNames): Operation {
+  const json = parseJson(body);
+  const form = new URLSearchParams(body.toString('utf8'));
+  const queueUrl = String(json.QueueUrl ?? form.get('QueueUrl') ?? '');
+  const queue = String(json.QueueName ?? form.get('QueueName') ?? queueUrl.split('/').pop() ?? '');
+  return {
+    service: 'sqs',
+    action: `sqs:${BATCH_ACTIONS[operation] ?? operation}`,
+    kind: queue === names.queue ? 'queue' : undefined,
+    arn: `arn:aws:sqs:${names.region}:${SANDBOX_ACCOUNT}:${queue}`,
+  };
+}
+
+/** An S3 call (REST, path-style: `/bucket/key`). */
+export function s3Operation(
+  req: IncomingMessage,
+  path: string,
+  query: URLSearchParams,
+  names: ResourceNames,
+) {
+  const [, bucket = '', ...rest] = path.split('/');
+  const key = rest.join('/');
+  const method = req.method ?? 'GET';
+  let action: string;
+  if (method === 'POST' && query.has('delete')) action = 'DeleteObject';
+  else if (!key) action = method === 'GET' || method === 'HEAD' ? 'ListBucket' : `${method}Bucket`;
+  else
+    action =
+      { GET: 'GetObject', HEAD: 'GetObject', PUT: 'PutObject', DELETE: 'DeleteObject' }[method] ?? method;
+  const objects = action.endsWith('Object');
+  return {
+    service: 's3',
+    action: `s3:${action}`,
+    kind:
+      bucket !== names.bucket
+        ? undefined
+        : objects
+          ? 'objects'
+          : action === 'ListBucket'
+            ? 'bucket'
+            : undefined,
+    arn: `arn:aws:s3:::${bucket}${objects ? `/${key || '*'}` : ''}`,
+  } satisfies Operation;
+}
+
+/** A call to the WebSocket API's `@connections` endpoint. */
+export function connectionsOperation(method: string, path: string, names: ResourceNames): Operation {
+  return {
+    service: 'connections',
+    action: 'execute-api:ManageConnections',
+    kind: path.includes('/@connections/') ? 'connections' : undefined,
+    arn: `arn:aws:execute-api:${names.region}:${SANDBOX_ACCOUNT}:sandbox/live/${method}${path.replace(/^\/live/, '')}`,
+  };
+}
