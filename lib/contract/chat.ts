@@ -96,6 +96,19 @@ export const EventsQuerySchema = z
   })
   .strict();
 
+/** The query of `GET /api/sessions/{id}/messages`: a page after the message `after`, at most `limit`. */
+export const MessagesQuerySchema = z
+  .object({
+    /** The id of the last message read; the page starts after it. */
+    after: z
+      .string()
+      .max(128)
+      .regex(/^msg_[0-9A-Za-z]+_\d+$/, 'a message id (msg_…)')
+      .optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(100),
+  })
+  .strict();
+
 const CHAT_SHAPE: Shape = {
   kind: 'object',
   fields: {
