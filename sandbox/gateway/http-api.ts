@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createLambdaContext } from '../lambda-context.ts';
+import { type CorsPolicy, corsPolicy } from './cors.ts';
 import { buildAuthorizerEvent, buildHttpEvent } from './http-event.ts';
 import { gatewayError, type HttpResponse, mapHttpResult, writeResponse } from './http-response.ts';
+import { invokeLambda } from './lambda-invoke.ts';
 import { readBody } from './read-body.ts';
 import { awsId } from './request-info.ts';
 import { createRouter } from './routes.ts';
@@ -10,24 +12,18 @@ import type { ApiIdentity, HttpApiOptions } from './types.ts';
 
 /** HTTP API's payload limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
-const TIMED_OUT = Symbol('timed out');
 
 /** Serves one HTTP API request. */
 export type HttpApi = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMED_OUT), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** Builds the HTTP API; route keys are validated here, not on the first request. */
+/** Builds the HTTP API; route keys and limits are validated here, not on the first request. */
 export function createHttpApi(options: HttpApiOptions, api: ApiIdentity): HttpApi {
   const route = createRouter(options.routes);
   const timeoutMs = options.timeoutMs ?? 30_000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+    throw new Error('http.timeoutMs must be a positive number');
   const functionName = options.functionName ?? 'http';
+  const cors: CorsPolicy | undefined = options.cors ? corsPolicy(options.cors) : undefined;
 
   async function authorize(event: APIGatewayProxyEventV2): Promise<HttpResponse | undefined> {
     if (!options.authorizer) return undefined;
@@ -44,17 +40,23 @@ export function createHttpApi(options: HttpApiOptions, api: ApiIdentity): HttpAp
       region: api.region,
       accountId: api.accountId,
     });
-    const result = await withTimeout(options.handler(event, context), timeoutMs);
-    if (result === TIMED_OUT) return gatewayError(503, 'Service Unavailable');
-    return mapHttpResult(result);
+    const outcome = await invokeLambda(options.handler, event, context, timeoutMs);
+    // HTTP API answers 503 when the integration timeout passes, 500 for a failed invocation.
+    if (outcome.kind === 'timeout') return gatewayError(503, 'Service Unavailable');
+    if (outcome.kind === 'failed') throw outcome.error;
+    return mapHttpResult(outcome.result);
   }
 
   return async (req, res) => {
     const read = await readBody(req, MAX_BODY_BYTES);
-    const match = route(req.method ?? 'GET', (req.url ?? '/').split('?')[0] ?? '/');
+    const method = req.method ?? 'GET';
+    const match = route(method, (req.url ?? '/').split('?')[0] ?? '/');
     let requestId = awsId();
     let response: HttpResponse;
+    // A route that takes OPTIONS (its own, or ANY) gets the preflight; else the gateway answers it.
+    const preflight = cors && !match ? cors.preflight(req) : undefined;
     if (!read.ok) response = gatewayError(413, 'Request Entity Too Large');
+    else if (preflight) response = preflight;
     else if (!match) response = gatewayError(404, 'Not Found');
     else {
       const event = buildHttpEvent(req, read.body, match, api);
@@ -66,6 +68,6 @@ export function createHttpApi(options: HttpApiOptions, api: ApiIdentity): HttpAp
         response = gatewayError(500, 'Internal Server Error');
       }
     }
-    writeResponse(res, response, requestId);
+    writeResponse(res, cors && !preflight ? cors.decorate(req, response) : response, requestId);
   };
 }

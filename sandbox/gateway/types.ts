@@ -5,6 +5,7 @@ import type {
   APIGatewayRequestAuthorizerEventV2,
   Context,
 } from 'aws-lambda';
+import type { CorsConfig } from '../../lib/contract/index.ts';
 import type { WebSocketAuthorizerEvent, WebSocketEvent } from './ws-event-types.ts';
 
 /** An HTTP API (payload format 2.0) Lambda handler. */
@@ -30,8 +31,10 @@ export interface HttpApiOptions {
   routes: string[];
   handler: HttpHandler;
   authorizer?: HttpAuthorizer;
-  /** Integration timeout; API Gateway answers 503 after it. Default 30 000. */
+  /** Integration timeout; API Gateway answers 503 after it. Default 30 000, HTTP API's (and its maximum). */
   timeoutMs?: number;
+  /** The API's CORS configuration: the gateway answers preflight and adds the headers by it. Default none. */
+  cors?: CorsConfig;
   /** Default 'http'. */
   functionName?: string;
 }
@@ -61,8 +64,15 @@ export interface WebSocketApiOptions {
   idleTimeoutMs?: number;
   /** Default 7 200 000 (2 hours), as on AWS. */
   maxConnectionMs?: number;
-  /** Default 131 072 (128 KB), as on AWS; a bigger message closes the socket with 1009. */
+  /** Default 131 072 (128 KB), as on AWS; a bigger message (its frames together) closes the socket with 1009. */
   maxMessageBytes?: number;
+  /** Default 32 768 (32 KB), as on AWS; a bigger frame closes the socket with 1009. */
+  maxFrameBytes?: number;
+  /**
+   * Integration timeout; after it the route fails and the caller gets an `Endpoint request timed out`
+   * frame. Default 29 000, WebSocket API's (and its maximum).
+   */
+  timeoutMs?: number;
   authorizer?: WebSocketAuthorizer;
   /** Default 'ws'. */
   functionName?: string;

@@ -2,13 +2,15 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { createLambdaContext } from '../lambda-context.ts';
+import { invokeLambda } from './lambda-invoke.ts';
 import { awsId, hostOf, sourceIp, splitTarget } from './request-info.ts';
 import type { ApiIdentity, WebSocketApiOptions } from './types.ts';
 import { authorizeConnect } from './ws-authorize.ts';
 import { type Connection, ConnectionRegistry } from './ws-connections.ts';
 import type { WebSocketEvent } from './ws-event-types.ts';
 import { type ConnectionFacts, connectEvent, disconnectEvent, messageEvent } from './ws-events.ts';
-import { createRouteSelector, frameText, refuseUpgrade, routeResponse } from './ws-frames.ts';
+import { limitFrameSize } from './ws-frame-limit.ts';
+import { createRouteSelector, frameText, gatewayFrame, refuseUpgrade, routeResponse } from './ws-frames.ts';
 
 /** The WebSocket half of the gateway. */
 export interface WebSocketApi {
@@ -32,40 +34,47 @@ export function createWebSocketApi(options: WebSocketApiOptions, api: ApiIdentit
     maxConnectionMs: positive('maxConnectionMs', options.maxConnectionMs ?? 7_200_000),
   };
   const maxPayload = positive('maxMessageBytes', options.maxMessageBytes ?? 131_072);
-  // ws closes with 1009 by itself when a message is over maxPayload.
+  const maxFrameBytes = positive('maxFrameBytes', options.maxFrameBytes ?? 32_768);
+  const timeoutMs = positive('timeoutMs', options.timeoutMs ?? 29_000);
+  // ws closes with 1009 by itself when a message is over maxPayload; limitFrameSize does so per frame.
   const wss = new WebSocketServer({ noServer: true, maxPayload });
   const registry = new ConnectionRegistry();
 
   const invoke = (event: WebSocketEvent) =>
-    options.handler(
+    invokeLambda(
+      options.handler,
       event,
       createLambdaContext({
         functionName: options.functionName ?? 'ws',
-        timeoutMs: 29_000,
+        timeoutMs,
         region: api.region,
         accountId: api.accountId,
       }),
+      timeoutMs,
     );
 
   async function onMessage({ facts, socket }: Connection, body: string): Promise<void> {
     const event = messageEvent(facts, api, selectRoute(body), body);
-    try {
-      const reply = routeResponse(await invoke(event));
-      if (reply !== undefined && socket.readyState === WebSocket.OPEN) socket.send(reply);
-    } catch (error) {
-      console.error(`[gateway] WebSocket ${event.requestContext.routeKey} failed:`, error);
-      if (socket.readyState !== WebSocket.OPEN) return;
-      const { connectionId, requestId } = event.requestContext;
-      socket.send(JSON.stringify({ message: 'Internal server error', connectionId, requestId }));
+    const outcome = await invoke(event);
+    if (outcome.kind === 'failed') {
+      console.error(`[gateway] WebSocket ${event.requestContext.routeKey} failed:`, outcome.error);
+    }
+    if (socket.readyState !== WebSocket.OPEN) return;
+    const { connectionId, requestId } = event.requestContext;
+    // A failed or timed-out route answers the caller with API Gateway's error frame; the connection stays.
+    if (outcome.kind === 'timeout')
+      socket.send(gatewayFrame('Endpoint request timed out', connectionId, requestId));
+    else if (outcome.kind === 'failed')
+      socket.send(gatewayFrame('Internal server error', connectionId, requestId));
+    else {
+      const reply = routeResponse(outcome.result);
+      if (reply !== undefined) socket.send(reply);
     }
   }
 
   async function onClose(facts: ConnectionFacts, code: number, reason: string): Promise<void> {
-    try {
-      await invoke(disconnectEvent(facts, api, code, reason));
-    } catch (error) {
-      console.error('[gateway] WebSocket $disconnect failed:', error);
-    }
+    const outcome = await invoke(disconnectEvent(facts, api, code, reason));
+    if (outcome.kind !== 'ok') console.error(`[gateway] WebSocket $disconnect ${outcome.kind}:`, outcome);
   }
 
   function accept(socket: WebSocket, facts: ConnectionFacts): void {
@@ -97,12 +106,18 @@ export function createWebSocketApi(options: WebSocketApiOptions, api: ApiIdentit
       facts.authorizer = authorizer.context;
       event.requestContext.authorizer = { ...authorizer.context, integrationLatency: authorizer.latencyMs };
     }
-    const result = await invoke(event);
+    const outcome = await invoke(event);
+    if (outcome.kind === 'timeout') return refuseUpgrade(socket, 504, 'Endpoint request timed out');
+    if (outcome.kind === 'failed') throw outcome.error;
+    const result = outcome.result;
     const status =
       typeof result === 'object' && typeof result.statusCode === 'number' ? result.statusCode : 200;
     if (status < 200 || status > 299) return refuseUpgrade(socket, status);
     if (socket.destroyed) return void onClose(facts, 1006, 'Client left during $connect');
-    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, facts));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      limitFrameSize(ws, maxFrameBytes);
+      accept(ws, facts);
+    });
   }
 
   return {

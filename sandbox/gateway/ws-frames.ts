@@ -17,6 +17,15 @@ export function refuseUpgrade(
   );
 }
 
+/**
+ * An error frame in API Gateway's own wording and spacing, e.g.
+ * `{"message": "Endpoint request timed out", "connectionId":"…", "requestId":"…"}`.
+ */
+export function gatewayFrame(message: string, connectionId: string, requestId: string): string {
+  const [m, c, r] = [message, connectionId, requestId].map((v) => JSON.stringify(v));
+  return `{"message": ${m}, "connectionId":${c}, "requestId":${r}}`;
+}
+
 /** A text frame's payload as a string. */
 export function frameText(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');

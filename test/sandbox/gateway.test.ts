@@ -6,7 +6,9 @@ import {
 } from '@aws-sdk/client-apigatewaymanagementapi';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebSocket } from 'ws';
 import { type Gateway, startGateway, type WebSocketEvent } from '../../sandbox/gateway/index.ts';
+import { within } from '../support/wait.ts';
 import { openSocket, Recorder, send, UpgradeRefused } from './helpers.ts';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -304,16 +306,66 @@ describe('gateway WebSocket API', () => {
     expect(gateway.connections()).not.toContain(id);
   });
 
-  it('closes the connection with 1009 on a message over 128 KB', async () => {
-    const { client } = await connect();
-    client.socket.send('x'.repeat(128 * 1024 + 1));
-    expect((await client.closed).code).toBe(1009);
-  });
-
   it('closes with 1003 on a binary frame, as API Gateway does not take them', async () => {
     const { client } = await connect();
     client.socket.send(Buffer.from([1, 2, 3]), { binary: true });
     expect((await client.closed).code).toBe(1003);
+  });
+});
+
+describe('gateway WebSocket frame and message sizes', () => {
+  let gateway: Gateway;
+  const KB = 1024;
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      port: 0,
+      // Every message is answered with its length, so a test sees what arrived whole.
+      websocket: {
+        routes: [],
+        handler: async (event) =>
+          event.requestContext.eventType === 'MESSAGE' && 'body' in event
+            ? { statusCode: 200, body: String(event.body.length) }
+            : { statusCode: 200 },
+      },
+    });
+  });
+  afterAll(() => gateway.close());
+
+  /** Sends one message as these frames: the first a text frame, the others its continuations. */
+  async function sendFrames(socket: WebSocket, parts: string[]): Promise<void> {
+    for (const [i, part] of parts.entries()) {
+      await new Promise<void>((resolve, reject) =>
+        socket.send(part, { fin: i === parts.length - 1 }, (error) => (error ? reject(error) : resolve())),
+      );
+    }
+  }
+
+  it('takes a frame of exactly 32 KB', async () => {
+    const client = await openSocket(gateway.wsUrl);
+    await send(client.socket, 'x'.repeat(32 * KB));
+    expect(await within(client.next(), 'the route response', 5000)).toBe(String(32 * KB));
+    client.socket.close();
+  });
+
+  it('closes the connection with 1009 on a frame of 32 KB + 1, as browsers send a message as one frame', async () => {
+    const client = await openSocket(gateway.wsUrl);
+    client.socket.send('x'.repeat(32 * KB + 1));
+    expect((await within(client.closed, 'the close', 5000)).code).toBe(1009);
+  });
+
+  it('takes a message of three 30 KB frames, reassembled', async () => {
+    const client = await openSocket(gateway.wsUrl);
+    await sendFrames(client.socket, ['a'.repeat(30 * KB), 'b'.repeat(30 * KB), 'c'.repeat(30 * KB)]);
+    expect(await within(client.next(), 'the route response', 5000)).toBe(String(90 * KB));
+    client.socket.close();
+  });
+
+  it('closes the connection with 1009 on a message over 128 KB, though each of its frames is under 32 KB', async () => {
+    const client = await openSocket(gateway.wsUrl);
+    const frames = [...Array.from({ length: 4 }, () => 'x'.repeat(32 * KB)), 'y'];
+    void sendFrames(client.socket, frames).catch(() => {});
+    expect((await within(client.closed, 'the close', 5000)).code).toBe(1009);
   });
 });
 

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Gateway, startGateway } from '../../sandbox/gateway/index.ts';
+import { within } from '../support/wait.ts';
+import { openSocket, send } from './helpers.ts';
+
+const MB = 1024 * 1024;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** API Gateway's WebSocket error frame, with its own spacing. */
+const errorFrame = (message: string) =>
+  new RegExp(`^\\{"message": "${message}", "connectionId":"[^"]+", "requestId":"[^"]+"\\}$`);
+
+describe("gateway: Lambda's 6 MB payload limit", () => {
+  let gateway: Gateway;
+  let uploads = 0;
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      port: 0,
+      http: {
+        routes: ['POST /upload', 'GET /result/{bytes}'],
+        handler: async (event) => {
+          if (event.routeKey === 'POST /upload') {
+            uploads += 1;
+            return { statusCode: 200, body: String(event.body?.length ?? 0) };
+          }
+          return { statusCode: 200, body: 'x'.repeat(Number(event.pathParameters?.bytes)) };
+        },
+      },
+      websocket: {
+        routes: ['big'],
+        handler: async (event) =>
+          event.requestContext.routeKey === 'big' ? { statusCode: 200, body: 'x'.repeat(7 * MB) } : undefined,
+      },
+    });
+  });
+  afterAll(() => gateway.close());
+
+  const upload = (bytes: number) =>
+    fetch(`${gateway.url}/upload`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: Buffer.alloc(bytes, 7),
+    });
+
+  it('hands the function a binary body whose base64 event fits 6 MB', async () => {
+    const res = await upload(4 * MB);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe(String(Buffer.alloc(4 * MB).toString('base64').length));
+  });
+
+  it('fails the invocation (500) for a body under 10 MB whose base64 event passes 6 MB, never calling the function', async () => {
+    const before = uploads;
+    const res = await upload(5 * MB);
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ message: 'Internal Server Error' });
+    expect(uploads).toBe(before);
+  });
+
+  it('delivers a result under 6 MB and answers 500 for one over it', async () => {
+    const fits = await fetch(`${gateway.url}/result/${6_000_000}`);
+    expect(fits.status).toBe(200);
+    expect((await fits.arrayBuffer()).byteLength).toBe(6_000_000);
+    const over = await fetch(`${gateway.url}/result/${6_300_000}`);
+    expect(over.status).toBe(500);
+    expect(await over.json()).toEqual({ message: 'Internal Server Error' });
+  });
+
+  it('answers a WebSocket route whose result passes 6 MB with an Internal server error frame', async () => {
+    const client = await openSocket(gateway.wsUrl);
+    await send(client.socket, JSON.stringify({ action: 'big' }));
+    expect(await within(client.next(), 'the error frame', 5000)).toMatch(errorFrame('Internal server error'));
+    client.socket.close();
+  });
+});
+
+describe('gateway: integration timeouts', () => {
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      port: 0,
+      // Short limits stand in for HTTP API's 30 s and WebSocket API's 29 s.
+      http: {
+        routes: ['GET /slow'],
+        timeoutMs: 50,
+        handler: async () => {
+          await pause(1000);
+          return { statusCode: 200, body: 'late' };
+        },
+      },
+      websocket: {
+        routes: ['slow', 'quick'],
+        timeoutMs: 50,
+        handler: async (event) => {
+          if (event.requestContext.routeKey === 'slow') await pause(1000);
+          return event.requestContext.routeKey === '$connect' ? undefined : { statusCode: 200, body: 'done' };
+        },
+      },
+    });
+  });
+  afterAll(() => gateway.close());
+
+  it('answers an HTTP request 503 Service Unavailable when the function passes the timeout', async () => {
+    const res = await fetch(`${gateway.url}/slow`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ message: 'Service Unavailable' });
+  });
+
+  it('answers a WebSocket route past the timeout with Endpoint request timed out, and keeps the connection', async () => {
+    const client = await openSocket(gateway.wsUrl);
+    await send(client.socket, JSON.stringify({ action: 'slow' }));
+    expect(await within(client.next(), 'the timeout frame', 5000)).toMatch(
+      errorFrame('Endpoint request timed out'),
+    );
+    await send(client.socket, JSON.stringify({ action: 'quick' }));
+    expect(await within(client.next(), 'the next route response', 5000)).toBe('done');
+    client.socket.close();
+  });
+});
