@@ -3,7 +3,16 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { Switchboard } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { newId } from '../ids/index.ts';
-import { RetryLaterError, runTurn, stopAllRuns, TurnJobSchema } from '../runs/index.ts';
+import {
+  type HandBack,
+  handBack,
+  RetryLaterError,
+  retryDelaySeconds,
+  runTurn,
+  stopAtFor,
+  TurnJobSchema,
+  turnBudgetMs,
+} from '../runs/index.ts';
 import { lazyRuntime } from './runtime.ts';
 
 /** Records of one FIFO message group, in order: they must run one after another. */
@@ -16,12 +25,16 @@ function byGroup(records: SQSRecord[]): SQSRecord[][] {
   return [...groups.values()];
 }
 
-async function processRecord(
-  rt: Runtime,
-  app: Switchboard,
-  record: SQSRecord,
-  workerId: string,
-): Promise<void> {
+/** One invocation as its records see it. */
+interface Invocation {
+  rt: Runtime;
+  app: Switchboard;
+  workerId: string;
+  /** Time left before Lambda ends the invocation; unbounded for a context without a clock. */
+  timeLeft(): number;
+}
+
+async function processRecord(inv: Invocation, record: SQSRecord, stopAt: number | undefined): Promise<void> {
   let body: unknown;
   try {
     body = JSON.parse(record.body);
@@ -31,43 +44,72 @@ async function processRecord(
   const job = TurnJobSchema.safeParse(body);
   if (!job.success) {
     // A job no version of the API writes: retrying cannot help, so it is dropped, loudly.
-    rt.logger.error('Dropped an unreadable job', { messageId: record.messageId });
+    inv.rt.logger.error('Dropped an unreadable job', { messageId: record.messageId });
     return;
   }
-  await runTurn(rt, app, job.data, workerId);
+  await runTurn(inv.rt, inv.app, job.data, inv.workerId, stopAt === undefined ? {} : { stopAt });
+}
+
+/** Records handed back; `failed` when the first of them failed, with how long its run is held. */
+const handedBack = (records: SQSRecord[], failed?: { retryAfterMs: number }): HandBack[] =>
+  records.map((record, i) => ({
+    messageId: record.messageId,
+    receiptHandle: record.receiptHandle,
+    // Only the record that failed backs off; those behind it wait on it in their FIFO group anyway.
+    delaySeconds: retryDelaySeconds(
+      Number(record.attributes.ApproximateReceiveCount),
+      i === 0 && failed !== undefined,
+      failed?.retryAfterMs,
+    ),
+  }));
+
+/**
+ * Runs one session's records in order. Each record starts only with time for a turn left (the first
+ * always starts: a fresh invocation is the most time any turn gets), and is stopped before the
+ * invocation's timeout. What fails, and every record behind it, is handed back, as are the records
+ * there is no time for, so that the session keeps its order.
+ */
+async function runGroup(inv: Invocation, records: SQSRecord[]): Promise<HandBack[]> {
+  const { settings } = inv.rt;
+  for (const [index, record] of records.entries()) {
+    const left = inv.timeLeft();
+    if (index > 0 && left < turnBudgetMs(settings)) return handedBack(records.slice(index));
+    try {
+      await processRecord(inv, record, stopAtFor(settings, left));
+    } catch (error) {
+      if (!(error instanceof RetryLaterError)) {
+        inv.rt.logger.error('A turn failed; the job will be retried', { error: String(error) });
+      }
+      return handedBack(records.slice(index), {
+        retryAfterMs: error instanceof RetryLaterError ? error.retryAfterMs : 0,
+      });
+    }
+  }
+  return [];
 }
 
 /**
- * The turn worker's Lambda handler for the SQS event source. Message groups (sessions) run side
- * by side, each group's records in order; a record that fails is reported in batchItemFailures
- * together with the records behind it in its group, so the queue keeps the session's order.
+ * The turn worker's Lambda handler for the SQS event source (ReportBatchItemFailures). A batch may
+ * hold several records of one session: sessions run side by side, each session's records in order.
+ * The records that fail or that there is no time left for are listed in batchItemFailures and their
+ * visibility is shortened, so they come back within seconds rather than after the queue's visibility
+ * timeout. Runs are claimed before their agent is called, so a record that comes back never runs an
+ * agent a second time.
  */
 export function createWorkerHandler(app: Switchboard, runtime?: Runtime) {
   const rt = lazyRuntime(runtime);
   return middy<SQSEvent, SQSBatchResponse, Error, Context>().handler(async (event, context) => {
-    const workerId = `${context.awsRequestId || newId('worker')}`;
-    const failures: string[] = [];
-    // Before Lambda's timeout ends the invocation, stop the turns (reason shutdown) so they close cleanly.
-    const remaining = context.getRemainingTimeInMillis?.() ?? 0;
-    const margin = rt().settings.runs.cancelGraceMs + 5_000;
-    const shutdown =
-      remaining > margin ? setTimeout(() => stopAllRuns('shutdown', rt()), remaining - margin) : undefined;
-    await Promise.all(
-      byGroup(event.Records).map(async (records) => {
-        for (const [index, record] of records.entries()) {
-          try {
-            await processRecord(rt(), app, record, workerId);
-          } catch (error) {
-            if (!(error instanceof RetryLaterError)) {
-              rt().logger.error('A turn failed; the job will be retried', { error: String(error) });
-            }
-            failures.push(...records.slice(index).map((r) => r.messageId));
-            return;
-          }
-        }
-      }),
-    );
-    clearTimeout(shutdown);
-    return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+    const inv: Invocation = {
+      rt: rt(),
+      app,
+      workerId: `${context.awsRequestId || newId('worker')}`,
+      timeLeft: () => context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY,
+    };
+    const groups = await Promise.all(byGroup(event.Records).map((records) => runGroup(inv, records)));
+    const back = groups.flat();
+    // At its timeout Lambda has ended the invocation and nothing after it happens; an invocation the
+    // sandbox abandoned there does not act either, so its batch comes back as Lambda's would.
+    if (back.length > 0 && inv.timeLeft() > 0) await handBack(inv.rt, back);
+    return { batchItemFailures: back.map(({ messageId }) => ({ itemIdentifier: messageId })) };
   });
 }

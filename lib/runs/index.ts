@@ -1,8 +1,10 @@
 export { cancelSession, deleteSession } from './cancel.ts';
 export { submitAnswer, submitContinuation, supersedeOpen } from './continuation.ts';
+export { shutdownMarginMs, stopAtFor, turnBudgetMs } from './deadline.ts';
 export { EventStream, FencedError } from './event-stream.ts';
+export { type HandBack, handBack, retryDelaySeconds } from './hand-back.ts';
 export { enqueue, type TurnJob, TurnJobSchema } from './job.ts';
-export { RetryLaterError, runTurn } from './run-turn.ts';
+export { RetryLaterError, type RunTurnOptions, runTurn } from './run-turn.ts';
 export { type Accepted, type BeforeEnqueue, submitTurn } from './submit.ts';
 export { TurnState } from './turn-state.ts';
-export { RunWatch, stopAllRuns } from './watch.ts';
+export { RunWatch, stopAllRuns, stopRunsOf } from './watch.ts';

@@ -25,6 +25,13 @@ import { RunWatch } from './watch.ts';
 /** Thrown when a job cannot run yet (its run is held by a live lease): the queue retries it. */
 export class RetryLaterError extends Error {
   override name = 'RetryLaterError';
+  /** @param retryAfterMs how long until the job can run: the holder's lease ends then. */
+  constructor(
+    message: string,
+    readonly retryAfterMs = 0,
+  ) {
+    super(message);
+  }
 }
 
 /** A claimed run whose run or session item is missing from the table: a fault on our side. */
@@ -46,11 +53,23 @@ export interface RunScope {
   stopping: Stopping;
 }
 
+/** How the worker runs one job. */
+export interface RunTurnOptions {
+  /** When to stop the run with `shutdown` (epoch ms), so that it closes before the invocation's timeout. */
+  stopAt?: number;
+}
+
 /**
  * Runs one queued job exactly once. The conditional claim decides which delivery runs it; a
  * delivery that finds the run ended does nothing, so SQS's at-least-once delivery is harmless.
  */
-export async function runTurn(rt: Runtime, app: Switchboard, job: TurnJob, workerId: string): Promise<void> {
+export async function runTurn(
+  rt: Runtime,
+  app: Switchboard,
+  job: TurnJob,
+  workerId: string,
+  options: RunTurnOptions = {},
+): Promise<void> {
   const log = rt.logger.createChild({ persistentKeys: { sessionId: job.sessionId, runId: job.runId } });
   if (!(await claimRun(rt, job, workerId, Date.now()))) {
     const run = await getRun(rt, job.sessionId, job.runId);
@@ -60,13 +79,16 @@ export async function runTurn(rt: Runtime, app: Switchboard, job: TurnJob, worke
     }
     // The worker that claimed it stopped renewing its lease (it died or stalled): close the turn, never invoke again.
     if (!(await takeOverRun(rt, run, workerId, Date.now())))
-      throw new RetryLaterError(`Run ${job.runId} is held by ${run.leaseOwner}.`);
+      throw new RetryLaterError(
+        `Run ${job.runId} is held by ${run.leaseOwner}.`,
+        (run.leaseExpiresAt ?? 0) - Date.now(),
+      );
     // A delete is idempotent and never runs the agent: the new owner simply does it again.
-    if (run.kind === 'delete') return runClaimed(rt, app, job, workerId, log);
+    if (run.kind === 'delete') return runClaimed(rt, app, job, workerId, log, options);
     return closeLostRun(rt, app, run, workerId, log);
   }
   try {
-    await runClaimed(rt, app, job, workerId, log);
+    await runClaimed(rt, app, job, workerId, log, options);
   } catch (error) {
     // A delete never invokes the agent and is idempotent: let the queue try it again.
     if (job.kind === 'delete') throw error;
@@ -113,6 +135,7 @@ async function runClaimed(
   job: TurnJob,
   workerId: string,
   log: Runtime['logger'],
+  options: RunTurnOptions,
 ): Promise<void> {
   const run = await getRun(rt, job.sessionId, job.runId);
   const session = await getSession(rt, job.sessionId, { includeDeleted: true });
@@ -127,7 +150,7 @@ async function runClaimed(
       ? { user: { id: session.owner }, data: { system: true, timeout: true } }
       : (run.context ?? requestContextOf({ user: session.owner, data: {} }));
   const agent = await app.resolveAgent(run.agentId, context);
-  const watch = new RunWatch(rt, run, workerId).start();
+  const watch = new RunWatch(rt, run, workerId, options.stopAt).start();
   let outcome: RunOutcome;
   try {
     if (run.cancelRequested) {

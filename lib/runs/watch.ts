@@ -15,11 +15,17 @@ export class RunWatch {
   #resolve!: (reason: CancelReason) => void;
   #poll: NodeJS.Timeout | undefined;
   #renew: NodeJS.Timeout | undefined;
+  #deadline: NodeJS.Timeout | undefined;
 
+  /**
+   * @param owner the worker holding the run (its lease owner: the invocation's request id)
+   * @param stopAt when to stop the run with `shutdown` (epoch ms): before its invocation's timeout
+   */
   constructor(
     private readonly rt: Runtime,
     private readonly run: Pick<RunRecord, 'sessionId' | 'runId'>,
-    private readonly owner: string,
+    readonly owner: string,
+    private readonly stopAt?: number,
   ) {
     this.stopped = new Promise((resolve) => {
       this.#resolve = resolve;
@@ -41,6 +47,9 @@ export class RunWatch {
     const { cancelPollMs, leaseMs } = this.rt.settings.runs;
     this.#poll = setInterval(() => void this.#check(), cancelPollMs);
     this.#renew = setInterval(() => void this.#extend(), Math.max(1_000, Math.floor(leaseMs / 3)));
+    if (this.stopAt !== undefined) {
+      this.#deadline = setTimeout(() => this.stop('shutdown'), Math.max(0, this.stopAt - Date.now()));
+    }
     return this;
   }
 
@@ -65,6 +74,7 @@ export class RunWatch {
   end(): void {
     clearInterval(this.#poll);
     clearInterval(this.#renew);
+    clearTimeout(this.#deadline);
     active.delete(this);
   }
 
@@ -79,11 +89,25 @@ export class RunWatch {
   }
 }
 
-/** Stops every run of this process: the sandbox's SIGTERM, or a Lambda about to reach its timeout. */
+/** Stops every run of this process (or of one runtime): the sandbox's SIGTERM or close. */
 export function stopAllRuns(reason: CancelReason, runtime?: Runtime): number {
   let stopped = 0;
   for (const watch of active) {
     if (runtime && watch.runtime !== runtime) continue;
+    watch.stop(reason);
+    stopped += 1;
+  }
+  return stopped;
+}
+
+/**
+ * Stops the runs one worker invocation holds (its request id is their lease owner): an invocation
+ * the sandbox abandoned at its function timeout, whose handler it cannot kill.
+ */
+export function stopRunsOf(owner: string, reason: CancelReason, runtime?: Runtime): number {
+  let stopped = 0;
+  for (const watch of active) {
+    if (watch.owner !== owner || (runtime && watch.runtime !== runtime)) continue;
     watch.stop(reason);
     stopped += 1;
   }
