@@ -5,18 +5,24 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type {
-  Context,
-  SQSBatchResponse,
-  SQSEvent,
-  SQSMessageAttributes,
-  SQSRecord,
-  SQSRecordAttributes,
-} from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createLambdaContext } from './lambda-context.ts';
+import { recordsToDelete, toSqsRecord } from './sqs-records.ts';
+
+export { recordsToDelete, toSqsRecord } from './sqs-records.ts';
+
+/** How the event source calls the function: the stack's worker props, with the same defaults. */
+export interface EventSourceOptions {
+  /** Records per invocation, 1 to 10 (`workerBatchSize`). Default 10. */
+  batchSize?: number;
+  /** Invocations at once, at most (`workerMaxConcurrency`). Default 1000, the account's usual limit. */
+  maxConcurrency?: number;
+  /** The function's timeout (`workerTimeout`), after which an invocation is abandoned. Default 300 000. */
+  timeoutMs?: number;
+}
 
 /** Options of {@link startSqsPoller}. */
-export interface SqsPollerOptions {
+export interface SqsPollerOptions extends EventSourceOptions {
   /** A client with an explicit `endpoint` and `useQueueUrlAsEndpoint: false`. */
   sqs: SQSClient;
   queueUrl: string;
@@ -24,100 +30,34 @@ export interface SqsPollerOptions {
   queueArn?: string;
   // biome-ignore lint/suspicious/noConfusingVoidType: a handler declared `Promise<void>` must fit.
   handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined | void>;
-  /** 1 to 10 (one ReceiveMessage call per batch). Default 10. */
-  batchSize?: number;
   /** Long-poll wait; also the longest `stop()` waits for an idle poll. Default 1. */
   waitTimeSeconds?: number;
-  /** Overrides the queue's visibility timeout for received messages. */
-  visibilityTimeout?: number;
-  /** Batches in flight at once, like Lambda's concurrent pollers. Default 1. */
-  concurrency?: number;
   /** Default 'worker'. */
   functionName?: string;
-  /** The function timeout `context.getRemainingTimeInMillis()` counts down from. Default 900 000. */
-  timeoutMs?: number;
+  /**
+   * Called when an invocation reaches its timeout. Lambda ends the invocation there; in one process
+   * the handler cannot be killed, so this is where it is told to stop (or the process ends itself).
+   */
+  onTimeout?: (context: Context) => void;
 }
 
 /** A running poller. */
 export interface SqsPoller {
-  /** Stops polling and waits for the batches in flight. */
+  /** Stops polling and waits for the invocations in flight (and those abandoned at their timeout). */
   stop(): Promise<void>;
 }
 
-// The optional system attributes the Lambda event source passes on; others SQS may return are dropped.
-const OPTIONAL_ATTRIBUTES = [
-  'AWSTraceHeader',
-  'SequenceNumber',
-  'MessageGroupId',
-  'MessageDeduplicationId',
-  'DeadLetterQueueSourceArn',
-] as const;
+type Outcome = { response: SQSBatchResponse | undefined } | { error: unknown } | { timedOut: true };
 
-const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
-
-function messageAttributes(message: Message): SQSMessageAttributes {
-  const out: SQSMessageAttributes = {};
-  for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
-    out[name] = {
-      ...(value.StringValue !== undefined ? { stringValue: value.StringValue } : {}),
-      ...(value.BinaryValue !== undefined ? { binaryValue: base64(value.BinaryValue) } : {}),
-      stringListValues: value.StringListValues ?? [],
-      binaryListValues: (value.BinaryListValues ?? []).map(base64),
-      dataType: value.DataType ?? 'String',
-    };
-  }
-  return out;
-}
-
-/** One SQS message as the Lambda event source hands it over. */
-export function toSqsRecord(message: Message, queueArn: string): SQSRecord {
-  const given = message.Attributes ?? {};
-  const attributes: SQSRecordAttributes = {
-    ApproximateReceiveCount: given.ApproximateReceiveCount ?? '1',
-    SentTimestamp: given.SentTimestamp ?? '',
-    SenderId: given.SenderId ?? '',
-    ApproximateFirstReceiveTimestamp: given.ApproximateFirstReceiveTimestamp ?? '',
-  };
-  for (const name of OPTIONAL_ATTRIBUTES) {
-    const value = given[name];
-    if (value !== undefined) attributes[name] = value;
-  }
-  return {
-    messageId: message.MessageId ?? '',
-    receiptHandle: message.ReceiptHandle ?? '',
-    body: message.Body ?? '',
-    attributes,
-    messageAttributes: messageAttributes(message),
-    md5OfBody: message.MD5OfBody ?? '',
-    ...(message.MD5OfMessageAttributes ? { md5OfMessageAttributes: message.MD5OfMessageAttributes } : {}),
-    eventSource: 'aws:sqs',
-    eventSourceARN: queueArn,
-    awsRegion: queueArn.split(':')[3] ?? '',
-  };
-}
-
-/**
- * Which records to delete after a batch, the way the Lambda event source decides: none when the
- * handler threw or reported an id that is not in the batch; otherwise all but the reported
- * failures, and on a FIFO queue also all but the later messages of a failed message's group.
- */
-export function recordsToDelete(
-  records: SQSRecord[],
-  response: SQSBatchResponse | undefined,
-  fifo: boolean,
-): SQSRecord[] {
-  const failures = response?.batchItemFailures ?? [];
-  const failed = new Set(failures.map((item) => item.itemIdentifier));
-  const ids = new Set(records.map((record) => record.messageId));
-  if ([...failed].some((id) => typeof id !== 'string' || !ids.has(id))) return [];
-  const blockedGroups = new Set<string>();
-  return records.filter((record) => {
-    const group = record.attributes.MessageGroupId;
-    if (fifo && group !== undefined && blockedGroups.has(group)) return false;
-    if (!failed.has(record.messageId)) return true;
-    if (fifo && group !== undefined) blockedGroups.add(group);
-    return false;
-  });
+function validate(options: SqsPollerOptions): void {
+  const { batchSize = 10, waitTimeSeconds = 1, maxConcurrency = 1000, timeoutMs = 300_000 } = options;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10)
+    throw new Error('batchSize must be 1 to 10');
+  if (!Number.isInteger(waitTimeSeconds) || waitTimeSeconds < 0 || waitTimeSeconds > 20)
+    throw new Error('waitTimeSeconds must be 0 to 20');
+  if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1)
+    throw new Error('maxConcurrency must be a positive integer');
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new Error('timeoutMs must be a positive integer');
 }
 
 async function resolveQueueArn(options: SqsPollerOptions): Promise<string> {
@@ -129,21 +69,25 @@ async function resolveQueueArn(options: SqsPollerOptions): Promise<string> {
   return Attributes.QueueArn;
 }
 
-function validate(options: SqsPollerOptions): void {
-  const { batchSize = 10, waitTimeSeconds = 1, concurrency = 1 } = options;
-  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10)
-    throw new Error('batchSize must be 1 to 10');
-  if (!Number.isInteger(waitTimeSeconds) || waitTimeSeconds < 0 || waitTimeSeconds > 20) {
-    throw new Error('waitTimeSeconds must be 0 to 20');
+/** The handler's promise, or `timedOut` once the function's timeout has passed. */
+async function withTimeout(work: Promise<Outcome>, ms: number): Promise<Outcome> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<Outcome>((resolve) => {
+    timer = setTimeout(() => resolve({ timedOut: true }), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
-  if (!Number.isInteger(concurrency) || concurrency < 1)
-    throw new Error('concurrency must be a positive integer');
 }
 
 /**
- * Feeds an SQS queue to a Lambda handler like the SQS event source with
- * `ReportBatchItemFailures`: successes are deleted, failures come back after their visibility
- * timeout, and a handler that throws fails the whole batch.
+ * Feeds an SQS queue to a Lambda handler like the SQS event source with `ReportBatchItemFailures`:
+ * each receive (up to `batchSize` messages, several of one FIFO group among them) is one invocation;
+ * invocations run side by side up to `maxConcurrency`, so concurrency rises with the groups that have
+ * work; every record the handler does not report is deleted; a handler that throws or runs past
+ * `timeoutMs` fails its whole batch, which comes back after the queue's visibility timeout.
  *
  * @example
  * const poller = await startSqsPoller({ sqs, queueUrl, handler: worker.handler });
@@ -152,26 +96,39 @@ function validate(options: SqsPollerOptions): void {
 export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoller> {
   validate(options);
   const { sqs, queueUrl, handler } = options;
+  const { batchSize = 10, maxConcurrency = 1000, timeoutMs = 300_000 } = options;
   const queueArn = await resolveQueueArn(options);
-  const fifo = queueUrl.endsWith('.fifo');
   const region = queueArn.split(':')[3];
+  const invocations = new Set<Promise<void>>();
+  const abandoned = new Set<Promise<unknown>>();
   let running = true;
 
-  async function runBatch(messages: Message[]): Promise<void> {
+  async function invoke(messages: Message[]): Promise<void> {
     const records = messages.map((message) => toSqsRecord(message, queueArn));
     const context = createLambdaContext({
       functionName: options.functionName ?? 'worker',
-      timeoutMs: options.timeoutMs ?? 900_000,
+      timeoutMs,
       ...(region ? { region } : {}),
     });
-    let response: SQSBatchResponse | undefined;
-    try {
-      response = (await handler({ Records: records }, context)) ?? undefined;
-    } catch (error) {
-      console.error('[sqs-poller] batch failed, every message will be retried:', error);
+    const work = Promise.resolve()
+      .then(() => handler({ Records: records }, context))
+      .then(
+        (response): Outcome => ({ response: response ?? undefined }),
+        (error: unknown) => ({ error }),
+      );
+    const outcome = await withTimeout(work, timeoutMs);
+    if ('timedOut' in outcome) {
+      console.error(`[sqs-poller] ${context.awsRequestId} Task timed out after ${timeoutMs / 1000} seconds`);
+      abandoned.add(work);
+      void work.finally(() => abandoned.delete(work));
+      options.onTimeout?.(context);
       return;
     }
-    const done = recordsToDelete(records, response, fifo);
+    if ('error' in outcome) {
+      console.error('[sqs-poller] batch failed, every message will be retried:', outcome.error);
+      return;
+    }
+    const done = recordsToDelete(records, outcome.response);
     if (done.length === 0) return;
     const { Failed } = await sqs.send(
       new DeleteMessageBatchCommand({
@@ -184,22 +141,27 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
 
   async function poll(): Promise<void> {
     while (running) {
+      if (invocations.size >= maxConcurrency) {
+        await Promise.race(invocations);
+        continue;
+      }
       try {
         const { Messages } = await sqs.send(
           new ReceiveMessageCommand({
             QueueUrl: queueUrl,
-            MaxNumberOfMessages: options.batchSize ?? 10,
+            MaxNumberOfMessages: batchSize,
             WaitTimeSeconds: options.waitTimeSeconds ?? 1,
-            ...(options.visibilityTimeout !== undefined
-              ? { VisibilityTimeout: options.visibilityTimeout }
-              : {}),
             MessageSystemAttributeNames: ['All'],
             MessageAttributeNames: ['All'],
           }),
         );
         // Received after stop(): leave them to come back after their visibility timeout, as a
         // Lambda event source being shut down would, rather than start turns nobody will stop.
-        if (Messages?.length && running) await runBatch(Messages);
+        if (!Messages?.length || !running) continue;
+        const invocation = invoke(Messages)
+          .catch((error: unknown) => console.error('[sqs-poller] could not finish a batch:', error))
+          .finally(() => invocations.delete(invocation));
+        invocations.add(invocation);
       } catch (error) {
         if (!running) return;
         console.error('[sqs-poller] poll failed:', error);
@@ -209,11 +171,13 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
     }
   }
 
-  const loops = Array.from({ length: options.concurrency ?? 1 }, () => poll());
+  const loop = poll();
   return {
     async stop() {
       running = false;
-      await Promise.all(loops);
+      await loop;
+      await Promise.all(invocations);
+      await Promise.allSettled(abandoned);
     },
   };
 }

@@ -3,11 +3,12 @@
  * so that a test can kill it with SIGKILL mid-turn and watch the queue redeliver its job.
  *
  * Started by {@link startSandbox} with `workerProcess`; configured by two environment variables:
- * - SWITCHBOARD_SANDBOX_WORKER: JSON of `{ ...RuntimeConfig, queueArn }`
+ * - SWITCHBOARD_SANDBOX_WORKER: JSON of `{ ...RuntimeConfig, queueArn, eventSource }`
  * - SWITCHBOARD_SANDBOX_AGENTS: the path of a module whose default export is a Switchboard server
  *
  * Prints `worker ready` on stdout once it polls; SIGTERM stops its turns (reason shutdown) and the
- * poller, then exits 0.
+ * poller, then exits 0. An invocation that reaches its function timeout ends the process at once, as
+ * Lambda ends an execution environment whose invocation timed out; the sandbox starts a fresh one.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
@@ -17,7 +18,13 @@ import { Switchboard } from '../lib/agents/index.ts';
 import { createRuntime, parseSettings, type RuntimeConfig } from '../lib/config/index.ts';
 import { createWorkerHandler } from '../lib/handlers/index.ts';
 import { stopAllRuns } from '../lib/runs/index.ts';
-import { startSqsPoller } from './sqs-poller.ts';
+import { type EventSourceOptions, startSqsPoller } from './sqs-poller.ts';
+
+/** The exit code of a child whose invocation timed out: the sandbox starts a fresh child. */
+const TIMED_OUT_EXIT = 75;
+
+/** What the child is configured with. */
+type ChildConfig = RuntimeConfig & { queueArn?: string; eventSource?: EventSourceOptions };
 
 function required(name: string): string {
   const value = process.env[name];
@@ -34,7 +41,7 @@ async function loadApp(file: string): Promise<Switchboard> {
 }
 
 async function main(): Promise<void> {
-  const config = JSON.parse(required('SWITCHBOARD_SANDBOX_WORKER')) as RuntimeConfig & { queueArn?: string };
+  const config = JSON.parse(required('SWITCHBOARD_SANDBOX_WORKER')) as ChildConfig;
   const app = await loadApp(required('SWITCHBOARD_SANDBOX_AGENTS'));
   // The settings crossed a process boundary as plain JSON: parse them again so defaults and checks apply.
   const runtime = createRuntime({
@@ -46,7 +53,10 @@ async function main(): Promise<void> {
     queueUrl: config.queueUrl,
     queueArn: config.queueArn,
     handler: createWorkerHandler(app, runtime),
-    concurrency: 2,
+    ...config.eventSource,
+    // Killed mid-work like Lambda's timed-out environment: no turn is closed, nothing is deleted,
+    // and every batch in flight here comes back after its visibility timeout.
+    onTimeout: () => process.exit(TIMED_OUT_EXIT),
   });
   let stopping = false;
   const stop = async (code: number) => {
@@ -78,7 +88,7 @@ export interface WorkerProcess {
 
 /** Options of {@link startWorkerProcess}. */
 export interface WorkerProcessOptions {
-  config: RuntimeConfig & { queueArn?: string };
+  config: ChildConfig;
   /** The agents module the child serves (default export = a Switchboard server). */
   agents: string;
   /** More environment for the child (the agents module may read it). */
@@ -153,7 +163,25 @@ export async function startWorkerProcess(
   options: WorkerProcessOptions,
 ): Promise<WorkerProcess & { stop(): Promise<void> }> {
   let child = await spawnChild(options);
+  let respawning: Promise<void> | undefined;
+  let stopped = false;
+  // A child whose invocation timed out ended itself: like Lambda, start a fresh one for what comes next.
+  const watch = (current: ChildProcess) =>
+    current.once('exit', (code) => {
+      if (code !== TIMED_OUT_EXIT || stopped || current !== child) return;
+      respawning = spawnChild(options)
+        .then((fresh) => {
+          child = fresh;
+          watch(fresh);
+        })
+        .catch((error: unknown) => console.error('[worker-process] could not start a fresh worker:', error))
+        .finally(() => {
+          respawning = undefined;
+        });
+    });
+  watch(child);
   const stop = async () => {
+    await respawning;
     const current = child;
     if (current.exitCode !== null || current.signalCode !== null) return;
     const done = exited(current);
@@ -175,8 +203,12 @@ export async function startWorkerProcess(
     async restart() {
       await stop();
       child = await spawnChild(options);
+      watch(child);
     },
-    stop,
+    async stop() {
+      stopped = true;
+      await stop();
+    },
   };
 }
 

@@ -1,16 +1,24 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordsToDelete, type SqsPoller, startSqsPoller } from '../../sandbox/sqs-poller.ts';
+import { installFifoBatches } from '../../sandbox/fauxqs-fifo.ts';
+import {
+  recordsToDelete,
+  type SqsPoller,
+  type SqsPollerOptions,
+  startSqsPoller,
+} from '../../sandbox/sqs-poller.ts';
 import { Recorder } from './helpers.ts';
 
 describe('SQS poller', () => {
   let fauxqs: FauxqsServer;
   let sqs: SQSClient;
   let queues = 0;
+  const pollers: SqsPoller[] = [];
 
   beforeAll(async () => {
+    await installFifoBatches();
     fauxqs = await startFauxqs({ port: 0, logger: false });
     sqs = new SQSClient({
       endpoint: fauxqs.address,
@@ -20,6 +28,7 @@ describe('SQS poller', () => {
     });
   });
   afterAll(async () => {
+    await Promise.all(pollers.map((p) => p.stop()));
     sqs.destroy();
     await fauxqs.stop();
   });
@@ -51,6 +60,7 @@ describe('SQS poller', () => {
   }
 
   const bodyId = (record: SQSRecord) => (JSON.parse(record.body) as { id: string }).id;
+  const ids = (event: SQSEvent) => event.Records.map(bodyId);
 
   function messagesLeft(name: string): number {
     const queue = fauxqs.inspectQueue(name);
@@ -58,21 +68,35 @@ describe('SQS poller', () => {
     return queue.messages.ready.length + queue.messages.inflight.length + queue.messages.delayed.length;
   }
 
+  /** A poller whose handler answers with `handle`; every batch and every record it got are recorded. */
   async function poll(
     queueUrl: string,
-    handle: (records: SQSRecord[]) => SQSBatchResponse | undefined,
-  ): Promise<{ poller: SqsPoller; seen: Recorder<SQSRecord> }> {
+    handle: (records: SQSRecord[], context: Context) => Promise<SQSBatchResponse | undefined> | undefined,
+    options: Partial<SqsPollerOptions> = {},
+  ): Promise<{ poller: SqsPoller; seen: Recorder<SQSRecord>; batches: Recorder<SQSEvent> }> {
     const seen = new Recorder<SQSRecord>();
+    const batches = new Recorder<SQSEvent>();
     const poller = await startSqsPoller({
       sqs,
       queueUrl,
-      handler: async (event) => {
-        const response = handle(event.Records);
+      handler: async (event, context) => {
+        batches.push(event);
         for (const record of event.Records) seen.push(record);
-        return response;
+        return handle(event.Records, context);
       },
+      ...options,
     });
-    return { poller, seen };
+    pollers.push(poller);
+    return { poller, seen, batches };
+  }
+
+  /** A promise the test resolves, for a handler that must wait. */
+  function gate() {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    return { opened, open };
   }
 
   it('delivers FIFO messages with their FIFO attributes and deletes them once handled', async () => {
@@ -106,51 +130,172 @@ describe('SQS poller', () => {
     expect(messagesLeft(queue.name)).toBe(0);
   });
 
-  it('deletes the successes of a batch and redelivers a reported failure after its visibility timeout', async () => {
+  it('hands several messages of one group to one invocation, in order, up to the batch size', async () => {
     const queue = fifoQueue();
     await sendTo(queue.queueUrl, [
-      { id: 'fails-once', group: 'g1' },
-      { id: 'fine', group: 'g2' },
+      { id: 'a1', group: 'a' },
+      { id: 'a2', group: 'a' },
+      { id: 'b1', group: 'b' },
+      { id: 'a3', group: 'a' },
+      { id: 'a4', group: 'a' },
     ]);
-    let failed = false;
-    const { poller, seen } = await poll(queue.queueUrl, (records) => {
-      const target = records.find((r) => bodyId(r) === 'fails-once');
-      if (!target || failed) return undefined;
-      failed = true;
-      return { batchItemFailures: [{ itemIdentifier: target.messageId }] };
-    });
-    const first = await seen.waitFor((r) => bodyId(r) === 'fails-once');
-    const retry = await seen.waitFor((r) => bodyId(r) === 'fails-once' && r !== first);
+    const { poller, seen, batches } = await poll(queue.queueUrl, () => undefined, { batchSize: 3 });
+    await seen.waitFor((r) => bodyId(r) === 'a4', 'the last message');
+    await seen.waitFor((r) => bodyId(r) === 'b1', 'the other group');
     await poller.stop();
-    expect(retry.attributes.ApproximateReceiveCount).toBe('2');
-    expect(Number(retry.attributes.ApproximateFirstReceiveTimestamp)).toBe(
-      Number(first.attributes.ApproximateFirstReceiveTimestamp),
-    );
-    expect(seen.items.filter((r) => bodyId(r) === 'fine')).toHaveLength(1);
+    // The first receive takes group a as far as the batch allows; the rest of a comes in order after.
+    expect(ids(batches.items[0]!)).toEqual(['a1', 'a2', 'a3']);
+    expect(batches.items.flatMap(ids).filter((id) => id.startsWith('a'))).toEqual(['a1', 'a2', 'a3', 'a4']);
+    expect(batches.items.every((batch) => batch.Records.length <= 3)).toBe(true);
+    expect(seen.items).toHaveLength(5);
     expect(messagesLeft(queue.name)).toBe(0);
   });
 
-  it('retries the whole batch when the handler throws', async () => {
+  it('runs invocations side by side as groups have work, never more than maxConcurrency', async () => {
+    const queue = fifoQueue();
+    const groups = ['g1', 'g2', 'g3', 'g4', 'g5'];
+    await sendTo(
+      queue.queueUrl,
+      groups.map((group) => ({ id: `${group}-m`, group })),
+    );
+    const release = gate();
+    let active = 0;
+    let most = 0;
+    const { poller, batches, seen } = await poll(
+      queue.queueUrl,
+      async () => {
+        active += 1;
+        most = Math.max(most, active);
+        await release.opened;
+        active -= 1;
+        return undefined;
+      },
+      { batchSize: 1, maxConcurrency: 3 },
+    );
+    await batches.waitFor(() => batches.items.length === 3, 'three invocations at once');
+    // Held at the maximum: the poller receives nothing more while three invocations run.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(batches.items).toHaveLength(3);
+    expect(fauxqs.inspectQueue(queue.name)?.messages.ready).toHaveLength(2);
+    release.open();
+    await seen.waitFor(() => seen.items.length === 5, 'every group');
+    await poller.stop();
+    expect(most).toBe(3);
+    expect(messagesLeft(queue.name)).toBe(0);
+  });
+
+  it('concurrency rises with the number of groups when the maximum allows', async () => {
+    const queue = fifoQueue();
+    const groups = ['g1', 'g2', 'g3', 'g4'];
+    await sendTo(
+      queue.queueUrl,
+      groups.map((group) => ({ id: `${group}-m`, group })),
+    );
+    const release = gate();
+    const { poller, batches } = await poll(
+      queue.queueUrl,
+      async () => {
+        await release.opened;
+        return undefined;
+      },
+      { batchSize: 1, maxConcurrency: 10 },
+    );
+    // All four are held at once: only concurrent invocations can get there.
+    await batches.waitFor(() => batches.items.length === 4, 'four invocations at once');
+    release.open();
+    await poller.stop();
+    expect(batches.items.flatMap(ids).sort()).toEqual(['g1-m', 'g2-m', 'g3-m', 'g4-m']);
+  });
+
+  it('deletes every record the handler does not report, later records of a failed group included', async () => {
     const queue = fifoQueue();
     await sendTo(queue.queueUrl, [
-      { id: 'x', group: 'g1' },
+      { id: 'a1', group: 'a' },
+      { id: 'a2', group: 'a' },
+      { id: 'b1', group: 'b' },
+    ]);
+    let reported = false;
+    const { poller, seen, batches } = await poll(queue.queueUrl, (records) => {
+      const a1 = records.find((r) => bodyId(r) === 'a1');
+      if (!a1 || reported) return undefined;
+      reported = true;
+      // Reports a1 alone: Lambda deletes a2 with the rest; listing it was the function's job.
+      return Promise.resolve({ batchItemFailures: [{ itemIdentifier: a1.messageId }] });
+    });
+    const retry = await seen.waitFor(
+      (r) => bodyId(r) === 'a1' && r.attributes.ApproximateReceiveCount === '2',
+    );
+    await poller.stop();
+    expect(ids(batches.items[0]!)).toEqual(['a1', 'a2', 'b1']);
+    expect(batches.items.flatMap(ids).filter((id) => id === 'a2')).toEqual(['a2']);
+    expect(retry.attributes.ApproximateReceiveCount).toBe('2');
+    expect(messagesLeft(queue.name)).toBe(0);
+  });
+
+  it('retries the whole batch when the handler throws, its group in order', async () => {
+    const queue = fifoQueue();
+    await sendTo(queue.queueUrl, [
+      { id: 'x1', group: 'g1' },
+      { id: 'x2', group: 'g1' },
+      { id: 'x3', group: 'g1' },
       { id: 'y', group: 'g2' },
     ]);
     let calls = 0;
-    const { poller, seen } = await poll(queue.queueUrl, () => {
+    const { poller, batches } = await poll(queue.queueUrl, () => {
       calls += 1;
       if (calls === 1) throw new Error('worker crashed');
       return undefined;
     });
-    await seen.waitFor((r) => bodyId(r) === 'x' && r.attributes.ApproximateReceiveCount === '2');
-    await seen.waitFor((r) => bodyId(r) === 'y' && r.attributes.ApproximateReceiveCount === '2');
+    const again = (event: SQSEvent) =>
+      event.Records.some((r) => r.attributes.ApproximateReceiveCount === '2');
+    await batches.waitFor(() => batches.items.filter(again).flatMap(ids).length === 4, 'the batch again');
     await poller.stop();
+    expect(ids(batches.items[0]!)).toEqual(['x1', 'x2', 'x3', 'y']);
+    // The three messages of g1 came back together and in their order.
+    expect(
+      batches.items
+        .filter(again)
+        .flatMap(ids)
+        .filter((id) => id.startsWith('x')),
+    ).toEqual(['x1', 'x2', 'x3']);
+    expect(messagesLeft(queue.name)).toBe(0);
+  });
+
+  it('abandons an invocation at its timeout: the batch fails, onTimeout is told, the messages come back', async () => {
+    const queue = fifoQueue();
+    await sendTo(queue.queueUrl, [
+      { id: 'slow', group: 'g1' },
+      { id: 'next', group: 'g1' },
+    ]);
+    const release = gate();
+    const timedOut = new Recorder<Context>();
+    let calls = 0;
+    const { poller, seen, batches } = await poll(
+      queue.queueUrl,
+      async () => {
+        calls += 1;
+        if (calls === 1) await release.opened;
+        return undefined;
+      },
+      { timeoutMs: 300, onTimeout: (context) => timedOut.push(context) },
+    );
+    const context = await timedOut.waitFor(() => true, 'the timeout');
+    await seen.waitFor(
+      (r) => bodyId(r) === 'next' && r.attributes.ApproximateReceiveCount === '2',
+      'the retry',
+    );
+    release.open();
+    await poller.stop();
+    expect(timedOut.items).toHaveLength(1);
+    expect(context.getRemainingTimeInMillis()).toBe(0);
+    expect(batches.items.map(ids)).toEqual([
+      ['slow', 'next'],
+      ['slow', 'next'],
+    ]);
     expect(messagesLeft(queue.name)).toBe(0);
   });
 });
 
-// fauxqs 1.9.2 hands out one message per FIFO group per receive (SQS may hand out several), so a
-// batch holding two messages of one group cannot come from it: the rule is checked on built records.
 describe('which records the poller deletes after a batch', () => {
   const record = (messageId: string, group?: string): SQSRecord => ({
     messageId,
@@ -170,23 +315,27 @@ describe('which records the poller deletes after a batch', () => {
     awsRegion: 'us-east-1',
   });
   const ids = (records: SQSRecord[]) => records.map((r) => r.messageId);
+  const batch = [record('a1', 'a'), record('b1', 'b'), record('a2', 'a'), record('b2', 'b')];
 
-  it('keeps the later messages of a failed FIFO group but deletes other groups', () => {
-    const batch = [record('a1', 'a'), record('b1', 'b'), record('a2', 'a'), record('b2', 'b')];
-    const response = { batchItemFailures: [{ itemIdentifier: 'a1' }] };
-    expect(ids(recordsToDelete(batch, response, true))).toEqual(['b1', 'b2']);
-  });
-
-  it('keeps only the reported failures on a standard queue', () => {
-    const batch = [record('m1'), record('m2'), record('m3')];
-    expect(ids(recordsToDelete(batch, { batchItemFailures: [{ itemIdentifier: 'm1' }] }, false))).toEqual([
-      'm2',
-      'm3',
+  it('deletes all but the reported records, on a FIFO queue too', () => {
+    expect(ids(recordsToDelete(batch, { batchItemFailures: [{ itemIdentifier: 'a1' }] }))).toEqual([
+      'b1',
+      'a2',
+      'b2',
     ]);
+    const both = { batchItemFailures: [{ itemIdentifier: 'a1' }, { itemIdentifier: 'a2' }] };
+    expect(ids(recordsToDelete(batch, both))).toEqual(['b1', 'b2']);
   });
 
-  it('keeps the whole batch when a failure names a message that is not in it', () => {
-    const batch = [record('m1'), record('m2')];
-    expect(recordsToDelete(batch, { batchItemFailures: [{ itemIdentifier: 'other' }] }, false)).toEqual([]);
+  it('deletes everything after a response without failures', () => {
+    expect(ids(recordsToDelete(batch, undefined))).toEqual(['a1', 'b1', 'a2', 'b2']);
+    expect(ids(recordsToDelete(batch, { batchItemFailures: [] }))).toEqual(['a1', 'b1', 'a2', 'b2']);
+  });
+
+  it('keeps the whole batch when a failure is not an id of the batch', () => {
+    for (const itemIdentifier of ['other', '', null]) {
+      const response = { batchItemFailures: [{ itemIdentifier }] } as unknown as SQSBatchResponse;
+      expect(recordsToDelete(batch, response)).toEqual([]);
+    }
   });
 });
