@@ -3,6 +3,7 @@ import {
   createRuntime,
   FUNCTION_NAMES,
   type FunctionName,
+  type Permissions,
   parseSettings,
   type Runtime,
 } from '../lib/config/index.ts';
@@ -63,6 +64,8 @@ export interface SandboxOptions {
    * `@connections` calls, each at a rate per service, drawn from a seed (see sandbox/aws/faults.ts).
    */
   faults?: FaultOptions;
+  /** The grants each function's calls are checked against. Default: what the stack deploys. */
+  permissions?: Permissions;
 }
 
 /** A running sandbox. */
@@ -70,6 +73,8 @@ export interface Sandbox {
   url: string;
   wsUrl: string;
   runtime: Runtime;
+  /** Each function's runtime: its clients sign as its role and go through the sandbox's checks. */
+  runtimes: Record<FunctionName, Runtime>;
   /** The faults injected so far, with the `faults` option. */
   faults?: FaultPlan;
   /** Runs the sweep now, as the schedule would. */
@@ -147,6 +152,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     connections: gateway.managementEndpoint,
     names: { ...SANDBOX_NAMES, region: SANDBOX_REGION },
     faults: options.faults,
+    permissions: options.permissions,
   });
   const runtimes = Object.fromEntries(
     FUNCTION_NAMES.map((fn) => [fn, createRuntime(fronts.configFor(fn, config))]),
@@ -187,6 +193,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     url: gateway.url,
     wsUrl: gateway.wsUrl,
     runtime,
+    runtimes,
     faults: fronts.faults,
     sweep: () => schedule.tick(),
     ...(worker && {

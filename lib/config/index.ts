@@ -4,6 +4,7 @@ export {
   FUNCTION_PERMISSIONS,
   type FunctionName,
   type Grant,
+  type Permissions,
   type ResourceKind,
 } from './permissions.ts';
 export {

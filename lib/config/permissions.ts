@@ -47,7 +47,7 @@ const CONNECTIONS: Grant = { resource: 'connections', actions: ['execute-api:Man
  * - only the sweep queries the due-item index;
  * - all but the HTTP function post to WebSocket connections.
  */
-export const FUNCTION_PERMISSIONS: Readonly<Record<FunctionName, readonly Grant[]>> = {
+export const FUNCTION_PERMISSIONS: Permissions = {
   http: [
     { resource: 'table', actions: TABLE_ITEMS },
     { resource: 'queue', actions: ['sqs:SendMessage'] },
@@ -84,7 +84,15 @@ export const FUNCTION_PERMISSIONS: Readonly<Record<FunctionName, readonly Grant[
   ],
 };
 
+/** Grants by function: {@link FUNCTION_PERMISSIONS}, or a variant of it in a test. */
+export type Permissions = Readonly<Record<FunctionName, readonly Grant[]>>;
+
 /** Whether `fn`'s grants allow `action` on a resource of `kind`. */
-export function allows(fn: FunctionName, action: string, kind: ResourceKind): boolean {
-  return FUNCTION_PERMISSIONS[fn].some((grant) => grant.resource === kind && grant.actions.includes(action));
+export function allows(
+  fn: FunctionName,
+  action: string,
+  kind: ResourceKind,
+  permissions: Permissions = FUNCTION_PERMISSIONS,
+): boolean {
+  return permissions[fn].some((grant) => grant.resource === kind && grant.actions.includes(action));
 }

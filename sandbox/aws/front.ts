@@ -1,6 +1,6 @@
 import { Agent, createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { allows, type FunctionName } from '../../lib/config/index.ts';
+import { allows, FUNCTION_PERMISSIONS, type Permissions } from '../../lib/config/index.ts';
 import type { CorsConfig } from '../../lib/contract/index.ts';
 import { s3CorsHeaders, s3Preflight } from './bucket-cors.ts';
 import { type AwsAnswer, awsError } from './errors.ts';
@@ -28,6 +28,8 @@ export interface AwsFrontOptions {
   faults?: FaultPlan;
   /** The file bucket's CORS rules. */
   bucketCors?: CorsConfig;
+  /** The grants enforced. Default: {@link FUNCTION_PERMISSIONS}, what the stack deploys. */
+  permissions?: Permissions;
 }
 
 /** A running front. */
@@ -71,6 +73,7 @@ function refusal(
   op: Operation,
   caller: Caller | undefined,
   parts: { path: string; query: URLSearchParams; body: Buffer },
+  permissions: Permissions,
 ): AwsAnswer | undefined {
   if (!caller)
     return awsError(op.service, 'accessDenied', 'The security token included in the request is invalid.');
@@ -85,7 +88,8 @@ function refusal(
     );
     if (bad) return awsError('s3', bad.kind, bad.message);
   }
-  if (caller.kind === 'admin' || (op.kind && allows(caller.fn, op.action, op.kind))) return undefined;
+  if (caller.kind === 'admin' || (op.kind && allows(caller.fn, op.action, op.kind, permissions)))
+    return undefined;
   return awsError(
     op.service,
     'accessDenied',
@@ -136,7 +140,8 @@ export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront>
     }
     const op = operationOf(req, body, parts.path, parts.query, options);
     const caller = callerOf(accessKeyOf(req, parts.query));
-    const refused = refusal(req, op, caller, parts);
+    const permissions = options.permissions ?? FUNCTION_PERMISSIONS;
+    const refused = refusal(req, op, caller, parts, permissions);
     if (refused) return send(res, refused);
     const fault = caller?.kind === 'function' ? options.faults?.draw(op.service, op.action) : undefined;
     if (fault === 'throttle' || fault === 'error') {
@@ -153,7 +158,7 @@ export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront>
       answer.status === 404 &&
       op.action === 's3:GetObject' &&
       caller?.kind === 'function' &&
-      !allows(caller.fn as FunctionName, 's3:ListBucket', 'bucket')
+      !allows(caller.fn, 's3:ListBucket', 'bucket', permissions)
     ) {
       // Without s3:ListBucket, S3 will not say that a key does not exist.
       return send(res, awsError('s3', 'accessDenied', 'Access Denied'));

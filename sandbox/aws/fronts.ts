@@ -1,4 +1,4 @@
-import type { FunctionName, RuntimeConfig } from '../../lib/config/index.ts';
+import type { FunctionName, Permissions, RuntimeConfig } from '../../lib/config/index.ts';
 import { FILE_BUCKET_CORS } from '../../lib/contract/index.ts';
 import { type FaultOptions, FaultPlan } from './faults.ts';
 import { type AwsFront, startAwsFront } from './front.ts';
@@ -12,6 +12,7 @@ export interface FrontsOptions {
   connections: string;
   names: ResourceNames;
   faults?: FaultOptions;
+  permissions?: Permissions;
 }
 
 /** The fronts before every emulator, and the configuration that sends a function's calls through them. */
@@ -29,7 +30,7 @@ export interface Fronts {
  */
 export async function startFronts(options: FrontsOptions): Promise<Fronts> {
   const faults = options.faults ? new FaultPlan(options.faults) : undefined;
-  const common = { names: options.names, faults };
+  const common = { names: options.names, faults, permissions: options.permissions };
   const started: AwsFront[] = await Promise.all([
     startAwsFront({ ...common, target: 'dynamodb', url: options.dynamodb }),
     startAwsFront({ ...common, target: 'fauxqs', url: options.aws, bucketCors: FILE_BUCKET_CORS }),

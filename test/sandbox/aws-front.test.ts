@@ -1,0 +1,215 @@
+import { PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FUNCTION_PERMISSIONS, type Permissions } from '../../lib/config/index.ts';
+import { FaultPlan } from '../../sandbox/aws/index.ts';
+import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { testApp } from '../support/agents.ts';
+import { api, testSandbox } from '../support/sandbox.ts';
+
+/** The error a call fails with: its name and HTTP status, or 'ok'. */
+async function outcome(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+    return 'ok';
+  } catch (error) {
+    const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+    return `${e.name} ${e.$metadata?.httpStatusCode}`;
+  }
+}
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await testSandbox({ app: testApp().app });
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+describe('the sandbox enforces each function role', () => {
+  it('refuses a call outside the role with the service’s own AccessDenied', async () => {
+    const { http, sweep, ws } = sandbox.runtimes;
+    const { table, bucket, queueUrl } = http;
+    const index = new QueryCommand({
+      TableName: table,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :p',
+      ExpressionAttributeValues: { ':p': 'x' },
+    });
+    expect(await outcome(http.db.send(index))).toBe('AccessDeniedException 400');
+    expect(await outcome(http.s3.send(new ListObjectsV2Command({ Bucket: bucket })))).toBe(
+      'AccessDenied 403',
+    );
+    expect(await outcome(sweep.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl })))).toMatch(
+      /^AccessDenied(Exception)? 400$/,
+    );
+    const post = new PostToConnectionCommand({ ConnectionId: 'c1', Data: 'x' });
+    expect(
+      await outcome(
+        sandbox.runtimes.worker.db.send(new GetCommand({ TableName: 'other', Key: { pk: 'a', sk: 'b' } })),
+      ),
+    ).toBe('AccessDeniedException 400');
+    // The HTTP function has no @connections grant; the WebSocket function has, and meets the gateway.
+    expect(await outcome(http.connections!.send(post))).toBe('AccessDeniedException 403');
+    expect(await outcome(ws.connections!.send(post))).toBe('GoneException 410');
+  });
+
+  it('allows what the role grants: the sweep enqueues, the WebSocket function reads and writes files', async () => {
+    const { sweep, ws } = sandbox.runtimes;
+    const body = JSON.stringify({ probe: true });
+    const send = new SendMessageCommand({
+      QueueUrl: sweep.queueUrl,
+      MessageBody: body,
+      MessageGroupId: 'probe',
+      MessageDeduplicationId: 'probe-1',
+    });
+    expect(await outcome(sweep.sqs.send(send))).toBe('ok');
+    const key = 'files/probe-ws';
+    expect(await outcome(ws.s3.send(new PutObjectCommand({ Bucket: ws.bucket, Key: key, Body: 'hi' })))).toBe(
+      'ok',
+    );
+    expect(await outcome(ws.s3.send(new GetObjectCommand({ Bucket: ws.bucket, Key: key })))).toBe('ok');
+  });
+
+  it('answers a missing object with 403 to a role without s3:ListBucket and 404 to one with it', async () => {
+    const get = () => new GetObjectCommand({ Bucket: sandbox.runtime.bucket, Key: 'files/never-written' });
+    expect(await outcome(sandbox.runtimes.http.s3.send(get()))).toBe('AccessDenied 403');
+    expect(await outcome(sandbox.runtimes.worker.s3.send(get()))).toBe('NoSuchKey 404');
+  });
+
+  it('fails a function the way AWS would when a grant is taken away', async () => {
+    const withoutSend: Permissions = {
+      ...FUNCTION_PERMISSIONS,
+      http: FUNCTION_PERMISSIONS.http.filter((grant) => grant.resource !== 'queue'),
+    };
+    const app = testApp().app;
+    const narrowed = await testSandbox({ app, permissions: withoutSend });
+    const full = await testSandbox({ app });
+    try {
+      const chat = (id: string) => ({ id, session_id: id, agent_id: 'picky', content: 'hello' });
+      const refused = await api(narrowed.url, 'POST', '/api/chat', chat('grant-taken'));
+      expect(refused.status).toBe(500);
+      expect(refused.json.error).toMatchObject({ code: 'internal_error' });
+      const taken = await api(full.url, 'POST', '/api/chat', chat('grant-kept'));
+      expect(taken.status).toBe(202);
+    } finally {
+      await narrowed.close();
+      await full.close();
+    }
+  });
+});
+
+describe('presigned uploads are checked as S3 checks them', () => {
+  async function presign(key: string, size: number, expiresIn = 60) {
+    const { http } = sandbox.runtimes;
+    return getSignedUrl(
+      http.s3,
+      new PutObjectCommand({ Bucket: http.bucket, Key: key, ContentLength: size }),
+      {
+        expiresIn,
+      },
+    );
+  }
+  const stored = (key: string) =>
+    outcome(sandbox.runtime.s3.send(new GetObjectCommand({ Bucket: sandbox.runtime.bucket, Key: key })));
+
+  it('takes a body of the declared size', async () => {
+    const url = await presign('files/exact', 5);
+    const res = await fetch(url, { method: 'PUT', body: 'hello' });
+    expect(res.status).toBe(200);
+    expect(await stored('files/exact')).toBe('ok');
+  });
+
+  it('refuses a body whose size differs from the signed one, and stores nothing', async () => {
+    const url = await presign('files/longer', 5);
+    const res = await fetch(url, { method: 'PUT', body: 'hello, and more' });
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain('<Code>SignatureDoesNotMatch</Code>');
+    expect(await stored('files/longer')).toBe('NoSuchKey 404');
+  });
+
+  it('refuses a URL whose key was changed, and one that has expired', async () => {
+    const url = await presign('files/mine', 5);
+    const other = await fetch(url.replace('files/mine', 'files/theirs'), { method: 'PUT', body: 'hello' });
+    expect(other.status).toBe(403);
+    const expired = new URL(await presign('files/late', 5, 1));
+    expired.searchParams.set('X-Amz-Date', '20200101T000000Z');
+    const late = await fetch(expired, { method: 'PUT', body: 'hello' });
+    expect(late.status).toBe(403);
+    expect(await late.text()).toContain('Request has expired');
+  });
+
+  it('answers the bucket’s CORS: a browser may PUT from any origin, not DELETE', async () => {
+    const url = await presign('files/cors', 5);
+    const preflight = (method: string) =>
+      fetch(url, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://app.example.com',
+          'access-control-request-method': method,
+          'access-control-request-headers': 'content-type',
+        },
+      });
+    const put = await preflight('PUT');
+    expect(put.status).toBe(200);
+    expect(put.headers.get('access-control-allow-origin')).toBe('*');
+    expect(put.headers.get('access-control-allow-methods')).toContain('PUT');
+    expect((await preflight('DELETE')).status).toBe(403);
+    const upload = await fetch(url, {
+      method: 'PUT',
+      body: 'hello',
+      headers: { origin: 'https://app.example.com' },
+    });
+    expect(upload.headers.get('access-control-allow-origin')).toBe('*');
+    expect(upload.headers.get('access-control-expose-headers')).toBe('ETag');
+  });
+});
+
+describe('fault injection', () => {
+  it('draws the same faults from the same seed', () => {
+    const draws = (seed: number) => {
+      const plan = new FaultPlan({ seed, rates: { dynamodb: { throttle: 0.2, error: 0.1, timeout: 0.1 } } });
+      return Array.from({ length: 200 }, () => plan.draw('dynamodb', 'dynamodb:PutItem') ?? '-').join(',');
+    };
+    expect(draws(7)).toBe(draws(7));
+    expect(draws(7)).not.toBe(draws(8));
+    expect(
+      draws(7)
+        .split(',')
+        .filter((d) => d !== '-').length,
+    ).toBeGreaterThan(40);
+  });
+
+  it('fails calls as AWS does and applies a write whose answer was lost', async () => {
+    const faulty = await testSandbox({
+      app: testApp().app,
+      faults: { seed: 1, rates: { dynamodb: { timeout: 1 }, sqs: { throttle: 1 } } },
+    });
+    try {
+      const { http } = faulty.runtimes;
+      const item = { pk: 'FAULT#1', sk: 'META', n: 1 };
+      const put = await outcome(http.db.send(new PutCommand({ TableName: http.table, Item: item })));
+      expect(put).not.toBe('ok');
+      const send = new SendMessageCommand({
+        QueueUrl: http.queueUrl,
+        MessageBody: '{}',
+        MessageGroupId: 'g',
+        MessageDeduplicationId: 'd',
+      });
+      expect(await outcome(http.sqs.send(send))).toMatch(/^Throttling(Exception)? 400$/);
+      // Every attempt was a timeout: some reached the table before their answer was lost.
+      const kinds = new Set(faulty.faults?.injected.map((f) => `${f.service} ${f.fault}`));
+      expect(kinds.has('sqs throttle')).toBe(true);
+      const after = faulty.faults?.injected.filter((f) => f.fault === 'timeout-after').length ?? 0;
+      const read = await faulty.runtime.db.send(
+        new GetCommand({ TableName: http.table, Key: { pk: 'FAULT#1', sk: 'META' } }),
+      );
+      expect(read.Item !== undefined).toBe(after > 0);
+    } finally {
+      await faulty.close();
+    }
+  });
+});
