@@ -7,6 +7,7 @@ import { getRun } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import app, { QUICK_MESSAGE, SLOW_FIRST_CHUNK } from '../support/crash-agents.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
+import { queued } from '../support/wait.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
 
 // The worker runs the same module in its own process; this process serves it over HTTP and WebSocket.
@@ -86,7 +87,12 @@ describe('a worker that dies', () => {
       { pid: sandbox.worker!.pid, cancel: { conversationId: id, runId, reason: 'lease_lost' } },
     ]);
 
-    await expect.poll(async () => (await getRun(sandbox.runtime, id, runId))?.status).toBe('incomplete');
+    await expect
+      .poll(
+        async () => (await getRun(sandbox.runtime, id, runId))?.status,
+        queued('the lost run closed as incomplete'),
+      )
+      .toBe('incomplete');
     expect((await api(sandbox.url, 'GET', `/api/sessions/${id}`)).json).toMatchObject({
       last_run: { status: 'incomplete' },
     });

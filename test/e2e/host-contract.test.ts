@@ -1,10 +1,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
+import { getRun } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { recordingAgent } from '../support/recorder.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
+import { queued } from '../support/wait.ts';
 import { TestSocket } from '../support/ws-client.ts';
 
 let sandbox: Sandbox;
@@ -317,6 +319,7 @@ describe('host_context: what the agent receives', () => {
         async () =>
           ((await api(sandbox.url, 'GET', `/api/sessions/${sessionId}/messages`)).json.messages as unknown[])
             .length,
+        queued('the first turn’s answer to be stored'),
       )
       .toBe(2);
     const before = (await api(sandbox.url, 'GET', `/api/sessions/${sessionId}/messages`)).text;
@@ -409,10 +412,13 @@ describe('attachments', () => {
 
   it('does not store screenshots: not on the message, and gone from the bucket after the turn', async () => {
     const sessionId = sid('nostore');
-    await send({
+    const shot = 'data:image/png;base64,AAAA';
+    const turn = await send({
       session_id: sessionId,
-      attachments: [{ purpose: 'screenshot', data_uri: 'data:image/png;base64,AAAA' }],
+      attachments: [{ purpose: 'screenshot', data_uri: shot }],
     });
+    // During the turn the screenshot was in the bucket: the agent read it from there.
+    expect(turn.screen.map((s) => s.data_uri)).toEqual([shot]);
     const session = (await api(sandbox.url, 'GET', `/api/sessions/${sessionId}`)).json as {
       last_run: { id: string; status: string };
     };
@@ -420,21 +426,22 @@ describe('attachments', () => {
       attachments?: unknown;
     }[];
     expect(messages[0]?.attachments).toBeUndefined();
-    await expect
-      .poll(() =>
-        sandbox.runtime.s3
-          .send(
-            new HeadObjectCommand({
-              Bucket: sandbox.runtime.bucket,
-              Key: `screenshots/${sessionId}/${session.last_run.id}/0.json`,
-            }),
-          )
-          .then(
-            () => 'present',
-            () => 'gone',
-          ),
-      )
-      .toBe('gone');
+    // The keys the run recorded for its screenshots, as the worker reads them.
+    const run = await getRun(sandbox.runtime, sessionId, session.last_run.id);
+    const stored = run?.screenshots ?? [];
+    expect(stored).toHaveLength(1);
+    /** What reading the object gives: 'present', or the S3 error's name and HTTP status. */
+    const read = (key: string) =>
+      sandbox.runtime.s3.send(new GetObjectCommand({ Bucket: sandbox.runtime.bucket, Key: key })).then(
+        async (object) => {
+          await object.Body?.transformToString(); // frees the connection
+          return 'present';
+        },
+        (error: { name?: string; $metadata?: { httpStatusCode?: number } }) =>
+          `${error.name} ${error.$metadata?.httpStatusCode}`,
+      );
+    for (const key of stored)
+      await expect.poll(() => read(key), queued(`${key} to be deleted`)).toBe('NoSuchKey 404');
   });
 
   it('stores reference attachments with their message and replays them in later turns as first seen', async () => {
