@@ -32,6 +32,13 @@ export class ValidationError extends SwitchboardError {
   }
 }
 
+/** A request bigger than the route takes: 413 with the field path, the code naming what was too big. */
+export class PayloadTooLargeError extends SwitchboardError {
+  constructor(code: string, message: string, issues: Issue[] = []) {
+    super(code, message, 413, 'validation', issues);
+  }
+}
+
 /** A body that is not JSON at all: 400. */
 export class MalformedRequestError extends SwitchboardError {
   constructor(message: string) {
@@ -72,5 +79,20 @@ export class AgentDefinitionError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'AgentDefinitionError';
+  }
+}
+
+/**
+ * DynamoDB kept handing back part of a batch write (it does so when the table throttles): the work
+ * is unfinished and must be retried later, as a whole, by whoever asked for it.
+ */
+export class UnprocessedItemsError extends SwitchboardError {
+  constructor(readonly remaining: number) {
+    super(
+      'service_busy',
+      `DynamoDB left ${remaining} items of a batch write unprocessed; try again later.`,
+      503,
+      'internal',
+    );
   }
 }

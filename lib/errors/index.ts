@@ -5,9 +5,11 @@ export {
   type Issue,
   MalformedRequestError,
   NotFoundError,
+  PayloadTooLargeError,
   SessionConflictError,
   SwitchboardError,
   UnauthorizedError,
+  UnprocessedItemsError,
   ValidationError,
 } from './errors.ts';
 export { issuesOf, parseOrThrow, throwIssues } from './zod.ts';

@@ -1,1 +1,2 @@
+export { checkDirectUpload, DIRECT_UPLOAD_MAX_BYTES } from './limits.ts';
 export { createUpload, fileView, ownedFile, storeUpload, UploadRequestSchema } from './upload.ts';

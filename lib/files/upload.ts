@@ -7,6 +7,7 @@ import type { Runtime } from '../config/index.ts';
 import { NotFoundError, parseOrThrow, ValidationError } from '../errors/index.ts';
 import { newId } from '../ids/index.ts';
 import { type FileRecord, getFile, putFile } from '../store/index.ts';
+import { checkDirectUpload } from './limits.ts';
 
 /** The body of `POST /api/files` that asks for an upload URL (for files over the transports' limits). */
 export const UploadRequestSchema = z
@@ -58,7 +59,7 @@ const record = (
   };
 };
 
-/** Stores bytes sent in the request itself (up to API Gateway's 10 MB). */
+/** Stores bytes sent in the request itself (up to what fits a Lambda event: see {@link checkDirectUpload}). */
 export async function storeUpload(
   rt: Runtime,
   identity: Identity,
@@ -68,6 +69,7 @@ export async function storeUpload(
 ) {
   if (bytes.length === 0)
     throw new ValidationError('The file is empty.', [{ path: ['body'], message: 'empty' }]);
+  checkDirectUpload(bytes.length);
   tooLarge(rt, bytes.length, ['body']);
   const file = record(identity, name, mediaType, bytes.length, 'stored');
   await rt.s3.send(
