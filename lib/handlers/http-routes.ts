@@ -6,6 +6,7 @@ import {
   EventsQuerySchema,
   HTTP_ROUTES,
   type HttpRouteKey,
+  MessagesQuerySchema,
   parseChatRequest,
   parseJsonBody,
   parseResolveRequest,
@@ -65,14 +66,19 @@ async function waitForEvents(rt: Runtime, sessionId: string, after: number, limi
   }
 }
 
-/** A Lambda response may be 6 MB: a page of events stops before 5 MB (always with at least one), `has_more` says so. */
-function withinBudget<T>(events: T[]): T[] {
+/**
+ * A page that stays within a Lambda response (at most 6 MB, else API Gateway answers 500): items
+ * are taken in order until they would pass 5 MB, always at least one; the caller says there is more.
+ * Each item is measured as it travels: its JSON inside the response's `body` string, where every
+ * quote and backslash is escaped once more.
+ */
+function withinBudget<T>(items: T[]): T[] {
   let bytes = 0;
   const page: T[] = [];
-  for (const event of events) {
-    bytes += Buffer.byteLength(JSON.stringify(event));
+  for (const item of items) {
+    bytes += Buffer.byteLength(JSON.stringify(JSON.stringify(item)));
     if (page.length > 0 && bytes > 5 * 1024 * 1024) break;
-    page.push(event);
+    page.push(item);
   }
   return page;
 }
@@ -118,14 +124,20 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
     return json(200, sessionView(session, run, open));
   },
   async 'GET /api/sessions/{id}/messages'(rt, _app, event) {
+    const query = parseOrThrow(MessagesQuerySchema, event.queryStringParameters ?? {}, 'query');
     const session = await ownedSession(rt, identity(event), sessionIdOf(event));
     const [messages, actions] = await Promise.all([
-      listMessages(rt, session.sessionId),
+      // One more than the page, to know whether there is a next one.
+      listMessages(rt, session.sessionId, { after: query.after, limit: query.limit + 1 }),
       listActions(rt, session.sessionId),
     ]);
+    const page = withinBudget(messages.slice(0, query.limit).map((m) => messageView(m, actions)));
+    const hasMore = messages.length > page.length;
     return json(200, {
       session_id: session.sessionId,
-      messages: messages.map((m) => messageView(m, actions)),
+      messages: page,
+      has_more: hasMore,
+      next_after: hasMore ? (page.at(-1)?.id ?? null) : null,
     });
   },
   async 'GET /api/sessions/{id}/events'(rt, _app, event) {
@@ -164,4 +176,7 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
 
 /** The routes as a list, in the order of {@link HTTP_ROUTES}. */
 // Marked pure so that a bundle of another function, which never reads the table, drops every route with it.
-export const HTTP_ROUTE_TABLE: HttpRoute[] = /* @__PURE__ */ HTTP_ROUTES.map((key) => ({ key, run: ROUTES[key] }));
+export const HTTP_ROUTE_TABLE: HttpRoute[] = /* @__PURE__ */ HTTP_ROUTES.map((key) => ({
+  key,
+  run: ROUTES[key],
+}));

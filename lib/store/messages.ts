@@ -102,24 +102,41 @@ export async function getMessage(
   return message;
 }
 
-/** A session's messages in order, optionally only those up to and including `through`. */
+/**
+ * A session's messages in order: optionally only those up to and including `through`, or only
+ * those after `after` (exclusive), at most `limit` of them.
+ */
 export async function listMessages(
   rt: Runtime,
   sessionId: string,
-  options: { from?: string; through?: string } = {},
+  options: { from?: string; through?: string; after?: string; limit?: number } = {},
 ): Promise<MessageRecord[]> {
   const pk = keys.session(sessionId).pk;
-  const items = await queryAll(rt, {
-    KeyConditionExpression: options.through
-      ? 'pk = :pk AND sk BETWEEN :from AND :to'
-      : 'pk = :pk AND begins_with(sk, :from)',
-    ExpressionAttributeValues: {
-      ':pk': pk,
-      ':from': options.from ? keys.message(sessionId, options.from).sk : prefixes.message,
-      ...(options.through && { ':to': keys.message(sessionId, options.through).sk }),
+  const sk = (messageId: string) => keys.message(sessionId, messageId).sk;
+  const afterSk = options.after === undefined ? undefined : sk(options.after);
+  const from = afterSk ?? (options.from ? sk(options.from) : prefixes.message);
+  // BETWEEN is inclusive: one item more is read in case the first is `after` itself.
+  const read = options.limit === undefined ? undefined : options.limit + (afterSk ? 1 : 0);
+  const found = await queryAll(
+    rt,
+    {
+      KeyConditionExpression: options.through
+        ? 'pk = :pk AND sk BETWEEN :from AND :to'
+        : afterSk
+          ? 'pk = :pk AND sk BETWEEN :from AND :last'
+          : 'pk = :pk AND begins_with(sk, :from)',
+      ExpressionAttributeValues: {
+        ':pk': pk,
+        ':from': from,
+        ...(options.through && { ':to': sk(options.through) }),
+        // Past every message id: they are ASCII.
+        ...(!options.through && afterSk && { ':last': `${prefixes.message}\uffff` }),
+      },
+      ConsistentRead: true,
     },
-    ConsistentRead: true,
-  });
+    read,
+  );
+  const items = found.filter((item) => item.sk !== afterSk).slice(0, options.limit);
   return Promise.all(
     items.map(async (item) => {
       const message = decodeJson<MessageRecord>(item, MESSAGE_JSON);

@@ -324,7 +324,7 @@ describe('gateway WebSocket frame and message sizes', () => {
       websocket: {
         routes: [],
         handler: async (event) =>
-          event.requestContext.eventType === 'MESSAGE' && 'body' in event
+          'body' in event && typeof event.body === 'string'
             ? { statusCode: 200, body: String(event.body.length) }
             : { statusCode: 200 },
       },
