@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { demoAgent } from '../../demo/demo-agent.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
+import { within } from '../support/wait.ts';
 import { TestSocket } from '../support/ws-client.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -39,17 +40,17 @@ function startProcess(): Promise<{ url: string; wsUrl: string }> {
 
 describe('shutdown', () => {
   it('stops a running turn with reason shutdown on SIGTERM and exits cleanly; the data directory keeps the closed turn', async () => {
-    const { wsUrl } = await startProcess();
+    const { wsUrl } = await within(startProcess(), 'the sandbox process to print its URLs');
     const host = await TestSocket.open(wsUrl);
     const accepted = await host.request({
       action: 'assistant_message',
       session_id: 'sigterm',
       content: 'please take your time',
     });
-    await host.waitFor((f) => f.type === 'agent.message.delta');
+    await host.waitFor((f) => f.type === 'agent.message.delta', 'the first text delta');
     const exited = new Promise<number | null>((resolve) => child?.once('exit', (code) => resolve(code)));
     child?.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await within(exited, 'the sandbox process to exit on SIGTERM')).toBe(0);
     child = undefined;
 
     const app = createSwitchboard();
