@@ -88,7 +88,10 @@ describe('events have the shape of the AWS samples', () => {
       headers: { cookie: 'cookie1; cookie2', 'content-type': 'application/json' },
       body: '{"a": 1}',
     });
-    const event = await http.waitFor((e) => e.rawPath === '/api/sessions/abc');
+    const event = await http.waitFor(
+      (e) => e.rawPath === '/api/sessions/abc',
+      'the POST /api/sessions/abc event',
+    );
     const plain = await sample('apigw-v2-request-no-authorizer.json');
     const withFields = await sample('apigw-v2-request-lambda-authorizer.json');
     const expected = {
@@ -110,7 +113,7 @@ describe('events have the shape of the AWS samples', () => {
       headers: { cookie: 'cookie1; cookie2', 'content-type': 'application/json' },
       body: '{"a": 1}',
     });
-    const event = await http.waitFor((e) => e.rawPath === '/my/path');
+    const event = await http.waitFor((e) => e.rawPath === '/my/path', 'the authorised POST /my/path event');
     const expected = without(
       await sample('apigw-v2-request-lambda-authorizer.json'),
       'stageVariables',
@@ -134,12 +137,12 @@ describe('events have the shape of the AWS samples', () => {
     ];
 
     const client = await openSocket(`${gateway.wsUrl}?QueryString1=queryValue1`);
-    const connect = await ws.waitFor((e) => e.requestContext.eventType === 'CONNECT');
+    const connect = await ws.waitFor((e) => e.requestContext.eventType === 'CONNECT', 'the $connect event');
     expect(shapeDifferences(connect, without(connectSample, 'type', 'methodArn'), { maps })).toEqual([]);
     client.socket.close();
 
     const other = await openSocket(`${authorized.wsUrl}?QueryString1=queryValue1`);
-    const request = await wsAuthorizer.waitFor(() => true);
+    const request = await wsAuthorizer.waitFor(() => true, 'the $connect authoriser event');
     expect(shapeDifferences(request, connectSample, { maps })).toEqual([]);
     other.socket.close();
   });
@@ -147,13 +150,14 @@ describe('events have the shape of the AWS samples', () => {
   it('WebSocket MESSAGE and DISCONNECT events', async () => {
     const client = await openSocket(gateway.wsUrl, { 'User-Agent': 'Mozilla/5.0' });
     await send(client.socket, '{\r\n\t"a": 1\r\n}');
-    const message = await ws.waitFor((e) => e.requestContext.eventType === 'MESSAGE');
+    const message = await ws.waitFor((e) => e.requestContext.eventType === 'MESSAGE', 'the MESSAGE event');
     expect(shapeDifferences(message, await sample('apigw-websocket-request-send-message.json'))).toEqual([]);
 
     client.socket.close(1001);
     const { connectionId } = message.requestContext;
     const disconnect = await ws.waitFor(
       (e) => e.requestContext.eventType === 'DISCONNECT' && e.requestContext.connectionId === connectionId,
+      'the DISCONNECT event',
     );
     const maps = ['headers', 'multiValueHeaders'];
     expect(
@@ -202,7 +206,7 @@ describe('SQS and EventBridge events have the shape of the AWS samples', () => {
       queueUrl,
       handler: async (event) => void batches.push(event),
     });
-    const batch = await batches.waitFor(() => true);
+    const batch = await batches.waitFor(() => true, 'the SQS batch');
     await poller.stop();
     sqs.destroy();
 

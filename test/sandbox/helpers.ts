@@ -60,11 +60,30 @@ export class Recorder<T> {
     }
   }
 
-  /** The first item, recorded or still to come, that passes the test. */
-  waitFor(test: (item: T) => boolean): Promise<T> {
+  /**
+   * The first item, recorded or still to come, that passes the test. Rejects, naming `what` and
+   * how many items did arrive, if none has come within `timeoutMs`.
+   */
+  waitFor(test: (item: T) => boolean, what = 'a matching item', timeoutMs = 10_000): Promise<T> {
     const found = this.items.find(test);
     if (found !== undefined) return Promise.resolve(found);
-    return new Promise((resolve) => this.#waiters.push({ test, resolve }));
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        test,
+        resolve: (item: T) => {
+          clearTimeout(timer);
+          resolve(item);
+        },
+      };
+      const timer = setTimeout(() => {
+        const index = this.#waiters.indexOf(waiter);
+        if (index >= 0) this.#waiters.splice(index, 1);
+        reject(
+          new Error(`timed out after ${timeoutMs} ms waiting for ${what} (${this.items.length} recorded)`),
+        );
+      }, timeoutMs);
+      this.#waiters.push(waiter);
+    });
   }
 }
 

@@ -27,18 +27,43 @@ export function recordingAgent(id = 'recorder', tools: HostAgentDefinition['tool
         { input, screen: await io.lookAtScreen(), fileTexts },
       ];
       seen.set(input.conversationId, list);
-      for (const w of waiters.filter((w) => w.sessionId === input.conversationId && list.length >= w.count))
+      for (const w of waiters.filter((w) => w.sessionId === input.conversationId && list.length >= w.count)) {
+        waiters.splice(waiters.indexOf(w), 1);
         w.resolve(list);
+      }
       return { content: 'ok' };
     },
   };
   return {
     definition,
-    /** Resolves with the session's recorded turns once there are `count` of them. */
-    turns(sessionId: string, count = 1): Promise<Recorded[]> {
+    /**
+     * Resolves with the session's recorded turns once there are `count` of them; rejects, naming
+     * the session and the count, if they have not all come within `timeoutMs`.
+     */
+    turns(sessionId: string, count = 1, timeoutMs = 15_000): Promise<Recorded[]> {
       const list = seen.get(sessionId) ?? [];
       if (list.length >= count) return Promise.resolve(list);
-      return new Promise((resolve) => waiters.push({ sessionId, count, resolve }));
+      return new Promise((resolve, reject) => {
+        const waiter = {
+          sessionId,
+          count,
+          resolve: (turns: Recorded[]) => {
+            clearTimeout(timer);
+            resolve(turns);
+          },
+        };
+        const timer = setTimeout(() => {
+          const index = waiters.indexOf(waiter);
+          if (index >= 0) waiters.splice(index, 1);
+          const got = seen.get(sessionId)?.length ?? 0;
+          reject(
+            new Error(
+              `timed out after ${timeoutMs} ms waiting for ${count} turn(s) of session ${sessionId} at agent ${id}; got ${got}`,
+            ),
+          );
+        }, timeoutMs);
+        waiters.push(waiter);
+      });
     },
   };
 }
