@@ -70,4 +70,4 @@ export {
   type SessionRecord,
   setHostContext,
 } from './sessions.ts';
-export { isConditionFailure, queryAll, strip } from './table.ts';
+export { BATCH_WRITE_ATTEMPTS, batchWrite, isConditionFailure, queryAll, strip } from './table.ts';

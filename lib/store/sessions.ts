@@ -1,17 +1,11 @@
-import {
-  BatchWriteCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
 import type { HostContext } from '../contract/index.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { keys, prefixes } from './keys.ts';
 import type { RunRecord } from './runs.ts';
 import { RUN_JSON } from './runs.ts';
-import { decodeJson, encodeJson, isConditionFailure, queryAll, updateIf } from './table.ts';
+import { batchWrite, decodeJson, encodeJson, isConditionFailure, queryAll, updateIf } from './table.ts';
 
 const SESSION_JSON = ['hostContext', 'metadata'] as const;
 
@@ -76,15 +70,10 @@ export async function deletePartition(rt: Runtime, sessionId: string): Promise<n
     })
   ).filter((item) => item.sk !== 'META');
   for (let i = 0; i < items.length; i += 25) {
-    let pending: Record<string, unknown>[] = items
-      .slice(i, i + 25)
-      .map((Key) => ({ DeleteRequest: { Key } }));
-    while (pending.length > 0) {
-      const { UnprocessedItems } = await rt.db.send(
-        new BatchWriteCommand({ RequestItems: { [rt.table]: pending as never } }),
-      );
-      pending = (UnprocessedItems?.[rt.table] ?? []) as Record<string, unknown>[];
-    }
+    await batchWrite(
+      rt,
+      items.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } })),
+    );
   }
   await rt.db
     .send(

@@ -1,11 +1,37 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
+  BatchWriteCommand,
   QueryCommand,
   type QueryCommandInput,
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
+import { UnprocessedItemsError } from '../errors/index.ts';
+
+/** How often a batch write's unprocessed items are sent again before the caller is told to retry. */
+export const BATCH_WRITE_ATTEMPTS = 8;
+
+/** Full-jitter exponential backoff (AWS's advice for unprocessed items): 0 to 50 ms × 2^attempt, at most 2 s. */
+const backoffMs = (attempt: number) => Math.random() * Math.min(2_000, 50 * 2 ** attempt);
+
+/**
+ * Writes up to 25 requests with BatchWriteItem, sending the items DynamoDB hands back unprocessed
+ * again after a growing, jittered pause, as AWS advises (at once would meet the same throttling).
+ * Throws {@link UnprocessedItemsError} when some are still unprocessed after
+ * {@link BATCH_WRITE_ATTEMPTS} attempts.
+ */
+export async function batchWrite(rt: Runtime, requests: Record<string, unknown>[]): Promise<void> {
+  let pending = requests;
+  for (let attempt = 0; pending.length > 0; attempt += 1) {
+    if (attempt === BATCH_WRITE_ATTEMPTS) throw new UnprocessedItemsError(pending.length);
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
+    const { UnprocessedItems } = await rt.db.send(
+      new BatchWriteCommand({ RequestItems: { [rt.table]: pending as never } }),
+    );
+    pending = (UnprocessedItems?.[rt.table] ?? []) as Record<string, unknown>[];
+  }
+}
 
 /** True when a conditional write was refused because its condition did not hold. */
 export function isConditionFailure(error: unknown): boolean {

@@ -63,6 +63,32 @@ function operationOf(
   return s3Operation(req, path, query, options.names);
 }
 
+type Forward = (
+  req: IncomingMessage,
+  body: Buffer,
+) => Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>;
+
+/**
+ * A throttled batch write as DynamoDB answers it: 200, the first half of the items written and the
+ * rest handed back as `UnprocessedItems`.
+ */
+async function partialBatch(req: IncomingMessage, body: Buffer, forward: Forward): Promise<AwsAnswer> {
+  const input = JSON.parse(body.toString('utf8')) as { RequestItems: Record<string, unknown[]> };
+  const [table, requests] = Object.entries(input.RequestItems)[0] ?? ['', []];
+  const cut = Math.ceil(requests.length / 2);
+  const applied = Buffer.from(
+    JSON.stringify({ ...input, RequestItems: { [table]: requests.slice(0, cut) } }),
+  );
+  req.headers['content-length'] = String(applied.length);
+  await forward(req, applied);
+  const rest = requests.slice(cut);
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/x-amz-json-1.0' },
+    body: JSON.stringify({ UnprocessedItems: rest.length > 0 ? { [table]: rest } : {} }),
+  };
+}
+
 const send = (res: ServerResponse, answer: AwsAnswer) => {
   res.writeHead(answer.status, answer.headers).end(answer.body);
 };
@@ -106,29 +132,27 @@ function refusal(
 export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront> {
   const target = new URL(options.url);
   const agent = new Agent({ keepAlive: true });
-  const forward = (req: IncomingMessage, body: Buffer) =>
-    new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>(
-      (resolve, reject) => {
-        const out = request(
-          {
-            host: target.hostname,
-            port: target.port,
-            method: req.method,
-            path: req.url,
-            headers: req.headers,
-            agent,
-          },
-          async (answer) =>
-            resolve({
-              status: answer.statusCode ?? 502,
-              headers: answer.headers,
-              body: await readAll(answer),
-            }),
-        );
-        out.on('error', reject);
-        out.end(body);
-      },
-    );
+  const forward: Forward = (req, body) =>
+    new Promise((resolve, reject) => {
+      const out = request(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: req.method,
+          path: req.url,
+          headers: req.headers,
+          agent,
+        },
+        async (answer) =>
+          resolve({
+            status: answer.statusCode ?? 502,
+            headers: answer.headers,
+            body: await readAll(answer),
+          }),
+      );
+      out.on('error', reject);
+      out.end(body);
+    });
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readAll(req);
@@ -144,6 +168,9 @@ export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront>
     const refused = refusal(req, op, caller, parts, permissions);
     if (refused) return send(res, refused);
     const fault = caller?.kind === 'function' ? options.faults?.draw(op.service, op.action) : undefined;
+    if (fault === 'throttle' && op.action === 'dynamodb:BatchWriteItem') {
+      return send(res, await partialBatch(req, body, forward));
+    }
     if (fault === 'throttle' || fault === 'error') {
       return send(
         res,

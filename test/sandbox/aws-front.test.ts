@@ -5,6 +5,7 @@ import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_PERMISSIONS, type Permissions } from '../../lib/config/index.ts';
+import { batchWrite } from '../../lib/store/index.ts';
 import { FaultPlan } from '../../sandbox/aws/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { testApp } from '../support/agents.ts';
@@ -181,6 +182,33 @@ describe('fault injection', () => {
         .split(',')
         .filter((d) => d !== '-').length,
     ).toBeGreaterThan(40);
+  });
+
+  it('hands back half of a throttled batch write; batchWrite sends the rest again until all is written', async () => {
+    const faulty = await testSandbox({
+      app: testApp().app,
+      faults: { seed: 3, rates: { dynamodb: { throttle: 1 } } },
+    });
+    try {
+      const { worker } = faulty.runtimes;
+      const puts = Array.from({ length: 25 }, (_, i) => ({
+        PutRequest: { Item: { pk: 'BATCH#1', sk: `ITEM#${String(i).padStart(2, '0')}` } },
+      }));
+      await batchWrite(worker, puts);
+      const { Items = [] } = await faulty.runtime.db.send(
+        new QueryCommand({
+          TableName: worker.table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': 'BATCH#1' },
+        }),
+      );
+      expect(Items).toHaveLength(25);
+      // 25 → 12 → 6 → 3 → 1 → 0 items left: five calls, each throttled.
+      const batches = faulty.faults?.injected.filter((f) => f.action === 'dynamodb:BatchWriteItem');
+      expect(batches).toHaveLength(5);
+    } finally {
+      await faulty.close();
+    }
   });
 
   it('fails calls as AWS does and applies a write whose answer was lost', async () => {
