@@ -98,18 +98,23 @@ async function runGroup(inv: Invocation, records: SQSRecord[]): Promise<HandBack
  */
 export function createWorkerHandler(app: Switchboard, runtime?: Runtime) {
   const rt = lazyRuntime(runtime);
-  return middy<SQSEvent, SQSBatchResponse, Error, Context>().handler(async (event, context) => {
-    const inv: Invocation = {
-      rt: rt(),
-      app,
-      workerId: `${context.awsRequestId || newId('worker')}`,
-      timeLeft: () => context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY,
-    };
-    const groups = await Promise.all(byGroup(event.Records).map((records) => runGroup(inv, records)));
-    const back = groups.flat();
-    // At its timeout Lambda has ended the invocation and nothing after it happens; an invocation the
-    // sandbox abandoned there does not act either, so its batch comes back as Lambda's would.
-    if (back.length > 0 && inv.timeLeft() > 0) await handBack(inv.rt, back);
-    return { batchItemFailures: back.map(({ messageId }) => ({ itemIdentifier: messageId })) };
-  });
+  // No early timeout from middy: an invocation that reaches its timeout is ended by Lambda, which
+  // resets the environment and its turns with it; an early throw would leave them to resume on a later
+  // invocation. Each turn is stopped well before the timeout instead (see stopAtFor).
+  return middy<SQSEvent, SQSBatchResponse, Error, Context>({ timeoutEarlyInMillis: 0 }).handler(
+    async (event, context) => {
+      const inv: Invocation = {
+        rt: rt(),
+        app,
+        workerId: `${context.awsRequestId || newId('worker')}`,
+        timeLeft: () => context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY,
+      };
+      const groups = await Promise.all(byGroup(event.Records).map((records) => runGroup(inv, records)));
+      const back = groups.flat();
+      // At its timeout Lambda has ended the invocation and nothing after it happens; an invocation the
+      // sandbox abandoned there does not act either, so its batch comes back as Lambda's would.
+      if (back.length > 0 && inv.timeLeft() > 0) await handBack(inv.rt, back);
+      return { batchItemFailures: back.map(({ messageId }) => ({ itemIdentifier: messageId })) };
+    },
+  );
 }
