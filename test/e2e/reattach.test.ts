@@ -3,7 +3,7 @@ import type WebSocket from 'ws';
 import type { HostAgentDefinition } from '../../lib/agents/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import { runAgents } from '../support/run-agents.ts';
+import { type Gate, gate } from '../support/agents.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
 
@@ -32,8 +32,39 @@ const big: HostAgentDefinition = {
   },
 };
 
+/** The last text chunk of a paced turn of `count` chunks. */
+const lastChunk = (count: number) => `${count} `;
+
+/** Per session: a paced turn waits on its gate, when the test set one, after its last chunk. */
+const holds = new Map<string, Gate>();
+
+/**
+ * Streams `message` (a number) text chunks, a macrotask apart so that the stream interleaves with
+ * the reconnecting hosts; then, when the test holds the session, waits to be let go before it
+ * ends the turn. So a test decides when the turn ends: never before the joins it makes.
+ */
+const paced: HostAgentDefinition = {
+  info: { id: 'paced' },
+  async invoke({ message, conversationId }, { emit }) {
+    const count = Number(message) || 100;
+    for (let i = 1; i <= count; i += 1) {
+      emit({ type: 'text', text: `${i} ` });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await holds.get(conversationId)?.opened;
+    return {};
+  },
+};
+
+/** Holds the session's next paced turn after its last chunk, until the gate is opened. */
+function hold(sessionId: string): Gate {
+  const held = gate();
+  holds.set(sessionId, held);
+  return held;
+}
+
 const app = createSwitchboard();
-for (const d of [...runAgents().definitions, big]) app.registerHostAgent(d);
+for (const d of [paced, big]) app.registerHostAgent(d);
 let sandbox: Sandbox;
 let n = 0;
 const sid = (name: string) => {
@@ -82,7 +113,11 @@ function hostRule(frames: Frame[], afterSeq: number) {
   return { kept, duplicates, last };
 }
 
-async function joined(sessionId: string, afterSeq: number): Promise<TestSocket> {
+/** A socket joined to the session after `afterSeq`, and how far the join's replay went. */
+async function joined(
+  sessionId: string,
+  afterSeq: number,
+): Promise<{ socket: TestSocket; replayedThrough: number }> {
   const socket = await TestSocket.open(sandbox.wsUrl);
   const answer = await socket.request({
     action: 'assistant_join_session',
@@ -90,7 +125,8 @@ async function joined(sessionId: string, afterSeq: number): Promise<TestSocket> 
     after_seq: afterSeq,
   });
   expect(answer, `join after ${afterSeq}`).toMatchObject({ type: 'assistant:joined', session_id: sessionId });
-  return socket;
+  expect(typeof answer.replayed_through, `join after ${afterSeq}`).toBe('number');
+  return { socket, replayedThrough: answer.replayed_through as number };
 }
 
 async function readLog(sessionId: string): Promise<Frame[]> {
@@ -103,10 +139,12 @@ async function readLog(sessionId: string): Promise<Frame[]> {
 interface Reattach {
   host: number;
   afterSeq: number;
+  /** The last seq the join's replay sent: only a seq up to it can arrive twice (replay and live). */
+  replayedThrough: number;
   /** Event frames as they arrived on the socket that followed the turn to its end. */
   frames: Frame[];
   /** When the host first had a socket that it dropped without a close: what that one received. */
-  lost?: { afterSeq: number; frames: Frame[] };
+  lost?: { afterSeq: number; replayedThrough: number; frames: Frame[] };
   /** Whether the turn was still running when the (last) join was answered. */
   midStream: boolean;
 }
@@ -125,15 +163,21 @@ interface Plan {
 /**
  * One reconnecting host: waits (on the primary socket) until the stream has reached `atSeq`, then
  * joins with a seq it had seen and follows the turn to its end. A phone first loses a socket it
- * had joined, and reconnects from the last seq that socket gave it.
+ * had joined, and reconnects from the last seq that socket gave it. `onJoined` is called once the
+ * last join was answered: the turn is held open until every host's was.
  */
 async function reattach(
   plan: Plan,
   primary: TestSocket,
   sessionId: string,
   runId: string,
+  onJoined: () => void,
 ): Promise<Reattach> {
   const isIdle = idleOf(sessionId, runId);
+  const isLastChunk = (f: Frame) =>
+    f.session_id === sessionId &&
+    f.type === 'agent.message.delta' &&
+    (f.data as { text?: string }).text === lastChunk(CHUNKS);
   const reached = (f: Frame) =>
     f.session_id === sessionId && typeof f.seq === 'number' && f.seq >= plan.atSeq;
   await primary.waitFor(reached, `seq ${plan.atSeq} on the primary`, WAIT_MS);
@@ -145,17 +189,19 @@ async function reattach(
   if (plan.killAfter !== undefined) {
     const first = await joined(sessionId, afterSeq);
     const target = afterSeq + plan.killAfter;
-    await first.waitFor(
-      (f) => f.session_id === sessionId && ((f.seq ?? 0) >= target || isIdle(f)),
-      `seq ${target} before the kill`,
+    // The turn is held after its last chunk until every host has joined: a target past it would never come.
+    await first.socket.waitFor(
+      (f) => f.session_id === sessionId && ((f.seq ?? 0) >= target || isLastChunk(f) || isIdle(f)),
+      `seq ${target} (or the last chunk) before the kill`,
       WAIT_MS,
     );
-    await first.kill();
-    lost = { afterSeq, frames: first.events(sessionId) };
+    await first.socket.kill();
+    lost = { afterSeq, replayedThrough: first.replayedThrough, frames: first.socket.events(sessionId) };
     afterSeq = hostRule(lost.frames, afterSeq).last;
   }
-  const socket = await joined(sessionId, afterSeq);
+  const { socket, replayedThrough } = await joined(sessionId, afterSeq);
   const midStream = !primary.frames.some(isIdle);
+  onJoined();
   const end = await primary.waitFor(isIdle, 'the idle on the primary', WAIT_MS);
   // The lost socket may have had the turn's end already: then the new one has nothing to wait for.
   if (afterSeq < (end.seq as number)) {
@@ -165,6 +211,7 @@ async function reattach(
   return {
     host: plan.host,
     afterSeq,
+    replayedThrough,
     frames: socket.events(sessionId),
     midStream,
     ...(lost ? { lost } : {}),
@@ -198,25 +245,50 @@ describe('reattaching', () => {
       turns.push(
         await (async () => {
           const sessionId = sid('stream');
+          // The turn ends only once every host's join was answered, so each one joins mid-stream.
+          const held = hold(sessionId);
+          let waiting = turnPlans.length;
+          const onJoined = () => {
+            waiting -= 1;
+            if (waiting === 0) held.open();
+          };
           const primary = await TestSocket.open(sandbox.wsUrl);
-          const accepted = await primary.request({
-            action: 'assistant_message',
-            session_id: sessionId,
-            agent_id: 'long',
-            content: String(CHUNKS),
-          });
-          expect(accepted.type).toBe('assistant:accepted');
-          const runId = accepted.run_id as string;
-          const hosts = await Promise.all(turnPlans.map((p) => reattach(p, primary, sessionId, runId)));
-          const end = await primary.waitFor(idleOf(sessionId, runId), 'the idle on the primary', WAIT_MS);
-          await primary.close();
-          return { sessionId, runId, finalSeq: end.seq as number, primary: primary.events(sessionId), hosts };
+          try {
+            const accepted = await primary.request({
+              action: 'assistant_message',
+              session_id: sessionId,
+              agent_id: 'paced',
+              content: String(CHUNKS),
+            });
+            expect(accepted.type).toBe('assistant:accepted');
+            const runId = accepted.run_id as string;
+            const hosts = await Promise.all(
+              turnPlans.map((p) => reattach(p, primary, sessionId, runId, onJoined)),
+            );
+            const end = await primary.waitFor(idleOf(sessionId, runId), 'the idle on the primary', WAIT_MS);
+            return {
+              sessionId,
+              runId,
+              finalSeq: end.seq as number,
+              primary: primary.events(sessionId),
+              hosts,
+            };
+          } finally {
+            held.open();
+            await primary.close();
+          }
         })(),
       );
     }
 
     /** Every socket a host followed the log on, with the events it should have ended up with. */
-    const followed: { where: string; afterSeq: number; frames: Frame[]; expected: Frame[] }[] = [];
+    const followed: {
+      where: string;
+      afterSeq: number;
+      replayedThrough: number;
+      frames: Frame[];
+      expected: Frame[];
+    }[] = [];
     for (const turn of turns) {
       const log = await readLog(turn.sessionId);
       expect(log.map((e) => e.seq)).toEqual(range(1, turn.finalSeq));
@@ -224,11 +296,18 @@ describe('reattaching', () => {
       expect(turn.primary, 'the primary socket, joined from the start').toEqual(log);
       for (const h of turn.hosts) {
         const where = `session ${turn.sessionId}, host ${h.host}, after_seq ${h.afterSeq}`;
-        followed.push({ where, afterSeq: h.afterSeq, frames: h.frames, expected: log.slice(h.afterSeq) });
+        followed.push({
+          where,
+          afterSeq: h.afterSeq,
+          replayedThrough: h.replayedThrough,
+          frames: h.frames,
+          expected: log.slice(h.afterSeq),
+        });
         if (h.lost) {
           followed.push({
             where: `${where}, its lost socket (after_seq ${h.lost.afterSeq})`,
             afterSeq: h.lost.afterSeq,
+            replayedThrough: h.lost.replayedThrough,
             frames: h.lost.frames,
             expected: log.slice(h.lost.afterSeq, h.afterSeq),
           });
@@ -289,9 +368,22 @@ describe('reattaching', () => {
       }
     }
     expect(phones).toBeGreaterThan(0);
-    // The point is the join racing the stream: most reconnects must have happened during it.
-    expect(midStream).toBeGreaterThan(turns.length * HOSTS_PER_TURN * 0.5);
-    expect(dropped, `seed ${SEED}: frames dropped by the host rule`).toBeLessThan(raw * 0.05);
+    // The point is the join racing the stream: the turn is held open until every join was
+    // answered, so every reconnect happened while it ran.
+    expect(
+      turns.flatMap((t) => t.hosts.filter((h) => !h.midStream).map((h) => h.host)),
+      `seed ${SEED}: hosts whose join was answered after the turn ended`,
+    ).toEqual([]);
+    // A seq arrives twice only when the join's replay and the live stream both carried it: at
+    // most twice, and never past the last seq the replay sent.
+    for (const f of followed) {
+      const counts = new Map<number, number>();
+      for (const e of f.frames) counts.set(e.seq as number, (counts.get(e.seq as number) ?? 0) + 1);
+      const beyondReplay = [...counts]
+        .filter(([seq, count]) => count > 2 || (count > 1 && seq > f.replayedThrough))
+        .map(([seq, count]) => `seq ${seq} ×${count}`);
+      expect(beyondReplay, `seed ${SEED}, ${f.where}, replayed through ${f.replayedThrough}`).toEqual([]);
+    }
   });
 
   it('an event too big for one WebSocket message (and for a DynamoDB item) arrives as a reference, and the full event is read over HTTP', async () => {
@@ -358,31 +450,38 @@ describe('reattaching', () => {
 
   it('a host without WebSocket follows the same log over HTTP with after and a long-poll wait', async () => {
     const sessionId = sid('http');
-    const posted = await api(sandbox.url, 'POST', '/api/chat', {
-      session_id: sessionId,
-      agent_id: 'long',
-      content: '100',
-    });
-    expect(posted.status).toBe(202);
-    const runId = posted.json.run_id as string;
+    // The turn ends only after the first poll was answered, so following it takes more than one.
+    const held = hold(sessionId);
     const received: Frame[] = [];
     let after = 0;
     let polls = 0;
-    while (!received.some(idleOf(sessionId, runId))) {
-      polls += 1;
-      expect(polls, `polls after seq ${after}`).toBeLessThan(500);
-      const res = await api(sandbox.url, 'GET', `/api/sessions/${sessionId}/events?after=${after}&wait=5`);
-      expect(res.status).toBe(200);
-      const events = res.json.events as Frame[];
-      // A long-poll answers as soon as something is there, never empty-handed before the turn's end.
-      expect(events.length, `the poll after seq ${after}`).toBeGreaterThan(0);
-      received.push(...events);
-      after = events.at(-1)?.seq ?? after;
+    try {
+      const posted = await api(sandbox.url, 'POST', '/api/chat', {
+        session_id: sessionId,
+        agent_id: 'paced',
+        content: '100',
+      });
+      expect(posted.status).toBe(202);
+      const runId = posted.json.run_id as string;
+      while (!received.some(idleOf(sessionId, runId))) {
+        polls += 1;
+        expect(polls, `polls after seq ${after}`).toBeLessThan(500);
+        const res = await api(sandbox.url, 'GET', `/api/sessions/${sessionId}/events?after=${after}&wait=15`);
+        expect(res.status).toBe(200);
+        const events = res.json.events as Frame[];
+        // A long-poll answers as soon as something is there, never empty-handed before the turn's end.
+        expect(events.length, `the poll after seq ${after}`).toBeGreaterThan(0);
+        received.push(...events);
+        after = events.at(-1)?.seq ?? after;
+        held.open();
+      }
+      expect(received.at(-1)).toMatchObject({ type: 'session.status_idle', run_id: runId });
+    } finally {
+      held.open();
     }
     const seqs = received.map((f) => f.seq);
     expect(seqs).toEqual(range(1, seqs.length));
     expect(received.filter((f) => f.type === 'agent.message.delta')).toHaveLength(100);
-    expect(received.at(-1)).toMatchObject({ type: 'session.status_idle', run_id: runId });
     expect(received).toEqual(await readLog(sessionId));
     expect(polls).toBeGreaterThan(1);
   });

@@ -3,8 +3,8 @@ import { type Gate, gate } from './agents.ts';
 import { within } from './wait.ts';
 
 /**
- * Agents for runs that are stopped: one that honours its signal, one that ignores it, one that
- * streams a long answer; they record what they were told. Their gates and records are kept per
+ * Agents for runs that are stopped or steered: one that honours its signal, one that ignores it,
+ * one that takes steering; they record what they were told. Their gates and records are kept per
  * session, so that a test sees only its own turns whatever ran before it.
  */
 export function runAgents() {
@@ -60,20 +60,8 @@ export function runAgents() {
       return { content: `took: ${taken.map((m) => m.content).join(', ')}` };
     },
   };
-  const long: HostAgentDefinition = {
-    info: { id: 'long' },
-    async invoke({ message }, { emit }) {
-      const count = Number(message) || 100;
-      for (let i = 1; i <= count; i += 1) {
-        emit({ type: 'text', text: `${i} ` });
-        // A macrotask between chunks, so that the stream interleaves with the reconnecting hosts.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      return {};
-    },
-  };
   return {
-    definitions: [polite, stubborn, steerable, long],
+    definitions: [polite, stubborn, steerable],
     /** The messages the agents were invoked with in the session, in order. */
     invokedIn: (sessionId: string) => invoked.filter((i) => i.sessionId === sessionId).map((i) => i.message),
     /** The cancel hook calls for the session, in order. */
