@@ -66,7 +66,9 @@ export function createBucket(scope: Construct, removalPolicy: RemovalPolicy, des
 /**
  * The turns queue and its dead-letter queue. Visibility is six times the worker timeout: Lambda's
  * guidance for an SQS event source, so a batch that is throttled and retried is not redelivered while
- * a worker still runs it. Capped at SQS's 12-hour maximum (never reached: 6 × 15 min = 90 min).
+ * a worker still runs it. Capped at SQS's 12-hour maximum (never reached: 6 × 15 min = 90 min). The
+ * long wait only applies to a batch whose worker died or timed out: the records a worker hands back
+ * (failed, or no time left for them) get a visibility of seconds from the worker itself.
  */
 export function createTurnsQueue(scope: Construct, workerTimeout: Duration): { queue: Queue; dlq: Queue } {
   const dlq = new Queue(scope, 'TurnsDlq', {
