@@ -53,6 +53,8 @@ export class FaultPlan {
   readonly injected: InjectedFault[] = [];
   private readonly random: () => number;
   private calls = 0;
+  /** Off: no call is faulted (a test turns faults off to check that everything recovered). */
+  enabled = true;
 
   constructor(private readonly options: FaultOptions) {
     this.random = generator(options.seed);
@@ -64,6 +66,7 @@ export class FaultPlan {
 
   /** The fault for the next call to `service`, if any, recorded. */
   draw(service: Service, action: string): Fault | undefined {
+    if (!this.enabled) return undefined;
     const rates = this.options.rates[service] ?? {};
     const n = ++this.calls;
     const roll = this.random();
