@@ -137,7 +137,14 @@ describe('events have the shape of the AWS samples', () => {
     ];
 
     const client = await openSocket(`${gateway.wsUrl}?QueryString1=queryValue1`);
-    const connect = await ws.waitFor((e) => e.requestContext.eventType === 'CONNECT', 'the $connect event');
+    // This test's $connect (the other test's sockets connect without a query string).
+    const connect = await ws.waitFor(
+      (e) =>
+        e.requestContext.eventType === 'CONNECT' &&
+        'queryStringParameters' in e &&
+        e.queryStringParameters?.QueryString1 === 'queryValue1',
+      'the $connect event with the query string',
+    );
     expect(shapeDifferences(connect, without(connectSample, 'type', 'methodArn'), { maps })).toEqual([]);
     client.socket.close();
 
