@@ -39,7 +39,9 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     region: config.region ?? 'us-east-1',
     ...(config.credentials && { credentials: config.credentials }),
   };
-  const dynamo = new DynamoDBClient({ ...base, endpoint: config.endpoints?.dynamodb });
+  // Ten attempts, as the SDK's earlier major version gave DynamoDB: its throttling comes in bursts,
+  // and every state change here is one conditional write that is safe to send again.
+  const dynamo = new DynamoDBClient({ ...base, endpoint: config.endpoints?.dynamodb, maxAttempts: 10 });
   return {
     db: DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } }),
     table: config.table,

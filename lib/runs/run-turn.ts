@@ -16,7 +16,7 @@ import {
   takeOverRun,
 } from '../store/index.ts';
 import { failTurn, type Stopping } from './call-agent.ts';
-import { EventStream } from './event-stream.ts';
+import { EventStream, FencedError } from './event-stream.ts';
 import { callCancelHook } from './hooks.ts';
 import type { TurnJob } from './job.ts';
 import { runDelete, runLapse, runMessage, runResolve, runWithdraw } from './run-kinds.ts';
@@ -200,9 +200,12 @@ async function runClaimed(
   } finally {
     watch.end();
   }
-  await stream
-    .drain()
-    .catch((error: unknown) => log.warn('The event log could not be completed', { error: String(error) }));
+  await stream.drain().catch((error: unknown) => {
+    // Fenced: another worker owns the run now and closes it. Any other failure leaves the log short
+    // of this turn's end: the run is closed as error instead (see runTurn), so the log says so.
+    if (!(error instanceof FencedError)) throw error;
+    log.warn('Fenced off the event log', { error: String(error) });
+  });
   if (!(await finishRun(rt, job, workerId, outcome, Date.now()))) {
     log.warn('Lost the lease before the outcome was written; it was discarded');
   }

@@ -41,7 +41,12 @@ export async function appendEvent(rt: Runtime, event: SessionEvent): Promise<boo
       new PutCommand({
         TableName: rt.table,
         Item: { ...keys.event(event.session_id, event.seq), ...encodeJson(stored, EVENT_JSON) },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        // The second clause makes the put idempotent: when the SDK retries a put whose answer was
+        // lost (a timeout after DynamoDB applied it), the item it finds is this very event, not a
+        // rival writer's, and the retry succeeds instead of reading as a lost fence.
+        ConditionExpression: 'attribute_not_exists(pk) OR (run_id = :run AND #at = :at AND #type = :type)',
+        ExpressionAttributeNames: { '#at': 'at', '#type': 'type' },
+        ExpressionAttributeValues: { ':run': event.run_id ?? '', ':at': event.at, ':type': event.type },
       }),
     );
     return true;

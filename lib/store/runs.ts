@@ -126,7 +126,9 @@ export async function claimRun(
     Key: keys.run(run.sessionId, run.runId),
     UpdateExpression:
       'SET #status = :running, startedAt = :at, leaseOwner = :owner, leaseExpiresAt = :exp REMOVE gsi1pk, gsi1sk',
-    ConditionExpression: '#status = :queued',
+    // Or this very claim, applied already: the SDK retries a call whose answer was lost.
+    ConditionExpression:
+      '#status = :queued OR (#status = :running AND leaseOwner = :owner AND startedAt = :at)',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
       ':running': 'running',
@@ -167,7 +169,9 @@ export async function finishRun(
     Key: keys.run(run.sessionId, run.runId),
     UpdateExpression:
       'SET #status = :status, stopReason = :stop, endedAt = :at, #error = :error, #usage = :usage REMOVE leaseExpiresAt',
-    ConditionExpression: 'leaseOwner = :owner AND #status = :running',
+    // Or this very outcome, written already: the SDK retries a call whose answer was lost.
+    ConditionExpression:
+      'leaseOwner = :owner AND (#status = :running OR (#status = :status AND endedAt = :at))',
     ExpressionAttributeNames: { '#status': 'status', '#error': 'error', '#usage': 'usage' },
     ExpressionAttributeValues: {
       ':status': outcome.status,

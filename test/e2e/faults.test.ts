@@ -1,0 +1,213 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSwitchboard, type HostAgentDefinition } from '../../lib/index.ts';
+import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { api, testSandbox } from '../support/sandbox.ts';
+import { within } from '../support/wait.ts';
+import { type Frame, TestSocket } from '../support/ws-client.ts';
+
+/**
+ * Turns, pauses, answers, cancels and reconnects under AWS's everyday faults: throttling, 5xx and
+ * timed-out calls (some applied, their answers lost) on every service the functions call. The seed
+ * makes a failing run's faults drawable again: SWITCHBOARD_FAULT_SEED=… npx vitest run test/e2e/faults.test.ts
+ */
+const SEED = Number(process.env.SWITCHBOARD_FAULT_SEED ?? 20261202);
+const RATES = { throttle: 0.03, error: 0.02, timeout: 0.02 };
+const SESSIONS = 4;
+
+const key = (session: string, what: string) => `${session} ${what}`;
+
+/** One agent whose every call is counted, by session and message or action. */
+function chaosAgent() {
+  const invoked = new Map<string, number>();
+  const resolved = new Map<string, number>();
+  const count = (map: Map<string, number>, k: string) => map.set(k, (map.get(k) ?? 0) + 1);
+  const definition: HostAgentDefinition = {
+    info: { id: 'chaos' },
+    async invoke({ message, conversationId }, { emit, signal }) {
+      count(invoked, key(conversationId, message));
+      const [verb, n] = message.split(' ');
+      if (verb === 'ask') {
+        return {
+          content: 'I need your OK.',
+          pendingActions: [
+            { id: `req_${n}`, type: 'tool_approval', toolName: 'wire', title: 'OK?', args: {} },
+          ],
+        };
+      }
+      if (verb === 'slow') {
+        emit({ type: 'text', text: 'slow started. ' });
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 20_000);
+          signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+        return {};
+      }
+      for (let i = 0; i < 5; i += 1) {
+        emit({ type: 'text', text: `${message}.${i} ` });
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return {};
+    },
+    async resolveAction({ actionId, conversationId }) {
+      count(resolved, key(conversationId, actionId));
+      return { content: `resolved ${actionId}` };
+    },
+  };
+  const app = createSwitchboard();
+  app.registerHostAgent(definition);
+  return { app, invoked, resolved };
+}
+
+/** A host's retry: the same request again while the answer is a 5xx, as the protocol allows. */
+async function retried(send: () => Promise<{ status: number; json: Record<string, unknown> }>) {
+  for (let attempt = 0; ; attempt += 1) {
+    const answer = await send().catch(() => ({ status: 599, json: {} }));
+    if (answer.status < 500 || attempt === 12) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+  }
+}
+
+let sandbox: Sandbox;
+const agent = chaosAgent();
+
+beforeAll(async () => {
+  sandbox = await testSandbox({
+    app: agent.app,
+    settings: { runs: { leaseMs: 2_000, cancelPollMs: 100, cancelGraceMs: 500 }, stream: { coalesceMs: 0 } },
+    faults: { seed: SEED, rates: { dynamodb: RATES, sqs: RATES, s3: RATES, connections: RATES } },
+  });
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+/** The session's status, read by a host that retries a 5xx. */
+async function statusOf(session: string) {
+  const { json } = await retried(() => api(sandbox.url, 'GET', `/api/sessions/${session}`));
+  return json as { status?: string; last_run?: { status?: string } };
+}
+
+async function settled(session: string, want: string[]) {
+  await expect
+    .poll(async () => (await statusOf(session)).status, {
+      timeout: 45_000,
+      interval: 100,
+      message: `${session} settling`,
+    })
+    .toMatch(new RegExp(`^(${want.join('|')})$`));
+}
+
+const chat = (session: string, id: string, content: string) =>
+  retried(() =>
+    api(sandbox.url, 'POST', '/api/chat', { id, session_id: session, agent_id: 'chaos', content }),
+  );
+
+/** Every event of the session's log, read page by page. */
+async function log(session: string): Promise<Frame[]> {
+  const events: Frame[] = [];
+  for (;;) {
+    const { json } = await api(sandbox.url, 'GET', `/api/sessions/${session}/events?after=${events.length}`);
+    events.push(...((json.events as Frame[]) ?? []));
+    if (!json.has_more) return events;
+  }
+}
+
+/** One session's story: a turn, a pause and its answer, a cancelled turn, a reconnect mid-stream. */
+async function story(session: string, frames: Frame[]): Promise<void> {
+  let socket = await TestSocket.open(sandbox.wsUrl);
+  const keep = () => frames.push(...socket.events(session));
+  await socket.request({ action: 'assistant_join_session', session_id: session, after_seq: 0 });
+  expect((await chat(session, `${session}-r1`, 'talk 1')).status).toBe(202);
+  await settled(session, ['idle']);
+
+  expect((await chat(session, `${session}-r2`, 'ask 2')).status).toBe(202);
+  await settled(session, ['requires_action', 'idle']);
+  if ((await statusOf(session)).status === 'requires_action') {
+    const answer = await retried(() =>
+      api(sandbox.url, 'POST', `/api/sessions/${session}/actions/req_2`, {
+        id: `${session}-a2`,
+        decision: 'approve',
+      }),
+    );
+    expect([202, 409]).toContain(answer.status);
+    await settled(session, ['idle']);
+  }
+
+  expect((await chat(session, `${session}-r3`, 'slow 3')).status).toBe(202);
+  await settled(session, ['running']);
+  const cancel = await retried(() => api(sandbox.url, 'POST', `/api/sessions/${session}/cancel`));
+  expect([202, 409]).toContain(cancel.status);
+  await settled(session, ['idle']);
+
+  expect((await chat(session, `${session}-r4`, 'talk 4')).status).toBe(202);
+  await within(
+    socket.waitFor(
+      (f) => f.session_id === session && f.type === 'agent.message.delta',
+      'a delta of talk 4',
+      45_000,
+    ),
+    'a delta of talk 4',
+    45_000,
+  ).catch(() => undefined);
+  keep();
+  await socket.kill();
+  const last = Math.max(0, ...frames.map((f) => f.seq ?? 0));
+  socket = await TestSocket.open(sandbox.wsUrl);
+  await socket.request({ action: 'assistant_join_session', session_id: session, after_seq: last });
+  await settled(session, ['idle']);
+  keep();
+  await socket.close();
+}
+
+describe('under injected faults', () => {
+  it('loses and repeats no event, runs no agent twice for a turn, applies no answer twice, and leaves every session usable', {
+    timeout: 240_000,
+  }, async () => {
+    const sessions = Array.from({ length: SESSIONS }, (_, i) => `chaos-${SEED}-${i}`);
+    const frames = new Map(sessions.map((s) => [s, [] as Frame[]]));
+    await Promise.all(sessions.map((s) => story(s, frames.get(s) as Frame[])));
+
+    const faults = sandbox.faults;
+    if (!faults) throw new Error('the sandbox was started without faults');
+    console.log(`seed ${SEED}: ${faults.injected.length} faults injected`, faults.summary());
+    expect(faults.injected.length).toBeGreaterThan(20);
+    faults.enabled = false;
+
+    for (const session of sessions) {
+      const events = await log(session);
+      // The log: seq 1…n, each once.
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+      // What the sockets received is what the log holds, seq for seq.
+      for (const frame of frames.get(session) ?? []) {
+        expect(frame, `${session} seq ${frame.seq}`).toEqual(events[(frame.seq as number) - 1]);
+      }
+      // Each run ends once; a completed talk turn streamed each of its pieces once.
+      const runs = new Map<string, Frame[]>();
+      for (const e of events) runs.set(String(e.run_id), [...(runs.get(String(e.run_id)) ?? []), e]);
+      for (const [run, list] of runs) {
+        const ends = list.filter((e) => /^session\.status_(idle|requires_action)$/.test(e.type));
+        expect(ends.length, `${session} ${run} ends: ${list.map((e) => `${e.seq} ${e.type} ${JSON.stringify(e.data).slice(0, 80)}`).join(' | ')}`).toBe(1);
+        const text = list
+          .filter((e) => e.type === 'agent.message.delta')
+          .map((e) => (e.data as { text: string }).text)
+          .join('');
+        const talk = /^(talk \d)\.0 /.exec(text)?.[1];
+        if (talk && (ends[0]?.data as { status?: string }).status === 'completed') {
+          expect(text).toBe([0, 1, 2, 3, 4].map((i) => `${talk}.${i} `).join(''));
+        }
+      }
+      for (const message of ['talk 1', 'ask 2', 'slow 3', 'talk 4']) {
+        expect(agent.invoked.get(key(session, message)) ?? 0, `${session} ${message}`).toBeLessThanOrEqual(1);
+      }
+      expect(agent.resolved.get(key(session, 'req_2')) ?? 0, `${session} req_2`).toBeLessThanOrEqual(1);
+      // Usable afterwards: a new message is answered.
+      expect((await chat(session, `${session}-r5`, 'talk 5')).status).toBe(202);
+      await settled(session, ['idle']);
+      expect((await statusOf(session)).last_run?.status).toBe('completed');
+      expect(agent.invoked.get(key(session, 'talk 5'))).toBe(1);
+    }
+  });
+});
