@@ -27,6 +27,7 @@ const COMMAND_NEEDS: Record<string, readonly Need[]> = {
   ListObjectsV2Command: ['s3:ListBucket@bucket'],
   SendMessageCommand: ['sqs:SendMessage@queue'],
   ChangeMessageVisibilityCommand: ['sqs:ChangeMessageVisibility@queue'],
+  GetQueueAttributesCommand: ['sqs:GetQueueAttributes@queue'],
   ChangeMessageVisibilityBatchCommand: ['sqs:ChangeMessageVisibility@queue'],
   PostToConnectionCommand: ['execute-api:ManageConnections@connections'],
   DeleteConnectionCommand: ['execute-api:ManageConnections@connections'],
