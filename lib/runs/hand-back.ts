@@ -26,20 +26,27 @@ export function retryDelaySeconds(receiveCount: number, failed: boolean, notBefo
   return Math.max(backoff, Math.ceil(Math.max(0, notBeforeMs) / 1000) + 1);
 }
 
-const visibilities = new WeakMap<Runtime, Promise<number>>();
+const visibilities = new WeakMap<Runtime, number>();
 
-/** The queue's visibility timeout in seconds, read once per runtime; unbounded if it cannot be read. */
-function queueVisibility(rt: Runtime): Promise<number> {
-  let visibility = visibilities.get(rt);
-  if (!visibility) {
-    visibility = rt.sqs
-      .send(new GetQueueAttributesCommand({ QueueUrl: rt.queueUrl, AttributeNames: ['VisibilityTimeout'] }))
-      .then(({ Attributes }) => Number(Attributes?.VisibilityTimeout ?? Number.NaN))
-      .then((seconds) => (Number.isFinite(seconds) ? seconds : Number.POSITIVE_INFINITY))
-      .catch(() => Number.POSITIVE_INFINITY);
-    visibilities.set(rt, visibility);
+/**
+ * The queue's visibility timeout in seconds, read once per runtime. When it cannot be read it is
+ * taken as 1 s (only untried records are then shortened) and read again next time.
+ */
+async function queueVisibility(rt: Runtime): Promise<number> {
+  const known = visibilities.get(rt);
+  if (known !== undefined) return known;
+  try {
+    const { Attributes } = await rt.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: rt.queueUrl, AttributeNames: ['VisibilityTimeout'] }),
+    );
+    const seconds = Number(Attributes?.VisibilityTimeout);
+    if (!Number.isFinite(seconds)) return 1;
+    visibilities.set(rt, seconds);
+    return seconds;
+  } catch (error) {
+    rt.logger.warn('Could not read the queue visibility timeout', { error: String(error) });
+    return 1;
   }
-  return visibility;
 }
 
 /**
