@@ -10,6 +10,7 @@ import {
   getRun,
   getSession,
   lastSeq,
+  listEvents,
   type RunOutcome,
   type RunRecord,
   type SessionRecord,
@@ -112,12 +113,17 @@ async function closeWithError(
   log: Runtime['logger'],
   outcome: { status: 'error' | 'incomplete'; code: string; message: string },
 ): Promise<void> {
-  const stream = new EventStream(rt, run.sessionId, run.runId, await lastSeq(rt, run.sessionId));
-  stream.append('session.error', { code: outcome.code, message: outcome.message, status: 500 });
-  stream.append('session.status_idle', { status: outcome.status, stop_reason: 'error', detail: null });
-  await stream
-    .drain()
-    .catch((error: unknown) => log.warn('The event log could not be completed', { error: String(error) }));
+  const seq = await lastSeq(rt, run.sessionId);
+  const [last] = seq > 0 ? await listEvents(rt, run.sessionId, seq - 1, 1) : [];
+  // A retry of a close whose outcome write was lost: the log already ends the run, only the outcome is missing.
+  if (last?.run_id !== run.runId || last.type !== 'session.status_idle') {
+    const stream = new EventStream(rt, run.sessionId, run.runId, seq);
+    stream.append('session.error', { code: outcome.code, message: outcome.message, status: 500 });
+    stream.append('session.status_idle', { status: outcome.status, stop_reason: 'error', detail: null });
+    await stream
+      .drain()
+      .catch((error: unknown) => log.warn('The event log could not be completed', { error: String(error) }));
+  }
   const error = { code: outcome.code, message: outcome.message };
   await finishRun(rt, run, workerId, { status: outcome.status, stopReason: 'error', error }, Date.now());
 }
