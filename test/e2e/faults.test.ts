@@ -119,23 +119,25 @@ async function log(session: string): Promise<Frame[]> {
 
 /** Joins the session from `after`, again while the answer is an error (a fault reached the function). */
 async function join(socket: TestSocket, session: string, after: number): Promise<void> {
+  let answer: Frame | undefined;
   for (let attempt = 0; attempt < 12; attempt += 1) {
-    const answer = await socket.request({
+    answer = await socket.request({
       action: 'assistant_join_session',
       session_id: session,
       after_seq: after,
     });
     if (answer.type === 'assistant:joined') return;
   }
-  throw new Error(`${session}: the join kept failing`);
+  throw new Error(`${session}: the join kept failing: ${JSON.stringify(answer)}`);
 }
 
 /** One session's story: a turn, a pause and its answer, a cancelled turn, a reconnect mid-stream. */
 async function story(session: string, frames: Frame[]): Promise<void> {
   let socket = await TestSocket.open(sandbox.wsUrl);
   const keep = () => frames.push(...socket.events(session));
-  await join(socket, session, 0);
+  // The first message creates the session; the join then replays its log from the start.
   expect((await chat(session, `${session}-r1`, 'talk 1')).status).toBe(202);
+  await join(socket, session, 0);
   await settled(session, ['idle']);
 
   expect((await chat(session, `${session}-r2`, 'ask 2')).status).toBe(202);
