@@ -213,7 +213,8 @@ describe('under injected faults', () => {
           .map((e) => (e.data as { text: string }).text)
           .join('');
         const talk = /^(talk \d)\.0 /.exec(text)?.[1];
-        if (talk && (ends[0]?.data as { status?: string }).status === 'completed') {
+        const status = (ends[0]?.data as { status?: string } | undefined)?.status;
+        if (talk && status === 'completed') {
           expect(text).toBe([0, 1, 2, 3, 4].map((i) => `${talk}.${i} `).join(''));
         }
       }
