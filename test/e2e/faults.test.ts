@@ -22,8 +22,10 @@ function chaosAgent() {
   const count = (map: Map<string, number>, k: string) => map.set(k, (map.get(k) ?? 0) + 1);
   const definition: HostAgentDefinition = {
     info: { id: 'chaos' },
-    async invoke({ message, conversationId }, { emit, signal }) {
+    async invoke({ message, conversationId }, { emit, signal, files }) {
       count(invoked, key(conversationId, message));
+      // A file the host attached: its bytes come from the bucket, through the faults.
+      for (const file of await files.list()) emit({ type: 'text', text: `[${await files.text(file.id)}] ` });
       const [verb, n] = message.split(' ');
       if (verb === 'ask') {
         return {
@@ -135,8 +137,27 @@ async function join(socket: TestSocket, session: string, after: number): Promise
 async function story(session: string, frames: Frame[]): Promise<void> {
   let socket = await TestSocket.open(sandbox.wsUrl);
   const keep = () => frames.push(...socket.events(session));
+  // A file, stored in the bucket, for the first message.
+  const upload = await retried(async () => {
+    const res = await fetch(`${sandbox.url}/api/files?name=note.txt`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: `note of ${session}`,
+    });
+    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+  });
+  expect(upload.status).toBe(201);
   // The first message creates the session; the join then replays its log from the start.
-  expect((await chat(session, `${session}-r1`, 'talk 1')).status).toBe(202);
+  const opened = await retried(() =>
+    api(sandbox.url, 'POST', '/api/chat', {
+      id: `${session}-r1`,
+      session_id: session,
+      agent_id: 'chaos',
+      content: 'talk 1',
+      attachments: [{ kind: 'document', file_id: upload.json.id }],
+    }),
+  );
+  expect(opened.status).toBe(202);
   await join(socket, session, 0);
   await settled(session, ['idle']);
 
@@ -212,10 +233,12 @@ describe('under injected faults', () => {
           .filter((e) => e.type === 'agent.message.delta')
           .map((e) => (e.data as { text: string }).text)
           .join('');
-        const talk = /^(talk \d)\.0 /.exec(text)?.[1];
+        const asked = list.find((e) => e.type === 'user.message')?.data as { content?: string } | undefined;
         const status = (ends[0]?.data as { status?: string } | undefined)?.status;
-        if (talk && status === 'completed') {
-          expect(text).toBe([0, 1, 2, 3, 4].map((i) => `${talk}.${i} `).join(''));
+        if (asked?.content?.startsWith('talk') && status === 'completed') {
+          // The note attached to the session's first message, then each piece once, in order.
+          const pieces = [0, 1, 2, 3, 4].map((i) => `${asked.content}.${i} `).join('');
+          expect(text).toBe(`[note of ${session}] ${pieces}`);
         }
       }
       for (const message of ['talk 1', 'ask 2', 'slow 3', 'talk 4']) {
