@@ -3,12 +3,13 @@ import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
 import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { FILE_BUCKET_CORS } from '../lib/contract/index.ts';
+import { TURNS_MAX_RECEIVE_COUNT } from '../lib/runs/index.ts';
 
 /** The sweep's index: items that expire, keyed by their expiry bucket (see docs/deployment.md). */
 export const SWEEP_INDEX_NAME = 'gsi1';
 
-/** The FIFO redrive threshold: after this many receives a turn job goes to the dead-letter queue. */
-export const TURNS_MAX_RECEIVE_COUNT = 5;
+export { TURNS_MAX_RECEIVE_COUNT };
 
 /**
  * The single table. Keys are generic strings so every entity fits; `ttl` is set here, never by code,
@@ -48,13 +49,14 @@ export function createBucket(scope: Construct, removalPolicy: RemovalPolicy, des
       // Screenshots travel through the bucket for one turn only; the worker deletes them, this is the backstop.
       { id: 'expire-screenshots', prefix: 'screenshots/', expiration: Duration.days(1) },
     ],
+    // The rule the sandbox's S3 answers preflight by, from the one declaration.
     cors: [
       {
-        allowedMethods: [HttpMethods.PUT, HttpMethods.GET],
-        allowedOrigins: ['*'],
-        allowedHeaders: ['*'],
-        exposedHeaders: ['ETag'],
-        maxAge: 3600,
+        allowedMethods: FILE_BUCKET_CORS.allowMethods.map((method) => HttpMethods[method as 'GET' | 'PUT']),
+        allowedOrigins: [...FILE_BUCKET_CORS.allowOrigins],
+        allowedHeaders: [...FILE_BUCKET_CORS.allowHeaders],
+        exposedHeaders: [...(FILE_BUCKET_CORS.exposeHeaders ?? [])],
+        maxAge: FILE_BUCKET_CORS.maxAgeSeconds,
       },
     ],
     removalPolicy,

@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
+import { TURNS_MAX_RECEIVE_COUNT } from '../lib/runs/index.ts';
 import { installFifoBatches } from './fauxqs-fifo.ts';
 
 /** Names of the sandbox's resources, the same ones the CDK stack creates. */
@@ -99,7 +100,7 @@ export async function startLocalServices(options: {
       VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? 30),
       RedrivePolicy: JSON.stringify({
         deadLetterTargetArn: dlq.queueArn,
-        maxReceiveCount: options.maxReceiveCount ?? 5,
+        maxReceiveCount: options.maxReceiveCount ?? TURNS_MAX_RECEIVE_COUNT,
       }),
     },
   });

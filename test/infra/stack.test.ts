@@ -26,7 +26,7 @@ describe('Switchboard storage and compute', () => {
       FifoThroughputLimit: 'perMessageGroupId',
       // Six times the default five-minute worker timeout.
       VisibilityTimeout: 1800,
-      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 15 },
     });
     template.hasResourceProperties('AWS::SQS::Queue', {
       FifoQueue: true,
