@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRun } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import app, { QUICK_MESSAGE, SLOW_FIRST_CHUNK } from '../support/crash-agents.ts';
+import app, { QUICK_MESSAGE, readAgentCalls, SLOW_FIRST_CHUNK } from '../support/crash-agents.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
@@ -33,11 +33,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const agentCalls = () =>
-  readFileSync(agentsLog, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { pid: number; invoke?: string; cancel?: Record<string, unknown> });
+const agentCalls = () => readAgentCalls(agentsLog);
 
 async function send(sessionId: string, agentId: string, content: string): Promise<string> {
   const accepted = await host.request({

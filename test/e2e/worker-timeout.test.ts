@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRun } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import app, { QUICK_MESSAGE } from '../support/crash-agents.ts';
+import app, { QUICK_MESSAGE, readAgentCalls } from '../support/crash-agents.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 
@@ -31,11 +31,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const agentCalls = () =>
-  readFileSync(agentsLog, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { pid: number; invoke?: string; cancel?: { reason: string } });
+const agentCalls = () => readAgentCalls(agentsLog);
 
 let requests = 0;
 async function send(sessionId: string, content: string): Promise<string> {

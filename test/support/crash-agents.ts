@@ -1,4 +1,4 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import type { HostAgentCancelInput } from '../../lib/agents/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 
@@ -11,6 +11,22 @@ const record = (entry: Record<string, unknown>) => {
   const file = process.env.CRASH_AGENTS_LOG;
   if (file) appendFileSync(file, `${JSON.stringify({ pid: process.pid, ...entry })}\n`);
 };
+
+/** One line of the file CRASH_AGENTS_LOG names: an invoke or a cancel hook call, by which process. */
+export interface AgentCall {
+  pid: number;
+  invoke?: string;
+  message?: string;
+  cancel?: HostAgentCancelInput;
+}
+
+/** The calls the agents recorded in `file`, in order. */
+export function readAgentCalls(file: string): AgentCall[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as AgentCall);
+}
 
 /** The first text chunk of a 'slow' turn: once per invoke, so the log counts the invokes. */
 export const SLOW_FIRST_CHUNK = 'slow: started. ';
