@@ -4,13 +4,17 @@ import { parseArgs } from 'node:util';
 import { Switchboard } from '../lib/agents/index.ts';
 import { startSandbox } from './sandbox.ts';
 
-const USAGE = `Usage: npm start -- [--port 3000] [--host 127.0.0.1] [--data DIR | --persist] [--agents FILE] [--sweep-ms 60000]
+const USAGE = `Usage: npm start -- [--port 3000] [--host 127.0.0.1] [--data DIR | --persist] [--agents FILE] [--sweep-ms 60000] [--faults SEED]
 
   --port      port of the page, the HTTP API and the WebSocket API (default 3000; 0 picks one)
   --data DIR  keep DynamoDB's data in DIR across restarts (in memory without it)
   --persist   the same, in .sandbox-data
   --agents    a module whose default export is a Switchboard server (default: the demo agent)
-  --sweep-ms  how often the sweep runs (default 60000, the EventBridge rule's rate)`;
+  --sweep-ms  how often the sweep runs (default 60000, the EventBridge rule's rate)
+  --faults    throttle, fail and time out the functions' AWS calls now and then (2% each), drawn from SEED`;
+
+/** The rates `--faults` injects on every service, each per call. */
+const DEMO_FAULT_RATES = { throttle: 0.02, error: 0.02, timeout: 0.02 };
 
 async function loadApp(file: string | undefined): Promise<Switchboard> {
   const module = (await (file ? import(pathToFileURL(resolve(file)).href) : import('#agents'))) as {
@@ -33,6 +37,7 @@ async function main(): Promise<void> {
       persist: { type: 'boolean', default: false },
       agents: { type: 'string' },
       'sweep-ms': { type: 'string', default: '60000' },
+      faults: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -52,12 +57,23 @@ async function main(): Promise<void> {
     host: values.host,
     dataDir,
     sweepPeriodMs: Number(values['sweep-ms']),
+    ...(values.faults !== undefined && {
+      faults: {
+        seed: Number(values.faults),
+        rates: {
+          dynamodb: DEMO_FAULT_RATES,
+          sqs: DEMO_FAULT_RATES,
+          s3: DEMO_FAULT_RATES,
+          connections: DEMO_FAULT_RATES,
+        },
+      },
+    }),
   });
   console.log(`Switchboard sandbox is running.
   Page:       ${sandbox.url}/
   HTTP API:   ${sandbox.url}/api
   WebSocket:  ${sandbox.wsUrl}
-  Data:       ${dataDir ?? 'in memory (pass --data to keep it)'}
+  Data:       ${dataDir ?? 'in memory (pass --data to keep it)'}${values.faults !== undefined ? `\n  Faults:     injected, seed ${values.faults}` : ''}
 Press Ctrl+C to stop.`);
   let stopping = false;
   const stop = async (signal: string) => {
