@@ -2,7 +2,14 @@ import type { Stack } from 'aws-cdk-lib';
 import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HTTP_ROUTES, WEBSOCKET_ROUTES, WEBSOCKET_SPECIAL_ROUTES } from '../../infra/routes.ts';
-import { environmentOf, idsOfType, type Resources, refOf, synthSwitchboard } from './template-helpers.ts';
+import {
+  environmentOf,
+  idsOfType,
+  type Resources,
+  refOf,
+  SYNTH_TIMEOUT_MS,
+  synthSwitchboard,
+} from './template-helpers.ts';
 
 let stack: Stack;
 let template: Template;
@@ -10,7 +17,7 @@ let resources: Resources;
 
 beforeAll(() => {
   ({ stack, template, resources } = synthSwitchboard({ keepWarnings: true }));
-});
+}, SYNTH_TIMEOUT_MS);
 
 function apiId(protocol: 'HTTP' | 'WEBSOCKET'): string {
   const ids = idsOfType(resources, 'AWS::ApiGatewayV2::Api').filter(

@@ -3,7 +3,7 @@ import { Annotations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SwitchboardDemoStack } from '../../infra/demo-stack.ts';
-import { newApp } from './template-helpers.ts';
+import { newApp, SYNTH_TIMEOUT_MS } from './template-helpers.ts';
 
 // The demo agent is written alongside this stack; until it exists there is nothing to synthesise.
 const hasDemoAgents = existsSync(new URL('../../demo/agents.ts', import.meta.url));
@@ -16,7 +16,7 @@ beforeAll(() => {
   // The demo is anonymous on purpose; apis.test.ts checks the warning itself.
   Annotations.of(stack).acknowledgeWarning('switchboard:noAuthorizer');
   template = Template.fromStack(stack);
-});
+}, SYNTH_TIMEOUT_MS);
 
 describe.skipIf(!hasDemoAgents)('the demo stack', () => {
   it('destroys its table, bucket and logs with the stack', () => {

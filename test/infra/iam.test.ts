@@ -11,6 +11,7 @@ import {
   type FoundStatement,
   policyStatements,
   type Resources,
+  SYNTH_TIMEOUT_MS,
   synthSwitchboard,
 } from './template-helpers.ts';
 
@@ -23,11 +24,10 @@ const STAR_RESOURCE_ALLOWED: Record<string, string> = {
 let resources: Resources;
 let allows: FoundStatement[];
 
-// One synth for the file; on two busy cores it can take longer than the default hook timeout.
 beforeAll(() => {
   ({ resources } = synthSwitchboard());
   allows = policyStatements(resources).filter(({ statement }) => statement.Effect === 'Allow');
-}, 120_000);
+}, SYNTH_TIMEOUT_MS);
 
 /** The logical id prefix of each function's role. */
 const ROLE_PREFIX: Record<FunctionName, string> = {

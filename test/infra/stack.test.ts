@@ -6,6 +6,7 @@ import {
   idsOfType,
   policyStatements,
   type Resources,
+  SYNTH_TIMEOUT_MS,
   synthSwitchboard,
 } from './template-helpers.ts';
 
@@ -15,7 +16,7 @@ let resources: Resources;
 beforeAll(() => {
   // This file's synth also runs CloudFormation's default rules, which fail it on any finding.
   ({ template, resources } = synthSwitchboard({ validate: true }));
-});
+}, SYNTH_TIMEOUT_MS);
 
 describe('Switchboard storage and compute', () => {
   it('the turns queue is FIFO with a dead-letter queue', () => {

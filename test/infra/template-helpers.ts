@@ -7,6 +7,12 @@ import { Switchboard } from '../../infra/switchboard.ts';
 /** The stand-in agents module (bundling is skipped, so it is never loaded). */
 export const FIXTURE_AGENTS = fileURLToPath(new URL('./fixtures/agents.ts', import.meta.url));
 
+/**
+ * How long a file's one synth may take in its beforeAll: seconds alone, far longer on two cores busy
+ * with the rest of the suite.
+ */
+export const SYNTH_TIMEOUT_MS = 120_000;
+
 /** One resource of a synthesised template. */
 export interface TemplateResource {
   readonly Type: string;
