@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoAgent } from '../../demo/demo-agent.ts';
@@ -134,13 +136,16 @@ describe.skipIf(!haveChromium)('the demo host page in a real browser', () => {
 
     // What the page shows is what the runtime stored.
     await expect
-      .poll(async () => (await storedMessages(sessionId)).map(({ role, content }) => ({ role, content })))
+      .poll(async () => (await storedMessages(sessionId)).map(({ role, content }) => ({ role, content })), {
+        timeout: 15_000,
+        message: 'waiting for the stored conversation',
+      })
       .toEqual([
         { role: 'user', content: message },
         { role: 'assistant', content: answer },
       ]);
 
-    await page.screenshot({ path: '/tmp/switchboard-page.png', fullPage: true });
+    await page.screenshot({ path: join(tmpdir(), 'switchboard-page.png'), fullPage: true });
   });
 
   it('after a reload, the page re-joins its session and shows the conversation again', async () => {
@@ -156,5 +161,39 @@ describe.skipIf(!haveChromium)('the demo host page in a real browser', () => {
     expect(await page.locator('.msg.user').allTextContents()).toEqual([message]);
     expect(await page.locator('.msg.assistant').allTextContents()).toEqual([answer]);
     expect(await page.locator('.tool').count()).toBe(2);
+  });
+
+  it('the page uploads a file straight to the bucket with a presigned URL, across origins, as the bucket’s CORS allows', async () => {
+    const page = await openPage();
+    const body = 'hello from a browser';
+    const created = await fetch(`${sandbox.url}/api/files`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'note.txt', media_type: 'text/plain', size: body.length }),
+    });
+    expect(created.status).toBe(201);
+    const file = (await created.json()) as {
+      id: string;
+      upload: { url: string; headers: Record<string, string> };
+    };
+    expect(new URL(file.upload.url).origin).not.toBe(new URL(sandbox.url).origin);
+    // In the page: a cross-origin PUT with a content type, so the browser asks the bucket first.
+    const put = (method: string) =>
+      page.evaluate(
+        async ({ url, headers, body, method }) => {
+          try {
+            return String(
+              (await fetch(url, { method, headers, body: method === 'PUT' ? body : undefined })).status,
+            );
+          } catch (error) {
+            return `refused: ${String(error)}`;
+          }
+        },
+        { ...file.upload, body, method },
+      );
+    expect(await put('DELETE')).toMatch(/^refused: TypeError/);
+    expect(await put('PUT')).toBe('200');
+    const stored = await fetch(`${sandbox.url}/api/files/${file.id}`);
+    expect(await stored.json()).toMatchObject({ id: file.id, status: 'stored', size: body.length });
   });
 });
