@@ -28,9 +28,13 @@ function countRequests(
 const app = createSwitchboard();
 app.registerHostAgent(demoAgent({ chunkDelayMs: 0 }));
 const sandbox = await startSandbox({ app, port: 0, logLevel: 'ERROR' });
-countRequests(sandbox.runtime.db as never, 'DynamoDB');
-countRequests(sandbox.runtime.sqs as never, 'SQS');
-if (sandbox.runtime.connections) countRequests(sandbox.runtime.connections as never, 'ApiGateway');
+// Every function's clients: each signs as its own role, so each has its own.
+for (const runtime of Object.values(sandbox.runtimes)) {
+  countRequests(runtime.db as never, 'DynamoDB');
+  countRequests(runtime.sqs as never, 'SQS');
+  countRequests(runtime.s3 as never, 'S3');
+  if (runtime.connections) countRequests(runtime.connections as never, 'ApiGateway');
+}
 
 const host = await TestSocket.open(sandbox.wsUrl);
 const firstEvent: number[] = [];
