@@ -103,7 +103,8 @@ export const MessagesQuerySchema = z
     after: z
       .string()
       .max(128)
-      .regex(/^msg_[0-9A-Za-z]+_\d+$/, 'a message id (msg_…)')
+      // A message's id, or a steered one's (taken into a running turn: `msg_…_000_s…`).
+      .regex(/^msg_[0-9A-Za-z]+_\d+(?:_s[0-9A-Za-z]+)?$/, 'a message id (msg_…)')
       .optional(),
     limit: z.coerce.number().int().min(1).max(500).default(100),
   })

@@ -318,6 +318,16 @@ describe('steering', () => {
       'ignore me',
       'did not look',
     ]);
+    // A page that ends on the steered message leads on from it.
+    const page = (await api(sandbox.url, 'GET', `/api/sessions/${id}/messages?limit=2`)).json;
+    expect(page.next_after).toMatch(/^msg_.*_s/);
+    const rest = await api(sandbox.url, 'GET', `/api/sessions/${id}/messages?after=${page.next_after}`);
+    expect(rest.status).toBe(200);
+    expect((rest.json.messages as { content: string }[]).map(contentOf)).toEqual([
+      'took: also this',
+      'ignore me',
+      'did not look',
+    ]);
   });
 
   it('runs a steering message the running turn does not take as the next turn', async () => {
