@@ -12,4 +12,5 @@ export {
   UnprocessedItemsError,
   ValidationError,
 } from './errors.ts';
+export { FencedError, MissingItemError, RetryLaterError } from './internal.ts';
 export { issuesOf, parseOrThrow, throwIssues } from './zod.ts';

@@ -2,11 +2,11 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import { RetryLaterError } from '../errors/index.ts';
 import { newId } from '../ids/index.ts';
 import {
   type HandBack,
   handBack,
-  RetryLaterError,
   retryDelaySeconds,
   runTurn,
   stopAtFor,

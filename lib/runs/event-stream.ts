@@ -1,14 +1,7 @@
 import type { Runtime } from '../config/index.ts';
+import { FencedError } from '../errors/index.ts';
 import { appendEvent, type SessionEvent } from '../store/index.ts';
 import { broadcast } from '../transport/index.ts';
-
-/** Raised inside the stream when another writer holds the next seq: this worker is fenced off. */
-export class FencedError extends Error {
-  constructor(seq: number) {
-    super(`Seq ${seq} of the session's log is taken: another worker owns this turn.`);
-    this.name = 'FencedError';
-  }
-}
 
 /**
  * One turn's writer of the session's event log. Events are stored first (a conditional put on the

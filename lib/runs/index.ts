@@ -1,10 +1,11 @@
+export { FencedError, MissingItemError, RetryLaterError } from '../errors/index.ts';
 export { cancelSession, deleteSession } from './cancel.ts';
 export { submitAnswer, submitContinuation, supersedeOpen } from './continuation.ts';
 export { shutdownMarginMs, stopAtFor, turnBudgetMs } from './deadline.ts';
-export { EventStream, FencedError } from './event-stream.ts';
+export { EventStream } from './event-stream.ts';
 export { type HandBack, handBack, retryDelaySeconds } from './hand-back.ts';
 export { enqueue, TURNS_MAX_RECEIVE_COUNT, type TurnJob, TurnJobSchema } from './job.ts';
-export { RetryLaterError, type RunTurnOptions, runTurn } from './run-turn.ts';
+export { type RunTurnOptions, runTurn } from './run-turn.ts';
 export { type Accepted, type BeforeEnqueue, submitTurn } from './submit.ts';
 export { TurnState } from './turn-state.ts';
 export { RunWatch, stopAllRuns, stopRunsOf } from './watch.ts';

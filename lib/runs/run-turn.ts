@@ -1,7 +1,7 @@
 import type { HostAgentRegistration, ResolvedHitl, Switchboard } from '../agents/index.ts';
 import { requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { SwitchboardError } from '../errors/index.ts';
+import { FencedError, MissingItemError, RetryLaterError, SwitchboardError } from '../errors/index.ts';
 import {
   type CancelReason,
   claimRun,
@@ -17,28 +17,11 @@ import {
   takeOverRun,
 } from '../store/index.ts';
 import { failTurn, type Stopping } from './call-agent.ts';
-import { EventStream, FencedError } from './event-stream.ts';
+import { EventStream } from './event-stream.ts';
 import { callCancelHook } from './hooks.ts';
 import type { TurnJob } from './job.ts';
 import { runDelete, runLapse, runMessage, runResolve, runWithdraw } from './run-kinds.ts';
 import { RunWatch } from './watch.ts';
-
-/** Thrown when a job cannot run yet (its run is held by a live lease): the queue retries it. */
-export class RetryLaterError extends Error {
-  override name = 'RetryLaterError';
-  /** @param retryAfterMs how long until the job can run: the holder's lease ends then. */
-  constructor(
-    message: string,
-    readonly retryAfterMs = 0,
-  ) {
-    super(message);
-  }
-}
-
-/** A claimed run whose run or session item is missing from the table: a fault on our side. */
-export class MissingItemError extends Error {
-  override name = 'MissingItemError';
-}
 
 /** What every kind of run works with. */
 export interface RunScope {
