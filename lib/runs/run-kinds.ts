@@ -13,10 +13,10 @@ import { filesOf, invocationOf } from './agent-input.ts';
 import { loadAttachment, sessionFiles } from './attachments.ts';
 import { callAgent } from './call-agent.ts';
 import { callCancelHook } from './hooks.ts';
-import type { RunScope } from './run-turn.ts';
 import { announceDecided, settle } from './settle.ts';
 import { takeSteering } from './steering.ts';
 import { toolsForTurn } from './tools.ts';
+import type { RunScope } from './types.ts';
 
 /** `io.takeSteering` of a run: taken messages are announced in the log as the user's. */
 const steeringOf = (scope: RunScope) => () =>

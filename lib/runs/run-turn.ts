@@ -1,4 +1,4 @@
-import type { HostAgentRegistration, ResolvedHitl, Switchboard } from '../agents/index.ts';
+import type { Switchboard } from '../agents/index.ts';
 import { requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { FencedError, MissingItemError, RetryLaterError, SwitchboardError } from '../errors/index.ts';
@@ -10,32 +10,17 @@ import {
   getRun,
   getSession,
   lastSeq,
-  listEvents,
   type RunOutcome,
-  type RunRecord,
-  type SessionRecord,
   takeOverRun,
 } from '../store/index.ts';
-import { failTurn, type Stopping } from './call-agent.ts';
+import { failTurn } from './call-agent.ts';
+import { closeLostRun, closeWithError, FAILED } from './close.ts';
 import { EventStream } from './event-stream.ts';
 import { callCancelHook } from './hooks.ts';
 import type { TurnJob } from './job.ts';
 import { runDelete, runLapse, runMessage, runResolve, runWithdraw } from './run-kinds.ts';
+import type { RunScope } from './types.ts';
 import { RunWatch } from './watch.ts';
-
-/** What every kind of run works with. */
-export interface RunScope {
-  rt: Runtime;
-  app: Switchboard;
-  agent: HostAgentRegistration;
-  hitl: ResolvedHitl;
-  run: RunRecord;
-  session: SessionRecord;
-  stream: EventStream;
-  context: ReturnType<typeof requestContextOf>;
-  log: Runtime['logger'];
-  stopping: Stopping;
-}
 
 /** How the worker runs one job. */
 export interface RunTurnOptions {
@@ -85,39 +70,7 @@ export async function runTurn(
   }
 }
 
-/**
- * Closes a run this worker holds without the agent: the error and the closing status in the log,
- * then the outcome. For a fault of ours after the claim, and for a run whose worker was lost.
- */
-async function closeWithError(
-  rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
-  workerId: string,
-  log: Runtime['logger'],
-  outcome: { status: 'error' | 'incomplete'; code: string; message: string },
-): Promise<void> {
-  const seq = await lastSeq(rt, run.sessionId);
-  const [last] = seq > 0 ? await listEvents(rt, run.sessionId, seq - 1, 1) : [];
-  // A retry of a close whose outcome write was lost: the log already ends the run, only the outcome is missing.
-  if (last?.run_id !== run.runId || last.type !== 'session.status_idle') {
-    const stream = new EventStream(rt, run.sessionId, run.runId, seq);
-    stream.append('session.error', { code: outcome.code, message: outcome.message, status: 500 });
-    stream.append('session.status_idle', { status: outcome.status, stop_reason: 'error', detail: null });
-    await stream
-      .drain()
-      .catch((error: unknown) => log.warn('The event log could not be completed', { error: String(error) }));
-  }
-  const error = { code: outcome.code, message: outcome.message };
-  await finishRun(rt, run, workerId, { status: outcome.status, stopReason: 'error', error }, Date.now());
-}
-
-const FAILED = { status: 'error', code: 'internal_error', message: 'The run failed on our side.' } as const;
-const LOST = {
-  status: 'incomplete',
-  code: 'worker_lost',
-  message: 'The worker running this turn stopped before it finished.',
-} as const;
-
+/** Runs a job whose run this worker holds: the agent (or the bookkeeping), then the run's outcome. */
 async function runClaimed(
   rt: Runtime,
   app: Switchboard,
@@ -200,26 +153,4 @@ async function runClaimed(
   }
   // Screenshots are not stored: they lived only for this turn (the bucket's lifecycle rule is the backstop).
   if (run.screenshots?.length) await deleteBlobs(rt, run.screenshots).catch(() => undefined);
-}
-
-/** Closes a run whose worker was lost: `incomplete`, with the error in the log; the agent's backend is told `lease_lost`. */
-async function closeLostRun(
-  rt: Runtime,
-  app: Switchboard,
-  run: RunRecord,
-  workerId: string,
-  log: Runtime['logger'],
-): Promise<void> {
-  await closeWithError(rt, run, workerId, log, LOST);
-  const session = await getSession(rt, run.sessionId, { includeDeleted: true });
-  const agent = session
-    ? await app.resolveAgent(run.agentId, requestContextOf({ user: session.owner, data: {} }))
-    : undefined;
-  if (agent)
-    await callCancelHook(rt, agent, {
-      conversationId: run.sessionId,
-      runId: run.runId,
-      reason: 'lease_lost',
-    });
-  log.warn('Closed a run whose worker was lost', { runId: run.runId });
 }
