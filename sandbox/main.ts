@@ -45,6 +45,9 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
+  if (values.faults !== undefined && !/^\d+$/.test(values.faults)) {
+    throw new Error(`--faults takes a seed, a whole number (got "${values.faults}").`);
+  }
   const dataDir =
     values.data !== undefined
       ? resolve(values.data || '.sandbox-data')

@@ -9,6 +9,7 @@ export {
 } from './permissions.ts';
 export {
   createRuntime,
+  DYNAMODB_ATTEMPTS,
   type Runtime,
   type RuntimeConfig,
   runtimeFromEnv,

@@ -4,6 +4,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { FunctionName } from './permissions.ts';
 import { parseSettings, type Settings } from './settings.ts';
 
 /** Everything the logic needs from the outside world, created once and passed in. */
@@ -31,7 +32,23 @@ export interface RuntimeConfig {
   endpoints?: { dynamodb?: string; sqs?: string; s3?: string };
   credentials?: { accessKeyId: string; secretAccessKey: string };
   logLevel?: string;
+  /** The function the runtime serves; it sets how persistent its DynamoDB calls are. Default: worker. */
+  fn?: FunctionName;
 }
+
+/**
+ * How often each function sends a DynamoDB call before it gives up. DynamoDB's throttling comes in
+ * bursts, and a state change here is one conditional write that is safe to send again (its retry
+ * finds its own write), so the worker and the sweep try ten times, as the SDK's earlier major
+ * version did for DynamoDB. The API functions try four times: their answer must come within API
+ * Gateway's 29 s, and the host can send the request again with the same id.
+ */
+export const DYNAMODB_ATTEMPTS: Readonly<Record<FunctionName, number>> = {
+  http: 4,
+  ws: 4,
+  worker: 10,
+  sweep: 10,
+};
 
 /** Builds the clients for a {@link RuntimeConfig}. */
 export function createRuntime(config: RuntimeConfig): Runtime {
@@ -39,9 +56,11 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     region: config.region ?? 'us-east-1',
     ...(config.credentials && { credentials: config.credentials }),
   };
-  // Ten attempts, as the SDK's earlier major version gave DynamoDB: its throttling comes in bursts,
-  // and every state change here is one conditional write that is safe to send again.
-  const dynamo = new DynamoDBClient({ ...base, endpoint: config.endpoints?.dynamodb, maxAttempts: 10 });
+  const dynamo = new DynamoDBClient({
+    ...base,
+    endpoint: config.endpoints?.dynamodb,
+    maxAttempts: DYNAMODB_ATTEMPTS[config.fn ?? 'worker'],
+  });
   return {
     db: DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } }),
     table: config.table,
@@ -93,8 +112,9 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings 
 }
 
 /** The runtime a Lambda function builds from its environment (set by the CDK construct). */
-export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): Runtime {
+export function runtimeFromEnv(fn: FunctionName, env: NodeJS.ProcessEnv = process.env): Runtime {
   return createRuntime({
+    fn,
     table: required(env, 'SWITCHBOARD_TABLE'),
     queueUrl: required(env, 'SWITCHBOARD_QUEUE_URL'),
     bucket: env.SWITCHBOARD_BUCKET ?? '',

@@ -43,7 +43,7 @@ function findRoute(
  * response with a stable code. No input produces a stack trace.
  */
 export function createHttpHandler(app: Switchboard, runtime?: Runtime) {
-  const rt = lazyRuntime(runtime);
+  const rt = lazyRuntime('http', runtime);
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
     .handler(async (event) => {
       const found = findRoute(event);

@@ -1,13 +1,13 @@
-import { type Runtime, runtimeFromEnv } from '../config/index.ts';
+import { type FunctionName, type Runtime, runtimeFromEnv } from '../config/index.ts';
 
 /**
  * The runtime a handler uses: the one it was given (the sandbox, tests), else one built from the
- * environment on first use and kept for the life of the Lambda execution environment.
+ * environment (as function `fn`) on first use and kept for the life of the Lambda execution environment.
  */
-export function lazyRuntime(given?: Runtime): () => Runtime {
+export function lazyRuntime(fn: FunctionName, given?: Runtime): () => Runtime {
   let runtime = given;
   return () => {
-    runtime ??= runtimeFromEnv();
+    runtime ??= runtimeFromEnv(fn);
     return runtime;
   };
 }

@@ -7,7 +7,7 @@ import { lazyRuntime } from './runtime.ts';
 
 /** The sweep's Lambda handler, run by the EventBridge rule once a minute. */
 export function createSweepHandler(app: Switchboard, runtime?: Runtime) {
-  const rt = lazyRuntime(runtime);
+  const rt = lazyRuntime('sweep', runtime);
   return middy<ScheduledEvent, SweepReport, Error, Context>().handler(async () =>
     sweep(rt(), app, Date.now()),
   );

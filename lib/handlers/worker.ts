@@ -97,7 +97,7 @@ async function runGroup(inv: Invocation, records: SQSRecord[]): Promise<HandBack
  * agent a second time.
  */
 export function createWorkerHandler(app: Switchboard, runtime?: Runtime) {
-  const rt = lazyRuntime(runtime);
+  const rt = lazyRuntime('worker', runtime);
   // No early timeout from middy: an invocation that reaches its timeout is ended by Lambda, which
   // resets the environment and its turns with it; an early throw would leave them to resume on a later
   // invocation. Each turn is stopped well before the timeout instead (see stopAtFor).

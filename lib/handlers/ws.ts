@@ -177,7 +177,7 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
  * its error, as an `assistant:error` frame) goes back to the caller as the route response.
  */
 export function createWebSocketHandler(app: Switchboard, runtime?: Runtime) {
-  const rt = lazyRuntime(runtime);
+  const rt = lazyRuntime('ws', runtime);
   return middy<WebSocketEvent, WebSocketResult, Error, Context>().handler(async (event) => {
     const routeKey = event.requestContext.routeKey;
     const route = ROUTES[routeKey as keyof typeof ROUTES] ?? ROUTES.$default;

@@ -129,7 +129,8 @@ export async function decideAction(
         Key: keys.action(sessionId, actionId),
         UpdateExpression:
           'SET #status = :status, resolution = :resolution, actor = :actor, channel = :channel, expired = :expired, resolvedAt = :at, decidedBy = :by REMOVE gsi1pk, gsi1sk',
-        ConditionExpression: options.mustBeLive ? '#status = :from AND expiresAt > :now' : '#status = :from',
+        // Or this very decision, applied already: the SDK retries a call whose answer was lost.
+        ConditionExpression: `(${options.mustBeLive ? '#status = :from AND expiresAt > :now' : '#status = :from'}) OR (#status = :status AND resolvedAt = :at AND actor = :actor)`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':status': decision.status,
@@ -159,7 +160,8 @@ export async function promoteAction(rt: Runtime, action: ActionRecord, expiresAt
       TableName: rt.table,
       Key: keys.action(action.sessionId, action.actionId),
       UpdateExpression: 'SET #status = :pending, expiresAt = :exp, gsi1pk = :pk, gsi1sk = :sk',
-      ConditionExpression: '#status = :queued',
+      // Or this very hand-over, applied already: the SDK retries a call whose answer was lost.
+      ConditionExpression: '#status = :queued OR (#status = :pending AND expiresAt = :exp)',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ':pending': 'pending',

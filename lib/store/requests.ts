@@ -43,6 +43,8 @@ export async function recordRequest(
       new GetCommand({ TableName: rt.table, Key: key, ConsistentRead: true }),
     );
     if (!Item) throw error;
-    return { first: false, record: strip(Item) as unknown as RequestRecord };
+    const record = strip(Item) as unknown as RequestRecord;
+    // The same run id: this very put, applied already, whose answer was lost and which the SDK sent again.
+    return { first: record.runId === request.runId, record };
   }
 }

@@ -68,7 +68,9 @@ export async function takeOverRun(
   return updateIf(rt, {
     Key: keys.run(run.sessionId, run.runId),
     UpdateExpression: 'SET leaseOwner = :owner, leaseExpiresAt = :exp',
-    ConditionExpression: '#status = :running AND leaseExpiresAt < :now',
+    // Or this very take-over, applied already: the SDK retries a call whose answer was lost.
+    ConditionExpression:
+      '#status = :running AND (leaseExpiresAt < :now OR (leaseOwner = :owner AND leaseExpiresAt = :exp))',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
       ':owner': owner,
@@ -79,27 +81,33 @@ export async function takeOverRun(
   });
 }
 
-/** Moves a still-queued run's next check later (after the sweep queued it again). */
+/**
+ * Moves a still-queued run's next check later (after the sweep queued it again), and with
+ * `requeues` records how often it was queued again. A count is set, not added, so that a call the
+ * SDK sends twice (its first answer lost) counts once.
+ */
 export async function postponeRun(
   rt: Runtime,
   run: Pick<RunRecord, 'sessionId' | 'runId'>,
   due: number,
-  options: { count?: boolean } = {},
+  options: { requeues?: number } = {},
 ): Promise<boolean> {
   const index = dueIndex(run, due);
+  const counted = options.requeues !== undefined;
   return updateIf(rt, {
     Key: keys.run(run.sessionId, run.runId),
-    UpdateExpression:
-      options.count === false
-        ? 'SET gsi1pk = :pk, gsi1sk = :sk'
-        : 'SET gsi1pk = :pk, gsi1sk = :sk ADD requeues :one',
-    ConditionExpression: '#status = :queued',
+    UpdateExpression: counted
+      ? 'SET gsi1pk = :pk, gsi1sk = :sk, requeues = :n'
+      : 'SET gsi1pk = :pk, gsi1sk = :sk',
+    ConditionExpression: counted
+      ? '#status = :queued AND (attribute_not_exists(requeues) OR requeues <= :n)'
+      : '#status = :queued',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
       ':queued': 'queued',
       ':pk': index.gsi1pk,
       ':sk': index.gsi1sk,
-      ...(options.count !== false && { ':one': 1 }),
+      ...(counted && { ':n': options.requeues }),
     },
   });
 }
@@ -114,7 +122,9 @@ export async function steerRun(
   return updateIf(rt, {
     Key: keys.run(run.sessionId, run.runId),
     UpdateExpression: 'SET #status = :steered, steeredInto = :into, endedAt = :at REMOVE gsi1pk, gsi1sk',
-    ConditionExpression: '#status = :queued',
+    // Or this very hand-over, applied already: the SDK retries a call whose answer was lost.
+    ConditionExpression:
+      '#status = :queued OR (#status = :steered AND steeredInto = :into AND endedAt = :at)',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
       ':steered': 'steered',
@@ -135,7 +145,7 @@ export async function abandonQueuedRun(
     Key: keys.run(run.sessionId, run.runId),
     UpdateExpression:
       'SET #status = :error, stopReason = :error, endedAt = :at, #error = :why REMOVE gsi1pk, gsi1sk',
-    ConditionExpression: '#status = :queued',
+    ConditionExpression: '#status = :queued OR (#status = :error AND endedAt = :at)',
     ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
     ExpressionAttributeValues: {
       ':error': 'error',

@@ -27,7 +27,7 @@ export async function requeueLostRuns(rt: Runtime, now: number, lookbackHours: n
       (r) => r.runId < run.runId && (r.status === 'queued' || r.status === 'running'),
     );
     if (earlier) {
-      await postponeRun(rt, run, now + REQUEUE_AFTER_MS, { count: false });
+      await postponeRun(rt, run, now + REQUEUE_AFTER_MS);
       continue;
     }
     if ((run.requeues ?? 0) >= MAX_REQUEUES) {
@@ -36,7 +36,8 @@ export async function requeueLostRuns(rt: Runtime, now: number, lookbackHours: n
         rt.logger.error('Gave up on a run that could not be started', { runId: run.runId });
       continue;
     }
-    if (!(await postponeRun(rt, run, now + REQUEUE_AFTER_MS))) continue;
+    const requeues = (run.requeues ?? 0) + 1;
+    if (!(await postponeRun(rt, run, now + REQUEUE_AFTER_MS, { requeues }))) continue;
     await enqueue(rt, {
       v: 1,
       kind: run.kind ?? 'turn',

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CorsConfig } from '../../lib/contract/index.ts';
+import { originAllowed } from '../gateway/cors.ts';
 import { type AwsAnswer, awsError } from './errors.ts';
 
 const matches = (allowed: readonly string[], value: string) =>
@@ -7,7 +8,7 @@ const matches = (allowed: readonly string[], value: string) =>
 
 /** The CORS headers S3 adds for a rule that allows `origin` and `method`, or none. */
 export function s3CorsHeaders(cors: CorsConfig, origin: string, method: string): Record<string, string> {
-  if (!matches(cors.allowOrigins, origin) || !matches(cors.allowMethods, method)) return {};
+  if (!originAllowed(cors, origin) || !matches(cors.allowMethods, method)) return {};
   return {
     'access-control-allow-origin': cors.allowOrigins.includes('*') ? '*' : origin,
     'access-control-allow-methods': cors.allowMethods.join(', '),

@@ -40,12 +40,14 @@ const CODES: Record<Service, Partial<Record<AwsErrorKind, [number, string]>>> = 
   },
 };
 
+const xmlEscape = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
 /** An error answer of `service` for `kind`, with `message`. */
 export function awsError(service: Service, kind: AwsErrorKind, message: string): AwsAnswer {
   const [status, code] = CODES[service][kind] ?? [500, 'InternalError'];
   const requestId = randomUUID();
   if (service === 's3') {
-    const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message><RequestId>${requestId}</RequestId></Error>`;
+    const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${xmlEscape(message)}</Message><RequestId>${requestId}</RequestId></Error>`;
     return {
       status,
       headers: { 'content-type': 'application/xml', 'x-amz-request-id': requestId },

@@ -1,23 +1,15 @@
-import { Agent, createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { allows, FUNCTION_PERMISSIONS, type Permissions } from '../../lib/config/index.ts';
 import type { CorsConfig } from '../../lib/contract/index.ts';
 import { s3CorsHeaders, s3Preflight } from './bucket-cors.ts';
 import { type AwsAnswer, awsError } from './errors.ts';
 import type { FaultPlan } from './faults.ts';
-import { accessKeyOf, type Caller, callerOf, principalArn, SANDBOX_SECRET } from './identity.ts';
-import {
-  connectionsOperation,
-  dynamodbOperation,
-  type Operation,
-  type ResourceNames,
-  s3Operation,
-  sqsOperation,
-} from './operations.ts';
-import { checkPresigned } from './presign.ts';
-
-/** Which emulator a front stands before: dynalite, fauxqs (SQS and S3 on one port), or the gateway's `@connections`. */
-export type FrontTarget = 'dynamodb' | 'fauxqs' | 'connections';
+import { type Forwarded, forwarder, partialBatch, readAll } from './forward.ts';
+import { accessKeyOf, callerOf } from './identity.ts';
+import { type FrontTarget, operationOf } from './operation-of.ts';
+import type { ResourceNames } from './operations.ts';
+import { refusal } from './refusal.ts';
 
 /** Options of {@link startAwsFront}. */
 export interface AwsFrontOptions {
@@ -38,90 +30,9 @@ export interface AwsFront {
   close(): Promise<void>;
 }
 
-async function readAll(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-function operationOf(
-  req: IncomingMessage,
-  body: Buffer,
-  path: string,
-  query: URLSearchParams,
-  options: AwsFrontOptions,
-): Operation {
-  const target = String(req.headers['x-amz-target'] ?? '');
-  if (options.target === 'dynamodb') return dynamodbOperation(target, body, options.names);
-  if (options.target === 'connections')
-    return connectionsOperation(req.method ?? 'POST', path, options.names);
-  if (target.startsWith('AmazonSQS.'))
-    return sqsOperation(target.slice('AmazonSQS.'.length), body, options.names);
-  const form = String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
-  const action = form ? new URLSearchParams(body.toString('utf8')).get('Action') : null;
-  if (action) return sqsOperation(action, body, options.names);
-  return s3Operation(req, path, query, options.names);
-}
-
-type Forward = (
-  req: IncomingMessage,
-  body: Buffer,
-) => Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>;
-
-/**
- * A throttled batch write as DynamoDB answers it: 200, the first half of the items written and the
- * rest handed back as `UnprocessedItems`.
- */
-async function partialBatch(req: IncomingMessage, body: Buffer, forward: Forward): Promise<AwsAnswer> {
-  const input = JSON.parse(body.toString('utf8')) as { RequestItems: Record<string, unknown[]> };
-  const [table, requests] = Object.entries(input.RequestItems)[0] ?? ['', []];
-  const cut = Math.ceil(requests.length / 2);
-  const applied = Buffer.from(
-    JSON.stringify({ ...input, RequestItems: { [table]: requests.slice(0, cut) } }),
-  );
-  req.headers['content-length'] = String(applied.length);
-  await forward(req, applied);
-  const rest = requests.slice(cut);
-  return {
-    status: 200,
-    headers: { 'content-type': 'application/x-amz-json-1.0' },
-    body: JSON.stringify({ UnprocessedItems: rest.length > 0 ? { [table]: rest } : {} }),
-  };
-}
-
-const send = (res: ServerResponse, answer: AwsAnswer) => {
+const send = (res: ServerResponse, answer: AwsAnswer | Forwarded) => {
   res.writeHead(answer.status, answer.headers).end(answer.body);
 };
-
-/** What IAM and S3 would refuse this call with, if anything. */
-function refusal(
-  req: IncomingMessage,
-  op: Operation,
-  caller: Caller | undefined,
-  parts: { path: string; query: URLSearchParams; body: Buffer },
-  permissions: Permissions,
-): AwsAnswer | undefined {
-  if (!caller)
-    return awsError(op.service, 'accessDenied', 'The security token included in the request is invalid.');
-  if (op.service === 's3' && parts.query.has('X-Amz-Signature')) {
-    const bad = checkPresigned(
-      req.method ?? 'GET',
-      parts.path,
-      parts.query,
-      req.headers,
-      parts.body,
-      SANDBOX_SECRET,
-    );
-    if (bad) return awsError('s3', bad.kind, bad.message);
-  }
-  if (caller.kind === 'admin' || (op.kind && allows(caller.fn, op.action, op.kind, permissions)))
-    return undefined;
-  return awsError(
-    op.service,
-    'accessDenied',
-    `User: ${principalArn(caller)} is not authorized to perform: ${op.action} on resource: ${op.arn} because no identity-based policy allows the ${op.action} action`,
-  );
-}
 
 /**
  * An HTTP front before one of the sandbox's AWS emulators, doing what AWS does and the emulators do
@@ -131,28 +42,7 @@ function refusal(
  */
 export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront> {
   const target = new URL(options.url);
-  const agent = new Agent({ keepAlive: true });
-  const forward: Forward = (req, body) =>
-    new Promise((resolve, reject) => {
-      const out = request(
-        {
-          host: target.hostname,
-          port: target.port,
-          method: req.method,
-          path: req.url,
-          headers: req.headers,
-          agent,
-        },
-        async (answer) =>
-          resolve({
-            status: answer.statusCode ?? 502,
-            headers: answer.headers,
-            body: await readAll(answer),
-          }),
-      );
-      out.on('error', reject);
-      out.end(body);
-    });
+  const { forward, close: closeAgent } = forwarder(target);
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readAll(req);
@@ -162,7 +52,7 @@ export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront>
     if (options.target === 'fauxqs' && req.method === 'OPTIONS' && options.bucketCors) {
       return send(res, s3Preflight(options.bucketCors, req.headers));
     }
-    const op = operationOf(req, body, parts.path, parts.query, options);
+    const op = operationOf(req, body, parts.path, parts.query, options.target, options.names);
     const caller = callerOf(accessKeyOf(req, parts.query));
     const permissions = options.permissions ?? FUNCTION_PERMISSIONS;
     const refused = refusal(req, op, caller, parts, permissions);
@@ -209,7 +99,7 @@ export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront>
   return {
     url: `http://127.0.0.1:${port}${path}`,
     async close() {
-      agent.destroy();
+      closeAgent();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

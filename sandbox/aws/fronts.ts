@@ -41,6 +41,7 @@ export async function startFronts(options: FrontsOptions): Promise<Fronts> {
     faults,
     configFor: (fn, base) => ({
       ...base,
+      fn,
       credentials: credentialsOf(fn),
       endpoints: { dynamodb, sqs: aws, s3: aws },
       wsEndpoint: connections,

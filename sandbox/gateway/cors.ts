@@ -12,7 +12,8 @@ export interface CorsPolicy {
 
 const lower = (values: readonly string[]) => values.map((v) => v.toLowerCase());
 
-function originAllowed(config: CorsConfig, origin: string): boolean {
+/** Whether a CORS configuration allows `origin`: `*`, the origin itself, or its scheme's wildcard (`https://*`). */
+export function originAllowed(config: CorsConfig, origin: string): boolean {
   const wanted = origin.toLowerCase();
   return lower(config.allowOrigins).some(
     (allowed) =>

@@ -170,7 +170,8 @@ async function story(session: string, frames: Frame[]): Promise<void> {
         decision: 'approve',
       }),
     );
-    expect([202, 409]).toContain(answer.status);
+    // Nothing else answers this request: a retry of a lost answer finishes the same work, never a 409.
+    expect(answer.status).toBe(202);
     await settled(session, ['idle']);
   }
 
@@ -212,6 +213,7 @@ describe('under injected faults', () => {
     expect(faults.injected.length).toBeGreaterThan(20);
     faults.enabled = false;
 
+    let completedTalks = 0;
     for (const session of sessions) {
       const events = await log(session);
       // The log: seq 1…n, each once.
@@ -236,6 +238,7 @@ describe('under injected faults', () => {
         const asked = list.find((e) => e.type === 'user.message')?.data as { content?: string } | undefined;
         const status = (ends[0]?.data as { status?: string } | undefined)?.status;
         if (asked?.content?.startsWith('talk') && status === 'completed') {
+          completedTalks += 1;
           // The note attached to the session's first message, then each piece once, in order.
           const pieces = [0, 1, 2, 3, 4].map((i) => `${asked.content}.${i} `).join('');
           expect(text).toBe(`[note of ${session}] ${pieces}`);
@@ -251,5 +254,7 @@ describe('under injected faults', () => {
       expect((await statusOf(session)).last_run?.status).toBe('completed');
       expect(agent.invoked.get(key(session, 'talk 5'))).toBe(1);
     }
+    // The faults slowed turns down, they did not stop them: most turns under them completed.
+    expect(completedTalks).toBeGreaterThanOrEqual(SESSIONS);
   });
 });

@@ -6,7 +6,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_PERMISSIONS, type Permissions } from '../../lib/config/index.ts';
 import { batchWrite } from '../../lib/store/index.ts';
-import { FaultPlan } from '../../sandbox/aws/index.ts';
+import { checkPresigned, FaultPlan, SANDBOX_SECRET } from '../../sandbox/aws/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { testApp } from '../support/agents.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
@@ -143,6 +143,33 @@ describe('presigned uploads are checked as S3 checks them', () => {
     expect(await late.text()).toContain('Request has expired');
   });
 
+  it('refuses a presigned URL once its time has passed, though its signature holds', async () => {
+    const url = new URL(await presign('files/timed', 5, 60));
+    const headers = { host: url.host, 'content-length': '5' };
+    const check = (now: number) =>
+      checkPresigned(
+        'PUT',
+        url.pathname,
+        url.searchParams,
+        headers,
+        Buffer.from('hello'),
+        SANDBOX_SECRET,
+        now,
+      );
+    expect(check(Date.now())).toBeUndefined();
+    expect(check(Date.now() + 120_000)).toMatchObject({ kind: 'expired' });
+    expect(
+      checkPresigned(
+        'PUT',
+        url.pathname,
+        url.searchParams,
+        { ...headers, 'content-length': '6' },
+        Buffer.from('hello!'),
+        SANDBOX_SECRET,
+      ),
+    ).toMatchObject({ kind: 'signature' });
+  });
+
   it('answers the bucket’s CORS: a browser may PUT from any origin, not DELETE', async () => {
     const url = await presign('files/cors', 5);
     const preflight = (method: string) =>
@@ -211,7 +238,8 @@ describe('fault injection', () => {
     }
   });
 
-  it('fails calls as AWS does and applies a write whose answer was lost', async () => {
+  // Every attempt of the put meets a timeout: its SDK backs off between them.
+  it('fails calls as AWS does and applies a write whose answer was lost', { timeout: 90_000 }, async () => {
     const faulty = await testSandbox({
       app: testApp().app,
       faults: { seed: 1, rates: { dynamodb: { timeout: 1 }, sqs: { throttle: 1 } } },

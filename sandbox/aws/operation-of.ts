@@ -1,0 +1,31 @@
+import type { IncomingMessage } from 'node:http';
+import {
+  connectionsOperation,
+  dynamodbOperation,
+  type Operation,
+  type ResourceNames,
+  s3Operation,
+  sqsOperation,
+} from './operations.ts';
+
+/** Which emulator a front stands before: dynalite, fauxqs (SQS and S3 on one port), or the gateway's `@connections`. */
+export type FrontTarget = 'dynamodb' | 'fauxqs' | 'connections';
+
+/** The call a request makes, as IAM sees it, by the emulator it is for and the service's wire protocol. */
+export function operationOf(
+  req: IncomingMessage,
+  body: Buffer,
+  path: string,
+  query: URLSearchParams,
+  front: FrontTarget,
+  names: ResourceNames,
+): Operation {
+  const target = String(req.headers['x-amz-target'] ?? '');
+  if (front === 'dynamodb') return dynamodbOperation(target, body, names);
+  if (front === 'connections') return connectionsOperation(req.method ?? 'POST', path, names);
+  if (target.startsWith('AmazonSQS.')) return sqsOperation(target.slice('AmazonSQS.'.length), body, names);
+  const form = String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+  const action = form ? new URLSearchParams(body.toString('utf8')).get('Action') : null;
+  if (action) return sqsOperation(action, body, names);
+  return s3Operation(req, path, query, names);
+}

@@ -1,0 +1,36 @@
+import type { IncomingMessage } from 'node:http';
+import { allows, type Permissions } from '../../lib/config/index.ts';
+import { type AwsAnswer, awsError } from './errors.ts';
+import { type Caller, principalArn, SANDBOX_SECRET } from './identity.ts';
+import type { Operation } from './operations.ts';
+import { checkPresigned } from './presign.ts';
+
+/** What IAM and S3 would refuse this call with, if anything. */
+export function refusal(
+  req: IncomingMessage,
+  op: Operation,
+  caller: Caller | undefined,
+  parts: { path: string; query: URLSearchParams; body: Buffer },
+  permissions: Permissions,
+): AwsAnswer | undefined {
+  if (!caller)
+    return awsError(op.service, 'accessDenied', 'The security token included in the request is invalid.');
+  if (op.service === 's3' && parts.query.has('X-Amz-Signature')) {
+    const bad = checkPresigned(
+      req.method ?? 'GET',
+      parts.path,
+      parts.query,
+      req.headers,
+      parts.body,
+      SANDBOX_SECRET,
+    );
+    if (bad) return awsError('s3', bad.kind, bad.message);
+  }
+  if (caller.kind === 'admin' || (op.kind && allows(caller.fn, op.action, op.kind, permissions)))
+    return undefined;
+  return awsError(
+    op.service,
+    'accessDenied',
+    `User: ${principalArn(caller)} is not authorized to perform: ${op.action} on resource: ${op.arn} because no identity-based policy allows the ${op.action} action`,
+  );
+}
