@@ -3,8 +3,8 @@ import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
 import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { TURNS_MAX_RECEIVE_COUNT } from '../lib/config/index.ts';
 import { FILE_BUCKET_CORS } from '../lib/contract/index.ts';
-import { TURNS_MAX_RECEIVE_COUNT } from '../lib/runs/index.ts';
 
 /** The sweep's index: items that expire, keyed by their expiry bucket (see docs/deployment.md). */
 export const SWEEP_INDEX_NAME = 'gsi1';

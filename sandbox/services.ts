@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
-import { TURNS_MAX_RECEIVE_COUNT } from '../lib/runs/index.ts';
+import { TURNS_MAX_RECEIVE_COUNT } from '../lib/config/index.ts';
 import { installFifoBatches } from './fauxqs-fifo.ts';
 
 /** Names of the sandbox's resources, the same ones the CDK stack creates. */

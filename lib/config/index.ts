@@ -7,6 +7,7 @@ export {
   type Permissions,
   type ResourceKind,
 } from './permissions.ts';
+export { TURNS_MAX_RECEIVE_COUNT } from './queue.ts';
 export {
   createRuntime,
   DYNAMODB_ATTEMPTS,

@@ -4,7 +4,7 @@ export { submitAnswer, submitContinuation, supersedeOpen } from './continuation.
 export { shutdownMarginMs, stopAtFor, turnBudgetMs } from './deadline.ts';
 export { EventStream } from './event-stream.ts';
 export { type HandBack, handBack, retryDelaySeconds } from './hand-back.ts';
-export { enqueue, TURNS_MAX_RECEIVE_COUNT, type TurnJob, TurnJobSchema } from './job.ts';
+export { enqueue, type TurnJob, TurnJobSchema } from './job.ts';
 export { type RunTurnOptions, runTurn } from './run-turn.ts';
 export { type Accepted, type BeforeEnqueue, submitTurn } from './submit.ts';
 export { TurnState } from './turn-state.ts';
