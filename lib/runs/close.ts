@@ -1,7 +1,16 @@
-import type { Switchboard } from '../agents/index.ts';
+import { z } from 'zod';
+import { StopReasonSchema, type Switchboard } from '../agents/index.ts';
 import { requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { finishRun, getSession, lastSeq, listEvents, type RunRecord } from '../store/index.ts';
+import {
+  finishRun,
+  getSession,
+  lastSeq,
+  listEvents,
+  type RunOutcome,
+  type RunRecord,
+  type SessionEvent,
+} from '../store/index.ts';
 import { EventStream } from './event-stream.ts';
 import { callCancelHook } from './hooks.ts';
 
@@ -19,9 +28,51 @@ export const LOST = {
   message: 'The worker running this turn stopped before it finished.',
 } as const;
 
+/** The events that end a run in the log. */
+const END_TYPES = new Set(['session.status_idle', 'session.status_requires_action']);
+
+/** The data of a run's end in the log, as far as its outcome goes. */
+const EndSchema = z.object({
+  status: z.enum([
+    'completed',
+    'requires_action',
+    'error',
+    'cancelled',
+    'incomplete',
+  ] as const satisfies readonly RunOutcome['status'][]),
+  stop_reason: StopReasonSchema,
+});
+
+/** The error a run's end names: the `session.error` of that run just before it. */
+const ErrorSchema = z.object({ code: z.string(), message: z.string() });
+
+/**
+ * How the log ends `runId`, if its last event ends that run: the outcome it shows (with the error
+ * before it), or `unreadable` when the end is there but its data is not a run's outcome.
+ */
+function endInLog(events: SessionEvent[], runId: string): RunOutcome | 'unreadable' | undefined {
+  const end = events.at(-1);
+  if (end?.run_id !== runId || !END_TYPES.has(end.type)) return undefined;
+  const parsed = EndSchema.safeParse(end.data);
+  if (!parsed.success) return 'unreadable';
+  const before = events.at(-2);
+  const error =
+    before?.run_id === runId && before.type === 'session.error'
+      ? ErrorSchema.safeParse(before.data)
+      : undefined;
+  return {
+    status: parsed.data.status,
+    stopReason: parsed.data.stop_reason,
+    ...(error?.success && { error: { code: error.data.code, message: error.data.message } }),
+  };
+}
+
 /**
  * Closes a run this worker holds without the agent: the error and the closing status in the log,
  * then the outcome. For a fault of ours after the claim, and for a run whose worker was lost.
+ *
+ * A log that already ends the run (its worker logged the end and died before writing the outcome,
+ * or an earlier close's outcome write was lost) is left as it is, and the run ends as the log says.
  */
 export async function closeWithError(
   rt: Runtime,
@@ -31,9 +82,11 @@ export async function closeWithError(
   outcome: { status: 'error' | 'incomplete'; code: string; message: string },
 ): Promise<void> {
   const seq = await lastSeq(rt, run.sessionId);
-  const [last] = seq > 0 ? await listEvents(rt, run.sessionId, seq - 1, 1) : [];
-  // A retry of a close whose outcome write was lost: the log already ends the run, only the outcome is missing.
-  if (last?.run_id !== run.runId || last.type !== 'session.status_idle') {
+  const ended = endInLog(
+    seq > 0 ? await listEvents(rt, run.sessionId, Math.max(0, seq - 2), 2) : [],
+    run.runId,
+  );
+  if (!ended) {
     const stream = new EventStream(rt, run.sessionId, run.runId, seq);
     stream.append('session.error', { code: outcome.code, message: outcome.message, status: 500 });
     stream.append('session.status_idle', { status: outcome.status, stop_reason: 'error', detail: null });
@@ -42,7 +95,11 @@ export async function closeWithError(
       .catch((error: unknown) => log.warn('The event log could not be completed', { error: String(error) }));
   }
   const error = { code: outcome.code, message: outcome.message };
-  await finishRun(rt, run, workerId, { status: outcome.status, stopReason: 'error', error }, Date.now());
+  const closed: RunOutcome =
+    ended && ended !== 'unreadable' ? ended : { status: outcome.status, stopReason: 'error', error };
+  if (ended)
+    log.info('The log already ends the run: it is closed as the log says', { status: closed.status });
+  await finishRun(rt, run, workerId, closed, Date.now());
 }
 
 /** Closes a run whose worker was lost: `incomplete`, with the error in the log; the agent's backend is told `lease_lost`. */

@@ -10,6 +10,7 @@ import {
   getRun,
   keys,
   lastSeq,
+  listEvents,
   messageId,
   putRun,
   type RunRecord,
@@ -192,6 +193,77 @@ describe('lost workers and fencing', () => {
     await api(sandbox.url, 'POST', `/api/sessions/${id}/cancel`);
     await host.waitFor(idle(id, next));
   });
+
+  // How a dead worker may have ended its run in the log, and the outcome the run takes from it.
+  const ends: [string, [string, Record<string, unknown>][], Partial<RunRecord>][] = [
+    [
+      'completed',
+      [
+        ['final_response', { content: 'All done.', stop_reason: 'end_turn', usage: null }],
+        ['session.status_idle', { status: 'completed', stop_reason: 'end_turn', detail: null }],
+      ],
+      { status: 'completed', stopReason: 'end_turn' },
+    ],
+    [
+      'requires_action',
+      [
+        ['final_response', { content: 'May I?', stop_reason: 'requires_action', usage: null }],
+        [
+          'session.status_requires_action',
+          { status: 'requires_action', stop_reason: 'requires_action', detail: null },
+        ],
+      ],
+      { status: 'requires_action', stopReason: 'requires_action' },
+    ],
+    [
+      'error',
+      [
+        ['session.error', { code: 'agent_error', message: 'The agent failed.', status: 500 }],
+        ['session.status_idle', { status: 'error', stop_reason: 'error', detail: null }],
+      ],
+      { status: 'error', stopReason: 'error', error: { code: 'agent_error', message: 'The agent failed.' } },
+    ],
+  ];
+  it.each(ends)(
+    'ends a lost run as its log says when its worker logged the end (%s) before it died, writing nothing more',
+    async (name, end, outcome) => {
+      const id = sid(`lostend-${name}`);
+      const warm = await start(id, 'pauser', 'hello');
+      await host.waitFor(idle(id, warm));
+      const rt = sandbox.runtime;
+      // A worker claimed the run, logged it to its end and died before it wrote the outcome.
+      const runId = `run_01M8Y0000000000000000000L${name.charAt(0).toUpperCase()}`;
+      await putRun(rt, queuedRun(id, runId, 'polite', { requestId: runId }));
+      expect(await claimRun(rt, { sessionId: id, runId }, 'dead-worker', Date.now() - 10 * 60_000)).toBe(
+        true,
+      );
+      const from = await lastSeq(rt, id);
+      const staged: [string, Record<string, unknown>][] = [
+        ['session.status_running', { kind: 'turn' }],
+        ['agent.message.delta', { message_id: messageId(runId, 1), text: 'All done.' }],
+        ...end,
+      ];
+      for (const [i, [type, data]] of staged.entries()) {
+        const event = {
+          seq: from + i + 1,
+          type,
+          session_id: id,
+          run_id: runId,
+          at: new Date().toISOString(),
+          data,
+        };
+        expect(await appendEvent(rt, event)).toBe(true);
+      }
+      await enqueue(rt, { v: 1, kind: 'turn', sessionId: id, runId, requestId: runId });
+      await expect
+        .poll(async () => (await getRun(rt, id, runId))?.status, queued('the lost run to be closed'))
+        .not.toBe('running');
+      expect(await getRun(rt, id, runId)).toMatchObject(outcome);
+      const log = await listEvents(rt, id, from, 100);
+      expect(log.map((e) => e.type)).toEqual(staged.map(([type]) => type));
+      expect(runs.invokedIn(id)).toEqual([]);
+    },
+  );
 
   it('rejects a stale worker’s writes: a seq another writer took, and an outcome over another owner’s', async () => {
     const id = sid('fence');
