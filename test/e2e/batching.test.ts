@@ -117,19 +117,22 @@ describe('several turns of one session in one batch', () => {
 describe('a worker with too little time left', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
-    // A turn needs a lease (2 s) plus the shutdown margin (5 s): after a 7.5 s turn a 14 s invocation
-    // has too little left. The queue's visibility (120 s) is far longer than the test waits.
+    // A later turn needs a lease (10 s) plus the shutdown margin (5 s), 15 s; each slack below is 5 s:
+    // - the 10 s turn ends 5 s before the 20 s invocation would stop it (at 20 - 5 = 15 s);
+    // - after it the invocation has at most 10 s left, 5 s short of 15 s: the later turns are handed back;
+    // - a fresh invocation has 20 s, 5 s more than the 15 s the second of them needs after the first.
+    // The queue's visibility (120 s) is far longer than the test waits.
     sandbox = await open({
       visibilityTimeoutSeconds: 120,
-      worker: { timeoutMs: 14_000 },
-      settings: { runs: { leaseMs: 2_000, cancelGraceMs: 0, cancelPollMs: 100 } },
+      worker: { timeoutMs: 20_000 },
+      settings: { runs: { leaseMs: 10_000, cancelGraceMs: 0, cancelPollMs: 100 } },
     });
   });
   afterAll(async () => sandbox?.close());
 
   it('hands the later records back; they come back at once and run on the next invocation, each once', async () => {
     const id = 'batch-handback';
-    const { runIds } = await queueBehindHold(sandbox, id, ['sleep:7500', 'after-1', 'after-2']);
+    const { runIds } = await queueBehindHold(sandbox, id, ['sleep:10000', 'after-1', 'after-2']);
     await expect
       .poll(() => statuses(sandbox, id, runIds), queued('the three turns', 25_000))
       .toEqual(['completed', 'completed', 'completed']);
@@ -137,7 +140,7 @@ describe('a worker with too little time left', () => {
     // Handed back after the long turn, then run together by a fresh invocation with time for both.
     expect(first?.leaseOwner).not.toBe(long?.leaseOwner);
     expect(second?.leaseOwner).toBe(first?.leaseOwner);
-    expect(agent.calls(id)).toEqual(['hold', 'sleep:7500', 'after-1', 'after-2']);
+    expect(agent.calls(id)).toEqual(['hold', 'sleep:10000', 'after-1', 'after-2']);
   });
 });
 
