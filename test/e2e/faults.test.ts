@@ -81,6 +81,8 @@ beforeAll(async () => {
   sandbox = await testSandbox({
     app: agent.app,
     settings: { runs: { leaseMs: 2_000, cancelPollMs: 100, cancelGraceMs: 500 }, stream: { coalesceMs: 0 } },
+    // LOG_LEVEL=WARN shows what the functions did about the faults.
+    logLevel: process.env.LOG_LEVEL ?? 'ERROR',
     faults: { seed: SEED, rates: { dynamodb: RATES, sqs: RATES, s3: RATES, connections: RATES } },
   });
 });
