@@ -9,6 +9,7 @@ import {
   type SqsPollerOptions,
   startSqsPoller,
 } from '../../sandbox/sqs-poller.ts';
+import { gate } from '../support/agents.ts';
 import { Recorder } from './helpers.ts';
 
 describe('SQS poller', () => {
@@ -33,13 +34,18 @@ describe('SQS poller', () => {
     await fauxqs.stop();
   });
 
-  /** A fresh FIFO queue with a 1 s visibility timeout, so retries come back quickly. */
-  function fifoQueue() {
+  /**
+   * A fresh FIFO queue, by default with a 1 s visibility timeout so that retries come back quickly;
+   * a test that holds messages in flight gives it a long one, so that none comes back meanwhile.
+   */
+  function fifoQueue(visibilityTimeout = '1') {
     queues += 1;
     const name = `turns-${queues}.fifo`;
     return {
       name,
-      ...fauxqs.createQueue(name, { attributes: { FifoQueue: 'true', VisibilityTimeout: '1' } }),
+      ...fauxqs.createQueue(name, {
+        attributes: { FifoQueue: 'true', VisibilityTimeout: visibilityTimeout },
+      }),
     };
   }
 
@@ -88,15 +94,6 @@ describe('SQS poller', () => {
     });
     pollers.push(poller);
     return { poller, seen, batches };
-  }
-
-  /** A promise the test resolves, for a handler that must wait. */
-  function gate() {
-    let open!: () => void;
-    const opened = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    return { opened, open };
   }
 
   it('delivers FIFO messages with their FIFO attributes and deletes them once handled', async () => {
@@ -152,7 +149,8 @@ describe('SQS poller', () => {
   });
 
   it('runs invocations side by side as groups have work, never more than maxConcurrency', async () => {
-    const queue = fifoQueue();
+    // In flight for longer than the test holds them: the two left ready are the ones never received.
+    const queue = fifoQueue('30');
     const groups = ['g1', 'g2', 'g3', 'g4', 'g5'];
     await sendTo(
       queue.queueUrl,
@@ -172,12 +170,15 @@ describe('SQS poller', () => {
       },
       { batchSize: 1, maxConcurrency: 3 },
     );
-    await batches.waitFor(() => batches.items.length === 3, 'three invocations at once');
-    // Held at the maximum: the poller receives nothing more while three invocations run.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(batches.items).toHaveLength(3);
-    expect(fauxqs.inspectQueue(queue.name)?.messages.ready).toHaveLength(2);
-    release.open();
+    try {
+      await batches.waitFor(() => batches.items.length === 3, 'three invocations at once');
+      // Held at the maximum: the poller receives nothing more while three invocations run.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(batches.items).toHaveLength(3);
+      expect(fauxqs.inspectQueue(queue.name)?.messages.ready).toHaveLength(2);
+    } finally {
+      release.open();
+    }
     await seen.waitFor(() => seen.items.length === 5, 'every group');
     await poller.stop();
     expect(most).toBe(3);
@@ -200,9 +201,12 @@ describe('SQS poller', () => {
       },
       { batchSize: 1, maxConcurrency: 10 },
     );
-    // All four are held at once: only concurrent invocations can get there.
-    await batches.waitFor(() => batches.items.length === 4, 'four invocations at once');
-    release.open();
+    try {
+      // All four are held at once: only concurrent invocations can get there.
+      await batches.waitFor(() => batches.items.length === 4, 'four invocations at once');
+    } finally {
+      release.open();
+    }
     await poller.stop();
     expect(batches.items.flatMap(ids).sort()).toEqual(['g1-m', 'g2-m', 'g3-m', 'g4-m']);
   });
@@ -279,12 +283,16 @@ describe('SQS poller', () => {
       },
       { timeoutMs: 300, onTimeout: (context) => timedOut.push(context) },
     );
-    const context = await timedOut.waitFor(() => true, 'the timeout');
-    await seen.waitFor(
-      (r) => bodyId(r) === 'next' && r.attributes.ApproximateReceiveCount === '2',
-      'the retry',
-    );
-    release.open();
+    let context: Context;
+    try {
+      context = await timedOut.waitFor(() => true, 'the timeout');
+      await seen.waitFor(
+        (r) => bodyId(r) === 'next' && r.attributes.ApproximateReceiveCount === '2',
+        'the retry',
+      );
+    } finally {
+      release.open();
+    }
     await poller.stop();
     expect(timedOut.items).toHaveLength(1);
     expect(context.getRemainingTimeInMillis()).toBe(0);
