@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { StopReasonSchema, type Switchboard } from '../agents/index.ts';
 import { requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
+import { FencedError } from '../errors/index.ts';
 import {
   finishRun,
   getSession,
@@ -27,6 +28,9 @@ export const LOST = {
   code: 'worker_lost',
   message: 'The worker running this turn stopped before it finished.',
 } as const;
+
+/** How often a close writes the run's end again after a lost worker's late event took its place. */
+const CLOSE_ATTEMPTS = 5;
 
 /** The events that end a run in the log. */
 const END_TYPES = new Set(['session.status_idle', 'session.status_requires_action']);
@@ -81,18 +85,27 @@ export async function closeWithError(
   log: Runtime['logger'],
   outcome: { status: 'error' | 'incomplete'; code: string; message: string },
 ): Promise<void> {
-  const seq = await lastSeq(rt, run.sessionId);
-  const ended = endInLog(
-    seq > 0 ? await listEvents(rt, run.sessionId, Math.max(0, seq - 2), 2) : [],
-    run.runId,
-  );
-  if (!ended) {
+  // The worker that lost the run may still be writing its events until it notices: a put of ours
+  // that meets one of them is fenced, and the end is written again after them. This worker holds the
+  // lease, so the end of the log is its to write.
+  let ended: RunOutcome | 'unreadable' | undefined;
+  for (let attempt = 1; ; attempt += 1) {
+    const seq = await lastSeq(rt, run.sessionId);
+    ended = endInLog(seq > 0 ? await listEvents(rt, run.sessionId, Math.max(0, seq - 2), 2) : [], run.runId);
+    if (ended) break;
     const stream = new EventStream(rt, run.sessionId, run.runId, seq);
     stream.append('session.error', { code: outcome.code, message: outcome.message, status: 500 });
     stream.append('session.status_idle', { status: outcome.status, stop_reason: 'error', detail: null });
-    await stream
-      .drain()
-      .catch((error: unknown) => log.warn('The event log could not be completed', { error: String(error) }));
+    const failure = await stream.drain().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    if (!failure) break;
+    if (!(failure instanceof FencedError) || attempt === CLOSE_ATTEMPTS) {
+      log.warn('The event log could not be completed', { error: String(failure) });
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
   }
   const error = { code: outcome.code, message: outcome.message };
   const closed: RunOutcome =
