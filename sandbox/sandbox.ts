@@ -21,7 +21,7 @@ import { startSchedule } from './schedule.ts';
 import { SANDBOX_CREDENTIALS, SANDBOX_NAMES, SANDBOX_REGION, startLocalServices } from './services.ts';
 import { type EventSourceOptions, type SqsPoller, startSqsPoller } from './sqs-poller.ts';
 import { serveDemoPage } from './web.ts';
-import { startWorkerProcess, type WorkerProcess } from './worker-process.ts';
+import { startWorkerProcess, type WorkerProcess } from './worker-child.ts';
 
 /** Options of {@link startSandbox}. */
 export interface SandboxOptions {

@@ -2,7 +2,8 @@
  * The sandbox's worker in a process of its own: the SQS poller feeding the turn worker's handler,
  * so that a test can kill it with SIGKILL mid-turn and watch the queue redeliver its job.
  *
- * Started by {@link startSandbox} with `workerProcess`; configured by two environment variables:
+ * Started by {@link startSandbox} with `workerProcess` (see `worker-child.ts`); configured by two
+ * environment variables:
  * - SWITCHBOARD_SANDBOX_WORKER: JSON of `{ ...RuntimeConfig, queueArn, eventSource }`
  * - SWITCHBOARD_SANDBOX_AGENTS: the path of a module whose default export is a Switchboard server
  *
@@ -10,21 +11,16 @@
  * poller, then exits 0. An invocation that reaches its function timeout ends the process at once, as
  * Lambda ends an execution environment whose invocation timed out; the sandbox starts a fresh one.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Switchboard } from '../lib/agents/index.ts';
-import { createRuntime, parseSettings, type RuntimeConfig } from '../lib/config/index.ts';
+import { createRuntime, parseSettings } from '../lib/config/index.ts';
 import { createWorkerHandler } from '../lib/handlers/index.ts';
 import { stopAllRuns } from '../lib/runs/index.ts';
-import { type EventSourceOptions, startSqsPoller } from './sqs-poller.ts';
+import { startSqsPoller } from './sqs-poller.ts';
+import { type ChildConfig, TIMED_OUT_EXIT } from './worker-child.ts';
 
-/** The exit code of a child whose invocation timed out: the sandbox starts a fresh child. */
-const TIMED_OUT_EXIT = 75;
-
-/** What the child is configured with. */
-type ChildConfig = RuntimeConfig & { queueArn?: string; eventSource?: EventSourceOptions };
+const SCRIPT = fileURLToPath(import.meta.url);
 
 function required(name: string): string {
   const value = process.env[name];
@@ -76,143 +72,7 @@ async function main(): Promise<void> {
   process.stdout.write('worker ready\n');
 }
 
-/** The worker child as the sandbox sees it. */
-export interface WorkerProcess {
-  /** The current child's process id. */
-  readonly pid: number;
-  /** Sends a signal to the child; resolves once it has exited. */
-  kill(signal: NodeJS.Signals): Promise<void>;
-  /** Starts a fresh child (stopping the current one first if it still runs); resolves once it polls. */
-  restart(): Promise<void>;
-}
-
-/** Options of {@link startWorkerProcess}. */
-export interface WorkerProcessOptions {
-  config: ChildConfig;
-  /** The agents module the child serves (default export = a Switchboard server). */
-  agents: string;
-  /** More environment for the child (the agents module may read it). */
-  env?: Record<string, string>;
-  /** How long to wait for `worker ready`. Default 20 000. */
-  readyTimeoutMs?: number;
-}
-
-const SCRIPT = fileURLToPath(import.meta.url);
-const ROOT = resolve(dirname(SCRIPT), '..');
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
-async function spawnChild(options: WorkerProcessOptions): Promise<ChildProcess> {
-  // `--import tsx` (resolved from the repository's root) loads the TypeScript sources as the
-  // sandbox runs them, without the extra process the tsx CLI would start.
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      ...options.env,
-      SWITCHBOARD_SANDBOX_WORKER: JSON.stringify(options.config),
-      SWITCHBOARD_SANDBOX_AGENTS: resolve(options.agents),
-    },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  const forward = (chunk: Buffer) => {
-    stderr = (stderr + String(chunk)).slice(-4_000);
-    process.stderr.write(chunk);
-  };
-  // Both pipes are always read: a child whose pipe fills up would block in the middle of a write.
-  child.stderr?.on('data', forward);
-  const lines = createInterface({ input: child.stdout! });
-  await new Promise<void>((resolveReady, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(
-        new Error(`The worker process was not ready in ${options.readyTimeoutMs ?? 20_000} ms.\n${stderr}`),
-      );
-    }, options.readyTimeoutMs ?? 20_000);
-    const onExit = (code: number | null, signal: string | null) => {
-      clearTimeout(timer);
-      reject(new Error(`The worker process exited before it was ready (${signal ?? code}).\n${stderr}`));
-    };
-    child.once('exit', onExit);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    lines.on('line', (line) => {
-      if (line === 'worker ready') {
-        clearTimeout(timer);
-        child.off('exit', onExit);
-        resolveReady();
-      } else {
-        process.stdout.write(`${line}\n`);
-      }
-    });
-  });
-  return child;
-}
-
-/**
- * Runs the sandbox's poller and worker in a child process, so that it can really die: a SIGKILL
- * leaves its messages in flight until their visibility timeout, as a lost Lambda does.
- */
-export async function startWorkerProcess(
-  options: WorkerProcessOptions,
-): Promise<WorkerProcess & { stop(): Promise<void> }> {
-  let child = await spawnChild(options);
-  let respawning: Promise<void> | undefined;
-  let stopped = false;
-  // A child whose invocation timed out ended itself: like Lambda, start a fresh one for what comes next.
-  const watch = (current: ChildProcess) =>
-    current.once('exit', (code) => {
-      if (code !== TIMED_OUT_EXIT || stopped || current !== child) return;
-      respawning = spawnChild(options)
-        .then((fresh) => {
-          child = fresh;
-          watch(fresh);
-        })
-        .catch((error: unknown) => console.error('[worker-process] could not start a fresh worker:', error))
-        .finally(() => {
-          respawning = undefined;
-        });
-    });
-  watch(child);
-  const stop = async () => {
-    await respawning;
-    const current = child;
-    if (current.exitCode !== null || current.signalCode !== null) return;
-    const done = exited(current);
-    current.kill('SIGTERM');
-    // A child that does not stop in time is not allowed to outlive the sandbox.
-    const timer = setTimeout(() => current.kill('SIGKILL'), 10_000);
-    await done;
-    clearTimeout(timer);
-  };
-  return {
-    get pid() {
-      return child.pid ?? -1;
-    },
-    async kill(signal) {
-      const done = exited(child);
-      child.kill(signal);
-      await done;
-    },
-    async restart() {
-      await stop();
-      child = await spawnChild(options);
-      watch(child);
-    },
-    async stop() {
-      stopped = true;
-      await stop();
-    },
-  };
-}
-
-// Run as a script (not imported by the sandbox for startWorkerProcess).
+// Run as a script (the sandbox starts it through startWorkerProcess in worker-child.ts).
 if (process.argv[1] && resolve(process.argv[1]) === SCRIPT) {
   main().catch((error: unknown) => {
     console.error('[worker-process] could not start:', error);
