@@ -8,6 +8,7 @@ import {
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createLambdaContext } from './lambda-context.ts';
 import { recordsToDelete, toSqsRecord } from './sqs-records.ts';
+import { withTimeout } from './timeout.ts';
 
 export { recordsToDelete, toSqsRecord } from './sqs-records.ts';
 
@@ -69,19 +70,6 @@ async function resolveQueueArn(options: SqsPollerOptions): Promise<string> {
   return Attributes.QueueArn;
 }
 
-/** The handler's promise, or `timedOut` once the function's timeout has passed. */
-async function withTimeout(work: Promise<Outcome>, ms: number): Promise<Outcome> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Outcome>((resolve) => {
-    timer = setTimeout(() => resolve({ timedOut: true }), ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * Feeds an SQS queue to a Lambda handler like the SQS event source with `ReportBatchItemFailures`:
  * each receive (up to `batchSize` messages, several of one FIFO group among them) is one invocation;
@@ -116,7 +104,8 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
         (response): Outcome => ({ response: response ?? undefined }),
         (error: unknown) => ({ error }),
       );
-    const outcome = await withTimeout(work, timeoutMs);
+    // The handler's outcome, or `timedOut` once the function's timeout has passed.
+    const outcome: Outcome = await withTimeout(work, timeoutMs, { timedOut: true } as const);
     if ('timedOut' in outcome) {
       console.error(`[sqs-poller] ${context.awsRequestId} Task timed out after ${timeoutMs / 1000} seconds`);
       abandoned.add(work);

@@ -1,4 +1,5 @@
 import type { Context } from 'aws-lambda';
+import { withTimeout } from '../timeout.ts';
 
 /**
  * Lambda's synchronous invoke limit on the event: Invoke refuses a request payload from
@@ -39,10 +40,6 @@ export async function invokeLambda<E, R>(
   if (eventBytes >= LAMBDA_EVENT_MAX_BYTES) {
     return { kind: 'failed', error: new Error(`Lambda refused a ${eventBytes}-byte event`) };
   }
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<InvokeOutcome<R>>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs);
-  });
   const call = (async (): Promise<InvokeOutcome<R>> => {
     try {
       const result = await handler(event, context);
@@ -55,9 +52,5 @@ export async function invokeLambda<E, R>(
       return { kind: 'failed', error };
     }
   })();
-  try {
-    return await Promise.race([call, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return withTimeout(call, timeoutMs, { kind: 'timeout' } as const);
 }
