@@ -8,6 +8,7 @@
 
 /** The four Lambda functions, by entry point under `functions/`. */
 export const FUNCTION_NAMES = ['http', 'ws', 'worker', 'sweep'] as const;
+/** One of {@link FUNCTION_NAMES}. */
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 /**

@@ -1,7 +1,7 @@
 import type { FunctionName, Permissions, RuntimeConfig } from '../../lib/config/index.ts';
 import { FILE_BUCKET_CORS } from '../../lib/contract/index.ts';
 import { type FaultOptions, FaultPlan } from './faults.ts';
-import { type AwsFront, startAwsFront } from './front.ts';
+import { startAwsFront } from './front.ts';
 import { credentialsOf } from './identity.ts';
 import type { ResourceNames } from './operations.ts';
 
@@ -31,11 +31,18 @@ export interface Fronts {
 export async function startFronts(options: FrontsOptions): Promise<Fronts> {
   const faults = options.faults ? new FaultPlan(options.faults) : undefined;
   const common = { names: options.names, faults, permissions: options.permissions };
-  const started: AwsFront[] = await Promise.all([
+  const starting = await Promise.allSettled([
     startAwsFront({ ...common, target: 'dynamodb', url: options.dynamodb }),
     startAwsFront({ ...common, target: 'fauxqs', url: options.aws, bucketCors: FILE_BUCKET_CORS }),
     startAwsFront({ ...common, target: 'connections', url: options.connections }),
   ]);
+  const started = starting.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = starting.find((s) => s.status === 'rejected');
+  if (failed) {
+    // Leave no port open behind a sandbox that could not start.
+    await Promise.all(started.map((front) => front.close()));
+    throw failed.reason;
+  }
   const [dynamodb, aws, connections] = started.map((front) => front.url) as [string, string, string];
   return {
     faults,

@@ -410,7 +410,7 @@ describe('gateway WebSocket limits and authoriser', () => {
 
   it('closes an idle connection with 1001 after idleTimeoutMs', async () => {
     const client = await openSocket(`${gateway.wsUrl}?token=ok`);
-    const { code } = await client.closed;
+    const { code } = await within(client.closed, 'the idle close');
     expect(code).toBe(1001);
     // The gateway itself still runs: it was this connection's idleness, not a shutdown, that closed it.
     const next = await openSocket(`${gateway.wsUrl}?token=ok`);

@@ -11,6 +11,7 @@ export function gate<T = void>(): Gate<T> {
   return { open, opened };
 }
 
+/** A gate: `opened` settles with the value given to `open`. */
 export interface Gate<T = void> {
   open: (value: T) => void;
   opened: Promise<T>;
