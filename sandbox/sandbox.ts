@@ -114,6 +114,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       cors: HTTP_API_CORS,
       handler: (event, context) => handlers!.http(event, context),
       ...(options.tokens && {
+        // As a JWT authoriser on `$request.header.Authorization`: no header is a 401; the token
+        // may come alone or after `Bearer `.
+        identityHeaders: ['authorization'],
         authorizer: async (event) =>
           identityOf(options.tokens, event.headers?.authorization?.replace(/^Bearer /i, '')),
       }),

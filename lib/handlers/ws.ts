@@ -128,23 +128,19 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
     };
   },
   async assistant_cancel(rt, _app, event, identity) {
-    const { session_id, sessionId } = bodyOf(event).body;
-    const target = parseSessionTarget({ session_id: session_id ?? sessionId });
+    // Every other field goes to the strict schema too, so an unknown one is a validation error.
+    const { session_id, sessionId, ...rest } = bodyOf(event).body;
+    const target = parseSessionTarget({ session_id: session_id ?? sessionId, ...rest });
     return { type: 'assistant:cancelled', ...(await cancelSession(rt, identity, target.session_id)) };
   },
   async assistant_resolve_action(rt, app, event, identity) {
     const { session_id, action_id, sessionId, actionId, ...answer } = bodyOf(event).body;
     const ids = parseResolveTarget({ session_id: session_id ?? sessionId, action_id: action_id ?? actionId });
+    // The whole frame is validated before the session is looked up, as the HTTP route does.
+    const request = parseResolveRequest(answer);
     const session = await getSession(rt, ids.session_id);
     if (!session) throw new NotFoundError('session_not_found', `Session "${ids.session_id}" does not exist.`);
-    const accepted = await submitAnswer(
-      rt,
-      app,
-      identity,
-      session,
-      ids.action_id,
-      parseResolveRequest(answer),
-    );
+    const accepted = await submitAnswer(rt, app, identity, session, ids.action_id, request);
     return { type: 'assistant:resolved', ...accepted };
   },
   async $default(_rt, _app, event) {

@@ -6,6 +6,7 @@ import { ownedSession } from '../sessions/index.ts';
 import {
   type CancelReason,
   decideAction,
+  getRun,
   getSession,
   listRuns,
   markDeleted,
@@ -36,8 +37,8 @@ async function queueBookkeeping(
   session: SessionRecord,
   kind: RunKind,
   withdrawn: string[] = [],
+  runId = newId('run'),
 ): Promise<string> {
-  const runId = newId('run');
   await putRun(rt, {
     runId,
     sessionId: session.sessionId,
@@ -90,13 +91,22 @@ export async function cancelSession(rt: Runtime, identity: Identity, sessionId: 
  */
 export async function deleteSession(rt: Runtime, identity: Identity, sessionId: string) {
   const session = await getSession(rt, sessionId, { includeDeleted: true });
-  if (!session || session.owner !== identity.user) {
-    throw new NotFoundError('session_not_found', `Session "${sessionId}" does not exist.`);
+  const missing = () => new NotFoundError('session_not_found', `Session "${sessionId}" does not exist.`);
+  if (!session || session.owner !== identity.user) throw missing();
+  if (session.deletedAt) {
+    // A later request: 404, as for every request after a delete. When the delete that marked the
+    // session stopped before queueing its run (a crash between these writes), its work is finished
+    // here, under the run id the mark names: queueing it twice is harmless.
+    if (session.deleteRunId && !(await getRun(rt, session.sessionId, session.deleteRunId))) {
+      await stopRuns(rt, session.sessionId, 'deleted');
+      await queueBookkeeping(rt, session, 'delete', [], session.deleteRunId);
+    }
+    throw missing();
   }
-  // A retry after a crash between these writes finds the session already marked and does the rest
-  // again; a second delete run is harmless (it finds nothing left to remove).
-  await markDeleted(rt, session.sessionId, Date.now());
+  const runId = newId('run');
+  // Of two deletes at once, one marks the session; the other is a later request.
+  if (!(await markDeleted(rt, session.sessionId, Date.now(), runId))) throw missing();
   await stopRuns(rt, session.sessionId, 'deleted');
-  await queueBookkeeping(rt, session, 'delete');
+  await queueBookkeeping(rt, session, 'delete', [], runId);
   return { session_id: session.sessionId, status: 'deleting' as const };
 }

@@ -153,6 +153,11 @@ async function decideAndQueue(
   return { runId: record.runId, action: decided, duplicate: !first };
 }
 
+/** The 409 for a continuation when no host call of that id is pending (or there is no such session). */
+export function noPendingCall(callId: string): SessionConflictError {
+  return new SessionConflictError('not_pending', `No host tool call "${callId}" is pending in this session.`);
+}
+
 /** A host's continuation: the result of the pending host call, handed to the agent on the same message. */
 export async function submitContinuation(
   rt: Runtime,
@@ -169,11 +174,7 @@ export async function submitContinuation(
       `"${callId}" is a ${action.kind}: answer it at /api/sessions/{id}/actions/{actionId}.`,
     );
   }
-  if (!action)
-    throw new SessionConflictError(
-      'not_pending',
-      `No host tool call "${callId}" is pending in this session.`,
-    );
+  if (!action) throw noPendingCall(callId);
   const { runId, duplicate } = await decideAndQueue(rt, identity, session, action, requestId, () => {
     const { value, screenshots } = withoutScreenshots(request.tool_result);
     const failed = request.tool_outcome === 'failed';

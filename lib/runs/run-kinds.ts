@@ -196,6 +196,6 @@ export async function runDelete(scope: Bookkeeping): Promise<RunOutcome> {
   stream.append('session.deleted', {});
   await stream.drain().catch(() => undefined);
   await deleteSessionObjects(rt, run.sessionId);
-  await deletePartition(rt, run.sessionId);
+  await deletePartition(rt, run.sessionId, run.runId);
   return { status: 'completed', stopReason: 'end_turn' };
 }

@@ -21,7 +21,7 @@ import {
   setHostContext,
 } from '../store/index.ts';
 import { checkFileIds, splitAttachments, storeAttachment } from './attachments.ts';
-import { submitContinuation, supersedeOpen } from './continuation.ts';
+import { noPendingCall, submitContinuation, supersedeOpen } from './continuation.ts';
 import { enqueue } from './job.ts';
 
 /** The answer to an accepted message: where its turn will show up. */
@@ -70,6 +70,8 @@ async function resolveSession(
   }
   // Everything the request refers to is checked before anything is written: a rejected message leaves no session.
   await checkFileIds(rt, identity, request);
+  // A continuation answers a call of an existing session: into one that does not exist, nothing is pending.
+  if (!existing && request.tool_call_id !== undefined) throw noPendingCall(request.tool_call_id);
   return (
     existing ??
     (await ensureSession(rt, {

@@ -20,6 +20,8 @@ export interface SessionRecord {
   hostContext?: HostContext;
   /** Set when the session was deleted: it answers 404 while its items are removed. */
   deletedAt?: string;
+  /** The run that removes a deleted session's items, named by the same write that marks it. */
+  deleteRunId?: string;
 }
 
 /** The session, or undefined when there is none. */
@@ -36,13 +38,21 @@ export async function getSession(
   return session?.deletedAt && !options.includeDeleted ? undefined : session;
 }
 
-/** Marks a session deleted (one conditional write); false when it already was. */
-export async function markDeleted(rt: Runtime, sessionId: string, now: number): Promise<boolean> {
+/**
+ * Marks a session deleted and names the run that removes its items (one conditional write); false
+ * when it already was, or is gone.
+ */
+export async function markDeleted(
+  rt: Runtime,
+  sessionId: string,
+  now: number,
+  runId: string,
+): Promise<boolean> {
   return updateIf(rt, {
     Key: keys.session(sessionId),
-    UpdateExpression: 'SET deletedAt = :at',
+    UpdateExpression: 'SET deletedAt = :at, deleteRunId = :run',
     ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
-    ExpressionAttributeValues: { ':at': new Date(now).toISOString() },
+    ExpressionAttributeValues: { ':at': new Date(now).toISOString(), ':run': runId },
   });
 }
 
@@ -59,16 +69,19 @@ export async function listRuns(rt: Runtime, sessionId: string): Promise<RunRecor
 /**
  * Deletes every item of a deleted session's partition, its META item last and only while it is
  * still the deleted one: until then the id cannot be taken again, so a new session never sees an
- * old item and the old delete never removes a new session.
+ * old item and the old delete never removes a new session. The deleting run's own item goes after
+ * the META item: while the session is marked, its run is there (a later delete that finds no run
+ * finishes the work of one that stopped before queueing it).
  */
-export async function deletePartition(rt: Runtime, sessionId: string): Promise<number> {
+export async function deletePartition(rt: Runtime, sessionId: string, runId?: string): Promise<number> {
+  const own = runId === undefined ? undefined : keys.run(sessionId, runId).sk;
   const items = (
     await queryAll(rt, {
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.session(sessionId).pk },
       ProjectionExpression: 'pk, sk',
     })
-  ).filter((item) => item.sk !== 'META');
+  ).filter((item) => item.sk !== 'META' && item.sk !== own);
   for (let i = 0; i < items.length; i += 25) {
     await batchWrite(
       rt,
@@ -86,7 +99,10 @@ export async function deletePartition(rt: Runtime, sessionId: string): Promise<n
     .catch((error: unknown) => {
       if (!isConditionFailure(error)) throw error;
     });
-  return items.length + 1;
+  if (runId !== undefined) {
+    await rt.db.send(new DeleteCommand({ TableName: rt.table, Key: keys.run(sessionId, runId) }));
+  }
+  return items.length + (runId === undefined ? 1 : 2);
 }
 
 /**

@@ -27,6 +27,8 @@ export function createHttpApi(options: HttpApiOptions, api: ApiIdentity): HttpAp
 
   async function authorize(event: APIGatewayProxyEventV2): Promise<HttpResponse | undefined> {
     if (!options.authorizer) return undefined;
+    const identity = options.identityHeaders ?? [];
+    if (identity.some((name) => !event.headers[name]?.trim())) return gatewayError(401, 'Unauthorized');
     const context = await options.authorizer(buildAuthorizerEvent(event, api));
     if (context === null) return gatewayError(403, 'Forbidden');
     Object.assign(event.requestContext, { authorizer: { lambda: context } });

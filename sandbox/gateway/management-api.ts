@@ -33,10 +33,14 @@ function decode(segment: string): string {
 
 const empty = (statusCode: number): HttpResponse => ({ statusCode, headers: {}, body: Buffer.alloc(0) });
 
+/** A SigV4 `Authorization` header, as the SDK signs a request: the scheme and a credential scope. */
+const SIGV4 = /^AWS4-HMAC-SHA256\s+Credential=\S/;
+
 /**
  * The `@connections` API that `@aws-sdk/client-apigatewaymanagementapi` calls, at
- * `/@connections/{id}` or `/{stage}/@connections/{id}`. Requests are signed by the SDK; the
- * signature is not checked.
+ * `/@connections/{id}` or `/{stage}/@connections/{id}`. A request must be signed (SigV4): one
+ * without a signature gets API Gateway's 403 `Missing Authentication Token`. The signature itself
+ * is not checked here (the front before the gateway knows each caller by its key).
  */
 export function createManagementApi(registry: ConnectionRegistry, stage: string): ManagementApi {
   async function serve(req: IncomingMessage, id: string): Promise<HttpResponse> {
@@ -73,8 +77,9 @@ export function createManagementApi(registry: ConnectionRegistry, stage: string)
     if (!match?.[2]) return false;
     const requestId = awsId();
     const headers = { 'x-amzn-requestid': requestId };
-    const answer =
-      match[1] !== undefined && decode(match[1]) !== stage
+    const answer = !SIGV4.test(req.headers.authorization ?? '')
+      ? Promise.resolve(awsError(403, 'MissingAuthenticationTokenException', 'Missing Authentication Token'))
+      : match[1] !== undefined && decode(match[1]) !== stage
         ? Promise.resolve(awsError(403, 'ForbiddenException', 'Forbidden'))
         : serve(req, decode(match[2]));
     answer

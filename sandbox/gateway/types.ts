@@ -31,6 +31,12 @@ export interface HttpApiOptions {
   routes: string[];
   handler: HttpHandler;
   authorizer?: HttpAuthorizer;
+  /**
+   * The headers the authoriser's identity source names (lower case, e.g. `['authorization']`): a
+   * request that lacks one, or sends it empty, is answered `401 Unauthorized` and the authoriser is
+   * never called, as API Gateway does. Default none.
+   */
+  identityHeaders?: string[];
   /** Integration timeout; API Gateway answers 503 after it. Default 30 000, HTTP API's (and its maximum). */
   timeoutMs?: number;
   /** The API's CORS configuration: the gateway answers preflight and adds the headers by it. Default none. */

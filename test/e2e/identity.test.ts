@@ -50,8 +50,21 @@ const ended = (runId: unknown) => (f: Frame) =>
   (f.type === 'session.status_idle' || f.type === 'session.status_requires_action') && f.run_id === runId;
 
 describe('identity comes from the authoriser, and a user reaches only their own sessions', () => {
-  it('refuses a request without a known token (403 on HTTP, the upgrade refused on WebSocket)', async () => {
-    expect((await as(undefined, 'GET', '/api/sessions/x')).status).toBe(403);
+  it('takes the token alone or after Bearer, as a JWT authoriser on the Authorization header does', async () => {
+    for (const authorization of ['token-alice', 'Bearer token-alice', 'bearer token-alice']) {
+      const res = await fetch(`${sandbox.url}/api/sessions/i-none`, { headers: { authorization } });
+      expect(res.status, authorization).toBe(404);
+      expect(await res.json()).toMatchObject({ error: { code: 'session_not_found' } });
+    }
+    const unknown = await fetch(`${sandbox.url}/api/sessions/i-none`, {
+      headers: { authorization: 'Bearer nope' },
+    });
+    expect(unknown.status).toBe(403);
+  });
+
+  it('refuses a request without a known token (401 without one, 403 for an unknown one on HTTP, the upgrade refused on WebSocket)', async () => {
+    const missing = await as(undefined, 'GET', '/api/sessions/x');
+    expect(missing).toEqual({ status: 401, json: { message: 'Unauthorized' } });
     expect(
       (await as('token-mallory', 'POST', '/api/chat', { agent_id: 'reviewed', content: 'hi' })).status,
     ).toBe(403);

@@ -184,6 +184,46 @@ describe('gateway HTTP API with a Lambda authoriser', () => {
   });
 });
 
+describe('gateway HTTP API with an identity source', () => {
+  let gateway: Gateway;
+  const asked = new Recorder<string | undefined>();
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      port: 0,
+      http: {
+        routes: ['$default'],
+        identityHeaders: ['authorization'],
+        authorizer: async (event) => {
+          asked.push(event.headers?.authorization);
+          return event.headers?.authorization === 'Bearer ok' ? { userId: 'u1' } : null;
+        },
+        handler: async () => ({ ok: true }),
+      },
+    });
+  });
+  afterAll(() => gateway.close());
+
+  it('answers 401 Unauthorized without calling the authoriser when the header is missing or empty', async () => {
+    const before = asked.items.length;
+    for (const headers of [{}, { authorization: '' }, { authorization: '   ' }] as Record<string, string>[]) {
+      const res = await fetch(`${gateway.url}/anything`, { headers });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ message: 'Unauthorized' });
+    }
+    expect(asked.items.slice(before)).toEqual([]);
+  });
+
+  it('asks the authoriser when the header is there', async () => {
+    const before = asked.items.length;
+    expect((await fetch(`${gateway.url}/anything`, { headers: { authorization: 'Bearer ok' } })).status).toBe(
+      200,
+    );
+    expect((await fetch(`${gateway.url}/anything`, { headers: { authorization: 'nope' } })).status).toBe(403);
+    expect(asked.items.slice(before)).toEqual(['Bearer ok', 'nope']);
+  });
+});
+
 describe('gateway WebSocket API', () => {
   let gateway: Gateway;
   let management: ApiGatewayManagementApiClient;
@@ -304,6 +344,27 @@ describe('gateway WebSocket API', () => {
     );
     expect(event.requestContext.eventType).toBe('DISCONNECT');
     expect(gateway.connections()).not.toContain(id);
+  });
+
+  it('refuses an unsigned @connections request with 403 Missing Authentication Token, doing nothing', async () => {
+    const { client, id } = await connect();
+    const url = `${gateway.managementEndpoint}/@connections/${encodeURIComponent(id)}`;
+    const refusals = [
+      fetch(url, { method: 'POST', body: 'unsigned' }),
+      fetch(url, { method: 'POST', body: 'bearer', headers: { authorization: 'Bearer anything' } }),
+      fetch(url, { method: 'GET' }),
+      fetch(url, { method: 'DELETE' }),
+    ];
+    for (const res of await Promise.all(refusals)) {
+      expect(res.status).toBe(403);
+      expect(res.headers.get('x-amzn-errortype')).toBe('MissingAuthenticationTokenException');
+      expect(await res.json()).toEqual({ message: 'Missing Authentication Token' });
+    }
+    // The socket is still open and got none of them: the next frame it receives is a signed post.
+    await management.send(new PostToConnectionCommand({ ConnectionId: id, Data: Buffer.from('signed') }));
+    expect(await client.next()).toBe('signed');
+    expect(gateway.connections()).toContain(id);
+    client.socket.close();
   });
 
   it('closes with 1003 on a binary frame, as API Gateway does not take them', async () => {
