@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { MalformedRequestError, parseOrThrow, throwIssues } from '../errors/index.ts';
+import { parseOrThrow, throwIssues } from '../errors/index.ts';
 import { ATTACHMENT_SHAPE, AttachmentSchema } from './attachments.ts';
 import { HOST_CONTEXT_LIMITS, HOST_CONTEXT_SHAPE, HostContextSchema, isPlainObject } from './host-context.ts';
+import { IdSchema } from './ids.ts';
+import { checkDepth } from './json-body.ts';
 import { leaf, normalizeKeys, pathAsSent, type Renames, type Shape } from './normalize.ts';
 
 /** Request ids double as SQS deduplication ids: 1-128 printable ASCII characters. */
@@ -9,10 +11,8 @@ export const RequestIdSchema = z
   .string()
   .regex(/^[\x21-\x7e]{1,128}$/, 'must be 1-128 printable ASCII characters without spaces');
 
-/** Session ids are chosen by the host on first use, so they are held to a safe alphabet. */
-export const SessionIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, 'must be 1-128 letters, digits, "_", ".", ":" or "-"');
+/** Session ids are chosen by the host on first use, so they follow the one id rule ({@link IdSchema}). */
+export const SessionIdSchema = IdSchema;
 
 /** The body of `POST /api/chat` and of the `assistant_message` WebSocket action. */
 export const ChatRequestSchema = z
@@ -35,7 +35,7 @@ export const ChatRequestSchema = z
       .regex(/^data:[^,]*,/, 'must be a data: URI')
       .optional(),
     /** A continuation: the call_id of the pending host tool call this message answers. */
-    tool_call_id: z.string().min(1).max(256).optional(),
+    tool_call_id: IdSchema.optional(),
     /** The host tool's result: any JSON. */
     tool_result: z.unknown().optional(),
     /** `failed` when the host could not perform the action. */
@@ -148,23 +148,13 @@ function parseContract<T extends z.ZodType>(
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throwIssues([{ path: [], message: 'Expected a JSON object' }], what);
   }
+  // Bounded before any walk: normalisation, the schema's size checks and rendering all recurse.
+  checkDepth(value, what);
   const renames: Renames = new Map();
   const issues: Parameters<typeof throwIssues>[0] = [];
   const normalized = normalizeKeys(value, shape, [], renames, issues);
   if (issues.length > 0) throwIssues(issues, what);
   return parseOrThrow(schema, normalized, what, (path) => pathAsSent(path, renames));
-}
-
-/** Parses a JSON body; a body that is not JSON is a 400, never a 500. */
-export function parseJsonBody(body: string | undefined | null, isBase64 = false): unknown {
-  if (body === undefined || body === null || body === '')
-    throw new MalformedRequestError('The request has no body.');
-  const text = isBase64 ? Buffer.from(body, 'base64').toString('utf8') : body;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new MalformedRequestError('The request body is not valid JSON.');
-  }
 }
 
 /** A chat request, validated and normalised. */
@@ -220,7 +210,7 @@ export function parseResolveRequest(value: unknown): ResolveRequest {
 /** Which request an `assistant_resolve_action` frame answers. */
 export function parseResolveTarget(value: unknown): { session_id: string; action_id: string } {
   return parseOrThrow(
-    z.object({ session_id: SessionIdSchema, action_id: z.string().min(1).max(256) }).strict(),
+    z.object({ session_id: SessionIdSchema, action_id: IdSchema }).strict(),
     value,
     'answer',
   );

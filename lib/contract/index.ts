@@ -15,7 +15,6 @@ export {
   parseChatRequest,
   parseHostContext,
   parseJoinRequest,
-  parseJsonBody,
   parseResolveRequest,
   parseResolveTarget,
   parseSessionTarget,
@@ -34,7 +33,10 @@ export {
   HostContextSchema,
   ToolNameSchema,
 } from './host-context.ts';
+export { ID_PATTERN, ID_RULE, IdSchema, isId } from './ids.ts';
+export { BODY_LIMITS, checkDepth, MAX_JSON_DEPTH, parseJsonBody, tooDeepAt } from './json-body.ts';
 export { compiled, objectSchemaProblem } from './json-schema.ts';
+export { contentTypeOf, MediaTypeSchema, mediaTypeProblem } from './media-type.ts';
 export { normalizeKeys, pathAsSent, snakeCase } from './normalize.ts';
 export { renderHostContext } from './render.ts';
 export { HTTP_ROUTES, type HttpRouteKey, WEBSOCKET_ROUTES, type WebSocketRouteKey } from './routes.ts';

@@ -46,6 +46,20 @@ export class MalformedRequestError extends SwitchboardError {
   }
 }
 
+/** JSON that nests objects and arrays deeper than the contract takes: 422 at the path where it went too deep. */
+export class TooDeepError extends SwitchboardError {
+  constructor(message: string, issues: Issue[] = []) {
+    super('too_deep', message, 422, 'validation', issues);
+  }
+}
+
+/** A body whose content type the route does not take: 415 at `content-type`. */
+export class UnsupportedMediaTypeError extends SwitchboardError {
+  constructor(message: string, issues: Issue[] = []) {
+    super('unsupported_media_type', message, 415, 'validation', issues);
+  }
+}
+
 /** Something that does not exist, or that the caller may not see (never tell the two apart). */
 export class NotFoundError extends SwitchboardError {
   constructor(code: string, message: string, issues: Issue[] = []) {

@@ -8,8 +8,10 @@ export {
   PayloadTooLargeError,
   SessionConflictError,
   SwitchboardError,
+  TooDeepError,
   UnauthorizedError,
   UnprocessedItemsError,
+  UnsupportedMediaTypeError,
   ValidationError,
 } from './errors.ts';
 export { FencedError, MissingItemError, RetryLaterError } from './internal.ts';

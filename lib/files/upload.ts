@@ -4,6 +4,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { z } from 'zod';
 import type { Identity } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
+import { MediaTypeSchema } from '../contract/index.ts';
 import { NotFoundError, parseOrThrow, ValidationError } from '../errors/index.ts';
 import { newId } from '../ids/index.ts';
 import { type FileRecord, getFile, putFile } from '../store/index.ts';
@@ -13,7 +14,7 @@ import { checkDirectUpload } from './limits.ts';
 export const UploadRequestSchema = z
   .object({
     name: z.string().min(1).max(512),
-    media_type: z.string().min(1).max(255).default('application/octet-stream'),
+    media_type: MediaTypeSchema.default('application/octet-stream'),
     size: z.number().int().min(1),
   })
   .strict();

@@ -3,9 +3,13 @@ import type { Switchboard } from '../agents/index.ts';
 import { identityFromAuthorizer } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
+  BODY_LIMITS,
+  contentTypeOf,
   EventsQuerySchema,
   HTTP_ROUTES,
   type HttpRouteKey,
+  ID_RULE,
+  isId,
   MessagesQuerySchema,
   parseChatRequest,
   parseJsonBody,
@@ -51,7 +55,19 @@ const param = (event: APIGatewayProxyEventV2, name: string) => {
     return raw;
   }
 };
-const sessionIdOf = (event: APIGatewayProxyEventV2) => param(event, 'id');
+
+/**
+ * A path id, under the one id rule (`IdSchema`). An id that breaks it cannot name anything, so it
+ * is simply not found: a 404 with the route's code, whose issue names the path parameter.
+ */
+function pathId(event: APIGatewayProxyEventV2, name: string, code: string, what: string): string {
+  const id = param(event, name);
+  if (isId(id)) return id;
+  const shown = id.length > 64 ? `${id.slice(0, 64)}…` : id;
+  throw new NotFoundError(code, `${what} "${shown}" does not exist.`, [{ path: [name], message: ID_RULE }]);
+}
+const sessionIdOf = (event: APIGatewayProxyEventV2) => pathId(event, 'id', 'session_not_found', 'Session');
+const fileIdOf = (event: APIGatewayProxyEventV2) => pathId(event, 'id', 'file_not_found', 'File');
 
 const header = (event: APIGatewayProxyEventV2, name: string) =>
   Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
@@ -85,14 +101,13 @@ function withinBudget<T>(items: T[]): T[] {
 
 /** `POST /api/files`: JSON asks for a presigned upload URL; any other content type is the file itself. */
 async function postFile(rt: Runtime, event: APIGatewayProxyEventV2) {
-  const mediaType =
-    (header(event, 'content-type') ?? 'application/octet-stream').split(';')[0]?.trim() ||
-    'application/octet-stream';
+  const mediaType = contentTypeOf(header(event, 'content-type'));
   if (mediaType === 'application/json') {
-    return json(
-      201,
-      await createUpload(rt, identity(event), parseJsonBody(event.body, event.isBase64Encoded)),
-    );
+    const body = parseJsonBody(event.body, event.isBase64Encoded, {
+      maxBytes: BODY_LIMITS.uploadRequest,
+      what: 'upload request',
+    });
+    return json(201, await createUpload(rt, identity(event), body));
   }
   const name = event.queryStringParameters?.name;
   if (!name)
@@ -155,11 +170,11 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
     });
   },
   async 'POST /api/sessions/{id}/actions/{actionId}'(rt, app, event) {
+    const sessionId = sessionIdOf(event);
+    const actionId = pathId(event, 'actionId', 'action_not_found', 'Request');
     const request = parseResolveRequest(parseJsonBody(event.body, event.isBase64Encoded));
-    const session = await getSession(rt, sessionIdOf(event));
-    if (!session)
-      throw new NotFoundError('session_not_found', `Session "${sessionIdOf(event)}" does not exist.`);
-    const actionId = param(event, 'actionId');
+    const session = await getSession(rt, sessionId);
+    if (!session) throw new NotFoundError('session_not_found', `Session "${sessionId}" does not exist.`);
     return json(202, await submitAnswer(rt, app, identity(event), session, actionId, request));
   },
   async 'POST /api/sessions/{id}/cancel'(rt, _app, event) {
@@ -170,7 +185,7 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   },
   'POST /api/files': (rt, _app, event) => postFile(rt, event),
   async 'GET /api/files/{id}'(rt, _app, event) {
-    return json(200, fileView(await ownedFile(rt, identity(event), sessionIdOf(event))));
+    return json(200, fileView(await ownedFile(rt, identity(event), fileIdOf(event))));
   },
 };
 

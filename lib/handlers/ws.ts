@@ -4,6 +4,7 @@ import type { Switchboard } from '../agents/index.ts';
 import { type Identity, identityFromAuthorizer } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
+  BODY_LIMITS,
   parseChatRequest,
   parseJoinRequest,
   parseJsonBody,
@@ -60,7 +61,10 @@ function connectionOf(rt: Runtime, event: WebSocketEvent, identity: Identity): C
 
 /** Parses a frame's JSON and drops the routing key, which is the gateway's and not the body's. */
 function bodyOf(event: WebSocketEvent): { body: Record<string, unknown>; requestId?: string } {
-  const parsed = parseJsonBody(event.body, event.isBase64Encoded);
+  const parsed = parseJsonBody(event.body, event.isBase64Encoded, {
+    maxBytes: BODY_LIMITS.frame,
+    what: 'frame',
+  });
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new ValidationError('A frame must be a JSON object.', [
       { path: [], message: 'Expected an object' },
