@@ -47,3 +47,27 @@ function pickData(source: Record<string, unknown>): Record<string, unknown> {
 export function requestContextOf(identity: Identity): RequestContext {
   return { user: { id: identity.user }, data: identity.data };
 }
+
+/** The tenant the authoriser put the caller in, if it named one. */
+export function tenantOf(identity: Identity): string | undefined {
+  return typeof identity.data.tenant === 'string' ? identity.data.tenant : undefined;
+}
+
+/** What a new session or file records of who owns it: the user, and the tenant when there is one. */
+export function ownerOf(identity: Identity): { owner: string; tenant?: string } {
+  const tenant = tenantOf(identity);
+  return { owner: identity.user, ...(tenant !== undefined && { tenant }) };
+}
+
+/**
+ * Whether the caller owns a record: the same user in the same tenant. A user id is only unique
+ * within its tenant, so the same id in another tenant owns nothing here.
+ */
+export function isOwner(record: { owner: string; tenant?: string }, identity: Identity): boolean {
+  return record.owner === identity.user && record.tenant === tenantOf(identity);
+}
+
+/** The identity of a record's owner, for work done on their behalf (a run whose request context is gone). */
+export function ownerIdentity(record: { owner: string; tenant?: string }): Identity {
+  return { user: record.owner, data: record.tenant === undefined ? {} : { tenant: record.tenant } };
+}

@@ -1,1 +1,10 @@
-export { ANONYMOUS, type Identity, identityFromAuthorizer, requestContextOf } from './identity.ts';
+export {
+  ANONYMOUS,
+  type Identity,
+  identityFromAuthorizer,
+  isOwner,
+  ownerIdentity,
+  ownerOf,
+  requestContextOf,
+  tenantOf,
+} from './identity.ts';

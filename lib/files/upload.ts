@@ -2,7 +2,7 @@ import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { z } from 'zod';
-import type { Identity } from '../auth/index.ts';
+import { type Identity, isOwner, ownerOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { MediaTypeSchema } from '../contract/index.ts';
 import { NotFoundError, parseOrThrow, ValidationError } from '../errors/index.ts';
@@ -50,7 +50,7 @@ const record = (
   const fileId = newId('file');
   return {
     fileId,
-    owner: identity.user,
+    ...ownerOf(identity),
     name,
     mediaType,
     size,
@@ -111,7 +111,7 @@ export async function createUpload(rt: Runtime, identity: Identity, body: unknow
 /** The caller's file; a pending upload is checked against the bucket and marked stored once its bytes are there. */
 export async function ownedFile(rt: Runtime, identity: Identity, fileId: string): Promise<FileRecord> {
   const file = await getFile(rt, fileId);
-  if (!file || file.owner !== identity.user)
+  if (!file || !isOwner(file, identity))
     throw new NotFoundError('file_not_found', `File "${fileId}" does not exist.`);
   if (file.status === 'stored') return file;
   const head = await rt.s3

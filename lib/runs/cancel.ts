@@ -1,4 +1,4 @@
-import type { Identity } from '../auth/index.ts';
+import { type Identity, isOwner } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { NotFoundError, SessionConflictError } from '../errors/index.ts';
 import { newId } from '../ids/index.ts';
@@ -92,7 +92,7 @@ export async function cancelSession(rt: Runtime, identity: Identity, sessionId: 
 export async function deleteSession(rt: Runtime, identity: Identity, sessionId: string) {
   const session = await getSession(rt, sessionId, { includeDeleted: true });
   const missing = () => new NotFoundError('session_not_found', `Session "${sessionId}" does not exist.`);
-  if (!session || session.owner !== identity.user) throw missing();
+  if (!session || !isOwner(session, identity)) throw missing();
   if (session.deletedAt) {
     // A later request: 404, as for every request after a delete. When the delete that marked the
     // session stopped before queueing its run (a crash between these writes), its work is finished

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { StopReasonSchema, type Switchboard } from '../agents/index.ts';
-import { requestContextOf } from '../auth/index.ts';
+import { ownerIdentity, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { FencedError } from '../errors/index.ts';
 import {
@@ -126,7 +126,7 @@ export async function closeLostRun(
   await closeWithError(rt, run, workerId, log, LOST);
   const session = await getSession(rt, run.sessionId, { includeDeleted: true });
   const agent = session
-    ? await app.resolveAgent(run.agentId, requestContextOf({ user: session.owner, data: {} }))
+    ? await app.resolveAgent(run.agentId, requestContextOf(ownerIdentity(session)))
     : undefined;
   if (agent)
     await callCancelHook(rt, agent, {

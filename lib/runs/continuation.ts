@@ -1,6 +1,6 @@
 import { notPending, resolutionOf, withoutScreenshots } from '../actions/index.ts';
 import type { Switchboard } from '../agents/index.ts';
-import { type Identity, requestContextOf } from '../auth/index.ts';
+import { type Identity, isOwner, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { type ChatRequest, collectAttachments, type ResolveRequest } from '../contract/index.ts';
 import { NotFoundError, SessionConflictError, SwitchboardError } from '../errors/index.ts';
@@ -245,8 +245,8 @@ export async function submitAnswer(
           action: action.action as never,
           context: requestContextOf(identity),
         })
-      : session.owner === identity.user;
-  if (!allowed && session.owner !== identity.user) {
+      : isOwner(session, identity);
+  if (!allowed && !isOwner(session, identity)) {
     throw new NotFoundError('session_not_found', `Session "${session.sessionId}" does not exist.`);
   }
   if (!allowed) throw new SwitchboardError('forbidden', 'You may not answer this request.', 403, 'auth');

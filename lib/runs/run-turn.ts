@@ -1,5 +1,5 @@
 import type { Switchboard } from '../agents/index.ts';
-import { requestContextOf } from '../auth/index.ts';
+import { ownerIdentity, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { FencedError, MissingItemError, RetryLaterError, SwitchboardError } from '../errors/index.ts';
 import {
@@ -90,7 +90,7 @@ async function runClaimed(
   const context =
     run.kind === 'lapse'
       ? { user: { id: session.owner }, data: { system: true, timeout: true } }
-      : (run.context ?? requestContextOf({ user: session.owner, data: {} }));
+      : (run.context ?? requestContextOf(ownerIdentity(session)));
   const agent = await app.resolveAgent(run.agentId, context);
   const watch = new RunWatch(rt, run, workerId, options.stopAt).start();
   let outcome: RunOutcome;

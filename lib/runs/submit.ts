@@ -1,5 +1,5 @@
 import type { Switchboard } from '../agents/index.ts';
-import { type Identity, requestContextOf } from '../auth/index.ts';
+import { type Identity, isOwner, ownerOf, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
   type ChatRequest,
@@ -38,6 +38,11 @@ export interface Accepted {
 /** Runs after the turn is recorded and before it is queued (the WebSocket sender joins here). */
 export type BeforeEnqueue = (sessionId: string) => Promise<void>;
 
+const sessionNotFound = (sessionId: string) =>
+  new NotFoundError('session_not_found', `Session "${sessionId}" does not exist.`, [
+    { path: ['session_id'], message: 'unknown session' },
+  ]);
+
 async function resolveSession(
   rt: Runtime,
   app: Switchboard,
@@ -48,11 +53,7 @@ async function resolveSession(
   // Without a session id the retry of a request must land in the same new session.
   const sessionId = request.session_id ?? `s_${digest(identity.user, requestId)}`;
   const existing = await getSession(rt, sessionId);
-  if (existing && existing.owner !== identity.user) {
-    throw new NotFoundError('session_not_found', `Session "${sessionId}" does not exist.`, [
-      { path: ['session_id'], message: 'unknown session' },
-    ]);
-  }
+  if (existing && !isOwner(existing, identity)) throw sessionNotFound(sessionId);
   if (existing && request.agent_id && request.agent_id !== existing.agentId) {
     throw new SessionConflictError(
       'agent_mismatch',
@@ -72,16 +73,18 @@ async function resolveSession(
   await checkFileIds(rt, identity, request);
   // A continuation answers a call of an existing session: into one that does not exist, nothing is pending.
   if (!existing && request.tool_call_id !== undefined) throw noPendingCall(request.tool_call_id);
-  return (
+  const session =
     existing ??
     (await ensureSession(rt, {
       sessionId,
-      owner: identity.user,
+      ...ownerOf(identity),
       agentId,
       createdAt: new Date().toISOString(),
       metadata: request.metadata,
-    }))
-  );
+    }));
+  // Another owner may have created the same id a moment before: theirs, so as good as missing here.
+  if (!isOwner(session, identity)) throw sessionNotFound(sessionId);
+  return session;
 }
 
 /**

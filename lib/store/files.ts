@@ -6,6 +6,8 @@ import { strip } from './table.ts';
 export interface FileRecord {
   fileId: string;
   owner: string;
+  /** The owner's tenant, when the authoriser names one. */
+  tenant?: string;
   name: string;
   mediaType: string;
   size: number;

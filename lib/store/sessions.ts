@@ -13,6 +13,8 @@ const SESSION_JSON = ['hostContext', 'metadata'] as const;
 export interface SessionRecord {
   sessionId: string;
   owner: string;
+  /** The owner's tenant, when the authoriser names one: a session belongs to (tenant, user). */
+  tenant?: string;
   agentId: string;
   createdAt: string;
   metadata?: Record<string, unknown>;

@@ -20,6 +20,7 @@ app.registerHostAgent({
 const TOKENS: Record<string, { user: string; tenant?: string }> = {
   'token-alice': { user: 'alice', tenant: 'acme' },
   'token-bob': { user: 'bob', tenant: 'globex' },
+  'token-alice-globex': { user: 'alice', tenant: 'globex' },
   'token-reviewer': { user: 'reviewer', tenant: 'acme' },
 };
 let sandbox: Sandbox;
@@ -85,34 +86,50 @@ describe('identity comes from the authoriser, and a user reaches only their own 
     ]);
   });
 
-  it('answers another user’s session exactly like a missing one, on every route', async () => {
+  it.each([
+    ['token-bob', 'another user'],
+    ['token-alice-globex', 'the same user id in another tenant'],
+  ])('answers %s’s caller (%s) alice’s session exactly like a missing one, on every route', async (other) => {
+    const id = `alice-2-${other}`;
     const accepted = await alice.request({
       action: 'assistant_message',
-      session_id: 'alice-2',
+      session_id: id,
       agent_id: 'reviewed',
       content: 'hello',
     });
     await alice.waitFor(ended(accepted.run_id));
     for (const path of [
-      '/api/sessions/alice-2',
-      '/api/sessions/alice-2/messages',
-      '/api/sessions/alice-2/events',
+      `/api/sessions/${id}`,
+      `/api/sessions/${id}/messages`,
+      `/api/sessions/${id}/events`,
     ]) {
-      const res = await as('token-bob', 'GET', path);
+      const res = await as(other, 'GET', path);
       expect(res.status, path).toBe(404);
       expect(res.json.error).toMatchObject({ code: 'session_not_found' });
     }
-    expect(
-      (await as('token-bob', 'POST', '/api/chat', { session_id: 'alice-2', content: 'mine now' })).status,
-    ).toBe(404);
-    expect((await as('token-bob', 'POST', '/api/sessions/alice-2/cancel')).status).toBe(404);
-    expect((await as('token-bob', 'DELETE', '/api/sessions/alice-2')).status).toBe(404);
-    const bob = await TestSocket.open(`${sandbox.wsUrl}?token=token-bob`);
-    expect(await bob.request({ action: 'assistant_join_session', session_id: 'alice-2' })).toMatchObject({
+    expect((await as(other, 'POST', '/api/chat', { session_id: id, content: 'mine now' })).status).toBe(404);
+    expect((await as(other, 'POST', `/api/sessions/${id}/cancel`)).status).toBe(404);
+    expect((await as(other, 'DELETE', `/api/sessions/${id}`)).status).toBe(404);
+    const bob = await TestSocket.open(`${sandbox.wsUrl}?token=${other}`);
+    expect(await bob.request({ action: 'assistant_join_session', session_id: id })).toMatchObject({
       error: { type: 'not_found' },
     });
     await bob.close();
-    expect((await as('token-alice', 'GET', '/api/sessions/alice-2')).status).toBe(200);
+    expect((await as('token-alice', 'GET', `/api/sessions/${id}`)).status).toBe(200);
+  });
+
+  it('answers a file of the same user id in another tenant as missing', async () => {
+    const res = await fetch(`${sandbox.url}/api/files?name=notes.txt`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer token-alice', 'content-type': 'text/plain' },
+      body: 'private',
+    });
+    expect(res.status).toBe(201);
+    const { id } = (await res.json()) as { id: string };
+    expect((await as('token-alice', 'GET', `/api/files/${id}`)).status).toBe(200);
+    const other = await as('token-alice-globex', 'GET', `/api/files/${id}`);
+    expect(other.status).toBe(404);
+    expect(other.json.error).toMatchObject({ code: 'file_not_found' });
   });
 
   it('lets hitl.authorizeResolve decide who may answer: the owner and a reviewer, not anybody else', async () => {
