@@ -5,7 +5,7 @@ import { createSwitchboard } from '../../lib/index.ts';
 import { getRun } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { recordingAgent } from '../support/recorder.ts';
-import { api, testSandbox } from '../support/sandbox.ts';
+import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import { TestSocket } from '../support/ws-client.ts';
 
@@ -15,11 +15,7 @@ const recorder = recordingAgent('recorder', [
   { name: 'search_issues', description: 'Search' },
   { name: 'summarize' },
 ]);
-let n = 0;
-const sid = (name: string) => {
-  n += 1;
-  return `hc-${name}-${n}`;
-};
+const sid = sessionIds('hc');
 
 const SEED_CONTEXT = {
   version: 1,

@@ -4,18 +4,14 @@ import { TooDeepError } from '../../lib/errors/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
-import { api, testSandbox } from '../support/sandbox.ts';
+import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
 
 const app = createSwitchboard();
 for (const definition of pauseAgents().definitions) app.registerHostAgent(definition);
 let sandbox: Sandbox;
 let host: TestSocket;
-let n = 0;
-const sid = (name: string) => {
-  n += 1;
-  return `h-${name}-${n}`;
-};
+const sid = sessionIds('h');
 
 beforeAll(async () => {
   sandbox = await testSandbox({ app });

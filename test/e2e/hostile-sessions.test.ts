@@ -5,7 +5,7 @@ import { createSwitchboard } from '../../lib/index.ts';
 import { ensureSession, keys, markDeleted } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { runAgents } from '../support/run-agents.ts';
-import { api, testSandbox } from '../support/sandbox.ts';
+import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import { TestSocket } from '../support/ws-client.ts';
 
@@ -14,11 +14,7 @@ const app = createSwitchboard();
 for (const d of runs.definitions) app.registerHostAgent(d);
 let sandbox: Sandbox;
 let host: TestSocket;
-let n = 0;
-const sid = (name: string) => {
-  n += 1;
-  return `h-${name}-${n}`;
-};
+const sid = sessionIds('hs');
 
 beforeAll(async () => {
   // A stopped turn that ignores its signal holds its session for the whole grace: a delete stays

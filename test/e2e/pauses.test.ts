@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSwitchboard, hostAgentRegistration } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
-import { api, testSandbox } from '../support/sandbox.ts';
+import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
 
 const agents = pauseAgents();
@@ -14,11 +14,7 @@ const app = createSwitchboard();
 for (const definition of agents.definitions) app.registerHostAgent(definition);
 let sandbox: Sandbox;
 let watcher: TestSocket;
-let n = 0;
-const sid = (name: string) => {
-  n += 1;
-  return `p-${name}-${n}`;
-};
+const sid = sessionIds('p');
 
 const ACTIONS = [
   { name: 'select_issue', parameters: { type: 'object', properties: { number: { type: 'integer' } } } },

@@ -18,7 +18,7 @@ import {
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
 import { runAgents } from '../support/run-agents.ts';
-import { api, testSandbox } from '../support/sandbox.ts';
+import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
 
@@ -28,11 +28,7 @@ const app = createSwitchboard();
 for (const d of [...runs.definitions, ...pauses.definitions]) app.registerHostAgent(d);
 let sandbox: Sandbox;
 let host: TestSocket;
-let n = 0;
-const sid = (name: string) => {
-  n += 1;
-  return `r-${name}-${n}`;
-};
+const sid = sessionIds('r');
 
 beforeAll(async () => {
   sandbox = await testSandbox({ app, settings: { runs: { cancelPollMs: 50, cancelGraceMs: 300 } } });

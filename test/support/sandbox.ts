@@ -19,3 +19,12 @@ export async function api(base: string, method: string, path: string, body?: unk
   } catch {}
   return { status: res.status, json, text };
 }
+
+/** Session ids unique within a test file: `${prefix}-${name}-${n}`, so no test meets another's session. */
+export function sessionIds(prefix: string): (name: string) => string {
+  let n = 0;
+  return (name) => {
+    n += 1;
+    return `${prefix}-${name}-${n}`;
+  };
+}
