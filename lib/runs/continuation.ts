@@ -222,13 +222,19 @@ export async function submitAnswer(
   request: ResolveRequest,
 ) {
   const agent = await app.resolveAgent(session.agentId, requestContextOf(identity));
+  const owner = isOwner(session, identity);
+  const action = await getAction(rt, session.sessionId, actionId);
+  // Someone else may answer only what authorizeResolve lets them: until it has, nothing about the
+  // session (its agent, its requests) is theirs to learn, so it answers as a missing session.
+  if (!owner && (!agent?.definition.resolveAction || !action || action.kind === 'host_tool')) {
+    throw new NotFoundError('session_not_found', `Session "${session.sessionId}" does not exist.`);
+  }
   if (!agent?.definition.resolveAction) {
     throw new NotFoundError(
       'resolve_not_supported',
       `Agent "${session.agentId}" has no resolveAction: its requests cannot be answered.`,
     );
   }
-  const action = await getAction(rt, session.sessionId, actionId);
   if (action?.kind === 'host_tool') {
     throw new SessionConflictError(
       'not_an_answer',
@@ -245,8 +251,8 @@ export async function submitAnswer(
           action: action.action as never,
           context: requestContextOf(identity),
         })
-      : isOwner(session, identity);
-  if (!allowed && !isOwner(session, identity)) {
+      : owner;
+  if (!allowed && !owner) {
     throw new NotFoundError('session_not_found', `Session "${session.sessionId}" does not exist.`);
   }
   if (!allowed) throw new SwitchboardError('forbidden', 'You may not answer this request.', 403, 'auth');

@@ -8,6 +8,8 @@ import { type Frame, TestSocket } from '../support/ws-client.ts';
 const pauses = pauseAgents();
 const seen: HostAgentInput[] = [];
 const app = createSwitchboard();
+// An agent whose requests nobody can answer (no resolveAction).
+app.registerHostAgent(pauses.definitions[2]!);
 app.registerHostAgent({
   ...pauses.definitions[0]!,
   info: { id: 'reviewed' },
@@ -130,6 +132,32 @@ describe('identity comes from the authoriser, and a user reaches only their own 
     const other = await as('token-alice-globex', 'GET', `/api/files/${id}`);
     expect(other.status).toBe(404);
     expect(other.json.error).toMatchObject({ code: 'file_not_found' });
+  });
+
+  it('never tells another user that an agent cannot take answers, nor which agent serves the session', async () => {
+    const accepted = await alice.request({
+      action: 'assistant_message',
+      session_id: 'alice-mute',
+      agent_id: 'mute',
+      content: 'wire',
+    });
+    await alice.waitFor(ended(accepted.run_id));
+    const owner = await as('token-alice', 'POST', '/api/sessions/alice-mute/actions/req_wire', {
+      decision: 'approve',
+    });
+    expect(owner.json.error).toMatchObject({ code: 'resolve_not_supported' });
+    for (const other of ['token-bob', 'token-alice-globex']) {
+      const answer = await as(other, 'POST', '/api/sessions/alice-mute/actions/req_wire', {
+        decision: 'approve',
+      });
+      expect(answer.status, other).toBe(404);
+      expect(answer.json.error, other).toMatchObject({ code: 'session_not_found' });
+      expect(JSON.stringify(answer.json), other).not.toMatch(/agent|resolve/i);
+      const missing = await as(other, 'POST', '/api/sessions/alice-mute/actions/req_none', {
+        decision: 'approve',
+      });
+      expect(missing.json.error, other).toMatchObject({ code: 'session_not_found' });
+    }
   });
 
   it('lets hitl.authorizeResolve decide who may answer: the owner and a reviewer, not anybody else', async () => {
