@@ -41,6 +41,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (req.method === 'GET' && options.static?.(req, res)) return;
     if (httpApi) {
       httpApi(req, res).catch((error: unknown) => {
+        // A client that went away (or was cut off for being too slow) needs no answer.
+        if (req.destroyed || res.destroyed) return;
         console.error('[gateway] request failed:', error);
         writeResponse(res, gatewayError(500, 'Internal Server Error'), awsId());
       });
@@ -50,7 +52,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     writeResponse(res, gatewayError(404, 'Not Found'), awsId());
   };
 
-  const server = createServer(onRequest);
+  // Node checks these deadlines every `connectionsCheckingInterval`: often enough for short test values.
+  const readTimeoutMs = options.readTimeoutMs ?? 10_000;
+  const server = createServer(
+    {
+      headersTimeout: readTimeoutMs,
+      requestTimeout: readTimeoutMs,
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(readTimeoutMs / 4))),
+    },
+    onRequest,
+  );
   server.on('upgrade', (req, socket, head) => {
     if (wsApi) wsApi.handleUpgrade(req, socket, head);
     else refuseUpgrade(socket, 404, 'Not Found');

@@ -102,6 +102,12 @@ export interface GatewayOptions {
   accountId?: string;
   /** Default 'us-east-1'. */
   region?: string;
+  /**
+   * How long a client may take to send a request's headers and body; a slower one (headers or a
+   * body dripped a byte at a time, a connection left half-open) is answered 408 and closed.
+   * Default 10 000.
+   */
+  readTimeoutMs?: number;
 }
 
 /** A running gateway. */

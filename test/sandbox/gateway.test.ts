@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import {
   ApiGatewayManagementApiClient,
   DeleteConnectionCommand,
@@ -492,5 +493,42 @@ describe('gateway WebSocket limits and authoriser', () => {
         (e) => e.requestContext.routeKey === '$disconnect' && e.requestContext.connectionId === id,
       ),
     ).toBe(true);
+  });
+});
+
+describe('slow clients', () => {
+  let slow: Gateway;
+  beforeAll(async () => {
+    slow = await startGateway({
+      port: 0,
+      readTimeoutMs: 300,
+      http: { routes: ['POST /echo'], handler: async () => ({ statusCode: 200, body: 'ok' }) },
+    });
+  });
+  afterAll(async () => {
+    await slow?.close();
+  });
+
+  /** Writes `parts` to a raw connection and returns what came back before the gateway closed it. */
+  function drip(parts: string[]): Promise<string> {
+    const socket = connect(slow.port, '127.0.0.1');
+    for (const part of parts) socket.write(part);
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += String(chunk);
+    });
+    return within(
+      new Promise<string>((resolve) => socket.on('close', () => resolve(answer))),
+      'the gateway to close a slow connection',
+    );
+  }
+
+  it('answers 408 and closes a connection whose headers never end', async () => {
+    expect(await drip(['POST /echo HTTP/1.1\r\nHost: x\r\n'])).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('answers 408 and closes a connection whose body never arrives whole', async () => {
+    const answer = await drip(['POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n', 'a']);
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
   });
 });
