@@ -60,6 +60,23 @@ for (const definition of pauses.definitions) app.registerHostAgent(definition);
 /** Sessions and a file the hostile requests may name, made before the properties run. */
 const fixture = { paused: 'hp-paused', driving: 'hp-driving', done: 'hp-done', file: '' };
 
+/** Sessions waiting on an answer or a host call, by the message that paused them: answers use them up. */
+const PAUSED: [session: string, agentId: string, message: string][] = [
+  ...[1, 2, 3, 4].map((n): [string, string, string] => [`hp-two-${n}`, 'pauser', 'two']),
+  ['hp-page-1', 'pauser', 'page'],
+  ['hp-page-2', 'pauser', 'page'],
+  ['hp-mute', 'mute', 'wire'],
+  ['hp-lapsed', 'pauser', 'lapsed'],
+  ['hp-strict', 'strict', 'two'],
+  ...[1, 2, 3].map((n): [string, string, string] => [`hp-drive-${n}`, 'driver', 'both']),
+];
+const HOST_ACTIONS = {
+  actions: [
+    { name: 'select_issue', parameters: { type: 'object', properties: { number: { type: 'integer' } } } },
+    { name: 'open_page', parameters: { type: 'object', properties: { name: { type: 'string' } } } },
+  ],
+};
+
 let serial = 0;
 /** A session id (or request id) no earlier case used. */
 const fresh = (what: string) => {
@@ -302,13 +319,15 @@ const hugeString = (max: number) =>
     .map(({ unit, n }) => unit.repeat(Math.ceil(n / unit.length)));
 
 /** Objects and arrays nested 40-300 levels deep, as text. */
-const deep: fc.Arbitrary<Raw> = fc
-  .record({ levels: fc.integer({ min: 40, max: 300 }), kinds: fc.array(fc.boolean(), { minLength: 1 }) })
-  .map(({ levels, kinds }) => {
-    let out = '1';
-    for (let i = 0; i < levels; i += 1) out = kinds[i % kinds.length] ? `{"a":${out}}` : `[${out}]`;
-    return out;
-  });
+const nestedText = (min: number, max: number): fc.Arbitrary<Raw> =>
+  fc
+    .record({ levels: fc.integer({ min, max }), kinds: fc.array(fc.boolean(), { minLength: 1 }) })
+    .map(({ levels, kinds }) => {
+      let out = '1';
+      for (let i = 0; i < levels; i += 1) out = kinds[i % kinds.length] ? `{"a":${out}}` : `[${out}]`;
+      return out;
+    });
+const deep = nestedText(40, 300);
 
 /** Objects whose keys are special to JavaScript objects. */
 const protoKeyed: fc.Arbitrary<Raw> = fc
@@ -656,7 +675,8 @@ function report(name: string, runs: number, seed: number) {
 }
 
 beforeAll(async () => {
-  sandbox = await testSandbox({ app });
+  // No sweep during the file: a paused session changes only by what the properties send.
+  sandbox = await testSandbox({ app, sweepPeriodMs: 600_000 });
   const start = async (session: string, agentId: string, content: string, extra = {}) => {
     const res = await request(
       'POST',
@@ -667,19 +687,15 @@ beforeAll(async () => {
     expect(res.status, res.text).toBe(202);
   };
   await start(fixture.paused, 'pauser', 'two');
-  await start(fixture.driving, 'driver', 'one', {
-    host_context: {
-      actions: [
-        { name: 'select_issue', parameters: { type: 'object', properties: { number: { type: 'integer' } } } },
-      ],
-    },
-  });
+  await start(fixture.driving, 'driver', 'one', { host_context: HOST_ACTIONS });
+  for (const [session, agentId, message] of PAUSED)
+    await start(session, agentId, message, agentId === 'driver' ? { host_context: HOST_ACTIONS } : {});
   await start(fixture.done, 'noop', 'hello');
   const file = await request('POST', '/api/files?name=notes.txt', 'hello', { 'content-type': 'text/plain' });
   expect(file.status, file.text).toBe(201);
   fixture.file = (file.json as { id: string }).id;
   const until = Date.now() + 20_000;
-  for (const id of [fixture.paused, fixture.driving]) {
+  for (const id of [fixture.paused, fixture.driving, ...PAUSED.map(([session]) => session)]) {
     while ((await request('GET', `/api/sessions/${id}`)).text.indexOf('"requires_action"') < 0) {
       if (Date.now() > until) throw new Error(`${id} never paused`);
       await new Promise((r) => setTimeout(r, 50));
@@ -1058,6 +1074,147 @@ describe('hostile HTTP requests', () => {
       { seed, numRuns: 150 },
     );
     report('files', runs, seed);
+  }, 60_000);
+});
+
+/** A paused session once nothing runs in it: what GET answers, and the last seq of its log. */
+async function settled(id: string): Promise<string> {
+  const until = Date.now() + 15_000;
+  for (;;) {
+    const session = await request('GET', `/api/sessions/${id}`);
+    expect(session.status, session.text).toBe(200);
+    const status = (session.json as { status: string; last_run?: { status?: string } }).status;
+    const run = (session.json as { last_run?: { status?: string } }).last_run?.status;
+    if (status !== 'running' && run !== 'queued' && run !== 'running') {
+      const events = await request('GET', `/api/sessions/${id}/events?after=0&limit=1`);
+      return `${session.text} ${(events.json as { last_seq: number }).last_seq}`;
+    }
+    if (Date.now() > until) throw new Error(`${id} kept running`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('answers and host-call results to paused sessions', () => {
+  let host: HostileSocket;
+  beforeAll(async () => {
+    host = await HostileSocket.open(sandbox.wsUrl);
+  });
+  afterAll(() => host?.close());
+
+  it('never a 5xx or an internal error, only documented errors, and a rejected one changes nothing', async () => {
+    const seed = SEED + 7;
+    let runs = 0;
+    let accepted = 0;
+    const pausers = PAUSED.filter(([, agentId]) => agentId !== 'driver').map(([session]) => session);
+    const drivers = PAUSED.filter(([, agentId]) => agentId === 'driver').map(([session]) => session);
+    const oddJson: fc.Arbitrary<Raw> = fc.oneof(
+      oddObject,
+      protoKeyed,
+      oddString.map(text),
+      nestedText(1, 62),
+      number.map(text),
+      fc.constantFrom(
+        '"data:image/png;base64,!!!"',
+        '{"shot":"data:image/png;base64,iVBORw0KGgo="}',
+        '["data:,","data:image/svg+xml,<svg/>","data:image/png;base64,"]',
+      ),
+    );
+    const approve: [string, Raw] = ['decision', text('approve')];
+    const oddAnswer: fc.Arbitrary<Raw> = fc.oneof(
+      fc.constant(objText([approve])),
+      number.map((n) => objText([approve, ['approved_args', objText([['amount', text(n)]])]])),
+      oddObject.map((o) => objText([approve, ['approvedArgs', o]])),
+      fc
+        .oneof(fc.array(oddString, { maxLength: 3 }).map(text), oddObject, protoKeyed)
+        .map((a) => objText([['answers', a]])),
+      oddJson.map((o) => objText([['output', o]])),
+      oddString.map((e) => objText([['error', text(e)]])),
+      oddString.map((c) =>
+        objText([
+          ['decision', text('deny')],
+          ['comment', text(c)],
+          ['remember_for_session', 'true'],
+        ]),
+      ),
+    );
+    const answer = fc.record({
+      kind: fc.constant<'answer'>('answer'),
+      session: fc.constantFrom(...pausers),
+      target: fc.constantFrom('req_wire', 'req_account', 'req_page', 'req_lapsed', 'call_select'),
+      body: fc.oneof(
+        oddAnswer,
+        hostileBody([approve], RESOLVE_FIELDS, 8_000).map((b) => b.text),
+      ),
+      ws: fc.boolean(),
+    });
+    const continuation = fc
+      .record({
+        session: fc.constantFrom(...drivers),
+        target: fc.constantFrom('call_select', 'call_open', 'call_none'),
+        result: oddJson,
+        failed: fc.boolean(),
+        ws: fc.boolean(),
+      })
+      .chain(({ session, target, result, failed, ws }) => {
+        const base: [string, Raw][] = [
+          ['id', text(fresh('cont'))],
+          ['session_id', text(session)],
+          ['content', '""'],
+          ['tool_call_id', text(target)],
+          ['tool_result', result],
+          ...(failed ? [['tool_outcome', text('failed')] as [string, Raw]] : []),
+        ];
+        return fc
+          .oneof(
+            fc.constant(objText(base)),
+            hostileBody(base, CHAT_FIELDS, 8_000).map((b) => b.text),
+          )
+          .map((body) => ({ kind: 'continuation' as const, session, target, body, ws }));
+      });
+    const withAction = (action: string, fields: [string, Raw][], body: Raw) =>
+      body.startsWith('{') && body.length > 2 && body !== '{'
+        ? `{${[['action', text(action)] as [string, Raw], ...fields].map(([k, v]) => `${text(k)}:${v}`).join(',')},${body.slice(1)}`
+        : body;
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(answer, continuation), async (c) => {
+        const sent =
+          c.kind === 'answer'
+            ? withAction(
+                'assistant_resolve_action',
+                [
+                  ['session_id', text(c.session)],
+                  ['action_id', text(c.target)],
+                ],
+                c.body,
+              )
+            : withAction('assistant_message', [], c.body);
+        fc.pre(!c.ws || (Buffer.byteLength(sent) <= 32_000 && sent.length > 0));
+        runs += 1;
+        const before = await settled(c.session);
+        let rejected: boolean;
+        const what = `${c.kind} ${c.session} ${c.target} ${sent.slice(0, 300)}`;
+        if (c.ws) {
+          const frame = await host.exchange(sent);
+          expect(host.closed, `socket closed by ${what}`).toBeUndefined();
+          rejected = checkFrame(frame, what);
+        } else {
+          const res =
+            c.kind === 'answer'
+              ? await request('POST', `/api/sessions/${c.session}/actions/${c.target}`, c.body, {
+                  'content-type': 'application/json',
+                })
+              : await request('POST', '/api/chat', c.body, { 'content-type': 'application/json' });
+          rejected = checkHttp(res, what);
+        }
+        if (!rejected) {
+          accepted += 1;
+          return;
+        }
+        expect(await settled(c.session), what).toBe(before);
+      }),
+      { seed, numRuns: 150 },
+    );
+    report(`answers and host-call results (${accepted} accepted)`, runs, seed);
   }, 60_000);
 });
 
