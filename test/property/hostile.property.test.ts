@@ -77,6 +77,11 @@ const HOST_ACTIONS = {
   ],
 };
 
+/** Stands for the stored fixture file's id in a generated body; the transport puts the real one in. */
+const STORED_FILE = 'file_STORED_FIXTURE';
+const withFixtures = <T>(data: T): T =>
+  (typeof data === 'string' ? data.replaceAll(STORED_FILE, fixture.file) : data) as T;
+
 let serial = 0;
 /** A session id (or request id) no earlier case used. */
 const fresh = (what: string) => {
@@ -121,7 +126,7 @@ function request(
       });
     });
     req.on('error', reject);
-    if (body !== undefined) req.write(body);
+    if (body !== undefined) req.write(withFixtures(body));
     req.end();
   });
 }
@@ -206,7 +211,7 @@ class HostileSocket {
   /** Sends one frame and waits for the first frame after it that is not an event (events carry a seq). */
   async exchange(data: string | Buffer, binary = false): Promise<unknown> {
     let from = this.frames.length;
-    this.socket.send(data, { binary });
+    this.socket.send(withFixtures(data), { binary });
     const until = Date.now() + 15_000;
     for (;;) {
       for (; from < this.frames.length; from += 1) {
@@ -622,6 +627,52 @@ const oddChange = (max: number): fc.Arbitrary<Change> =>
         .map((s) => text(`${s}${serial}`.slice(-128))),
     }),
     fc.constant<Change>({ kind: 'set', key: 'steer', value: 'true' }),
+    fc
+      .record({
+        kind: fc.constant<'set'>('set'),
+        key: fc.constantFrom('attachments', 'images', 'screenshot'),
+        value: fc
+          .array(
+            fc.record(
+              {
+                kind: fc.constantFrom('image', 'document', 'text'),
+                purpose: fc.constantFrom('reference', 'screenshot'),
+                content: fc.oneof(
+                  fc.constantFrom(
+                    ['file_id', STORED_FILE],
+                    ['file_id', 'file_01M8RAS1W7VB7WP6N35XNWNRQG'],
+                    ['data_uri', 'data:,'],
+                    ['data_uri', 'data:image/png;base64,!!!'],
+                    ['data_uri', 'data:image/png;base64,iVBORw0KGgo='],
+                    ['data_uri', 'data:text/plain,\u0000\ud800'],
+                    ['url', 'https://example.com/\u202e\u200b'],
+                    ['url', 'http://127.0.0.1:1/'],
+                  ),
+                  oddString.map((t) => ['text', t]),
+                ),
+                name: oddString,
+                media_type: oddString,
+              },
+              { requiredKeys: ['content'] },
+            ),
+            { minLength: 1, maxLength: 3 },
+          )
+          .map((list) =>
+            text(list.map(({ content, ...rest }) => ({ ...rest, [content[0] as string]: content[1] }))),
+          ),
+      })
+      .map((c) =>
+        // images and screenshot take data URIs only.
+        c.key === 'attachments'
+          ? c
+          : {
+              ...c,
+              value:
+                c.key === 'images'
+                  ? text(['data:image/png;base64,iVBORw0KGgo=', 'data:,\u0000'])
+                  : text('data:image/png;base64,!!!'),
+            },
+      ),
   );
 
 /** A first message to a fresh session: hostile changes, or odd ones the contract takes. */
@@ -746,6 +797,14 @@ describe('hostile HTTP requests', () => {
           const { session_id } = res.json as { session_id: string };
           for (const tail of ['', '/messages', '/events'])
             expect((await request('GET', `/api/sessions/${session_id}${tail}`)).status).toBe(200);
+          // And the turn it queued ends as the agent ended it, not in a fault of the runtime's.
+          const session = JSON.parse((await settled(session_id)).replace(/ \d+$/, '')) as {
+            last_run: { status: string; error: unknown };
+          };
+          expect(session.last_run, `${body.labels.join(', ')}: ${body.text.slice(0, 300)}`).toMatchObject({
+            status: 'completed',
+            error: null,
+          });
           return;
         }
         rejected += 1;
