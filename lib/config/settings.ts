@@ -54,13 +54,23 @@ export const SettingsSchema = z
       .prefault({}),
     files: z
       .object({
-        /** The largest file POST /api/files accepts (direct bytes are also capped by API Gateway's 10 MB). */
+        /** The largest file POST /api/files accepts (bytes sent as the request body are capped at 4 MiB). */
         maxBytes: z
           .number()
           .int()
           .min(1)
           .max(5 * 1024 ** 3)
           .default(100 * 1024 ** 2),
+        /**
+         * How many bytes of files one owner (a user within a tenant) may upload in all; an upload past
+         * it is refused with 413 `file_quota_exceeded`.
+         */
+        quotaBytesPerUser: z
+          .number()
+          .int()
+          .min(1)
+          .max(5 * 1024 ** 4)
+          .default(1024 ** 3),
         /** How long a presigned upload URL is valid. */
         uploadUrlSeconds: z
           .number()

@@ -5,9 +5,9 @@ import { z } from 'zod';
 import { type Identity, isOwner, ownerOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { MediaTypeSchema } from '../contract/index.ts';
-import { NotFoundError, parseOrThrow, ValidationError } from '../errors/index.ts';
+import { NotFoundError, PayloadTooLargeError, parseOrThrow, ValidationError } from '../errors/index.ts';
 import { newId } from '../ids/index.ts';
-import { type FileRecord, getFile, putFile } from '../store/index.ts';
+import { type FileRecord, getFile, putFile, reserveFileBytes } from '../store/index.ts';
 import { checkDirectUpload } from './limits.ts';
 
 /** The body of `POST /api/files` that asks for an upload URL (for files over the transports' limits). */
@@ -38,6 +38,17 @@ function tooLarge(rt: Runtime, size: number, path: string[]): void {
       [{ path, message: `at most ${rt.settings.files.maxBytes} bytes` }],
     );
   }
+}
+
+/** Counts the file against its owner's quota, or refuses it (413 `file_quota_exceeded`) at `path`. */
+async function withinQuota(rt: Runtime, file: FileRecord, path: string[]): Promise<void> {
+  const limit = rt.settings.files.quotaBytesPerUser;
+  if (await reserveFileBytes(rt, file, limit)) return;
+  throw new PayloadTooLargeError(
+    'file_quota_exceeded',
+    `This file (${file.size} bytes) would take your uploads past ${limit} bytes.`,
+    [{ path, message: `at most ${limit} bytes in all` }],
+  );
 }
 
 const record = (
@@ -73,6 +84,7 @@ export async function storeUpload(
   checkDirectUpload(bytes.length);
   tooLarge(rt, bytes.length, ['body']);
   const file = record(identity, name, mediaType, bytes.length, 'stored');
+  await withinQuota(rt, file, ['body']);
   await rt.s3.send(
     new PutObjectCommand({ Bucket: rt.bucket, Key: file.s3Key, Body: bytes, ContentType: mediaType }),
   );
@@ -85,6 +97,8 @@ export async function createUpload(rt: Runtime, identity: Identity, body: unknow
   const request = parseOrThrow(UploadRequestSchema, body, 'upload request');
   tooLarge(rt, request.size, ['size']);
   const file = record(identity, request.name, request.media_type, request.size, 'pending');
+  // The declared size is counted: the presigned URL takes no other (S3 refuses a different length).
+  await withinQuota(rt, file, ['size']);
   await putFile(rt, file);
   const expiresIn = rt.settings.files.uploadUrlSeconds;
   const url = await getSignedUrl(

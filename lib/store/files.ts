@@ -1,6 +1,7 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
-import { strip } from './table.ts';
+import { keys } from './keys.ts';
+import { isConditionFailure, strip } from './table.ts';
 
 /** A file a host uploaded (POST /api/files), which attachments reference by id. */
 export interface FileRecord {
@@ -32,4 +33,38 @@ export async function getFile(rt: Runtime, fileId: string): Promise<FileRecord |
     new GetCommand({ TableName: rt.table, Key: fileKey(fileId), ConsistentRead: true }),
   );
   return Item ? (strip(Item) as unknown as FileRecord) : undefined;
+}
+
+/**
+ * Adds a file's bytes to what its owner has uploaded, unless that would pass `limit`: one
+ * conditional update. It names the file it counted last, so that when the SDK sends the update again
+ * after its answer was lost, the retry recognises its own write instead of counting the file twice.
+ * Returns false when the file does not fit.
+ */
+export async function reserveFileBytes(
+  rt: Runtime,
+  file: Pick<FileRecord, 'fileId' | 'owner' | 'tenant' | 'size'>,
+  limit: number,
+): Promise<boolean> {
+  const key = keys.ownerFiles(file.tenant, file.owner);
+  if (file.size > limit) return false;
+  try {
+    await rt.db.send(
+      new UpdateCommand({
+        TableName: rt.table,
+        Key: key,
+        UpdateExpression: 'SET lastFile = :file ADD #bytes :size',
+        ConditionExpression: 'attribute_not_exists(#bytes) OR #bytes <= :room',
+        ExpressionAttributeNames: { '#bytes': 'bytes' },
+        ExpressionAttributeValues: { ':file': file.fileId, ':size': file.size, ':room': limit - file.size },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const { Item } = await rt.db.send(
+      new GetCommand({ TableName: rt.table, Key: key, ConsistentRead: true }),
+    );
+    return Item?.lastFile === file.fileId;
+  }
 }

@@ -11,6 +11,11 @@ export const keys = {
     sk: `CONN#${connectionId}`,
   }),
   connection: (connectionId: string) => ({ pk: `CONN#${connectionId}`, sk: 'META' }),
+  /** What an owner (a user within a tenant) has uploaded, in all. */
+  ownerFiles: (tenant: string | undefined, user: string) => ({
+    pk: `OWNER#${encodeURIComponent(tenant ?? '')}#${encodeURIComponent(user)}`,
+    sk: 'FILES',
+  }),
 };
 
 /** Sort-key prefixes, for Queries within a session's partition. */
