@@ -49,6 +49,17 @@ async function as(token: string | undefined, method: string, path: string, body?
   return { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, unknown> };
 }
 
+/** Alice sends a message over her socket and waits until its turn has ended. */
+async function aliceTurn(sessionId: string, agentId: string, content: string): Promise<void> {
+  const accepted = await alice.request({
+    action: 'assistant_message',
+    session_id: sessionId,
+    agent_id: agentId,
+    content,
+  });
+  await alice.waitFor(ended(accepted.run_id));
+}
+
 const ended = (runId: unknown) => (f: Frame) =>
   (f.type === 'session.status_idle' || f.type === 'session.status_requires_action') && f.run_id === runId;
 
@@ -93,13 +104,7 @@ describe('identity comes from the authoriser, and a user reaches only their own 
     ['token-alice-globex', 'the same user id in another tenant'],
   ])('answers %s’s caller (%s) alice’s session exactly like a missing one, on every route', async (other) => {
     const id = `alice-2-${other}`;
-    const accepted = await alice.request({
-      action: 'assistant_message',
-      session_id: id,
-      agent_id: 'reviewed',
-      content: 'hello',
-    });
-    await alice.waitFor(ended(accepted.run_id));
+    await aliceTurn(id, 'reviewed', 'hello');
     for (const path of [
       `/api/sessions/${id}`,
       `/api/sessions/${id}/messages`,
@@ -135,13 +140,7 @@ describe('identity comes from the authoriser, and a user reaches only their own 
   });
 
   it('never tells another user that an agent cannot take answers, nor which agent serves the session', async () => {
-    const accepted = await alice.request({
-      action: 'assistant_message',
-      session_id: 'alice-mute',
-      agent_id: 'mute',
-      content: 'wire',
-    });
-    await alice.waitFor(ended(accepted.run_id));
+    await aliceTurn('alice-mute', 'mute', 'wire');
     const owner = await as('token-alice', 'POST', '/api/sessions/alice-mute/actions/req_wire', {
       decision: 'approve',
     });
@@ -161,13 +160,7 @@ describe('identity comes from the authoriser, and a user reaches only their own 
   });
 
   it('lets hitl.authorizeResolve decide who may answer: the owner and a reviewer, not anybody else', async () => {
-    const accepted = await alice.request({
-      action: 'assistant_message',
-      session_id: 'alice-3',
-      agent_id: 'reviewed',
-      content: 'two',
-    });
-    await alice.waitFor(ended(accepted.run_id));
+    await aliceTurn('alice-3', 'reviewed', 'two');
     expect(
       (await as('token-bob', 'POST', '/api/sessions/alice-3/actions/req_wire', { decision: 'approve' }))
         .status,
