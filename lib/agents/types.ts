@@ -139,7 +139,10 @@ export interface HitlOptions {
   timeoutMinutes?: number;
   /** What a lapsed request becomes: `deny` answers it as a refusal, `cancel` withdraws it. Default `deny`. */
   onTimeout?: 'deny' | 'cancel';
-  /** Decides who may answer. Default: only the session's owner. */
+  /**
+   * Decides who may answer. Default: only the session's owner. Asked only about callers of the
+   * session's own tenant: nobody from another tenant may answer.
+   */
   authorizeResolve?(input: {
     user: string;
     owner: string;

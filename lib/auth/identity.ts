@@ -71,3 +71,12 @@ export function isOwner(record: { owner: string; tenant?: string }, identity: Id
 export function ownerIdentity(record: { owner: string; tenant?: string }): Identity {
   return { user: record.owner, data: record.tenant === undefined ? {} : { tenant: record.tenant } };
 }
+
+/**
+ * The context of work that belongs to no request (a lapsed request, decided by the sweep), as the
+ * seed asks the registry for it: the owner, in their tenant, for the system's timeout.
+ */
+export function lapseContext(record: { owner: string; tenant?: string }): RequestContext {
+  const owner = ownerIdentity(record);
+  return { user: { id: owner.user }, data: { ...owner.data, system: true, timeout: true } };
+}

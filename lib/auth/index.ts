@@ -3,6 +3,7 @@ export {
   type Identity,
   identityFromAuthorizer,
   isOwner,
+  lapseContext,
   ownerIdentity,
   ownerOf,
   requestContextOf,

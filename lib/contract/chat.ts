@@ -218,5 +218,11 @@ export function parseResolveTarget(value: unknown): { session_id: string; action
 
 /** Which session an `assistant_cancel` frame stops. */
 export function parseSessionTarget(value: unknown): { session_id: string } {
-  return parseOrThrow(z.object({ session_id: SessionIdSchema }).strict(), value, 'cancel');
+  // Like every frame, it may carry an `id`, which comes back as `request_id`.
+  const target = parseOrThrow(
+    z.object({ session_id: SessionIdSchema, id: RequestIdSchema.optional() }).strict(),
+    value,
+    'cancel',
+  );
+  return { session_id: target.session_id };
 }

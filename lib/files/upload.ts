@@ -7,7 +7,7 @@ import type { Runtime } from '../config/index.ts';
 import { MediaTypeSchema } from '../contract/index.ts';
 import { NotFoundError, PayloadTooLargeError, parseOrThrow, ValidationError } from '../errors/index.ts';
 import { newId } from '../ids/index.ts';
-import { type FileRecord, getFile, putFile, reserveFileBytes } from '../store/index.ts';
+import { type FileRecord, getFile, putFile, releaseFileBytes, reserveFileBytes } from '../store/index.ts';
 import { checkDirectUpload } from './limits.ts';
 
 /** The body of `POST /api/files` that asks for an upload URL (for files over the transports' limits). */
@@ -40,10 +40,27 @@ function tooLarge(rt: Runtime, size: number, path: string[]): void {
   }
 }
 
-/** Counts the file against its owner's quota, or refuses it (413 `file_quota_exceeded`) at `path`. */
-async function withinQuota(rt: Runtime, file: FileRecord, path: string[]): Promise<void> {
+/**
+ * Counts the file against its owner's quota, or refuses it (413 `file_quota_exceeded`) at `path`,
+ * then stores it with `store`; a store that fails gives the bytes back.
+ */
+async function withinQuota<T>(
+  rt: Runtime,
+  file: FileRecord,
+  path: string[],
+  store: () => Promise<T>,
+): Promise<T> {
   const limit = rt.settings.files.quotaBytesPerUser;
-  if (await reserveFileBytes(rt, file, limit)) return;
+  if (await reserveFileBytes(rt, file, limit)) {
+    try {
+      return await store();
+    } catch (error) {
+      await releaseFileBytes(rt, file).catch((e: unknown) =>
+        rt.logger.warn('Could not give a file quota back', { fileId: file.fileId, error: String(e) }),
+      );
+      throw error;
+    }
+  }
   throw new PayloadTooLargeError(
     'file_quota_exceeded',
     `This file (${file.size} bytes) would take your uploads past ${limit} bytes.`,
@@ -84,11 +101,12 @@ export async function storeUpload(
   checkDirectUpload(bytes.length);
   tooLarge(rt, bytes.length, ['body']);
   const file = record(identity, name, mediaType, bytes.length, 'stored');
-  await withinQuota(rt, file, ['body']);
-  await rt.s3.send(
-    new PutObjectCommand({ Bucket: rt.bucket, Key: file.s3Key, Body: bytes, ContentType: mediaType }),
-  );
-  await putFile(rt, file);
+  await withinQuota(rt, file, ['body'], async () => {
+    await rt.s3.send(
+      new PutObjectCommand({ Bucket: rt.bucket, Key: file.s3Key, Body: bytes, ContentType: mediaType }),
+    );
+    await putFile(rt, file);
+  });
   return fileView(file);
 }
 
@@ -98,8 +116,7 @@ export async function createUpload(rt: Runtime, identity: Identity, body: unknow
   tooLarge(rt, request.size, ['size']);
   const file = record(identity, request.name, request.media_type, request.size, 'pending');
   // The declared size is counted: the presigned URL takes no other (S3 refuses a different length).
-  await withinQuota(rt, file, ['size']);
-  await putFile(rt, file);
+  await withinQuota(rt, file, ['size'], () => putFile(rt, file));
   const expiresIn = rt.settings.files.uploadUrlSeconds;
   const url = await getSignedUrl(
     rt.s3,

@@ -1,6 +1,6 @@
 import { notPending, resolutionOf, withoutScreenshots } from '../actions/index.ts';
 import type { Switchboard } from '../agents/index.ts';
-import { type Identity, isOwner, requestContextOf } from '../auth/index.ts';
+import { type Identity, isOwner, requestContextOf, tenantOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { type ChatRequest, collectAttachments, type ResolveRequest } from '../contract/index.ts';
 import { NotFoundError, SessionConflictError, SwitchboardError } from '../errors/index.ts';
@@ -242,8 +242,10 @@ export async function submitAnswer(
     );
   }
   const { authorizeResolve } = app.hitlFor(agent);
+  // Tenants are apart: a hook is asked only about callers of the session's own tenant.
+  const sameTenant = session.tenant === tenantOf(identity);
   const allowed =
-    authorizeResolve && action
+    sameTenant && authorizeResolve && action
       ? await authorizeResolve({
           user: identity.user,
           owner: session.owner,

@@ -1,5 +1,5 @@
 import type { Switchboard } from '../agents/index.ts';
-import { ownerIdentity, requestContextOf } from '../auth/index.ts';
+import { lapseContext, ownerIdentity, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { FencedError, MissingItemError, RetryLaterError, SwitchboardError } from '../errors/index.ts';
 import {
@@ -88,9 +88,7 @@ async function runClaimed(
   const stream = new EventStream(rt, job.sessionId, job.runId, await lastSeq(rt, job.sessionId));
   // A lapse found by the sweep asks the registry as the seed says: as the owner, for the system.
   const context =
-    run.kind === 'lapse'
-      ? { user: { id: session.owner }, data: { system: true, timeout: true } }
-      : (run.context ?? requestContextOf(ownerIdentity(session)));
+    run.kind === 'lapse' ? lapseContext(session) : (run.context ?? requestContextOf(ownerIdentity(session)));
   const agent = await app.resolveAgent(run.agentId, context);
   const watch = new RunWatch(rt, run, workerId, options.stopAt).start();
   let outcome: RunOutcome;

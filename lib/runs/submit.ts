@@ -1,5 +1,5 @@
 import type { Switchboard } from '../agents/index.ts';
-import { type Identity, isOwner, ownerOf, requestContextOf } from '../auth/index.ts';
+import { type Identity, isOwner, ownerOf, requestContextOf, tenantOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
   type ChatRequest,
@@ -51,7 +51,9 @@ async function resolveSession(
   requestId: string,
 ): Promise<SessionRecord> {
   // Without a session id the retry of a request must land in the same new session.
-  const sessionId = request.session_id ?? `s_${digest(identity.user, requestId)}`;
+  const tenant = tenantOf(identity);
+  const sessionId =
+    request.session_id ?? `s_${digest(...(tenant === undefined ? [] : [tenant]), identity.user, requestId)}`;
   const existing = await getSession(rt, sessionId);
   if (existing && !isOwner(existing, identity)) throw sessionNotFound(sessionId);
   if (existing && request.agent_id && request.agent_id !== existing.agentId) {

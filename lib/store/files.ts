@@ -54,7 +54,9 @@ export async function reserveFileBytes(
         TableName: rt.table,
         Key: key,
         UpdateExpression: 'SET lastFile = :file ADD #bytes :size',
-        ConditionExpression: 'attribute_not_exists(#bytes) OR #bytes <= :room',
+        // Not this file again: a resend of a write whose answer was lost must not count it twice.
+        ConditionExpression:
+          '(attribute_not_exists(#bytes) OR #bytes <= :room) AND (attribute_not_exists(lastFile) OR lastFile <> :file)',
         ExpressionAttributeNames: { '#bytes': 'bytes' },
         ExpressionAttributeValues: { ':file': file.fileId, ':size': file.size, ':room': limit - file.size },
       }),
@@ -66,5 +68,30 @@ export async function reserveFileBytes(
       new GetCommand({ TableName: rt.table, Key: key, ConsistentRead: true }),
     );
     return Item?.lastFile === file.fileId;
+  }
+}
+
+/**
+ * Gives a file's bytes back to its owner's quota, when storing the file failed after they were
+ * counted. Marked with the file, so that a resend of this write gives them back once.
+ */
+export async function releaseFileBytes(
+  rt: Runtime,
+  file: Pick<FileRecord, 'fileId' | 'owner' | 'tenant' | 'size'>,
+): Promise<void> {
+  const mark = `released:${file.fileId}`;
+  try {
+    await rt.db.send(
+      new UpdateCommand({
+        TableName: rt.table,
+        Key: keys.ownerFiles(file.tenant, file.owner),
+        UpdateExpression: 'SET lastFile = :mark ADD #bytes :minus',
+        ConditionExpression: 'attribute_exists(#bytes) AND lastFile <> :mark',
+        ExpressionAttributeNames: { '#bytes': 'bytes' },
+        ExpressionAttributeValues: { ':mark': mark, ':minus': -file.size },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
   }
 }

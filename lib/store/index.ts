@@ -28,7 +28,7 @@ export {
   subscribers,
 } from './connections.ts';
 export { appendEvent, lastSeq, listEvents, type SessionEvent } from './events.ts';
-export { type FileRecord, getFile, putFile, reserveFileBytes } from './files.ts';
+export { type FileRecord, getFile, putFile, releaseFileBytes, reserveFileBytes } from './files.ts';
 export { dueBucket, keys, prefixes, seqKey, ttlAt } from './keys.ts';
 export {
   getMessage,

@@ -1,4 +1,5 @@
 import type { HostAgentRegistration, Switchboard } from '../agents/index.ts';
+import { lapseContext } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { newId } from '../ids/index.ts';
 import { enqueue } from '../runs/index.ts';
@@ -40,10 +41,10 @@ async function lapse(
   now: number,
 ): Promise<'denied' | 'cancelled' | 'raced'> {
   // The seed's context for work that belongs to no request: the owner, for the system's timeout.
-  const agent: HostAgentRegistration | undefined = await app.resolveAgent(session.agentId, {
-    user: { id: session.owner },
-    data: { system: true, timeout: true },
-  });
+  const agent: HostAgentRegistration | undefined = await app.resolveAgent(
+    session.agentId,
+    lapseContext(session),
+  );
   const onTimeout = agent ? app.hitlFor(agent).onTimeout : 'cancel';
   const deny = onTimeout === 'deny' && agent?.definition.resolveAction !== undefined;
   if (!agent) {

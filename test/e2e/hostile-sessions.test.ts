@@ -166,6 +166,11 @@ describe('assistant_cancel', () => {
     });
   });
 
+  it('takes an id like every frame, and answers with it', async () => {
+    const answer = await host.request({ action: 'assistant_cancel', session_id: sid('withid'), id: 'c-1' });
+    expect(answer).toMatchObject({ type: 'assistant:error', error: { code: 'session_not_found' } });
+  });
+
   it('still takes sessionId as well as session_id', async () => {
     const answer = await host.request({ action: 'assistant_cancel', sessionId: sid('camel') });
     expect(answer).toMatchObject({ type: 'assistant:error', error: { code: 'session_not_found' } });

@@ -24,6 +24,7 @@ const TOKENS: Record<string, { user: string; tenant?: string }> = {
   'token-bob': { user: 'bob', tenant: 'globex' },
   'token-alice-globex': { user: 'alice', tenant: 'globex' },
   'token-reviewer': { user: 'reviewer', tenant: 'acme' },
+  'token-reviewer-globex': { user: 'reviewer', tenant: 'globex' },
 };
 let sandbox: Sandbox;
 let alice: TestSocket;
@@ -125,6 +126,14 @@ describe('identity comes from the authoriser, and a user reaches only their own 
     expect((await as('token-alice', 'GET', `/api/sessions/${id}`)).status).toBe(200);
   });
 
+  it('gives the same user id in two tenants two sessions for the same request id without a session_id', async () => {
+    const body = { id: 'same-request', agent_id: 'reviewed', content: 'hello' };
+    const acme = await as('token-alice', 'POST', '/api/chat', body);
+    const globex = await as('token-alice-globex', 'POST', '/api/chat', body);
+    expect([acme.status, globex.status]).toEqual([202, 202]);
+    expect(acme.json.session_id).not.toBe(globex.json.session_id);
+  });
+
   it('answers a file of the same user id in another tenant as missing', async () => {
     const res = await fetch(`${sandbox.url}/api/files?name=notes.txt`, {
       method: 'POST',
@@ -165,6 +174,12 @@ describe('identity comes from the authoriser, and a user reaches only their own 
       (await as('token-bob', 'POST', '/api/sessions/alice-3/actions/req_wire', { decision: 'approve' }))
         .status,
     ).toBe(404);
+    // The hook allows any "reviewer": only the one of the session's own tenant is asked about.
+    const outsider = await as('token-reviewer-globex', 'POST', '/api/sessions/alice-3/actions/req_wire', {
+      decision: 'approve',
+    });
+    expect(outsider.status).toBe(404);
+    expect(outsider.json.error).toMatchObject({ code: 'session_not_found' });
     const reviewed = await as('token-reviewer', 'POST', '/api/sessions/alice-3/actions/req_wire', {
       decision: 'approve',
     });

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
-import { reserveFileBytes } from '../../lib/store/index.ts';
+import { releaseFileBytes, reserveFileBytes } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { testSandbox } from '../support/sandbox.ts';
 
@@ -45,6 +45,18 @@ async function presign(token: string, size: number) {
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
+/** The owner's counter of uploaded bytes, as the table holds it. */
+async function counted(tenant: string, user: string) {
+  const { Item } = await sandbox.runtime.db.send(
+    new GetCommand({
+      TableName: sandbox.runtime.table,
+      Key: { pk: `OWNER#${tenant}#${user}`, sk: 'FILES' },
+      ConsistentRead: true,
+    }),
+  );
+  return Item;
+}
+
 describe('a file quota per owner', () => {
   it('refuses an upload past the owner’s quota with 413 file_quota_exceeded, and stores nothing of it', async () => {
     expect((await upload('alice', 60)).status).toBe(201);
@@ -56,6 +68,8 @@ describe('a file quota per owner', () => {
     expect(late.json.error).toMatchObject({ code: 'file_quota_exceeded', issues: [{ path: ['size'] }] });
     expect((await presign('alice', 40)).status).toBe(201);
     expect((await upload('alice', 1)).status).toBe(413);
+    // What was refused was not counted: the two files taken fill the quota exactly.
+    expect(await counted('acme', 'alice')).toMatchObject({ bytes: QUOTA });
   });
 
   it('counts each owner on their own: another user, and the same user id in another tenant', async () => {
@@ -63,19 +77,18 @@ describe('a file quota per owner', () => {
     expect((await upload('alice-globex', 60)).status).toBe(201);
   });
 
-  it('counts a file once when the same reservation is sent again (the SDK retrying a lost answer)', async () => {
-    const file = { fileId: 'file_retried', owner: 'carol', tenant: 'acme', size: QUOTA };
+  it('counts a file once when the same reservation is sent again (the SDK retrying a lost answer), and gives a failed store’s bytes back once', async () => {
+    const file = { fileId: 'file_retried', owner: 'carol', tenant: 'acme', size: 10 };
     expect(await reserveFileBytes(sandbox.runtimes.http, file, QUOTA)).toBe(true);
     expect(await reserveFileBytes(sandbox.runtimes.http, file, QUOTA)).toBe(true);
-    const other = { ...file, fileId: 'file_other', size: 1 };
-    expect(await reserveFileBytes(sandbox.runtimes.http, other, QUOTA)).toBe(false);
-    const { Item } = await sandbox.runtime.db.send(
-      new GetCommand({
-        TableName: sandbox.runtime.table,
-        Key: { pk: 'OWNER#acme#carol', sk: 'FILES' },
-        ConsistentRead: true,
-      }),
-    );
-    expect(Item).toMatchObject({ bytes: QUOTA, lastFile: 'file_retried' });
+    expect(await counted('acme', 'carol')).toMatchObject({ bytes: 10, lastFile: 'file_retried' });
+    const big = { ...file, fileId: 'file_big', size: QUOTA - 9 };
+    expect(await reserveFileBytes(sandbox.runtimes.http, big, QUOTA)).toBe(false);
+    // A failed store gives its bytes back, once even when the release is sent again.
+    const failed = { ...file, fileId: 'file_failed', size: 20 };
+    expect(await reserveFileBytes(sandbox.runtimes.http, failed, QUOTA)).toBe(true);
+    await releaseFileBytes(sandbox.runtimes.http, failed);
+    await releaseFileBytes(sandbox.runtimes.http, failed);
+    expect(await counted('acme', 'carol')).toMatchObject({ bytes: 10 });
   });
 });
