@@ -41,10 +41,13 @@ export function tooDeepAt(value: unknown, maxDepth = MAX_JSON_DEPTH): (string | 
     const item = level.value;
     if (item === null || typeof item !== 'object') continue;
     if (level.depth + 1 > maxDepth) return pathOf(level);
-    const entries: [string | number, unknown][] = Array.isArray(item)
-      ? item.map((v, i) => [i, v])
-      : Object.entries(item);
-    for (const [key, v] of entries) pending.push({ value: v, depth: level.depth + 1, parent: level, key });
+    // Only objects and arrays go on the list: a body of many scalars costs no allocation per value.
+    const push = (key: string | number, v: unknown) => {
+      if (v !== null && typeof v === 'object')
+        pending.push({ value: v, depth: level.depth + 1, parent: level, key });
+    };
+    if (Array.isArray(item)) item.forEach((v, i) => push(i, v));
+    else for (const key of Object.keys(item)) push(key, (item as Record<string, unknown>)[key]);
   }
   return undefined;
 }
