@@ -46,7 +46,7 @@ export function tooDeepAt(value: unknown, maxDepth = MAX_JSON_DEPTH): (string | 
       if (v !== null && typeof v === 'object')
         pending.push({ value: v, depth: level.depth + 1, parent: level, key });
     };
-    if (Array.isArray(item)) item.forEach((v, i) => push(i, v));
+    if (Array.isArray(item)) for (let i = 0; i < item.length; i += 1) push(i, item[i]);
     else for (const key of Object.keys(item)) push(key, (item as Record<string, unknown>)[key]);
   }
   return undefined;
