@@ -9,3 +9,4 @@ export {
   requestContextOf,
   tenantOf,
 } from './identity.ts';
+export { hostSessionId, isOwnRef, isSessionRef, ownerScope, sessionRef } from './session-ref.ts';

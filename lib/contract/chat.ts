@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseOrThrow, throwIssues } from '../errors/index.ts';
 import { ATTACHMENT_SHAPE, AttachmentSchema } from './attachments.ts';
 import { HOST_CONTEXT_LIMITS, HOST_CONTEXT_SHAPE, HostContextSchema, isPlainObject } from './host-context.ts';
-import { IdSchema } from './ids.ts';
+import { IdSchema, SessionIdSchema } from './ids.ts';
 import { checkDepth } from './json-body.ts';
 import { leaf, normalizeKeys, pathAsSent, type Renames, type Shape } from './normalize.ts';
 
@@ -10,9 +10,6 @@ import { leaf, normalizeKeys, pathAsSent, type Renames, type Shape } from './nor
 export const RequestIdSchema = z
   .string()
   .regex(/^[\x21-\x7e]{1,128}$/, 'must be 1-128 printable ASCII characters without spaces');
-
-/** Session ids are chosen by the host on first use, so they follow the one id rule ({@link IdSchema}). */
-export const SessionIdSchema = IdSchema;
 
 /** The body of `POST /api/chat` and of the `assistant_message` WebSocket action. */
 export const ChatRequestSchema = z

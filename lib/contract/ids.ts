@@ -15,3 +15,16 @@ export const IdSchema = z.string().regex(ID_PATTERN, ID_RULE);
 
 /** Whether `id` can name anything at all: an id that breaks the rule is never stored. */
 export const isId = (id: string): boolean => ID_PATTERN.test(id);
+
+/**
+ * A session id: a host's own id under the one id rule, or a session ref (`<32-character owner
+ * scope>~<id>`), by which a caller other than the owner names a session (see lib/auth/session-ref.ts).
+ */
+export const SESSION_ID_PATTERN = /^(?:[A-Za-z0-9_-]{32}~)?[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
+export const SESSION_ID_RULE = `${ID_RULE}, or a session ref`;
+
+/** A session id or ref; see {@link SESSION_ID_PATTERN}. */
+export const SessionIdSchema = z.string().regex(SESSION_ID_PATTERN, SESSION_ID_RULE);
+
+export const isSessionId = (id: string): boolean => SESSION_ID_PATTERN.test(id);

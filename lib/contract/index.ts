@@ -21,7 +21,6 @@ export {
   RequestIdSchema,
   type ResolveRequest,
   ResolveRequestSchema,
-  SessionIdSchema,
 } from './chat.ts';
 export { type CorsConfig, type CorsMethod, FILE_BUCKET_CORS, HTTP_API_CORS } from './cors.ts';
 export {
@@ -33,7 +32,7 @@ export {
   HostContextSchema,
   ToolNameSchema,
 } from './host-context.ts';
-export { ID_PATTERN, ID_RULE, IdSchema, isId } from './ids.ts';
+export { ID_PATTERN, ID_RULE, IdSchema, isId, isSessionId, SESSION_ID_RULE, SessionIdSchema } from './ids.ts';
 export { BODY_LIMITS, checkDepth, MAX_JSON_DEPTH, parseJsonBody, tooDeepAt } from './json-body.ts';
 export { compiled, objectSchemaProblem } from './json-schema.ts';
 export { contentTypeOf, MediaTypeSchema, mediaTypeProblem } from './media-type.ts';

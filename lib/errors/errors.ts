@@ -67,6 +67,16 @@ export class NotFoundError extends SwitchboardError {
   }
 }
 
+/**
+ * A session that does not exist, or that is not the caller's: the one answer for both, so that no
+ * one learns whether another owner's session exists. `id` is the session as the caller named it.
+ */
+export class SessionNotFoundError extends NotFoundError {
+  constructor(id: string, issues: Issue[] = []) {
+    super('session_not_found', `Session "${id}" does not exist.`, issues);
+  }
+}
+
 /** A request that conflicts with the session's state: 409, WebSocket type `session`. */
 export class SessionConflictError extends SwitchboardError {
   constructor(code: string, message: string) {

@@ -7,6 +7,7 @@ export {
   NotFoundError,
   PayloadTooLargeError,
   SessionConflictError,
+  SessionNotFoundError,
   SwitchboardError,
   TooDeepError,
   UnauthorizedError,

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
-import { identityFromAuthorizer } from '../auth/index.ts';
+import { hostSessionId, identityFromAuthorizer, sessionRef } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
   BODY_LIMITS,
@@ -10,12 +10,13 @@ import {
   type HttpRouteKey,
   ID_RULE,
   isId,
+  isSessionId,
   MessagesQuerySchema,
   parseChatRequest,
   parseJsonBody,
   parseResolveRequest,
 } from '../contract/index.ts';
-import { NotFoundError, parseOrThrow, ValidationError } from '../errors/index.ts';
+import { NotFoundError, parseOrThrow, SessionNotFoundError, ValidationError } from '../errors/index.ts';
 import { createUpload, fileView, ownedFile, storeUpload } from '../files/index.ts';
 import { cancelSession, deleteSession, submitAnswer, submitTurn } from '../runs/index.ts';
 import { messageView, ownedSession, sessionView } from '../sessions/index.ts';
@@ -28,7 +29,7 @@ import {
   listMessages,
   openActions,
 } from '../store/index.ts';
-import { json } from '../transport/index.ts';
+import { eventView, json } from '../transport/index.ts';
 
 /** One HTTP route: its API Gateway route key and what it does. */
 export interface HttpRoute {
@@ -60,13 +61,20 @@ const param = (event: APIGatewayProxyEventV2, name: string) => {
  * A path id, under the one id rule (`IdSchema`). An id that breaks it cannot name anything, so it
  * is simply not found: a 404 with the route's code, whose issue names the path parameter.
  */
-function pathId(event: APIGatewayProxyEventV2, name: string, code: string, what: string): string {
+function pathId(
+  event: APIGatewayProxyEventV2,
+  name: string,
+  code: string,
+  what: string,
+  valid: (id: string) => boolean = isId,
+): string {
   const id = param(event, name);
-  if (isId(id)) return id;
+  if (valid(id)) return id;
   const shown = id.length > 64 ? `${id.slice(0, 64)}…` : id;
   throw new NotFoundError(code, `${what} "${shown}" does not exist.`, [{ path: [name], message: ID_RULE }]);
 }
-const sessionIdOf = (event: APIGatewayProxyEventV2) => pathId(event, 'id', 'session_not_found', 'Session');
+const sessionIdOf = (event: APIGatewayProxyEventV2) =>
+  pathId(event, 'id', 'session_not_found', 'Session', isSessionId);
 const fileIdOf = (event: APIGatewayProxyEventV2) => pathId(event, 'id', 'file_not_found', 'File');
 
 const header = (event: APIGatewayProxyEventV2, name: string) =>
@@ -149,7 +157,7 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
     const page = withinBudget(messages.slice(0, query.limit).map((m) => messageView(m, actions)));
     const hasMore = messages.length > page.length;
     return json(200, {
-      session_id: session.sessionId,
+      session_id: hostSessionId(session.sessionId),
       messages: page,
       has_more: hasMore,
       next_after: hasMore ? (page.at(-1)?.id ?? null) : null,
@@ -160,10 +168,10 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
     const session = await ownedSession(rt, identity(event), sessionIdOf(event));
     const events = withinBudget(
       await waitForEvents(rt, session.sessionId, query.after, query.limit, query.wait * 1000),
-    );
+    ).map(eventView);
     const last = await lastSeq(rt, session.sessionId);
     return json(200, {
-      session_id: session.sessionId,
+      session_id: hostSessionId(session.sessionId),
       events,
       last_seq: last,
       has_more: (events.at(-1)?.seq ?? last) < last,
@@ -173,8 +181,8 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
     const sessionId = sessionIdOf(event);
     const actionId = pathId(event, 'actionId', 'action_not_found', 'Request');
     const request = parseResolveRequest(parseJsonBody(event.body, event.isBase64Encoded));
-    const session = await getSession(rt, sessionId);
-    if (!session) throw new NotFoundError('session_not_found', `Session "${sessionId}" does not exist.`);
+    const session = await getSession(rt, sessionRef(identity(event), sessionId));
+    if (!session) throw new SessionNotFoundError(sessionId);
     return json(202, await submitAnswer(rt, app, identity(event), session, actionId, request));
   },
   async 'POST /api/sessions/{id}/cancel'(rt, _app, event) {

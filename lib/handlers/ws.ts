@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
-import { type Identity, identityFromAuthorizer } from '../auth/index.ts';
+import { hostSessionId, type Identity, identityFromAuthorizer, sessionRef } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
   BODY_LIMITS,
@@ -13,7 +13,7 @@ import {
   parseSessionTarget,
   type WebSocketRouteKey,
 } from '../contract/index.ts';
-import { NotFoundError, UnauthorizedError, ValidationError } from '../errors/index.ts';
+import { SessionNotFoundError, UnauthorizedError, ValidationError } from '../errors/index.ts';
 import { cancelSession, submitAnswer, submitTurn } from '../runs/index.ts';
 import { ownedSession } from '../sessions/index.ts';
 import {
@@ -126,7 +126,7 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
     );
     return {
       type: 'assistant:joined',
-      session_id: session.sessionId,
+      session_id: hostSessionId(session.sessionId),
       replayed_through: replayedThrough,
       last_seq: await lastSeq(rt, session.sessionId),
     };
@@ -142,8 +142,8 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
     const ids = parseResolveTarget({ session_id: session_id ?? sessionId, action_id: action_id ?? actionId });
     // The whole frame is validated before the session is looked up, as the HTTP route does.
     const request = parseResolveRequest(answer);
-    const session = await getSession(rt, ids.session_id);
-    if (!session) throw new NotFoundError('session_not_found', `Session "${ids.session_id}" does not exist.`);
+    const session = await getSession(rt, sessionRef(identity, ids.session_id));
+    if (!session) throw new SessionNotFoundError(ids.session_id);
     const accepted = await submitAnswer(rt, app, identity, session, ids.action_id, request);
     return { type: 'assistant:resolved', ...accepted };
   },

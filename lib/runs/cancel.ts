@@ -1,6 +1,6 @@
-import { type Identity, isOwner } from '../auth/index.ts';
+import { hostSessionId, type Identity, isOwner, sessionRef } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { NotFoundError, SessionConflictError } from '../errors/index.ts';
+import { SessionConflictError, SessionNotFoundError } from '../errors/index.ts';
 import { newId } from '../ids/index.ts';
 import { ownedSession } from '../sessions/index.ts';
 import {
@@ -63,7 +63,7 @@ export async function cancelSession(rt: Runtime, identity: Identity, sessionId: 
   const session = await ownedSession(rt, identity, sessionId);
   const stopped = await stopRuns(rt, session.sessionId, 'user');
   if (stopped.length > 0)
-    return { session_id: session.sessionId, status: 'cancelling' as const, run_ids: stopped };
+    return { session_id: hostSessionId(session.sessionId), status: 'cancelling' as const, run_ids: stopped };
   const withdrawn: string[] = [];
   for (const action of await openActions(rt, session.sessionId)) {
     const decided = await decideAction(
@@ -81,7 +81,12 @@ export async function cancelSession(rt: Runtime, identity: Identity, sessionId: 
       'The session has no running turn and no open request.',
     );
   const runId = await queueBookkeeping(rt, session, 'withdraw', withdrawn);
-  return { session_id: session.sessionId, status: 'withdrawn' as const, run_ids: [runId], withdrawn };
+  return {
+    session_id: hostSessionId(session.sessionId),
+    status: 'withdrawn' as const,
+    run_ids: [runId],
+    withdrawn,
+  };
 }
 
 /**
@@ -90,8 +95,8 @@ export async function cancelSession(rt: Runtime, identity: Identity, sessionId: 
  * removes every item of the session.
  */
 export async function deleteSession(rt: Runtime, identity: Identity, sessionId: string) {
-  const session = await getSession(rt, sessionId, { includeDeleted: true });
-  const missing = () => new NotFoundError('session_not_found', `Session "${sessionId}" does not exist.`);
+  const session = await getSession(rt, sessionRef(identity, sessionId), { includeDeleted: true });
+  const missing = () => new SessionNotFoundError(sessionId);
   if (!session || !isOwner(session, identity)) throw missing();
   if (session.deletedAt) {
     // A later request: 404, as for every request after a delete. When the delete that marked the
@@ -108,5 +113,5 @@ export async function deleteSession(rt: Runtime, identity: Identity, sessionId: 
   if (!(await markDeleted(rt, session.sessionId, Date.now(), runId))) throw missing();
   await stopRuns(rt, session.sessionId, 'deleted');
   await queueBookkeeping(rt, session, 'delete', [], runId);
-  return { session_id: session.sessionId, status: 'deleting' as const };
+  return { session_id: hostSessionId(session.sessionId), status: 'deleting' as const };
 }

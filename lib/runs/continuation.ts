@@ -1,9 +1,14 @@
 import { notPending, resolutionOf, withoutScreenshots } from '../actions/index.ts';
 import type { Switchboard } from '../agents/index.ts';
-import { type Identity, isOwner, requestContextOf, tenantOf } from '../auth/index.ts';
+import { hostSessionId, type Identity, isOwner, requestContextOf, tenantOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { type ChatRequest, collectAttachments, type ResolveRequest } from '../contract/index.ts';
-import { NotFoundError, SessionConflictError, SwitchboardError } from '../errors/index.ts';
+import {
+  NotFoundError,
+  SessionConflictError,
+  SessionNotFoundError,
+  SwitchboardError,
+} from '../errors/index.ts';
 import { newId } from '../ids/index.ts';
 import {
   type ActionRecord,
@@ -203,7 +208,7 @@ export async function submitContinuation(
   });
   return {
     request_id: requestId,
-    session_id: session.sessionId,
+    session_id: hostSessionId(session.sessionId),
     run_id: runId,
     message_id: action.messageId,
     assistant_message_id: action.messageId,
@@ -227,7 +232,7 @@ export async function submitAnswer(
   // Someone else may answer only what authorizeResolve lets them: until it has, nothing about the
   // session (its agent, its requests) is theirs to learn, so it answers as a missing session.
   if (!owner && (!agent?.definition.resolveAction || !action || action.kind === 'host_tool')) {
-    throw new NotFoundError('session_not_found', `Session "${session.sessionId}" does not exist.`);
+    throw new SessionNotFoundError(hostSessionId(session.sessionId));
   }
   if (!agent?.definition.resolveAction) {
     throw new NotFoundError(
@@ -255,7 +260,7 @@ export async function submitAnswer(
         })
       : owner;
   if (!allowed && !owner) {
-    throw new NotFoundError('session_not_found', `Session "${session.sessionId}" does not exist.`);
+    throw new SessionNotFoundError(hostSessionId(session.sessionId));
   }
   if (!allowed) throw new SwitchboardError('forbidden', 'You may not answer this request.', 403, 'auth');
   const {
@@ -266,7 +271,7 @@ export async function submitAnswer(
     resolution: resolutionOf(a, request),
   }));
   return {
-    session_id: session.sessionId,
+    session_id: hostSessionId(session.sessionId),
     action_id: actionId,
     run_id: runId,
     status: 'queued' as const,

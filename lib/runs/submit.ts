@@ -1,5 +1,13 @@
 import type { Switchboard } from '../agents/index.ts';
-import { type Identity, isOwner, ownerOf, requestContextOf, tenantOf } from '../auth/index.ts';
+import {
+  hostSessionId,
+  type Identity,
+  isOwner,
+  isOwnRef,
+  ownerOf,
+  requestContextOf,
+  sessionRef,
+} from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
   type ChatRequest,
@@ -7,7 +15,12 @@ import {
   type HostContext,
   renderHostContext,
 } from '../contract/index.ts';
-import { NotFoundError, SessionConflictError, ValidationError } from '../errors/index.ts';
+import {
+  NotFoundError,
+  SessionConflictError,
+  SessionNotFoundError,
+  ValidationError,
+} from '../errors/index.ts';
 import { digest, newId } from '../ids/index.ts';
 import {
   ensureSession,
@@ -39,9 +52,7 @@ export interface Accepted {
 export type BeforeEnqueue = (sessionId: string) => Promise<void>;
 
 const sessionNotFound = (sessionId: string) =>
-  new NotFoundError('session_not_found', `Session "${sessionId}" does not exist.`, [
-    { path: ['session_id'], message: 'unknown session' },
-  ]);
+  new SessionNotFoundError(sessionId, [{ path: ['session_id'], message: 'unknown session' }]);
 
 async function resolveSession(
   rt: Runtime,
@@ -51,15 +62,16 @@ async function resolveSession(
   requestId: string,
 ): Promise<SessionRecord> {
   // Without a session id the retry of a request must land in the same new session.
-  const tenant = tenantOf(identity);
-  const sessionId =
-    request.session_id ?? `s_${digest(...(tenant === undefined ? [] : [tenant]), identity.user, requestId)}`;
+  const named = request.session_id ?? `s_${digest(requestId)}`;
+  const sessionId = sessionRef(identity, named);
   const existing = await getSession(rt, sessionId);
-  if (existing && !isOwner(existing, identity)) throw sessionNotFound(sessionId);
+  // Another owner's session, or a ref into another owner's scope, where nothing can be created: as
+  // good as missing.
+  if (existing ? !isOwner(existing, identity) : !isOwnRef(identity, sessionId)) throw sessionNotFound(named);
   if (existing && request.agent_id && request.agent_id !== existing.agentId) {
     throw new SessionConflictError(
       'agent_mismatch',
-      `Session "${sessionId}" is served by agent "${existing.agentId}", not "${request.agent_id}".`,
+      `Session "${named}" is served by agent "${existing.agentId}", not "${request.agent_id}".`,
     );
   }
   const agentId = request.agent_id ?? existing?.agentId ?? app.defaultAgentId();
@@ -85,7 +97,7 @@ async function resolveSession(
       metadata: request.metadata,
     }));
   // Another owner may have created the same id a moment before: theirs, so as good as missing here.
-  if (!isOwner(session, identity)) throw sessionNotFound(sessionId);
+  if (!isOwner(session, identity)) throw sessionNotFound(named);
   return session;
 }
 
@@ -189,7 +201,7 @@ export async function submitTurn(
   await enqueue(rt, { v: 1, kind: 'turn', sessionId: session.sessionId, runId: record.runId, requestId });
   return {
     request_id: requestId,
-    session_id: session.sessionId,
+    session_id: hostSessionId(session.sessionId),
     run_id: record.runId,
     message_id: record.userMessageId,
     assistant_message_id: record.assistantMessageId,

@@ -1,4 +1,5 @@
 import { actionView, pendingToolCallOf } from '../actions/index.ts';
+import { hostSessionId } from '../auth/index.ts';
 import type { ActionRecord, MessageRecord, RunRecord, SessionRecord } from '../store/index.ts';
 
 /** What a host sees of a session's state. */
@@ -34,7 +35,9 @@ export function runView(run: RunRecord) {
 export function sessionView(session: SessionRecord, run: RunRecord | undefined, open: ActionRecord[] = []) {
   const hostCalls = open.filter((a) => a.kind === 'host_tool');
   return {
-    id: session.sessionId,
+    id: hostSessionId(session.sessionId),
+    /** How a caller other than the owner (a reviewer) names this session: see lib/auth/session-ref.ts. */
+    ref: session.sessionId,
     agent_id: session.agentId,
     status: statusOf(run, open),
     pending_action: pendingToolCallOf(

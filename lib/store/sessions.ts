@@ -1,7 +1,8 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { hostSessionId } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { HostContext } from '../contract/index.ts';
-import { NotFoundError } from '../errors/index.ts';
+import { SessionNotFoundError } from '../errors/index.ts';
 import { keys, prefixes } from './keys.ts';
 import type { RunRecord } from './runs.ts';
 import { RUN_JSON } from './runs.ts';
@@ -127,7 +128,7 @@ export async function ensureSession(rt: Runtime, session: SessionRecord): Promis
     if (!existing) throw error;
     if (existing.deletedAt) {
       // Its items are still being removed; the id is free again once they are.
-      throw new NotFoundError('session_not_found', `Session "${session.sessionId}" was deleted.`);
+      throw new SessionNotFoundError(hostSessionId(session.sessionId));
     }
     return existing;
   }

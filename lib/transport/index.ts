@@ -1,2 +1,2 @@
-export { broadcast, frameOf, type PushOutcome, pushToConnection } from './push.ts';
+export { broadcast, eventView, frameOf, type PushOutcome, pushToConnection } from './push.ts';
 export { asSwitchboardError, errorFrame, errorResponse, json } from './responses.ts';

@@ -1,4 +1,5 @@
 import { PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
+import { hostSessionId } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { removeConnection, type SessionEvent, subscribers } from '../store/index.ts';
 
@@ -42,12 +43,18 @@ export async function pushToConnection(
 /** A WebSocket message may be 128 KB; an event frame stays below it with room to spare. */
 const MAX_FRAME_BYTES = 120 * 1024;
 
+/** An event as hosts see it: named by the host's own session id, not the session's ref. */
+export function eventView(event: SessionEvent): SessionEvent {
+  return { ...event, session_id: hostSessionId(event.session_id) };
+}
+
 /**
  * The frame of an event, encoded once for all its connections: the event itself, or, when it would
  * not fit one WebSocket message, its envelope with `data: {}`, `truncated: true` and `href`, where
  * the host reads it over HTTP.
  */
-export function frameOf(event: SessionEvent): Uint8Array {
+export function frameOf(stored: SessionEvent): Uint8Array {
+  const event = eventView(stored);
   const whole = encoder.encode(JSON.stringify(event));
   if (whole.byteLength <= MAX_FRAME_BYTES) return whole;
   const href = `/api/sessions/${encodeURIComponent(event.session_id)}/events?after=${event.seq - 1}&limit=1`;

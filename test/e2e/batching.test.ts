@@ -1,10 +1,11 @@
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostSessionId } from '../../lib/auth/index.ts';
 import { createSwitchboard, type HostAgentDefinition } from '../../lib/index.ts';
 import { getRun } from '../../lib/store/index.ts';
 import type { Sandbox, SandboxOptions } from '../../sandbox/sandbox.ts';
 import { type Gate, gate } from '../support/agents.ts';
-import { api, testSandbox } from '../support/sandbox.ts';
+import { api, refOf, testSandbox } from '../support/sandbox.ts';
 import { queued, within } from '../support/wait.ts';
 
 /**
@@ -22,10 +23,10 @@ function batchAgent() {
   const definition: HostAgentDefinition = {
     info: { id: 'batch' },
     async invoke({ message, conversationId }, { emit, signal }) {
-      invoked.push({ sessionId: conversationId, message });
+      invoked.push({ sessionId: hostSessionId(conversationId), message });
       if (message === 'hold') {
-        holdOf(conversationId).reached.open();
-        await holdOf(conversationId).release.opened;
+        holdOf(hostSessionId(conversationId)).reached.open();
+        await holdOf(hostSessionId(conversationId)).release.opened;
       }
       const ms = Number(/^sleep:(\d+)$/.exec(message)?.[1] ?? 0);
       if (ms > 0) {
@@ -67,7 +68,8 @@ async function send(sandbox: Sandbox, sessionId: string, content: string): Promi
   return res.json.run_id as string;
 }
 
-const run = (sandbox: Sandbox, sessionId: string, runId: string) => getRun(sandbox.runtime, sessionId, runId);
+const run = (sandbox: Sandbox, sessionId: string, runId: string) =>
+  getRun(sandbox.runtime, refOf(sessionId), runId);
 
 /** Sends `hold`, waits for the agent to hold it, queues `contents` behind it, then lets it go. */
 async function queueBehindHold(sandbox: Sandbox, sessionId: string, contents: string[]) {

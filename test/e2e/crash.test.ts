@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRun } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import app, { QUICK_MESSAGE, readAgentCalls, SLOW_FIRST_CHUNK } from '../support/crash-agents.ts';
-import { api, testSandbox } from '../support/sandbox.ts';
+import { api, refOf, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
 
@@ -80,12 +80,12 @@ describe('a worker that dies', () => {
     ]);
     // The backend hears of the loss from the worker that took the run over.
     expect(agentCalls().filter((c) => c.cancel)).toEqual([
-      { pid: sandbox.worker!.pid, cancel: { conversationId: id, runId, reason: 'lease_lost' } },
+      { pid: sandbox.worker!.pid, cancel: { conversationId: refOf(id), runId, reason: 'lease_lost' } },
     ]);
 
     await expect
       .poll(
-        async () => (await getRun(sandbox.runtime, id, runId))?.status,
+        async () => (await getRun(sandbox.runtime, refOf(id), runId))?.status,
         queued('the lost run closed as incomplete'),
       )
       .toBe('incomplete');

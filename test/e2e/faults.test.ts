@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostSessionId } from '../../lib/auth/index.ts';
 import { createSwitchboard, type HostAgentDefinition } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
@@ -23,7 +24,7 @@ function chaosAgent() {
   const definition: HostAgentDefinition = {
     info: { id: 'chaos' },
     async invoke({ message, conversationId }, { emit, signal, files }) {
-      count(invoked, key(conversationId, message));
+      count(invoked, key(hostSessionId(conversationId), message));
       // A file the host attached: its bytes come from the bucket, through the faults.
       for (const file of await files.list()) emit({ type: 'text', text: `[${await files.text(file.id)}] ` });
       const [verb, n] = message.split(' ');
@@ -53,7 +54,7 @@ function chaosAgent() {
       return {};
     },
     async resolveAction({ actionId, conversationId }) {
-      count(resolved, key(conversationId, actionId));
+      count(resolved, key(hostSessionId(conversationId), actionId));
       return { content: `resolved ${actionId}` };
     },
   };

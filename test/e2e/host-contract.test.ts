@@ -5,7 +5,7 @@ import { createSwitchboard } from '../../lib/index.ts';
 import { getRun } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { recordingAgent } from '../support/recorder.ts';
-import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
+import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import { TestSocket } from '../support/ws-client.ts';
 
@@ -423,7 +423,7 @@ describe('attachments', () => {
     }[];
     expect(messages[0]?.attachments).toBeUndefined();
     // The keys the run recorded for its screenshots, as the worker reads them.
-    const run = await getRun(sandbox.runtime, sessionId, session.last_run.id);
+    const run = await getRun(sandbox.runtime, refOf(sessionId), session.last_run.id);
     const stored = run?.screenshots ?? [];
     expect(stored).toHaveLength(1);
     /** What reading the object gives: 'present', or the S3 error's name and HTTP status. */

@@ -5,7 +5,7 @@ import { createSwitchboard } from '../../lib/index.ts';
 import { ensureSession, keys, markDeleted } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { runAgents } from '../support/run-agents.ts';
-import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
+import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import { TestSocket } from '../support/ws-client.ts';
 
@@ -33,7 +33,7 @@ async function partition(id: string) {
     new QueryCommand({
       TableName: sandbox.runtime.table,
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.session(id).pk },
+      ExpressionAttributeValues: { ':pk': keys.session(refOf(id)).pk },
     }),
   );
   return Items ?? [];

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type HostAgentInput } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
-import { testSandbox } from '../support/sandbox.ts';
+import { refOf, testSandbox } from '../support/sandbox.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
 
 const pauses = pauseAgents();
@@ -95,9 +95,11 @@ describe('identity comes from the authoriser, and a user reaches only their own 
       metadata: { user: 'root' },
     });
     await alice.waitFor(ended(accepted.run_id), 'the end of the turn');
-    expect(seen.filter((input) => input.conversationId === 'alice-1').map((input) => input.context)).toEqual([
-      { user: { id: 'alice' }, data: { tenant: 'acme' } },
-    ]);
+    expect(
+      seen
+        .filter((input) => input.conversationId === refOf('alice-1', 'alice', 'acme'))
+        .map((input) => input.context),
+    ).toEqual([{ user: { id: 'alice' }, data: { tenant: 'acme' } }]);
   });
 
   it.each([
@@ -106,24 +108,69 @@ describe('identity comes from the authoriser, and a user reaches only their own 
   ])('answers %s’s caller (%s) alice’s session exactly like a missing one, on every route', async (other) => {
     const id = `alice-2-${other}`;
     await aliceTurn(id, 'reviewed', 'hello');
-    for (const path of [
-      `/api/sessions/${id}`,
-      `/api/sessions/${id}/messages`,
-      `/api/sessions/${id}/events`,
-    ]) {
-      const res = await as(other, 'GET', path);
-      expect(res.status, path).toBe(404);
-      expect(res.json.error).toMatchObject({ code: 'session_not_found' });
+    const { ref } = (await as('token-alice', 'GET', `/api/sessions/${id}`)).json as { ref: string };
+    // By her id the caller reaches a session of their own scope (none); by its ref, hers, as missing.
+    for (const name of [id, ref]) {
+      for (const path of [
+        `/api/sessions/${name}`,
+        `/api/sessions/${name}/messages`,
+        `/api/sessions/${name}/events`,
+      ]) {
+        const res = await as(other, 'GET', path);
+        expect(res.status, path).toBe(404);
+        expect(res.json.error).toMatchObject({ code: 'session_not_found' });
+      }
+      expect((await as(other, 'POST', `/api/sessions/${name}/cancel`)).status).toBe(404);
+      expect((await as(other, 'DELETE', `/api/sessions/${name}`)).status).toBe(404);
+      const bob = await TestSocket.open(`${sandbox.wsUrl}?token=${other}`);
+      expect(await bob.request({ action: 'assistant_join_session', session_id: name })).toMatchObject({
+        error: { type: 'not_found' },
+      });
+      expect(await bob.request({ action: 'assistant_cancel', session_id: name })).toMatchObject({
+        error: { type: 'not_found' },
+      });
+      await bob.close();
     }
-    expect((await as(other, 'POST', '/api/chat', { session_id: id, content: 'mine now' })).status).toBe(404);
-    expect((await as(other, 'POST', `/api/sessions/${id}/cancel`)).status).toBe(404);
-    expect((await as(other, 'DELETE', `/api/sessions/${id}`)).status).toBe(404);
-    const bob = await TestSocket.open(`${sandbox.wsUrl}?token=${other}`);
-    expect(await bob.request({ action: 'assistant_join_session', session_id: id })).toMatchObject({
-      error: { type: 'not_found' },
+    // Nothing can be created in her scope, through her ref.
+    const intoRef = await as(other, 'POST', '/api/chat', {
+      session_id: ref,
+      agent_id: 'reviewed',
+      content: 'x',
     });
-    await bob.close();
-    expect((await as('token-alice', 'GET', `/api/sessions/${id}`)).status).toBe(200);
+    expect(intoRef.status).toBe(404);
+    expect(intoRef.json.error).toMatchObject({ code: 'session_not_found' });
+    const mine = await as('token-alice', 'GET', `/api/sessions/${id}/messages`);
+    expect(mine.status).toBe(200);
+    expect((mine.json.messages as unknown[]).length).toBe(2);
+  });
+
+  it('lets nobody take an id before its owner uses it: the same id is a session of each owner', async () => {
+    // Bob uses the id first; alice's message to the same id still opens her own session.
+    const bob = await as('token-bob', 'POST', '/api/chat', {
+      session_id: 'taken',
+      agent_id: 'reviewed',
+      content: 'b',
+    });
+    const own = await as('token-alice', 'POST', '/api/chat', {
+      session_id: 'taken',
+      agent_id: 'reviewed',
+      content: 'a',
+    });
+    expect([bob.status, own.status]).toEqual([202, 202]);
+    expect(own.json.session_id).toBe('taken');
+    await alice.request({ action: 'assistant_join_session', session_id: 'taken' });
+    await alice.waitFor(ended(own.json.run_id), 'the end of alice’s turn');
+    expect(seen.map((input) => input.conversationId)).toContain(refOf('taken', 'alice', 'acme'));
+    // Each sees their own session under the id, with their own message in it.
+    for (const [token, user, tenant, content] of [
+      ['token-alice', 'alice', 'acme', 'a'],
+      ['token-bob', 'bob', 'globex', 'b'],
+    ] as const) {
+      const session = await as(token, 'GET', '/api/sessions/taken');
+      expect(session.json).toMatchObject({ id: 'taken', ref: refOf('taken', user, tenant) });
+      const messages = await as(token, 'GET', '/api/sessions/taken/messages');
+      expect((messages.json.messages as { content: string }[])[0]?.content).toBe(content);
+    }
   });
 
   it('gives the same user id in two tenants two sessions for the same request id without a session_id', async () => {
@@ -131,7 +178,12 @@ describe('identity comes from the authoriser, and a user reaches only their own 
     const acme = await as('token-alice', 'POST', '/api/chat', body);
     const globex = await as('token-alice-globex', 'POST', '/api/chat', body);
     expect([acme.status, globex.status]).toEqual([202, 202]);
-    expect(acme.json.session_id).not.toBe(globex.json.session_id);
+    // The id derived from the request id is the same; each is a session of its own owner.
+    const id = acme.json.session_id as string;
+    expect((await as('token-alice', 'GET', `/api/sessions/${id}`)).json.ref).toBe(refOf(id, 'alice', 'acme'));
+    expect((await as('token-alice-globex', 'GET', `/api/sessions/${id}`)).json.ref).toBe(
+      refOf(globex.json.session_id as string, 'alice', 'globex'),
+    );
   });
 
   it('answers a file of the same user id in another tenant as missing', async () => {
@@ -170,22 +222,29 @@ describe('identity comes from the authoriser, and a user reaches only their own 
 
   it('lets hitl.authorizeResolve decide who may answer: the owner and a reviewer, not anybody else', async () => {
     await aliceTurn('alice-3', 'reviewed', 'two');
+    // Someone else names the session by its ref, which the owner's GET shows.
+    const { ref } = (await as('token-alice', 'GET', '/api/sessions/alice-3')).json as { ref: string };
     expect(
-      (await as('token-bob', 'POST', '/api/sessions/alice-3/actions/req_wire', { decision: 'approve' }))
+      (await as('token-bob', 'POST', `/api/sessions/${ref}/actions/req_wire`, { decision: 'approve' }))
         .status,
     ).toBe(404);
     // The hook allows any "reviewer": only the one of the session's own tenant is asked about.
-    const outsider = await as('token-reviewer-globex', 'POST', '/api/sessions/alice-3/actions/req_wire', {
+    const outsider = await as('token-reviewer-globex', 'POST', `/api/sessions/${ref}/actions/req_wire`, {
       decision: 'approve',
     });
     expect(outsider.status).toBe(404);
     expect(outsider.json.error).toMatchObject({ code: 'session_not_found' });
-    const reviewed = await as('token-reviewer', 'POST', '/api/sessions/alice-3/actions/req_wire', {
+    // By the plain id the reviewer reaches a session of their own scope: none.
+    expect(
+      (await as('token-reviewer', 'POST', '/api/sessions/alice-3/actions/req_wire', { decision: 'approve' }))
+        .status,
+    ).toBe(404);
+    const reviewed = await as('token-reviewer', 'POST', `/api/sessions/${ref}/actions/req_wire`, {
       decision: 'approve',
     });
     expect(reviewed.status).toBe(202);
     await alice.waitFor(ended(reviewed.json.run_id), 'the end of the reviewer’s answer');
-    expect(pauses.resolved.filter((input) => input.conversationId === 'alice-3')).toMatchObject([
+    expect(pauses.resolved.filter((input) => input.conversationId === ref)).toMatchObject([
       {
         actionId: 'req_wire',
         actor: 'reviewer',

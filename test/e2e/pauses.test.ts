@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSwitchboard, hostAgentRegistration } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
-import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
+import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
 
 const agents = pauseAgents();
@@ -59,8 +59,8 @@ async function answer(sessionId: string, actionId: string, body: Record<string, 
 }
 
 /** What resolveAction and the cancel hook were handed for one session: other sessions ask the same ids. */
-const resolvedIn = (id: string) => agents.resolved.filter((r) => r.conversationId === id);
-const cancelledIn = (id: string) => agents.cancelled.filter((c) => c.conversationId === id);
+const resolvedIn = (id: string) => agents.resolved.filter((r) => r.conversationId === refOf(id));
+const cancelledIn = (id: string) => agents.cancelled.filter((c) => c.conversationId === refOf(id));
 
 const session = async (id: string) =>
   (await api(sandbox.url, 'GET', `/api/sessions/${id}`)).json as Record<string, unknown>;
@@ -101,7 +101,7 @@ describe('approvals and questions', () => {
       actor: 'anonymous',
       channel: 'api',
       expired: false,
-      conversationId: id,
+      conversationId: refOf(id),
     });
     expect(res.events.map((e) => e.type)).toEqual([
       'session.status_running',
@@ -178,7 +178,11 @@ describe('approvals and questions', () => {
       { action_id: 'req_account', status: 'cancelled', actor: 'system' },
     ]);
     expect(cancelledIn(id)).toMatchObject([
-      { conversationId: id, reason: 'withdrawn', actions: [{ id: 'req_wire' }, { id: 'req_account' }] },
+      {
+        conversationId: refOf(id),
+        reason: 'withdrawn',
+        actions: [{ id: 'req_wire' }, { id: 'req_account' }],
+      },
     ]);
     expect(cancelledIn(id)[0]?.runId).toBeUndefined();
     const late = await answer(id, 'req_wire', { decision: 'approve' });
@@ -428,7 +432,7 @@ describe('timeouts', () => {
     await watcher.waitFor((f) => f.session_id === id && f.type === 'session.status_idle', 'the denial');
     expect(resolvedIn(id)).toMatchObject([
       {
-        conversationId: id,
+        conversationId: refOf(id),
         actionId: 'req_lapsed',
         resolution: { decision: 'deny' },
         actor: 'system:timeout',
@@ -459,7 +463,7 @@ describe('timeouts', () => {
       'the end of the lapse',
     );
     expect(cancelledIn(id)).toMatchObject([
-      { conversationId: id, reason: 'expired', actions: [{ id: 'req_lapsed' }] },
+      { conversationId: refOf(id), reason: 'expired', actions: [{ id: 'req_lapsed' }] },
     ]);
     expect((await session(id)).status).toBe('idle');
   });

@@ -4,7 +4,7 @@ import { DIRECT_UPLOAD_MAX_BYTES } from '../../lib/files/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { ensureSession, messageId, putMessage } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import { api, testSandbox } from '../support/sandbox.ts';
+import { api, refOf, testSandbox } from '../support/sandbox.ts';
 
 let sandbox: Sandbox;
 
@@ -51,12 +51,13 @@ describe('GET /api/sessions/{id}/messages in pages that fit a Lambda response', 
   /** A session with `count` assistant messages of `content` each, stored directly. */
   async function seed(sessionId: string, count: number, content: (i: number) => string): Promise<string[]> {
     const createdAt = new Date().toISOString();
-    await ensureSession(sandbox.runtime, { sessionId, owner: 'anonymous', agentId: 'demo', createdAt });
+    const ref = refOf(sessionId);
+    await ensureSession(sandbox.runtime, { sessionId: ref, owner: 'anonymous', agentId: 'demo', createdAt });
     const ids = Array.from({ length: count }, (_, i) => messageId(runId, i));
     for (const [i, id] of ids.entries()) {
       await putMessage(sandbox.runtime, {
         messageId: id,
-        sessionId,
+        sessionId: ref,
         runId,
         role: 'assistant',
         content: content(i),

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import type { HostAgentDefinition } from '../../lib/agents/index.ts';
+import { hostSessionId } from '../../lib/auth/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { type Gate, gate } from '../support/agents.ts';
@@ -51,7 +52,7 @@ const paced: HostAgentDefinition = {
       emit({ type: 'text', text: `${i} ` });
       await new Promise((resolve) => setImmediate(resolve));
     }
-    await holds.get(conversationId)?.opened;
+    await holds.get(hostSessionId(conversationId))?.opened;
     return {};
   },
 };

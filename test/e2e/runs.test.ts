@@ -18,7 +18,7 @@ import {
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
 import { runAgents } from '../support/run-agents.ts';
-import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
+import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
 
@@ -91,7 +91,7 @@ describe('cancel', () => {
       stop_reason?: string;
     }[];
     expect(messages[1]).toMatchObject({ content: 'Starting on the task. ', stop_reason: 'cancelled' });
-    expect(runs.cancelsOf(id)).toEqual([{ conversationId: id, runId, reason: 'user' }]);
+    expect(runs.cancelsOf(id)).toEqual([{ conversationId: refOf(id), runId, reason: 'user' }]);
     expect((await api(sandbox.url, 'GET', `/api/sessions/${id}`)).json).toMatchObject({
       status: 'idle',
       last_run: { status: 'cancelled' },
@@ -130,7 +130,7 @@ describe('cancel', () => {
     expect(runs.invokedIn(id)).toEqual(['first']);
     await expect
       .poll(
-        async () => (await getRun(sandbox.runtime, id, second))?.status,
+        async () => (await getRun(sandbox.runtime, refOf(id), second))?.status,
         queued('the second run cancelled'),
       )
       .toBe('cancelled');
@@ -154,8 +154,12 @@ describe('cancel', () => {
         f.type === 'session.status_idle' &&
         f.run_id === (res.json.run_ids as string[])[0],
     );
-    expect(pauses.cancelled.filter((c) => c.conversationId === paused)).toMatchObject([
-      { conversationId: paused, reason: 'withdrawn', actions: [{ id: 'req_wire' }, { id: 'req_account' }] },
+    expect(pauses.cancelled.filter((c) => c.conversationId === refOf(paused))).toMatchObject([
+      {
+        conversationId: refOf(paused),
+        reason: 'withdrawn',
+        actions: [{ id: 'req_wire' }, { id: 'req_account' }],
+      },
     ]);
   });
 });
@@ -170,17 +174,20 @@ describe('lost workers and fencing', () => {
     // A run a worker claimed and then died on: running, its lease run out, its job back on the queue.
     const runId = `run_01M8ZZZZZZZZZZZZZZZZZZZZZZ`;
     const rt = sandbox.runtime;
-    await putRun(rt, queuedRun(id, runId, 'polite', { requestId: 'lost-1' }));
-    expect(await claimRun(rt, { sessionId: id, runId }, 'dead-worker', Date.now() - 10 * 60_000)).toBe(true);
-    await enqueue(rt, { v: 1, kind: 'turn', sessionId: id, runId, requestId: 'lost-1' });
+    await putRun(rt, queuedRun(refOf(id), runId, 'polite', { requestId: 'lost-1' }));
+    expect(await claimRun(rt, { sessionId: refOf(id), runId }, 'dead-worker', Date.now() - 10 * 60_000)).toBe(true);
+    await enqueue(rt, { v: 1, kind: 'turn', sessionId: refOf(id), runId, requestId: 'lost-1' });
     const end = await host.waitFor(idle(id, runId));
     expect(end.data).toMatchObject({ status: 'incomplete', stop_reason: 'error' });
     expect(runs.invokedIn(id)).toEqual(['warm-up']);
     await expect
-      .poll(async () => (await getRun(rt, id, runId))?.status, queued('the lost run closed as incomplete'))
+      .poll(
+        async () => (await getRun(rt, refOf(id), runId))?.status,
+        queued('the lost run closed as incomplete'),
+      )
       .toBe('incomplete');
     expect(runs.cancelsOf(id).filter((c) => c.runId === runId)).toEqual([
-      { conversationId: id, runId, reason: 'lease_lost' },
+      { conversationId: refOf(id), runId, reason: 'lease_lost' },
     ]);
     const next = await start(id, 'polite', 'after the lost one');
     await expect
@@ -229,11 +236,11 @@ describe('lost workers and fencing', () => {
       const rt = sandbox.runtime;
       // A worker claimed the run, logged it to its end and died before it wrote the outcome.
       const runId = `run_01M8Y0000000000000000000L${name.charAt(0).toUpperCase()}`;
-      await putRun(rt, queuedRun(id, runId, 'polite', { requestId: runId }));
-      expect(await claimRun(rt, { sessionId: id, runId }, 'dead-worker', Date.now() - 10 * 60_000)).toBe(
+      await putRun(rt, queuedRun(refOf(id), runId, 'polite', { requestId: runId }));
+      expect(await claimRun(rt, { sessionId: refOf(id), runId }, 'dead-worker', Date.now() - 10 * 60_000)).toBe(
         true,
       );
-      const from = await lastSeq(rt, id);
+      const from = await lastSeq(rt, refOf(id));
       const staged: [string, Record<string, unknown>][] = [
         ['session.status_running', { kind: 'turn' }],
         ['agent.message.delta', { message_id: messageId(runId, 1), text: 'All done.' }],
@@ -243,19 +250,19 @@ describe('lost workers and fencing', () => {
         const event = {
           seq: from + i + 1,
           type,
-          session_id: id,
+          session_id: refOf(id),
           run_id: runId,
           at: new Date().toISOString(),
           data,
         };
         expect(await appendEvent(rt, event)).toBe(true);
       }
-      await enqueue(rt, { v: 1, kind: 'turn', sessionId: id, runId, requestId: runId });
+      await enqueue(rt, { v: 1, kind: 'turn', sessionId: refOf(id), runId, requestId: runId });
       await expect
-        .poll(async () => (await getRun(rt, id, runId))?.status, queued('the lost run to be closed'))
+        .poll(async () => (await getRun(rt, refOf(id), runId))?.status, queued('the lost run to be closed'))
         .not.toBe('running');
-      expect(await getRun(rt, id, runId)).toMatchObject(outcome);
-      const log = await listEvents(rt, id, from, 100);
+      expect(await getRun(rt, refOf(id), runId)).toMatchObject(outcome);
+      const log = await listEvents(rt, refOf(id), from, 100);
       expect(log.map((e) => e.type)).toEqual(staged.map(([type]) => type));
       expect(runs.invokedIn(id)).toEqual([]);
     },
@@ -266,12 +273,12 @@ describe('lost workers and fencing', () => {
     const runId = await start(id, 'pauser', 'hello');
     await host.waitFor(idle(id, runId));
     const rt = sandbox.runtime;
-    const taken = await lastSeq(rt, id);
+    const taken = await lastSeq(rt, refOf(id));
     expect(
       await appendEvent(rt, {
         seq: taken,
         type: 'agent.message.delta',
-        session_id: id,
+        session_id: refOf(id),
         at: new Date().toISOString(),
         data: { text: 'zombie' },
       }),
@@ -279,13 +286,13 @@ describe('lost workers and fencing', () => {
     expect(
       await finishRun(
         rt,
-        { sessionId: id, runId },
+        { sessionId: refOf(id), runId },
         'someone-else',
         { status: 'error', stopReason: 'error' },
         Date.now(),
       ),
     ).toBe(false);
-    expect((await getRun(rt, id, runId))?.status).toBe('completed');
+    expect((await getRun(rt, refOf(id), runId))?.status).toBe('completed');
   });
 });
 
@@ -296,7 +303,7 @@ describe('delete', () => {
         new QueryCommand({
           TableName: sandbox.runtime.table,
           KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.session(id).pk },
+          ExpressionAttributeValues: { ':pk': keys.session(refOf(id)).pk },
         }),
       )
     ).Items ?? [];
@@ -312,7 +319,7 @@ describe('delete', () => {
         .status,
     ).toBe(404);
     await host.waitFor((f) => f.session_id === id && f.type === 'session.deleted');
-    expect(runs.cancelsOf(id)).toEqual([{ conversationId: id, runId, reason: 'deleted' }]);
+    expect(runs.cancelsOf(id)).toEqual([{ conversationId: refOf(id), runId, reason: 'deleted' }]);
     await expect
       .poll(async () => (await partition(id)).length, queued('every item of the session removed'))
       .toBe(0);
@@ -324,8 +331,8 @@ describe('delete', () => {
     await host.waitFor(idle(id));
     expect((await api(sandbox.url, 'DELETE', `/api/sessions/${id}`)).status).toBe(202);
     await host.waitFor((f) => f.session_id === id && f.type === 'session.deleted');
-    expect(pauses.cancelled.filter((c) => c.conversationId === id)).toMatchObject([
-      { conversationId: id, reason: 'deleted', actions: [{ id: 'req_wire' }, { id: 'req_account' }] },
+    expect(pauses.cancelled.filter((c) => c.conversationId === refOf(id))).toMatchObject([
+      { conversationId: refOf(id), reason: 'deleted', actions: [{ id: 'req_wire' }, { id: 'req_account' }] },
     ]);
     await expect
       .poll(async () => (await partition(id)).length, queued('every item of the session removed'))
@@ -372,7 +379,7 @@ describe('steering', () => {
         ),
     ).toBe(true);
     expect(end.data).toMatchObject({ status: 'completed' });
-    expect((await getRun(sandbox.runtime, id, steer.json.run_id as string))?.status).toBe('steered');
+    expect((await getRun(sandbox.runtime, refOf(id), steer.json.run_id as string))?.status).toBe('steered');
     const after = await start(id, 'steerable', 'ignore me');
     await host.waitFor(idle(id, after));
     expect(runs.invokedIn(id)).toEqual(['first', 'ignore me']);
@@ -458,7 +465,7 @@ describe('ordering and lost jobs', () => {
     const rt = sandbox.runtime;
     const old = new Date(Date.now() - 10 * 60_000).toISOString();
     const record = (runId: string, extra: Partial<RunRecord> = {}) =>
-      queuedRun(id, runId, 'pauser', { createdAt: old, ...extra });
+      queuedRun(refOf(id), runId, 'pauser', { createdAt: old, ...extra });
     // Recorded but never sent: the sweep finds it through the due index and queues it again.
     const lost = 'run_01M8Y0000000000000000000LJ';
     await putRun(rt, record(lost));
@@ -467,10 +474,10 @@ describe('ordering and lost jobs', () => {
     await sandbox.sweep();
     await host.waitFor(idle(id, lost));
     await expect
-      .poll(async () => (await getRun(rt, id, lost))?.status, queued('the requeued run to complete'))
+      .poll(async () => (await getRun(rt, refOf(id), lost))?.status, queued('the requeued run to complete'))
       .toBe('completed');
-    expect((await getRun(rt, id, given))?.status).toBe('error');
-    expect((await getRun(rt, id, given))?.error).toMatchObject({ code: 'job_lost' });
+    expect((await getRun(rt, refOf(id), given))?.status).toBe('error');
+    expect((await getRun(rt, refOf(id), given))?.error).toMatchObject({ code: 'job_lost' });
   });
 
   it('closes a claimed run whose processing fails as error instead of retrying it into a second invoke', async () => {
@@ -481,20 +488,23 @@ describe('ordering and lost jobs', () => {
     const rt = sandbox.runtime;
     const errors = vi.spyOn(Logger.prototype, 'error');
     try {
-      await putRun(rt, queuedRun(id, runId, 'polite'));
-      await enqueue(rt, { v: 1, kind: 'turn', sessionId: id, runId, requestId: runId });
+      await putRun(rt, queuedRun(refOf(id), runId, 'polite'));
+      await enqueue(rt, { v: 1, kind: 'turn', sessionId: refOf(id), runId, requestId: runId });
       await expect
-        .poll(async () => (await getRun(rt, id, runId))?.status, queued('the failed run closed as error'))
+        .poll(
+          async () => (await getRun(rt, refOf(id), runId))?.status,
+          queued('the failed run closed as error'),
+        )
         .toBe('error');
       const failures = errors.mock.calls
         .filter(([message]) => String(message).includes('A claimed run failed'))
         .map(([, extra]) => String((extra as { error?: unknown } | undefined)?.error))
         .filter((error) => error.includes(runId));
-      expect(failures).toEqual([`MissingItemError: Run ${runId} of session ${id} has no session item.`]);
+      expect(failures).toEqual([`MissingItemError: Run ${runId} of session ${refOf(id)} has no session item.`]);
     } finally {
       errors.mockRestore();
     }
-    expect((await getRun(rt, id, runId))?.error).toMatchObject({ code: 'internal_error' });
+    expect((await getRun(rt, refOf(id), runId))?.error).toMatchObject({ code: 'internal_error' });
     expect(runs.invokedIn(id)).toEqual([]);
   });
 });

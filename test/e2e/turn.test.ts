@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys, subscribers } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { testApp } from '../support/agents.ts';
-import { api, testSandbox } from '../support/sandbox.ts';
+import { api, refOf, testSandbox } from '../support/sandbox.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
 
 let sandbox: Sandbox;
@@ -207,7 +207,7 @@ describe('one turn through the gateway, the queue, the worker and the table', ()
       new PutCommand({
         TableName: sandbox.runtime.table,
         Item: {
-          ...keys.subscriber('gone', 'ghostConnId='),
+          ...keys.subscriber(refOf('gone'), 'ghostConnId='),
           type: 'subscriber',
           connectionId: 'ghostConnId=',
         },
@@ -222,7 +222,7 @@ describe('one turn through the gateway, the queue, the worker and the table', ()
     expect((messages.json.messages as { content: string }[])[1]?.content).toBe(
       'first half of are you there; second half.',
     );
-    expect(await subscribers(sandbox.runtime, 'gone')).not.toContain('ghostConnId=');
+    expect(await subscribers(sandbox.runtime, refOf('gone'))).not.toContain('ghostConnId=');
   });
 
   it('ignores malformed events and drops events that arrive after their turn ended', async () => {

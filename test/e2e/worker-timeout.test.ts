@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRun } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import app, { QUICK_MESSAGE, readAgentCalls } from '../support/crash-agents.ts';
-import { api, testSandbox } from '../support/sandbox.ts';
+import { api, refOf, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 
 // The worker runs the same module in its own process, where a timed-out invocation really ends it.
@@ -52,10 +52,13 @@ describe('a worker process whose invocation times out', () => {
     const firstPid = sandbox.worker!.pid;
     const runId = await send(id, 'take your time');
     await expect
-      .poll(async () => (await getRun(sandbox.runtime, id, runId))?.status, queued('the lost turn to close'))
+      .poll(
+        async () => (await getRun(sandbox.runtime, refOf(id), runId))?.status,
+        queued('the lost turn to close'),
+      )
       .toBe('incomplete');
     expect(sandbox.worker!.pid).not.toBe(firstPid);
-    const run = await getRun(sandbox.runtime, id, runId);
+    const run = await getRun(sandbox.runtime, refOf(id), runId);
     expect(run?.error).toMatchObject({ code: 'worker_lost' });
     // One invoke, by the child that timed out; the lease_lost hook from its replacement.
     expect(agentCalls().filter((c) => c.invoke)).toEqual([expect.objectContaining({ pid: firstPid })]);
@@ -71,7 +74,7 @@ describe('a worker process whose invocation times out', () => {
 
     const next = await send(id, QUICK_MESSAGE);
     await expect
-      .poll(async () => (await getRun(sandbox.runtime, id, next))?.status, queued('the next turn'))
+      .poll(async () => (await getRun(sandbox.runtime, refOf(id), next))?.status, queued('the next turn'))
       .toBe('completed');
     expect(agentCalls().filter((c) => c.invoke)).toHaveLength(2);
   });

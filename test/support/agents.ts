@@ -1,4 +1,5 @@
 import { demoAgent } from '../../demo/demo-agent.ts';
+import { hostSessionId } from '../../lib/auth/index.ts';
 import { createSwitchboard, type HostAgentDefinition, type Switchboard } from '../../lib/index.ts';
 import { within } from './wait.ts';
 
@@ -37,7 +38,7 @@ export function testApp() {
     info: { id: 'held' },
     async invoke({ message, conversationId }, { emit }) {
       count('held');
-      const { reached, hold } = holdOf(conversationId);
+      const { reached, hold } = holdOf(hostSessionId(conversationId));
       emit({ type: 'text', text: `first half of ${message}; ` });
       reached.open();
       await hold.opened;

@@ -1,3 +1,4 @@
+import { hostSessionId } from '../../lib/auth/index.ts';
 import type { HostAgentDefinition, HostAgentInput } from '../../lib/index.ts';
 
 /** What the recording agent saw in one turn. */
@@ -23,11 +24,13 @@ export function recordingAgent(id = 'recorder', tools: HostAgentDefinition['tool
         await Promise.all(files.map(async (f) => [f.id, await io.files.text(f.id)] as const)),
       );
       const list = [
-        ...(seen.get(input.conversationId) ?? []),
+        ...(seen.get(hostSessionId(input.conversationId)) ?? []),
         { input, screen: await io.lookAtScreen(), fileTexts },
       ];
-      seen.set(input.conversationId, list);
-      for (const w of waiters.filter((w) => w.sessionId === input.conversationId && list.length >= w.count)) {
+      seen.set(hostSessionId(input.conversationId), list);
+      for (const w of waiters.filter(
+        (w) => w.sessionId === hostSessionId(input.conversationId) && list.length >= w.count,
+      )) {
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve(list);
       }

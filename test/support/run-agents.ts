@@ -1,4 +1,5 @@
 import type { HostAgentCancelInput, HostAgentDefinition } from '../../lib/agents/index.ts';
+import { hostSessionId } from '../../lib/auth/index.ts';
 import { type Gate, gate } from './agents.ts';
 import { within } from './wait.ts';
 
@@ -25,9 +26,9 @@ export function runAgents() {
   const polite: HostAgentDefinition = {
     info: { id: 'polite' },
     async invoke({ message, conversationId }, { emit, signal }) {
-      invoked.push({ sessionId: conversationId, message });
+      invoked.push({ sessionId: hostSessionId(conversationId), message });
       emit({ type: 'text', text: `Starting on ${message}. ` });
-      gatesOf(conversationId).started.open();
+      gatesOf(hostSessionId(conversationId)).started.open();
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       return { content: 'this content is ignored: the turn was stopped' };
     },
@@ -36,8 +37,8 @@ export function runAgents() {
   const stubborn: HostAgentDefinition = {
     info: { id: 'stubborn' },
     async invoke({ message, conversationId }, { emit }) {
-      invoked.push({ sessionId: conversationId, message });
-      const { started, release, returned } = gatesOf(conversationId);
+      invoked.push({ sessionId: hostSessionId(conversationId), message });
+      const { started, release, returned } = gatesOf(hostSessionId(conversationId));
       emit({ type: 'text', text: 'I will not stop. ' });
       started.open();
       await release.opened;
@@ -50,8 +51,8 @@ export function runAgents() {
   const steerable: HostAgentDefinition = {
     info: { id: 'steerable' },
     async invoke({ message, conversationId }, { emit, takeSteering }) {
-      invoked.push({ sessionId: conversationId, message });
-      const { started, release } = gatesOf(conversationId);
+      invoked.push({ sessionId: hostSessionId(conversationId), message });
+      const { started, release } = gatesOf(hostSessionId(conversationId));
       emit({ type: 'text', text: 'Thinking. ' });
       started.open();
       await release.opened;
@@ -65,7 +66,7 @@ export function runAgents() {
     /** The messages the agents were invoked with in the session, in order. */
     invokedIn: (sessionId: string) => invoked.filter((i) => i.sessionId === sessionId).map((i) => i.message),
     /** The cancel hook calls for the session, in order. */
-    cancelsOf: (sessionId: string) => cancels.filter((c) => c.conversationId === sessionId),
+    cancelsOf: (sessionId: string) => cancels.filter((c) => hostSessionId(c.conversationId) === sessionId),
     /** Resolves once a turn of the session has started (emitted its first text); rejects after a timeout. */
     started: (sessionId: string) =>
       within(gatesOf(sessionId).started.opened, `a turn of ${sessionId} to start`),

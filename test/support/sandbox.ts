@@ -1,3 +1,4 @@
+import { sessionRef } from '../../lib/auth/index.ts';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/sandbox.ts';
 
 /** Starts a sandbox on free ports for one test file. */
@@ -27,4 +28,12 @@ export function sessionIds(prefix: string): (name: string) => string {
     n += 1;
     return `${prefix}-${name}-${n}`;
   };
+}
+
+/**
+ * The ref under which a session is stored, and which its agent sees as `conversationId`: the
+ * host's id in its owner's scope (the sandbox's anonymous user unless a user is named).
+ */
+export function refOf(id: string, user = 'anonymous', tenant?: string): string {
+  return sessionRef({ user, data: tenant === undefined ? {} : { tenant } }, id);
 }
