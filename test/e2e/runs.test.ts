@@ -175,7 +175,9 @@ describe('lost workers and fencing', () => {
     const runId = `run_01M8ZZZZZZZZZZZZZZZZZZZZZZ`;
     const rt = sandbox.runtime;
     await putRun(rt, queuedRun(refOf(id), runId, 'polite', { requestId: 'lost-1' }));
-    expect(await claimRun(rt, { sessionId: refOf(id), runId }, 'dead-worker', Date.now() - 10 * 60_000)).toBe(true);
+    expect(await claimRun(rt, { sessionId: refOf(id), runId }, 'dead-worker', Date.now() - 10 * 60_000)).toBe(
+      true,
+    );
     await enqueue(rt, { v: 1, kind: 'turn', sessionId: refOf(id), runId, requestId: 'lost-1' });
     const end = await host.waitFor(idle(id, runId));
     expect(end.data).toMatchObject({ status: 'incomplete', stop_reason: 'error' });
@@ -237,9 +239,9 @@ describe('lost workers and fencing', () => {
       // A worker claimed the run, logged it to its end and died before it wrote the outcome.
       const runId = `run_01M8Y0000000000000000000L${name.charAt(0).toUpperCase()}`;
       await putRun(rt, queuedRun(refOf(id), runId, 'polite', { requestId: runId }));
-      expect(await claimRun(rt, { sessionId: refOf(id), runId }, 'dead-worker', Date.now() - 10 * 60_000)).toBe(
-        true,
-      );
+      expect(
+        await claimRun(rt, { sessionId: refOf(id), runId }, 'dead-worker', Date.now() - 10 * 60_000),
+      ).toBe(true);
       const from = await lastSeq(rt, refOf(id));
       const staged: [string, Record<string, unknown>][] = [
         ['session.status_running', { kind: 'turn' }],
@@ -500,7 +502,9 @@ describe('ordering and lost jobs', () => {
         .filter(([message]) => String(message).includes('A claimed run failed'))
         .map(([, extra]) => String((extra as { error?: unknown } | undefined)?.error))
         .filter((error) => error.includes(runId));
-      expect(failures).toEqual([`MissingItemError: Run ${runId} of session ${refOf(id)} has no session item.`]);
+      expect(failures).toEqual([
+        `MissingItemError: Run ${runId} of session ${refOf(id)} has no session item.`,
+      ]);
     } finally {
       errors.mockRestore();
     }
