@@ -5,9 +5,13 @@ import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 
 import type { Construct } from 'constructs';
 import { TURNS_MAX_RECEIVE_COUNT } from '../lib/config/index.ts';
 import { FILE_BUCKET_CORS } from '../lib/contract/index.ts';
+import { INDEXES, OWNER_INDEX_ATTRIBUTES } from '../lib/store/index.ts';
 
 /** The sweep's index: items that expire, keyed by their expiry bucket (see docs/deployment.md). */
-export const SWEEP_INDEX_NAME = 'gsi1';
+export const SWEEP_INDEX_NAME = INDEXES.sweep;
+
+/** The owner index: sessions and files under their owner, in creation order, without a scan. */
+export const OWNER_INDEX_NAME = INDEXES.owner;
 
 export { TURNS_MAX_RECEIVE_COUNT };
 
@@ -29,6 +33,13 @@ export function createTable(scope: Construct, removalPolicy: RemovalPolicy): Tab
         partitionKey: { name: 'gsi1pk', type: string },
         sortKey: { name: 'gsi1sk', type: string },
         projectionType: ProjectionType.ALL,
+      },
+      {
+        indexName: OWNER_INDEX_NAME,
+        partitionKey: { name: 'gsi2pk', type: string },
+        sortKey: { name: 'gsi2sk', type: string },
+        projectionType: ProjectionType.INCLUDE,
+        nonKeyAttributes: [...OWNER_INDEX_ATTRIBUTES],
       },
     ],
     removalPolicy,

@@ -17,7 +17,13 @@ import {
   type SwitchboardFunctionOptions,
 } from './functions.ts';
 import { type ResolvedSwitchboardProps, resolveSwitchboardProps, type SwitchboardProps } from './props.ts';
-import { createBucket, createTable, createTurnsQueue, SWEEP_INDEX_NAME } from './storage.ts';
+import {
+  createBucket,
+  createTable,
+  createTurnsQueue,
+  OWNER_INDEX_NAME,
+  SWEEP_INDEX_NAME,
+} from './storage.ts';
 
 /**
  * Switchboard on AWS: the HTTP and WebSocket APIs, the turns queue and its worker, the sweep, the
@@ -139,6 +145,7 @@ export class Switchboard extends Construct {
     const arns: Record<ResourceKind, string[]> = {
       table: [this.table.tableArn],
       sweepIndex: [`${this.table.tableArn}/index/${SWEEP_INDEX_NAME}`],
+      ownerIndex: [`${this.table.tableArn}/index/${OWNER_INDEX_NAME}`],
       queue: [this.queue.queueArn],
       objects: [this.bucket.arnForObjects('*')],
       bucket: [this.bucket.bucketArn],

@@ -8,6 +8,7 @@ import {
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
 import { TURNS_MAX_RECEIVE_COUNT } from '../lib/config/index.ts';
+import { INDEXES, OWNER_INDEX_ATTRIBUTES } from '../lib/store/index.ts';
 import { installFifoBatches } from './fauxqs-fifo.ts';
 
 /** Names of the sandbox's resources, the same ones the CDK stack creates. */
@@ -17,7 +18,9 @@ export const SANDBOX_NAMES = {
   dlq: 'switchboard-turns-dlq.fifo',
   bucket: 'switchboard-files',
   /** The sweep's index (infra/storage.ts's SWEEP_INDEX_NAME). */
-  index: 'gsi1',
+  index: INDEXES.sweep,
+  /** The owner index (infra/storage.ts's OWNER_INDEX_NAME). */
+  ownerIndex: INDEXES.owner,
 };
 
 /** Fixed credentials: the emulators accept any, the SDK insists on some. */
@@ -42,7 +45,7 @@ async function ensureTable(endpoint: string): Promise<void> {
       new CreateTableCommand({
         TableName: SANDBOX_NAMES.table,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: ['pk', 'sk', 'gsi1pk', 'gsi1sk'].map((AttributeName) => ({
+        AttributeDefinitions: ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk'].map((AttributeName) => ({
           AttributeName,
           AttributeType: 'S',
         })),
@@ -58,6 +61,14 @@ async function ensureTable(endpoint: string): Promise<void> {
               { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
             ],
             Projection: { ProjectionType: 'ALL' },
+          },
+          {
+            IndexName: SANDBOX_NAMES.ownerIndex,
+            KeySchema: [
+              { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+              { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...OWNER_INDEX_ATTRIBUTES] },
           },
         ],
       }),

@@ -12,10 +12,17 @@ export const FUNCTION_NAMES = ['http', 'ws', 'worker', 'sweep'] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 /**
- * The resources a grant can name: the table, its sweep index, the turns queue, the objects of the
+ * The resources a grant can name: the table, its sweep and owner indexes, the turns queue, the objects of the
  * file bucket, the bucket itself (listing) and the WebSocket API's `@connections` endpoint.
  */
-export type ResourceKind = 'table' | 'sweepIndex' | 'queue' | 'objects' | 'bucket' | 'connections';
+export type ResourceKind =
+  | 'table'
+  | 'sweepIndex'
+  | 'ownerIndex'
+  | 'queue'
+  | 'objects'
+  | 'bucket'
+  | 'connections';
 
 /** Some IAM actions on one kind of resource. */
 export interface Grant {
@@ -45,12 +52,14 @@ const CONNECTIONS: Grant = { resource: 'connections', actions: ['execute-api:Man
  *   (`s3:ListBucket` also makes a missing object a 404 rather than a 403 for it) and batch-deletes its
  *   items; it consumes the queue as its event source (the stack's `SqsEventSource` grants those actions,
  *   `GetQueueUrl` among them), and hands records back early by shortening their visibility;
- * - only the sweep queries the due-item index;
+ * - only the sweep queries the due-item index; only the HTTP function lists an owner's sessions (the
+ *   owner index);
  * - all but the HTTP function post to WebSocket connections.
  */
 export const FUNCTION_PERMISSIONS: Permissions = {
   http: [
     { resource: 'table', actions: TABLE_ITEMS },
+    { resource: 'ownerIndex', actions: ['dynamodb:Query'] },
     { resource: 'queue', actions: ['sqs:SendMessage'] },
     { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject'] },
   ],

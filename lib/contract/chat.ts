@@ -93,6 +93,24 @@ export const EventsQuerySchema = z
   })
   .strict();
 
+/**
+ * The query of `GET /api/sessions`: a page of the caller's sessions, newest first, older than the
+ * cursor `before` (the `next_before` of the page before: the creation time and id of its last session).
+ */
+export const SessionsQuerySchema = z
+  .object({
+    before: z
+      .string()
+      .regex(
+        /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z~[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/,
+        'a cursor from next_before',
+      )
+      .transform((cursor) => ({ createdAt: cursor.slice(0, 24), sessionId: cursor.slice(25) }))
+      .optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+  })
+  .strict();
+
 /** The query of `GET /api/sessions/{id}/messages`: a page after the message `after`, at most `limit`. */
 export const MessagesQuerySchema = z
   .object({

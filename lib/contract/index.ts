@@ -21,6 +21,7 @@ export {
   RequestIdSchema,
   type ResolveRequest,
   ResolveRequestSchema,
+  SessionsQuerySchema,
 } from './chat.ts';
 export { type CorsConfig, type CorsMethod, FILE_BUCKET_CORS, HTTP_API_CORS } from './cors.ts';
 export {

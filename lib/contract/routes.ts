@@ -4,6 +4,7 @@
  */
 export const HTTP_ROUTES = [
   'POST /api/chat',
+  'GET /api/sessions',
   'GET /api/sessions/{id}',
   'GET /api/sessions/{id}/messages',
   'GET /api/sessions/{id}/events',

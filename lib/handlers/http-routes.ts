@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
-import { hostSessionId, identityFromAuthorizer, sessionRef } from '../auth/index.ts';
+import { hostSessionId, identityFromAuthorizer, ownerOf, sessionRef } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
   BODY_LIMITS,
@@ -15,11 +15,12 @@ import {
   parseChatRequest,
   parseJsonBody,
   parseResolveRequest,
+  SessionsQuerySchema,
 } from '../contract/index.ts';
 import { NotFoundError, parseOrThrow, SessionNotFoundError, ValidationError } from '../errors/index.ts';
 import { createUpload, fileView, ownedFile, storeUpload } from '../files/index.ts';
 import { cancelSession, deleteSession, submitAnswer, submitTurn } from '../runs/index.ts';
-import { messageView, ownedSession, sessionView } from '../sessions/index.ts';
+import { messageView, ownedSession, sessionListView, sessionView } from '../sessions/index.ts';
 import {
   getSession,
   lastSeq,
@@ -27,6 +28,7 @@ import {
   listActions,
   listEvents,
   listMessages,
+  listOwnedSessions,
   openActions,
 } from '../store/index.ts';
 import { eventView, json } from '../transport/index.ts';
@@ -137,6 +139,23 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   async 'POST /api/chat'(rt, app, event) {
     const request = parseChatRequest(parseJsonBody(event.body, event.isBase64Encoded));
     return json(202, await submitTurn(rt, app, identity(event), request));
+  },
+  async 'GET /api/sessions'(rt, _app, event) {
+    const query = parseOrThrow(SessionsQuerySchema, event.queryStringParameters ?? {}, 'query');
+    const caller = identity(event);
+    const owner = ownerOf(caller);
+    const { sessions, more } = await listOwnedSessions(rt, owner, {
+      limit: query.limit,
+      ...(query.before && {
+        before: { createdAt: query.before.createdAt, sessionId: sessionRef(caller, query.before.sessionId) },
+      }),
+    });
+    const last = sessions.at(-1);
+    return json(200, {
+      sessions: sessions.map(sessionListView),
+      has_more: more,
+      next_before: more && last ? `${last.createdAt}~${hostSessionId(last.sessionId)}` : null,
+    });
   },
   async 'GET /api/sessions/{id}'(rt, _app, event) {
     const session = await ownedSession(rt, identity(event), sessionIdOf(event));

@@ -1,2 +1,2 @@
 export { ownedSession } from './access.ts';
-export { messageView, runView, type SessionStatus, sessionView, statusOf } from './views.ts';
+export { messageView, runView, type SessionStatus, sessionListView, sessionView, statusOf } from './views.ts';

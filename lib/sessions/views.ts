@@ -52,6 +52,17 @@ export function sessionView(session: SessionRecord, run: RunRecord | undefined, 
   };
 }
 
+/** A session as `GET /api/sessions` lists it: what it is, not what it is doing. */
+export function sessionListView(session: SessionRecord) {
+  return {
+    id: hostSessionId(session.sessionId),
+    ref: session.sessionId,
+    agent_id: session.agentId,
+    created_at: session.createdAt,
+    metadata: session.metadata ?? {},
+  };
+}
+
 /** The wire form of a stored message, each request it asked shown with where it is now. */
 export function messageView(message: MessageRecord, actions: ActionRecord[] = []) {
   const states = new Map(

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
-import { dueBucket, keys, prefixes, ttlAt } from './keys.ts';
+import { dueBucket, INDEXES, keys, prefixes, ttlAt } from './keys.ts';
 import { decodeJson, encodeJson, isConditionFailure, queryAll } from './table.ts';
 
 const ACTION_JSON = ['action', 'resolution'] as const;
@@ -183,7 +183,7 @@ export async function dueActions(
   const found: { sessionId: string; actionId: string }[] = [];
   for (let h = lookbackHours; h >= 0; h -= 1) {
     const items = await queryAll(rt, {
-      IndexName: 'gsi1',
+      IndexName: INDEXES.sweep,
       KeyConditionExpression: 'gsi1pk = :bucket AND gsi1sk < :now',
       ExpressionAttributeValues: { ':bucket': dueBucket('act', now - h * 3_600_000), ':now': `${now}` },
     });

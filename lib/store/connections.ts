@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
-import { dueBucket, keys, prefixes, ttlAt } from './keys.ts';
+import { dueBucket, INDEXES, keys, prefixes, ttlAt } from './keys.ts';
 import { queryAll, updateIf } from './table.ts';
 
 /** A WebSocket connection, recorded at `$connect` with the identity its authoriser gave. */
@@ -107,7 +107,7 @@ export async function dueConnections(rt: Runtime, now: number, lookbackHours: nu
   const found: string[] = [];
   for (let h = lookbackHours; h >= 0; h -= 1) {
     const items = await queryAll(rt, {
-      IndexName: 'gsi1',
+      IndexName: INDEXES.sweep,
       KeyConditionExpression: 'gsi1pk = :bucket AND gsi1sk < :now',
       ExpressionAttributeValues: { ':bucket': dueBucket('conn', now - h * 3_600_000), ':now': `${now}` },
       ProjectionExpression: 'connectionId',

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
-import { keys } from './keys.ts';
+import { keys, ownerIndexKeys } from './keys.ts';
 import { isConditionFailure, strip } from './table.ts';
 
 /** A file a host uploaded (POST /api/files), which attachments reference by id. */
@@ -23,7 +23,15 @@ const fileKey = (fileId: string) => ({ pk: `FILE#${fileId}`, sk: 'META' });
 /** Records a file. */
 export async function putFile(rt: Runtime, file: FileRecord): Promise<void> {
   await rt.db.send(
-    new PutCommand({ TableName: rt.table, Item: { ...fileKey(file.fileId), type: 'file', ...file } }),
+    new PutCommand({
+      TableName: rt.table,
+      Item: {
+        ...fileKey(file.fileId),
+        ...ownerIndexKeys(file, 'FILE', file.createdAt, file.fileId),
+        type: 'file',
+        ...file,
+      },
+    }),
   );
 }
 

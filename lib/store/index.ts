@@ -29,7 +29,17 @@ export {
 } from './connections.ts';
 export { appendEvent, lastSeq, listEvents, type SessionEvent } from './events.ts';
 export { type FileRecord, getFile, putFile, releaseFileBytes, reserveFileBytes } from './files.ts';
-export { dueBucket, keys, prefixes, seqKey, ttlAt } from './keys.ts';
+export {
+  dueBucket,
+  INDEXES,
+  keys,
+  OWNER_INDEX_ATTRIBUTES,
+  ownerIndexKeys,
+  ownerPartition,
+  prefixes,
+  seqKey,
+  ttlAt,
+} from './keys.ts';
 export {
   getMessage,
   listMessages,
@@ -65,6 +75,7 @@ export {
   ensureSession,
   getSession,
   latestRun,
+  listOwnedSessions,
   listRuns,
   markDeleted,
   type SessionRecord,

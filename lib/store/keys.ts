@@ -13,10 +13,46 @@ export const keys = {
   connection: (connectionId: string) => ({ pk: `CONN#${connectionId}`, sk: 'META' }),
   /** What an owner (a user within a tenant) has uploaded, in all. */
   ownerFiles: (tenant: string | undefined, user: string) => ({
-    pk: `OWNER#${encodeURIComponent(tenant ?? '')}#${encodeURIComponent(user)}`,
+    pk: ownerPartition(tenant, user),
     sk: 'FILES',
   }),
 };
+
+/** The partition of everything an owner (a user within a tenant) has: in the table and in the owner index. */
+export function ownerPartition(tenant: string | undefined, user: string): string {
+  return `OWNER#${encodeURIComponent(tenant ?? '')}#${encodeURIComponent(user)}`;
+}
+
+/** The owner index (`gsi2`): a session or a file, listed under its owner in creation order. */
+export function ownerIndexKeys(
+  owner: { owner: string; tenant?: string },
+  kind: 'SESSION' | 'FILE',
+  createdAt: string,
+  id: string,
+): { gsi2pk: string; gsi2sk: string } {
+  return { gsi2pk: ownerPartition(owner.tenant, owner.owner), gsi2sk: `${kind}#${createdAt}#${id}` };
+}
+
+/** The table's indexes, by what they are for (infra/storage.ts creates them, the sandbox too). */
+export const INDEXES = { sweep: 'gsi1', owner: 'gsi2' } as const;
+
+/**
+ * What the owner index projects besides its keys: only what a listing shows, so that the frequent
+ * updates of a session's item (its host context) cost no index write.
+ */
+export const OWNER_INDEX_ATTRIBUTES = [
+  'sessionId',
+  'agentId',
+  'createdAt',
+  'metadata',
+  'owner',
+  'tenant',
+  'fileId',
+  'name',
+  'mediaType',
+  'size',
+  'status',
+] as const;
 
 /** Sort-key prefixes, for Queries within a session's partition. */
 export const prefixes = {

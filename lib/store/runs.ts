@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { StopReason, Usage } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { dueBucket, keys } from './keys.ts';
+import { dueBucket, INDEXES, keys } from './keys.ts';
 import type { StoredAttachment } from './messages.ts';
 import { decodeJson, encodeJson, isConditionFailure, queryAll, updateIf } from './table.ts';
 
@@ -95,7 +95,7 @@ export async function dueRuns(
   const found: { sessionId: string; runId: string }[] = [];
   for (let h = lookbackHours; h >= 0; h -= 1) {
     const items = await queryAll(rt, {
-      IndexName: 'gsi1',
+      IndexName: INDEXES.sweep,
       KeyConditionExpression: 'gsi1pk = :bucket AND gsi1sk < :now',
       ExpressionAttributeValues: { ':bucket': dueBucket('run', now - h * 3_600_000), ':now': `${now}` },
     });

@@ -1,9 +1,9 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hostSessionId } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { HostContext } from '../contract/index.ts';
 import { SessionNotFoundError } from '../errors/index.ts';
-import { keys, prefixes } from './keys.ts';
+import { INDEXES, keys, ownerIndexKeys, ownerPartition, prefixes } from './keys.ts';
 import type { RunRecord } from './runs.ts';
 import { RUN_JSON } from './runs.ts';
 import { batchWrite, decodeJson, encodeJson, isConditionFailure, queryAll, updateIf } from './table.ts';
@@ -53,7 +53,7 @@ export async function markDeleted(
 ): Promise<boolean> {
   return updateIf(rt, {
     Key: keys.session(sessionId),
-    UpdateExpression: 'SET deletedAt = :at, deleteRunId = :run',
+    UpdateExpression: 'SET deletedAt = :at, deleteRunId = :run REMOVE gsi2pk, gsi2sk',
     ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
     ExpressionAttributeValues: { ':at': new Date(now).toISOString(), ':run': runId },
   });
@@ -117,7 +117,12 @@ export async function ensureSession(rt: Runtime, session: SessionRecord): Promis
     await rt.db.send(
       new PutCommand({
         TableName: rt.table,
-        Item: { ...keys.session(session.sessionId), type: 'session', ...encodeJson(session, SESSION_JSON) },
+        Item: {
+          ...keys.session(session.sessionId),
+          ...ownerIndexKeys(session, 'SESSION', session.createdAt, session.sessionId),
+          type: 'session',
+          ...encodeJson(session, SESSION_JSON),
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -166,4 +171,34 @@ export async function setHostContext(rt: Runtime, sessionId: string, context: Ho
       ExpressionAttributeValues: { ':c': JSON.stringify(context) },
     }),
   );
+}
+
+/** One page of an owner's sessions, newest first, from the owner index (no scan). */
+export async function listOwnedSessions(
+  rt: Runtime,
+  owner: { owner: string; tenant?: string },
+  options: { limit: number; before?: { createdAt: string; sessionId: string } },
+): Promise<{ sessions: SessionRecord[]; more: boolean }> {
+  const partition = ownerPartition(owner.tenant, owner.owner);
+  const before = options.before;
+  const { Items = [], LastEvaluatedKey } = await rt.db.send(
+    new QueryCommand({
+      TableName: rt.table,
+      IndexName: INDEXES.owner,
+      KeyConditionExpression: 'gsi2pk = :owner AND begins_with(gsi2sk, :kind)',
+      ExpressionAttributeValues: { ':owner': partition, ':kind': 'SESSION#' },
+      ScanIndexForward: false,
+      Limit: options.limit,
+      ...(before && {
+        ExclusiveStartKey: {
+          ...keys.session(before.sessionId),
+          ...ownerIndexKeys(owner, 'SESSION', before.createdAt, before.sessionId),
+        },
+      }),
+    }),
+  );
+  return {
+    sessions: Items.map((item) => decodeJson<SessionRecord>(item, SESSION_JSON)),
+    more: LastEvaluatedKey !== undefined,
+  };
 }

@@ -67,8 +67,8 @@ export async function queryAll(
 /** Removes the table's own key attributes from an item before it leaves the store. */
 export function strip<T extends Record<string, unknown>>(
   item: T,
-): Omit<T, 'pk' | 'sk' | 'ttl' | 'gsi1pk' | 'gsi1sk'> {
-  const { pk: _pk, sk: _sk, ttl: _ttl, gsi1pk: _g1, gsi1sk: _g2, ...rest } = item;
+): Omit<T, 'pk' | 'sk' | 'ttl' | 'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk'> {
+  const { pk: _pk, sk: _sk, ttl: _ttl, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _o1, gsi2sk: _o2, ...rest } = item;
   return rest;
 }
 

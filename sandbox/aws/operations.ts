@@ -20,6 +20,7 @@ export interface Operation {
 export interface ResourceNames {
   table: string;
   index: string;
+  ownerIndex: string;
   queue: string;
   bucket: string;
   region: string;
@@ -54,7 +55,9 @@ export function dynamodbOperation(target: string, body: Buffer, names: ResourceN
       ? 'table'
       : index === names.index
         ? 'sweepIndex'
-        : undefined;
+        : index === names.ownerIndex
+          ? 'ownerIndex'
+          : undefined;
   const table = String(tables[0] ?? '');
   return {
     service: 'dynamodb',

@@ -41,7 +41,8 @@ const ROLE_PREFIX: Record<FunctionName, string> = {
 function kindOf(resource: unknown): ResourceKind | undefined {
   const text = JSON.stringify(resource);
   if (text.includes('@connections')) return 'connections';
-  if (text.includes('/index/')) return 'sweepIndex';
+  if (text.includes('/index/gsi1')) return 'sweepIndex';
+  if (text.includes('/index/gsi2')) return 'ownerIndex';
   if (/"SwitchboardTable[0-9A-F]+"/.test(text)) return 'table';
   if (/"SwitchboardTurns[0-9A-F]+"/.test(text)) return 'queue';
   if (/"SwitchboardFiles[0-9A-F]+"/.test(text)) return text.includes('/*') ? 'objects' : 'bucket';

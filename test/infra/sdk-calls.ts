@@ -86,7 +86,10 @@ export async function sdkCallsOf(fn: FunctionName): Promise<{ commands: string[]
     if (!need) throw new Error(`${fn} calls ${command}, which sdk-calls.ts does not map to IAM actions.`);
     for (const n of need) needs.add(n);
   }
-  // A query that names the sweep index needs Query on the index as well.
-  if (commands.includes('QueryCommand') && /IndexName:/.test(code)) needs.add('dynamodb:Query@sweepIndex');
+  // A query that names an index needs Query on that index as well.
+  if (commands.includes('QueryCommand')) {
+    if (/IndexName:\s*(?:INDEXES\.sweep|"gsi1")/.test(code)) needs.add('dynamodb:Query@sweepIndex');
+    if (/IndexName:\s*(?:INDEXES\.owner|"gsi2")/.test(code)) needs.add('dynamodb:Query@ownerIndex');
+  }
   return { commands, needs };
 }

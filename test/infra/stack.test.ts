@@ -36,7 +36,7 @@ describe('Switchboard storage and compute', () => {
     });
   });
 
-  it('the table has the ttl attribute, the sweep index and point-in-time recovery', () => {
+  it('the table has the ttl attribute, the sweep and owner indexes and point-in-time recovery', () => {
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
       BillingMode: 'PAY_PER_REQUEST',
       KeySchema: [
@@ -52,6 +52,14 @@ describe('Switchboard storage and compute', () => {
             { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
           ],
           Projection: { ProjectionType: 'ALL' },
+        },
+        {
+          IndexName: 'gsi2',
+          KeySchema: [
+            { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: Match.arrayWith(['sessionId', 'agentId']) },
         },
       ],
       Replicas: [
