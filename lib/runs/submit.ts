@@ -8,6 +8,7 @@ import {
   renderHostContext,
 } from '../contract/index.ts';
 import { NotFoundError, SessionConflictError, ValidationError } from '../errors/index.ts';
+import { checkNewSessionFiles, countSessionFiles } from '../files/index.ts';
 import { digest, newId } from '../ids/index.ts';
 import {
   ensureSession,
@@ -72,7 +73,8 @@ async function resolveSession(
     ]);
   }
   // Everything the request refers to is checked before anything is written: a rejected message leaves no session.
-  await checkFileIds(rt, identity, request);
+  const files = await checkFileIds(rt, identity, request);
+  if (!existing) checkNewSessionFiles(rt, sessionId, files);
   // A continuation answers a call of an existing session: into one that does not exist, nothing is pending.
   if (!existing && request.tool_call_id !== undefined) throw noPendingCall(request.tool_call_id);
   const session =
@@ -86,6 +88,7 @@ async function resolveSession(
     }));
   // Another owner may have created the same id a moment before: theirs, so as good as missing here.
   if (!isOwner(session, identity)) throw sessionNotFound(sessionId);
+  await countSessionFiles(rt, session.sessionId, files);
   return session;
 }
 
