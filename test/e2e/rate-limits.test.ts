@@ -102,6 +102,14 @@ describe('per-user rate limits over HTTP', () => {
     expect(Item).toMatchObject({ count: PER_USER, ttl: WINDOW_START / 1000 + 2 * WINDOW_SECONDS });
   });
 
+  it('lets a browser host read Retry-After', async () => {
+    const res = await fetch(`${sandbox.url}/api/sessions/rl-nowhere`, {
+      headers: { authorization: 'Bearer ann.acme', origin: 'https://app.example.com' },
+    });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('access-control-expose-headers')).toContain('retry-after');
+  });
+
   it('leaves another user, and the same user id in another tenant, unaffected', async () => {
     expect((await call('ann.acme', 'GET', '/api/sessions/rl-nowhere')).status).toBe(429);
     expect((await call('bob.acme', 'GET', '/api/sessions/rl-nowhere')).status).toBe(404);
