@@ -15,9 +15,13 @@ const BUSY = new Set([
   'TimeoutError',
 ]);
 
+/** A connection to DynamoDB that broke or timed out, after the SDK's own retries. */
+const NETWORK = new Set(['ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ECONNREFUSED']);
+
 function isBusy(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  return BUSY.has(error.name) || (error as { $fault?: string }).$fault === 'server';
+  const { $fault, code } = error as { $fault?: string; code?: string };
+  return BUSY.has(error.name) || $fault === 'server' || (code !== undefined && NETWORK.has(code));
 }
 
 /**
