@@ -1,9 +1,11 @@
 import { Duration } from 'aws-cdk-lib';
 import {
+  type CfnStage,
   CorsHttpMethod,
   HttpApi,
   HttpMethod,
   type IHttpRouteAuthorizer,
+  type IHttpStage,
   type IWebSocketRouteAuthorizer,
   WebSocketApi,
   WebSocketStage,
@@ -12,6 +14,7 @@ import { HttpLambdaIntegration, WebSocketLambdaIntegration } from 'aws-cdk-lib/a
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { type CorsMethod, HTTP_API_CORS } from '../lib/contract/index.ts';
+import type { StageThrottle } from './props.ts';
 import { HTTP_ROUTES, splitHttpRoute, WEBSOCKET_ROUTES } from './routes.ts';
 
 /** API Gateway's method names to CDK's enum; `*` is `ANY`. */
@@ -89,4 +92,21 @@ export function createWebSocketApi(
     autoDeploy: true,
   });
   return { api, stage };
+}
+
+/**
+ * Throttles every route of a stage (its `DefaultRouteSettings`); `false` leaves the account's limit.
+ * Set on the stage's CloudFormation resource, since the HTTP API makes its `$default` stage itself.
+ */
+export function throttleStage(
+  stage: IHttpStage | WebSocketStage | undefined,
+  throttle: StageThrottle | false,
+): void {
+  if (!stage || throttle === false) return;
+  const cfn = stage.node.defaultChild as CfnStage;
+  cfn.defaultRouteSettings = {
+    ...(cfn.defaultRouteSettings as CfnStage.RouteSettingsProperty | undefined),
+    throttlingRateLimit: throttle.rateLimit,
+    throttlingBurstLimit: throttle.burstLimit,
+  };
 }

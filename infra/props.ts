@@ -7,6 +7,22 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 /** The log levels the functions understand (Powertools' `LOG_LEVEL`). */
 export type SwitchboardLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
+/**
+ * API Gateway's throttling of one stage: a steady rate and a burst (token bucket), for all callers
+ * together. Past it API Gateway answers `429 Too Many Requests` itself, before any function runs.
+ */
+export interface StageThrottle {
+  /** Requests (or WebSocket messages) per second, on average. */
+  readonly rateLimit: number;
+  /** How many may arrive at once above the rate. */
+  readonly burstLimit: number;
+}
+
+/** {@link SwitchboardProps.httpThrottle}'s default. */
+export const DEFAULT_HTTP_THROTTLE: StageThrottle = { rateLimit: 1000, burstLimit: 2000 };
+/** {@link SwitchboardProps.webSocketThrottle}'s default. */
+export const DEFAULT_WEBSOCKET_THROTTLE: StageThrottle = { rateLimit: 500, burstLimit: 1000 };
+
 /** Properties of the {@link Switchboard} construct. Every optional property has a documented default. */
 export interface SwitchboardProps {
   /**
@@ -47,6 +63,17 @@ export interface SwitchboardProps {
    * (browsers cannot set headers on a WebSocket). @default none: every connection is anonymous
    */
   readonly webSocketAuthorizer?: IWebSocketRouteAuthorizer;
+  /**
+   * Throttling of the HTTP API's stage, every route together (the account's own limit is 10,000 a
+   * second across all its APIs in a region). Per-user limits are the `limits` settings. `false`
+   * leaves only the account's limit. @default { rateLimit: 1000, burstLimit: 2000 }
+   */
+  readonly httpThrottle?: StageThrottle | false;
+  /**
+   * Throttling of the WebSocket API's stage: connects and messages, every route together. `false`
+   * leaves only the account's limit. @default { rateLimit: 500, burstLimit: 1000 }
+   */
+  readonly webSocketThrottle?: StageThrottle | false;
 }
 
 type OptionalProps = 'workerMaxConcurrency' | 'settings' | 'httpAuthorizer' | 'webSocketAuthorizer';
@@ -103,6 +130,11 @@ export function resolveSwitchboardProps(props: SwitchboardProps): ResolvedSwitch
     settings: props.settings,
     httpAuthorizer: props.httpAuthorizer,
     webSocketAuthorizer: props.webSocketAuthorizer,
+    httpThrottle: checkThrottle('httpThrottle', props.httpThrottle ?? DEFAULT_HTTP_THROTTLE),
+    webSocketThrottle: checkThrottle(
+      'webSocketThrottle',
+      props.webSocketThrottle ?? DEFAULT_WEBSOCKET_THROTTLE,
+    ),
     settingsJson: props.settings === undefined ? undefined : serialiseSettings(props.settings),
   };
 }
@@ -112,6 +144,18 @@ function checkRange(name: string, value: number, min: number, max: number): numb
     throw new Error(`Switchboard: ${name} must be an integer from ${min} to ${max}, got ${value}.`);
   }
   return value;
+}
+
+function checkThrottle(name: string, throttle: StageThrottle | false): StageThrottle | false {
+  if (throttle === false) return false;
+  const { rateLimit, burstLimit } = throttle;
+  if (!Number.isFinite(rateLimit) || rateLimit <= 0) {
+    throw new Error(
+      `Switchboard: ${name}.rateLimit must be a positive number of requests a second, got ${rateLimit}.`,
+    );
+  }
+  checkRange(`${name}.burstLimit`, burstLimit, 1, 1_000_000);
+  return { rateLimit, burstLimit };
 }
 
 function serialiseSettings(settings: Record<string, unknown>): string {

@@ -10,7 +10,7 @@ import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { FUNCTION_NAMES, FUNCTION_PERMISSIONS, type ResourceKind } from '../lib/config/index.ts';
-import { createHttpApi, createWebSocketApi } from './apis.ts';
+import { createHttpApi, createWebSocketApi, throttleStage } from './apis.ts';
 import {
   createSwitchboardFunction,
   type SwitchboardEntry,
@@ -110,6 +110,8 @@ export class Switchboard extends Construct {
     }
     this.webSocketApi = api;
     this.webSocketStage = stage;
+    throttleStage(this.httpApi.defaultStage, resolved.httpThrottle);
+    throttleStage(stage, resolved.webSocketThrottle);
 
     this.configure(resolved);
     this.grantAccess();

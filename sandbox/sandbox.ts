@@ -66,6 +66,8 @@ export interface SandboxOptions {
   faults?: FaultOptions;
   /** The grants each function's calls are checked against. Default: what the stack deploys. */
   permissions?: Permissions;
+  /** The clock the functions' rate limits read, so that a test can move time on. Default `Date.now`. */
+  clock?: () => number;
 }
 
 /** A running sandbox. */
@@ -145,6 +147,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     credentials: SANDBOX_CREDENTIALS,
     endpoints: { dynamodb: services.dynamodbEndpoint, sqs: services.awsEndpoint, s3: services.awsEndpoint },
     logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN',
+    clock: options.clock,
   };
   // The sandbox's own runtime (tests read state with it) goes straight to the emulators; each
   // function's calls go through the fronts, signed with its own key, and meet its role's grants.

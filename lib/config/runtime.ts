@@ -19,6 +19,8 @@ export interface Runtime {
   connections: ApiGatewayManagementApiClient | undefined;
   settings: Settings;
   logger: Logger;
+  /** The time in epoch milliseconds, as the rate limits read it: `Date.now`, or a test's clock. */
+  clock: () => number;
 }
 
 /** Where the runtime's parts are. Endpoints are only set for the local sandbox. */
@@ -34,6 +36,8 @@ export interface RuntimeConfig {
   logLevel?: string;
   /** The function the runtime serves; it sets how persistent its DynamoDB calls are. Default: worker. */
   fn?: FunctionName;
+  /** The clock the rate limits read. Default `Date.now`. */
+  clock?: () => number;
 }
 
 /**
@@ -80,6 +84,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       : undefined,
     settings: config.settings ?? parseSettings(undefined),
     logger: new Logger({ serviceName: 'switchboard', logLevel: (config.logLevel ?? 'INFO') as 'INFO' }),
+    clock: config.clock ?? Date.now,
   };
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HostActionSchema, ToolNameSchema } from '../contract/host-context.ts';
 import { parseOrThrow } from '../errors/index.ts';
+import { LimitsSettingsSchema } from '../limits/types.ts';
 
 /**
  * Operational settings of a deployment (the construct's `settings` prop, SWITCHBOARD_SETTINGS
@@ -71,6 +72,15 @@ export const SettingsSchema = z
           .min(1)
           .max(5 * 1024 ** 4)
           .default(1024 ** 3),
+        /** How many files may be attached to one session's messages; a message past it is refused (413 `file_quota_exceeded`). */
+        maxFilesPerSession: z.number().int().min(1).max(100_000).default(100),
+        /** How many bytes of files may be attached to one session's messages, each file counted once. */
+        quotaBytesPerSession: z
+          .number()
+          .int()
+          .min(1)
+          .max(5 * 1024 ** 4)
+          .default(256 * 1024 ** 2),
         /** How long a presigned upload URL is valid. */
         uploadUrlSeconds: z
           .number()
@@ -88,6 +98,8 @@ export const SettingsSchema = z
       })
       .strict()
       .prefault({}),
+    /** The runtime's own rate limits (API Gateway's stage throttling is per stage, not per user). */
+    limits: LimitsSettingsSchema.prefault({}),
   })
   .strict();
 

@@ -23,6 +23,8 @@ export const HTTP_API_CORS: CorsConfig = {
   allowOrigins: ['*'],
   allowHeaders: ['content-type', 'authorization'],
   allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+  // Not a CORS-safelisted response header: without this a browser host cannot read a 429's wait.
+  exposeHeaders: ['retry-after'],
 };
 
 /**

@@ -1,5 +1,5 @@
 /** Where an error belongs, for a WebSocket `assistant:error` frame's `error.type`. */
-export type ErrorType = 'validation' | 'session' | 'not_found' | 'auth' | 'internal';
+export type ErrorType = 'validation' | 'session' | 'not_found' | 'auth' | 'limit' | 'internal';
 
 /** One problem with a request, at a field path (`['host_context', 'view', 'name']`). */
 export interface Issue {
@@ -81,6 +81,19 @@ export class SessionNotFoundError extends NotFoundError {
 export class SessionConflictError extends SwitchboardError {
   constructor(code: string, message: string) {
     super(code, message, 409, 'session');
+  }
+}
+
+/**
+ * A caller over one of the runtime's rate limits: 429 `rate_limited`, WebSocket type `limit`. The
+ * transport adds `Retry-After` (HTTP) or `retry_after` (WebSocket) from `retryAfterSeconds`.
+ */
+export class RateLimitedError extends SwitchboardError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('rate_limited', message, 429, 'limit');
   }
 }
 

@@ -6,6 +6,7 @@ export {
   MalformedRequestError,
   NotFoundError,
   PayloadTooLargeError,
+  RateLimitedError,
   SessionConflictError,
   SessionNotFoundError,
   SwitchboardError,

@@ -1,8 +1,10 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
+import { identityFromAuthorizer } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { NotFoundError } from '../errors/index.ts';
+import { limitUser } from '../limits/index.ts';
 import { errorResponse } from '../transport/index.ts';
 import { HTTP_ROUTE_TABLE, type HttpRoute } from './http-routes.ts';
 import { lazyRuntime } from './runtime.ts';
@@ -39,8 +41,9 @@ function findRoute(
 }
 
 /**
- * The HTTP API's Lambda handler: finds the route, runs it, and maps every error to a JSON
- * response with a stable code. No input produces a stack trace.
+ * The HTTP API's Lambda handler: finds the route, counts the request against the caller's rate
+ * limit, runs the route, and maps every error to a JSON response with a stable code. No input
+ * produces a stack trace.
  */
 export function createHttpHandler(app: Switchboard, runtime?: Runtime) {
   const rt = lazyRuntime('http', runtime);
@@ -52,6 +55,11 @@ export function createHttpHandler(app: Switchboard, runtime?: Runtime) {
           'route_not_found',
           `No route ${event.requestContext.http.method} ${event.rawPath}.`,
         );
+      // Counted before the route reads anything: a refused request stores nothing.
+      const { authorizer } = event.requestContext as {
+        authorizer?: Parameters<typeof identityFromAuthorizer>[0];
+      };
+      await limitUser(rt(), identityFromAuthorizer(authorizer));
       const routed = found.params
         ? { ...event, pathParameters: { ...event.pathParameters, ...found.params } }
         : event;

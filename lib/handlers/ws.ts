@@ -14,6 +14,7 @@ import {
   type WebSocketRouteKey,
 } from '../contract/index.ts';
 import { SessionNotFoundError, UnauthorizedError, ValidationError } from '../errors/index.ts';
+import { limitFrame } from '../limits/index.ts';
 import { cancelSession, submitAnswer, submitTurn } from '../runs/index.ts';
 import { ownedSession } from '../sessions/index.ts';
 import {
@@ -173,7 +174,8 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
 };
 
 /**
- * The WebSocket API's Lambda handler, routed on `requestContext.routeKey`. A route's answer (or
+ * The WebSocket API's Lambda handler, routed on `requestContext.routeKey`. Each frame is counted
+ * against its connection's and its user's rate limits before its route runs. A route's answer (or
  * its error, as an `assistant:error` frame) goes back to the caller as the route response.
  */
 export function createWebSocketHandler(app: Switchboard, runtime?: Runtime) {
@@ -183,6 +185,9 @@ export function createWebSocketHandler(app: Switchboard, runtime?: Runtime) {
     const route = ROUTES[routeKey as keyof typeof ROUTES] ?? ROUTES.$default;
     try {
       const identity = identityFromAuthorizer(event.requestContext.authorizer);
+      // Every frame is counted, a malformed one too; connecting and leaving are not frames.
+      if (routeKey !== '$connect' && routeKey !== '$disconnect')
+        await limitFrame(rt(), event.requestContext.connectionId, identity);
       const frame = await route(rt(), app, event, identity);
       return frame === undefined ? { statusCode: 200 } : { statusCode: 200, body: JSON.stringify(frame) };
     } catch (error) {

@@ -4,7 +4,7 @@ import type { Identity } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { Attachment, ChatRequest } from '../contract/index.ts';
 import { type Issue, ValidationError } from '../errors/index.ts';
-import { ownedFile } from '../files/index.ts';
+import { type AttachedFile, ownedFile } from '../files/index.ts';
 import {
   type FileRecord,
   getBlob,
@@ -13,13 +13,21 @@ import {
   type StoredAttachment,
 } from '../store/index.ts';
 
-/** Checks that every `file_id` names a stored file of the caller: an unknown one is a 422 at its path. */
-export async function checkFileIds(rt: Runtime, identity: Identity, request: ChatRequest): Promise<void> {
+/**
+ * Checks that every `file_id` names a stored file of the caller (an unknown one is a 422 at its
+ * path) and returns those files, with where the message names them.
+ */
+export async function checkFileIds(
+  rt: Runtime,
+  identity: Identity,
+  request: ChatRequest,
+): Promise<AttachedFile[]> {
   const lists: [(string | number)[], Attachment[] | undefined][] = [
     [['attachments'], request.attachments],
     [['host_context', 'attachments'], request.host_context?.attachments],
   ];
   const issues: Issue[] = [];
+  const attached: AttachedFile[] = [];
   for (const [path, list] of lists) {
     for (const [i, attachment] of (list ?? []).entries()) {
       if (!attachment.file_id) continue;
@@ -28,6 +36,7 @@ export async function checkFileIds(rt: Runtime, identity: Identity, request: Cha
       if (!file) issues.push({ path: [...path, i, 'file_id'], message: 'unknown file' });
       else if (file.status !== 'stored')
         issues.push({ path: [...path, i, 'file_id'], message: 'the file has not been uploaded yet' });
+      else attached.push({ file, path: [...path, i, 'file_id'] });
     }
   }
   if (issues.length > 0)
@@ -35,6 +44,7 @@ export async function checkFileIds(rt: Runtime, identity: Identity, request: Cha
       `Invalid message at ${issues[0]?.path.join('.')}: ${issues[0]?.message}`,
       issues,
     );
+  return attached;
 }
 
 /** Moves an attachment's large content to the bucket; small ones stay inline. */

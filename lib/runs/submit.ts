@@ -21,6 +21,7 @@ import {
   SessionNotFoundError,
   ValidationError,
 } from '../errors/index.ts';
+import { checkNewSessionFiles, countSessionFiles } from '../files/index.ts';
 import { digest, newId } from '../ids/index.ts';
 import {
   ensureSession,
@@ -84,7 +85,8 @@ async function resolveSession(
     ]);
   }
   // Everything the request refers to is checked before anything is written: a rejected message leaves no session.
-  await checkFileIds(rt, identity, request);
+  const files = await checkFileIds(rt, identity, request);
+  if (!existing) checkNewSessionFiles(rt, sessionId, files);
   // A continuation answers a call of an existing session: into one that does not exist, nothing is pending.
   if (!existing && request.tool_call_id !== undefined) throw noPendingCall(request.tool_call_id);
   const session =
@@ -96,8 +98,7 @@ async function resolveSession(
       createdAt: new Date().toISOString(),
       metadata: request.metadata,
     }));
-  // Another owner may have created the same id a moment before: theirs, so as good as missing here.
-  if (!isOwner(session, identity)) throw sessionNotFound(named);
+  await countSessionFiles(rt, session.sessionId, files);
   return session;
 }
 

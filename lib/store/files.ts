@@ -103,3 +103,66 @@ export async function releaseFileBytes(
     if (!isConditionFailure(error)) throw error;
   }
 }
+
+/** What the messages of one session have attached so far, each file counted once. */
+export interface SessionFiles {
+  fileIds: Set<string>;
+  bytes: number;
+}
+
+/** The files a session's messages have attached (none when nothing was attached yet). */
+export async function getSessionFiles(rt: Runtime, sessionId: string): Promise<SessionFiles> {
+  const { Item } = await rt.db.send(
+    new GetCommand({ TableName: rt.table, Key: keys.sessionFiles(sessionId), ConsistentRead: true }),
+  );
+  const ids = Item?.fileIds;
+  return {
+    fileIds: ids instanceof Set ? new Set([...ids].map(String)) : new Set(),
+    bytes: typeof Item?.bytes === 'number' ? Item.bytes : 0,
+  };
+}
+
+/**
+ * Adds files to a session's attached files, unless one of them is there already or the session
+ * would pass `limits`: one conditional update on the session's `FILES` item, in its partition (so
+ * deleting the session deletes it). Returns false, having written nothing, when the condition failed.
+ */
+export async function addSessionFiles(
+  rt: Runtime,
+  sessionId: string,
+  files: readonly Pick<FileRecord, 'fileId' | 'size'>[],
+  limits: { files: number; bytes: number },
+): Promise<boolean> {
+  const bytes = files.reduce((sum, f) => sum + f.size, 0);
+  const values: Record<string, unknown> = {
+    ':ids': new Set(files.map((f) => f.fileId)),
+    ':count': files.length,
+    ':bytes': bytes,
+    ':countRoom': limits.files - files.length,
+    ':bytesRoom': limits.bytes - bytes,
+  };
+  const absent = files.map((f, i) => {
+    values[`:f${i}`] = f.fileId;
+    return `NOT contains(fileIds, :f${i})`;
+  });
+  try {
+    await rt.db.send(
+      new UpdateCommand({
+        TableName: rt.table,
+        Key: keys.sessionFiles(sessionId),
+        UpdateExpression: 'ADD fileIds :ids, #count :count, #bytes :bytes',
+        ConditionExpression: [
+          '(attribute_not_exists(#count) OR #count <= :countRoom)',
+          '(attribute_not_exists(#bytes) OR #bytes <= :bytesRoom)',
+          ...absent,
+        ].join(' AND '),
+        ExpressionAttributeNames: { '#count': 'count', '#bytes': 'bytes' },
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

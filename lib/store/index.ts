@@ -28,7 +28,16 @@ export {
   subscribers,
 } from './connections.ts';
 export { appendEvent, lastSeq, listEvents, type SessionEvent } from './events.ts';
-export { type FileRecord, getFile, putFile, releaseFileBytes, reserveFileBytes } from './files.ts';
+export {
+  addSessionFiles,
+  type FileRecord,
+  getFile,
+  getSessionFiles,
+  putFile,
+  releaseFileBytes,
+  reserveFileBytes,
+  type SessionFiles,
+} from './files.ts';
 export {
   dueBucket,
   INDEXES,
@@ -48,6 +57,7 @@ export {
   putMessage,
   type StoredAttachment,
 } from './messages.ts';
+export { type CounterKey, countRequest } from './rate-counters.ts';
 export { type RequestRecord, recordRequest } from './requests.ts';
 export {
   abandonQueuedRun,

@@ -16,6 +16,18 @@ export const keys = {
     pk: ownerPartition(tenant, user),
     sk: 'FILES',
   }),
+  /** The files attached to a session's messages: their ids, count and bytes. */
+  sessionFiles: (sessionId: string) => ({ pk: `SESSION#${sessionId}`, sk: 'FILES' }),
+  /** An owner's request count in the rate window starting at `windowStart` (epoch seconds). */
+  userRate: (tenant: string | undefined, user: string, windowStart: number) => ({
+    pk: `RATE#OWNER#${encodeURIComponent(tenant ?? '')}#${encodeURIComponent(user)}`,
+    sk: `W#${windowStart}`,
+  }),
+  /** A WebSocket connection's frame count in the rate window starting at `windowStart`. */
+  connectionRate: (connectionId: string, windowStart: number) => ({
+    pk: `RATE#CONN#${connectionId}`,
+    sk: `W#${windowStart}`,
+  }),
 };
 
 /** The partition of everything an owner (a user within a tenant) has: in the table and in the owner index. */

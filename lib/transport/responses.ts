@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { SwitchboardError } from '../errors/index.ts';
+import { RateLimitedError, SwitchboardError } from '../errors/index.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
@@ -24,9 +24,12 @@ export function asSwitchboardError(error: unknown, logger: Logger): SwitchboardE
 /** The one mapping of errors to HTTP: `{ error: { code, message, issues? } }` with the error's status. */
 export function errorResponse(error: unknown, logger: Logger): APIGatewayProxyStructuredResultV2 {
   const e = asSwitchboardError(error, logger);
-  return json(e.status, {
+  const response = json(e.status, {
     error: { code: e.code, message: e.message, ...(e.issues.length > 0 && { issues: e.issues }) },
   });
+  if (e instanceof RateLimitedError)
+    response.headers = { ...response.headers, 'retry-after': String(e.retryAfterSeconds) };
+  return response;
 }
 
 /** The one mapping of errors to WebSocket: an `assistant:error` frame. */
@@ -41,6 +44,7 @@ export function errorFrame(error: unknown, logger: Logger, requestId?: string): 
       message: e.message,
       path: e.issues[0]?.path ?? [],
       ...(e.issues.length > 0 && { issues: e.issues }),
+      ...(e instanceof RateLimitedError && { retry_after: e.retryAfterSeconds }),
     },
   };
 }

@@ -6,11 +6,14 @@ import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { testSandbox } from '../support/sandbox.ts';
 
 const QUOTA = 100;
+const SESSION_FILES = 2;
+const SESSION_BYTES = 50;
 const TOKENS: Record<string, { user: string; tenant?: string }> = {
   alice: { user: 'alice', tenant: 'acme' },
   bob: { user: 'bob', tenant: 'acme' },
   'alice-globex': { user: 'alice', tenant: 'globex' },
   carol: { user: 'carol', tenant: 'acme' },
+  dave: { user: 'dave', tenant: 'acme' },
 };
 let sandbox: Sandbox;
 
@@ -19,7 +22,13 @@ beforeAll(async () => {
   app.registerHostAgent({ info: { id: 'echo' }, invoke: async ({ message }) => ({ content: message }) });
   sandbox = await testSandbox({
     app,
-    settings: { files: { quotaBytesPerUser: QUOTA } },
+    settings: {
+      files: {
+        quotaBytesPerUser: QUOTA,
+        maxFilesPerSession: SESSION_FILES,
+        quotaBytesPerSession: SESSION_BYTES,
+      },
+    },
     tokens: (token) => TOKENS[token] ?? null,
   });
 });
@@ -90,5 +99,71 @@ describe('a file quota per owner', () => {
     await releaseFileBytes(sandbox.runtimes.http, failed);
     await releaseFileBytes(sandbox.runtimes.http, failed);
     expect(await counted('acme', 'carol')).toMatchObject({ bytes: 10 });
+  });
+});
+
+async function chat(token: string, sessionId: string, fileIds: string[], id?: string) {
+  const res = await fetch(`${sandbox.url}/api/chat`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      ...(id && { id }),
+      session_id: sessionId,
+      agent_id: 'echo',
+      content: 'see attached',
+      attachments: fileIds.map((file_id) => ({ kind: 'document', purpose: 'reference', file_id })),
+    }),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+async function messagesOf(token: string, sessionId: string) {
+  const res = await fetch(`${sandbox.url}/api/sessions/${sessionId}/messages`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return { status: res.status, json: (await res.json()) as { messages?: { role: string }[] } };
+}
+
+describe('a file quota per session', () => {
+  const ids = async (...sizes: number[]) => {
+    const files: string[] = [];
+    for (const size of sizes) {
+      const stored = await upload('dave', size);
+      expect(stored.status).toBe(201);
+      files.push(stored.json.id as string);
+    }
+    return files;
+  };
+
+  it('refuses a message whose files would pass the session’s file count, and counts a file attached again once', async () => {
+    const [a, b, c] = (await ids(5, 5, 5)) as [string, string, string];
+    expect((await chat('dave', 'sq-count', [a, b])).status).toBe(202);
+    const refused = await chat('dave', 'sq-count', [a, c]);
+    expect(refused.status).toBe(413);
+    expect(refused.json.error).toMatchObject({
+      code: 'file_quota_exceeded',
+      issues: [{ path: ['attachments', 1, 'file_id'] }],
+    });
+    // Nothing of the refused message was stored: the session still has one exchange.
+    const { json } = await messagesOf('dave', 'sq-count');
+    expect(json.messages?.filter((m) => m.role === 'user')).toHaveLength(1);
+    // Files already attached cost nothing, as does the same request sent again.
+    expect((await chat('dave', 'sq-count', [b, a], 'sq-again')).status).toBe(202);
+    expect((await chat('dave', 'sq-count', [b, a], 'sq-again')).status).toBe(202);
+    // Another session counts its own files.
+    expect((await chat('dave', 'sq-other', [c, a])).status).toBe(202);
+  });
+
+  it('refuses a new session’s first message past the bytes per session without making the session', async () => {
+    const [big, small] = (await ids(SESSION_BYTES - 4, 5)) as [string, string];
+    const refused = await chat('dave', 'sq-bytes', [big, small]);
+    expect(refused.status).toBe(413);
+    expect(refused.json.error).toMatchObject({
+      code: 'file_quota_exceeded',
+      issues: [{ path: ['attachments', 0, 'file_id'] }],
+    });
+    expect((await messagesOf('dave', 'sq-bytes')).status).toBe(404);
+    expect((await chat('dave', 'sq-bytes', [big])).status).toBe(202);
+    expect((await chat('dave', 'sq-bytes', [small])).status).toBe(413);
   });
 });

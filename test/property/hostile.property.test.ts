@@ -40,10 +40,12 @@ const DOCUMENTED: Record<string, { status: number; type: string }> = {
   not_an_answer: { status: 409, type: 'session' },
   nothing_to_cancel: { status: 409, type: 'session' },
   file_too_large: { status: 413, type: 'validation' },
+  file_quota_exceeded: { status: 413, type: 'validation' },
   payload_too_large: { status: 413, type: 'validation' },
   unsupported_media_type: { status: 415, type: 'validation' },
   validation_error: { status: 422, type: 'validation' },
   too_deep: { status: 422, type: 'validation' },
+  rate_limited: { status: 429, type: 'limit' },
   // WebSocket only: a frame that names no known action.
   unknown_action: { status: 422, type: 'validation' },
 };

@@ -1,3 +1,4 @@
+import { connect, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Gateway, startGateway } from '../../sandbox/gateway/index.ts';
 import { within } from '../support/wait.ts';
@@ -115,5 +116,78 @@ describe('gateway: integration timeouts', () => {
     await send(client.socket, JSON.stringify({ action: 'quick' }));
     expect(await within(client.next(), 'the next route response', 5000)).toBe('done');
     client.socket.close();
+  });
+});
+
+describe('gateway: clients that send slowly or stop', () => {
+  let gateway: Gateway;
+  const frames: string[] = [];
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      port: 0,
+      // Short limits stand in for API Gateway's: it cuts off a slow request, and an idle socket after 10 minutes.
+      readTimeoutMs: 300,
+      http: { routes: ['POST /echo'], handler: async () => ({ statusCode: 200, body: 'ok' }) },
+      websocket: {
+        routes: [],
+        idleTimeoutMs: 300,
+        handler: async (event) => {
+          if (event.requestContext.routeKey === '$default') frames.push(String(Reflect.get(event, 'body')));
+          return undefined;
+        },
+      },
+    });
+  });
+  afterAll(() => gateway.close());
+
+  /**
+   * Sends `head` at once, then `request` one byte every 10 ms, never pausing long, and returns what
+   * came back before the gateway closed the connection (writing stops then).
+   */
+  function dribble(request: string, head = ''): Promise<string> {
+    const socket = connect(gateway.port, '127.0.0.1');
+    if (head) socket.write(head);
+    let answer = '';
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (sent < request.length && !socket.destroyed) socket.write(request[sent++] ?? '');
+    }, 10);
+    socket.on('data', (chunk) => {
+      answer += String(chunk);
+    });
+    socket.on('error', () => {});
+    return within(
+      new Promise<string>((resolve) =>
+        socket.on('close', () => {
+          clearInterval(timer);
+          resolve(answer);
+        }),
+      ),
+      'the gateway to cut off a dribbling client',
+      5000,
+    );
+  }
+
+  it('answers 408 to headers dribbled a byte at a time, however steadily they come', async () => {
+    const headers = `POST /echo HTTP/1.1\r\nHost: x\r\nX-Padding: ${'p'.repeat(200)}\r\nContent-Length: 2\r\n\r\nok`;
+    expect(await dribble(headers)).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('answers 408 to a body dribbled a byte at a time, however steadily it comes', async () => {
+    const body = 'b'.repeat(200);
+    const request = `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n`;
+    // The headers arrive at once; only the body dribbles.
+    expect(await dribble(body, request)).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('closes a WebSocket whose client stopped in the middle of a frame once it has been idle, routing nothing', async () => {
+    const client = await openSocket(gateway.wsUrl);
+    const raw: unknown = Reflect.get(client.socket, '_socket');
+    if (!(raw instanceof Socket)) throw new Error('ws no longer keeps its socket as _socket');
+    // A masked text frame announcing 10 bytes of payload, of which only 3 arrive.
+    raw.write(Buffer.from([0x81, 0x80 | 10, 1, 2, 3, 4, 0x61 ^ 1, 0x62 ^ 2, 0x63 ^ 3]));
+    expect((await within(client.closed, 'the idle timeout to close the socket', 5000)).code).toBe(1001);
+    expect(frames).toEqual([]);
   });
 });

@@ -1,9 +1,25 @@
 import { sessionRef } from '../../lib/auth/index.ts';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/sandbox.ts';
 
+/**
+ * Rate limits far above what any suite sends (they poll the API every 50 ms while they wait), so
+ * that no suite meets the production defaults by accident. The limiter still counts every request;
+ * a suite that tests limits (test/e2e/rate-limits.test.ts) passes its own `limits`.
+ */
+export const TEST_LIMITS = {
+  perUser: { requests: 1_000_000, windowSeconds: 60 },
+  perConnection: { requests: 1_000_000, windowSeconds: 60 },
+};
+
 /** Starts a sandbox on free ports for one test file. */
 export async function testSandbox(options: SandboxOptions): Promise<Sandbox> {
-  return startSandbox({ port: 0, logLevel: 'ERROR', visibilityTimeoutSeconds: 2, ...options });
+  return startSandbox({
+    port: 0,
+    logLevel: 'ERROR',
+    visibilityTimeoutSeconds: 2,
+    ...options,
+    settings: { limits: TEST_LIMITS, ...options.settings },
+  });
 }
 
 /** A JSON request to the sandbox's HTTP API. */

@@ -17,4 +17,19 @@ describe('deployment settings', () => {
     expect(() => parseSettings({ runs: { leaseMs: 10 } })).toThrow(ValidationError);
     expect(() => parseSettings('{not json')).toThrow(/not valid JSON/);
   });
+
+  it('limits each user and each connection by default, and switches a limit off with false', () => {
+    expect(parseSettings({}).limits).toEqual({
+      perUser: { requests: 600, windowSeconds: 60 },
+      perConnection: { requests: 120, windowSeconds: 60 },
+    });
+    expect(parseSettings({ limits: { perUser: false } }).limits.perUser).toBe(false);
+    expect(() => parseSettings({ limits: { perUser: { requests: 10, windowSeconds: 0 } } })).toThrow(
+      /limits\.perUser/,
+    );
+    expect(parseSettings({}).files).toMatchObject({
+      maxFilesPerSession: 100,
+      quotaBytesPerSession: 256 * 1024 ** 2,
+    });
+  });
 });
