@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { Annotations, type App, type Stack } from 'aws-cdk-lib';
+import { Annotations, type App, Stack, Validations } from 'aws-cdk-lib';
 import { HttpJwtAuthorizer, WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
@@ -46,8 +46,8 @@ function line(finding: Finding): string {
 }
 
 /** A team's stack: both authorisers configured, tracing on, everything else at its default. */
-function teamStack(): Stack {
-  const stack = newStack();
+function teamStack(app = newApp()): Stack {
+  const stack = new Stack(app, 'Test');
   const authorizerFunction = LambdaFunction.fromFunctionArn(
     stack,
     'ConnectAuthorizer',
@@ -88,6 +88,18 @@ describe('cdk-nag AwsSolutions and Serverless checks', () => {
   it('find nothing unacknowledged in a stack with both authorisers and tracing', () => {
     expect(team.map(line)).toEqual([]);
   });
+
+  it(
+    'let a team register the packs on its app and synthesise without a failure',
+    () => {
+      // What a team does (docs/deployment.md): the packs as validation plugins of the whole app.
+      const app = newApp();
+      teamStack(app);
+      Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
+      expect(() => app.synth()).not.toThrow();
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 
   it.skipIf(!hasDemoAgents)('find nothing unacknowledged in the demo stack', () => {
     expect(demo.map(line)).toEqual([]);
