@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { acknowledgeAnonymousAccess } from './nag.ts';
 import { Switchboard } from './switchboard.ts';
 
 /** The demo agent that ships with this repository. */
@@ -30,6 +31,16 @@ export class SwitchboardDemoStack extends Stack {
       agents: DEMO_AGENTS,
       removalPolicy: RemovalPolicy.DESTROY,
       logRetention: RetentionDays.ONE_WEEK,
+    });
+    // The demo's own choices, said where cdk-nag looks for them (test/infra/nag.test.ts).
+    acknowledgeAnonymousAccess(
+      this.switchboard,
+      'The demo has no identity provider on purpose: every caller is the same anonymous user, it holds nothing private, and synth warns about it.',
+    );
+    Validations.of(this.switchboard).acknowledge({
+      id: 'Serverless-LambdaTracing',
+      reason:
+        'The demo leaves X-Ray off, the construct default, because traces are billed; set `tracing: true` to follow a turn.',
     });
   }
 }

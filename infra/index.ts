@@ -14,12 +14,23 @@ export {
   type Grant,
   type ResourceKind,
 } from '../lib/config/index.ts';
+export {
+  type AccessLogOptions,
+  addAccessLog,
+  HTTP_ACCESS_LOG_FORMAT,
+  WEBSOCKET_ACCESS_LOG_FORMAT,
+} from './access-logs.ts';
 export { createHttpApi, createWebSocketApi } from './apis.ts';
 export {
   createSwitchboardFunction,
   type SwitchboardEntry,
   type SwitchboardFunctionOptions,
 } from './functions.ts';
+export {
+  acknowledgeAnonymousAccess,
+  acknowledgeSwitchboardFindings,
+  type SwitchboardNagContext,
+} from './nag.ts';
 export {
   type ResolvedSwitchboardProps,
   resolveSwitchboardProps,

@@ -10,12 +10,14 @@ import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { FUNCTION_NAMES, FUNCTION_PERMISSIONS, type ResourceKind } from '../lib/config/index.ts';
+import { addAccessLog, HTTP_ACCESS_LOG_FORMAT, WEBSOCKET_ACCESS_LOG_FORMAT } from './access-logs.ts';
 import { createHttpApi, createWebSocketApi, throttleStage } from './apis.ts';
 import {
   createSwitchboardFunction,
   type SwitchboardEntry,
   type SwitchboardFunctionOptions,
 } from './functions.ts';
+import { acknowledgeSwitchboardFindings } from './nag.ts';
 import { type ResolvedSwitchboardProps, resolveSwitchboardProps, type SwitchboardProps } from './props.ts';
 import {
   createBucket,
@@ -114,9 +116,11 @@ export class Switchboard extends Construct {
     throttleStage(stage, resolved.webSocketThrottle);
 
     this.configure(resolved);
-    this.grantAccess();
+    const resourceArns = this.grantAccess();
     this.connectEventSources(resolved);
+    this.addAccessLogs(resolved);
     this.addOutputs(id);
+    acknowledgeSwitchboardFindings(this, { tracing: resolved.tracing, resourceArns });
   }
 
   /**
@@ -143,7 +147,7 @@ export class Switchboard extends Construct {
    * Least privilege, from the one declaration the sandbox also enforces ({@link FUNCTION_PERMISSIONS}):
    * each function gets the actions its code calls, on this instance's resources only.
    */
-  private grantAccess(): void {
+  private grantAccess(): Record<ResourceKind, string[]> {
     const arns: Record<ResourceKind, string[]> = {
       table: [this.table.tableArn],
       sweepIndex: [`${this.table.tableArn}/index/${SWEEP_INDEX_NAME}`],
@@ -166,6 +170,7 @@ export class Switchboard extends Construct {
         );
       }
     }
+    return arns;
   }
 
   /** The worker's queue subscription (it grants the consume actions) and the sweep's schedule. */
@@ -183,6 +188,24 @@ export class Switchboard extends Construct {
       targets: [
         new LambdaFunction(this.functions.sweep, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
       ],
+    });
+  }
+
+  /**
+   * Access logs of both APIs, kept as long as the functions' logs. Their formats (infra/access-logs.ts)
+   * leave out query strings, headers and bodies: tokens travel in them.
+   */
+  private addAccessLogs(resolved: ResolvedSwitchboardProps): void {
+    const options = { retention: resolved.logRetention, removalPolicy: resolved.removalPolicy };
+    if (this.httpApi.defaultStage) {
+      addAccessLog(this, 'HttpApiAccessLogs', this.httpApi.defaultStage, {
+        ...options,
+        format: HTTP_ACCESS_LOG_FORMAT,
+      });
+    }
+    addAccessLog(this, 'WebSocketAccessLogs', this.webSocketStage, {
+      ...options,
+      format: WEBSOCKET_ACCESS_LOG_FORMAT,
     });
   }
 

@@ -56,8 +56,11 @@ export async function runTurn(
     if (run.kind === 'delete') return runClaimed(rt, app, job, workerId, log, options);
     return closeLostRun(rt, app, run, workerId, log);
   }
+  // Ids and kinds only, like every line here: what a turn carries stays in the table and the bucket.
+  log.debug('Claimed the run', { kind: job.kind });
   try {
     await runClaimed(rt, app, job, workerId, log, options);
+    log.debug('Finished the run', { kind: job.kind });
   } catch (error) {
     // A delete never invokes the agent and is idempotent: let the queue try it again.
     if (job.kind === 'delete') throw error;

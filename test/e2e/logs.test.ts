@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import { inspect } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSwitchboard, type HostAgentDefinition } from '../../lib/index.ts';
+import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { sessionIds, testSandbox } from '../support/sandbox.ts';
+import { type Frame, TestSocket } from '../support/ws-client.ts';
+
+/** Values that must never reach a log line, each unique to this run of the file. */
+const run = randomUUID().replace(/-/g, '');
+const MARK = {
+  token: `tok${run}`,
+  content: `words${run}`,
+  attachment: `filetext${run}`,
+  hostContext: `viewdata${run}`,
+  backendArgs: `backendargs${run}`,
+  backendResult: `backendresult${run}`,
+  hostToolArgs: `hosttoolargs${run}`,
+  hostToolResult: `hosttoolresult${run}`,
+  answer: `answer${run}`,
+  malformed: `malformed${run}`,
+  refusedToken: `refused${run}`,
+};
+const ATTACHMENT_TEXT = `The attached notes: ${MARK.attachment}`;
+const ATTACHMENT_BASE64 = Buffer.from(ATTACHMENT_TEXT).toString('base64');
+
+/** Everything written to stdout, stderr and the console while the file runs. */
+const captured: string[] = [];
+const restore: (() => void)[] = [];
+
+/**
+ * Powertools' Logger writes JSON lines to the process's streams through a console of its own; the
+ * sandbox's gateway, poller and schedule use the global console. Both are captured, as written.
+ */
+function capture(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+      captured.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
+      return (write as (...args: unknown[]) => boolean).call(stream, chunk, ...rest);
+    }) as typeof stream.write;
+    restore.push(() => {
+      stream.write = write;
+    });
+  }
+  for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) {
+    const original = console[method];
+    console[method] = (...args: unknown[]) => {
+      captured.push(args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 10 }))).join(' '));
+      original.apply(console, args);
+    };
+    restore.push(() => {
+      console[method] = original;
+    });
+  }
+}
+
+/** What resolveAction was handed and what the agent read from the attachment: the markers got through. */
+const seen: { attachment?: string; resolutions: unknown[] } = { resolutions: [] };
+
+/**
+ * Calls a backend tool and a host tool, then asks a question; its arguments, results and the answer
+ * all carry markers. It also emits one malformed event, so a warning names the session for certain.
+ */
+const agent: HostAgentDefinition = {
+  info: { id: 'marked' },
+  tools: [{ name: 'search_notes', description: 'Search the notes' }],
+  async invoke(input, { emit }) {
+    const dataUri = String(input.attachments[0]?.data_uri ?? '');
+    seen.attachment = Buffer.from(dataUri.slice(dataUri.indexOf(',') + 1), 'base64').toString('utf8');
+    emit({ type: 'text', text: 'Looking. ' });
+    emit({ type: 'tool_use', id: 'call_search', name: 'search_notes', args: { query: MARK.backendArgs } });
+    emit({
+      type: 'tool_result',
+      id: 'call_search',
+      name: 'search_notes',
+      result: { hit: MARK.backendResult },
+    });
+    emit({ type: 'tool_use', id: 'call_pick', name: 'pick_note', args: { note: MARK.hostToolArgs } });
+    // Not an event the runtime knows: it is ignored with a warning that must not echo it.
+    emit({ type: 'text', text: { [MARK.malformed]: MARK.malformed } } as never);
+    return {};
+  },
+  async resolveAction(input) {
+    seen.resolutions.push(input.resolution);
+    if (input.actionId === 'call_pick') {
+      return {
+        pendingActions: [{ id: 'req_which', type: 'user_question', questions: [{ question: 'Which one?' }] }],
+      };
+    }
+    return { content: `Noted ${JSON.stringify(input.resolution.answers)}.` };
+  },
+};
+
+const app = createSwitchboard();
+app.registerHostAgent(agent);
+const sid = sessionIds('logs');
+let sandbox: Sandbox;
+let host: TestSocket;
+
+beforeAll(async () => {
+  capture();
+  sandbox = await testSandbox({
+    app,
+    logLevel: 'DEBUG',
+    tokens: (token) => (token === MARK.token ? { user: 'alice', tenant: 'acme' } : null),
+  });
+  host = await TestSocket.open(`${sandbox.wsUrl}?token=${MARK.token}`);
+});
+
+afterAll(async () => {
+  await host?.close();
+  await sandbox?.close();
+  for (const undo of restore.reverse()) undo();
+});
+
+const ended = (runId: unknown) => (f: Frame) =>
+  (f.type === 'session.status_idle' || f.type === 'session.status_requires_action') && f.run_id === runId;
+
+/** A POST with the bearer token, over HTTP. */
+async function post(path: string, body: unknown) {
+  const res = await fetch(`${sandbox.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${MARK.token}` },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  expect(res.status, JSON.stringify(json)).toBe(202);
+  return json;
+}
+
+describe('logs', () => {
+  it('hold no token, message, attachment, host context, tool argument, tool result or answer, even at DEBUG', async () => {
+    const id = sid('turn');
+    // The message, over the socket that connected with the token in its query string.
+    const first = await host.request({
+      action: 'assistant_message',
+      session_id: id,
+      agent_id: 'marked',
+      content: `Please look at my notes, ${MARK.content}`,
+      attachments: [{ dataUri: `data:text/plain;base64,${ATTACHMENT_BASE64}`, mediaType: 'text/plain' }],
+      host_context: {
+        version: 1,
+        view: { name: 'notes', data: { secret: MARK.hostContext } },
+        actions: [
+          { name: 'pick_note', parameters: { type: 'object', properties: { note: { type: 'string' } } } },
+        ],
+      },
+    });
+    expect(first.type, JSON.stringify(first)).toBe('assistant:accepted');
+    const paused = await host.waitFor(ended(first.run_id), 'the first turn to pause on the host tool');
+    expect(paused.type).toBe('session.status_requires_action');
+
+    // The host tool's result, as a continuation over HTTP with the token in Authorization.
+    const cont = await post('/api/chat', {
+      session_id: id,
+      content: '',
+      tool_call_id: 'call_pick',
+      tool_result: { picked: MARK.hostToolResult },
+    });
+    const asked = await host.waitFor(ended(cont.run_id), 'the question');
+    expect(asked.type).toBe('session.status_requires_action');
+
+    // The answer to the question, over HTTP.
+    const answered = await post(`/api/sessions/${id}/actions/req_which`, { answers: [MARK.answer] });
+    const done = await host.waitFor(ended(answered.run_id), 'the last run');
+    expect(done.type).toBe('session.status_idle');
+
+    // Every marker went through the runtime, so its absence from the logs means something.
+    expect(seen.attachment).toBe(ATTACHMENT_TEXT);
+    expect(JSON.stringify(seen.resolutions)).toContain(MARK.hostToolResult);
+    expect(JSON.stringify(seen.resolutions)).toContain(MARK.answer);
+
+    // A token the authoriser refuses, on both transports.
+    await expect(TestSocket.open(`${sandbox.wsUrl}?token=${MARK.refusedToken}`)).rejects.toThrow(/403/);
+    const refused = await fetch(`${sandbox.url}/api/sessions/${id}`, {
+      headers: { authorization: `Bearer ${MARK.refusedToken}` },
+    });
+    expect(refused.status).toBe(403);
+
+    const text = captured.join('\n');
+    // The capture works: the warning about the malformed event names the session, and DEBUG is on.
+    const lines = text.split('\n').filter((l) => l.includes(`"sessionId":"${id}"`));
+    expect(lines.some((l) => l.includes('Ignored a malformed event'))).toBe(true);
+    expect(lines.some((l) => l.includes('"level":"DEBUG"') && l.includes('Claimed the run'))).toBe(true);
+    const markers: [string, string][] = [...Object.entries(MARK), ['attachment (base64)', ATTACHMENT_BASE64]];
+    const leaks = markers.flatMap(([what, marker]) =>
+      text
+        .split('\n')
+        .filter((l) => l.includes(marker))
+        .map((l) => `${what}: ${l}`),
+    );
+    expect(leaks, 'log lines holding what must not be logged').toEqual([]);
+  });
+});
