@@ -4,7 +4,10 @@
  * @example
  * ```ts
  * import { Switchboard } from 'switchboard/infra';
- * new Switchboard(stack, 'Switchboard', { agents: './src/agents.ts' });
+ * new Switchboard(stack, 'Switchboard', {
+ *   agents: './src/agents.ts',
+ *   auth: { issuer: 'https://login.example.com/', audience: ['hosts'] },
+ * });
  * ```
  */
 
@@ -14,7 +17,7 @@ export {
   type Grant,
   type ResourceKind,
 } from '../lib/config/index.ts';
-export { createHttpApi, createWebSocketApi } from './apis.ts';
+export { builtInAuthorizers, createHttpApi, createWebSocketApi } from './apis.ts';
 export {
   createSwitchboardFunction,
   type SwitchboardEntry,
@@ -23,6 +26,7 @@ export {
 export {
   type ResolvedSwitchboardProps,
   resolveSwitchboardProps,
+  type SwitchboardAuth,
   type SwitchboardLogLevel,
   type SwitchboardProps,
 } from './props.ts';
