@@ -49,6 +49,8 @@ export interface DevTokenOptions {
   ttlSeconds?: number;
   /** `aud`. Default {@link DEV_AUDIENCE}. */
   audience?: string;
+  /** `iss`. Default {@link DEV_ISSUER}; another one is refused, which is what tests use it for. */
+  issuer?: string;
   /** More claims (`role`, `custom:plan`, …), for trying out a `resolveContext`. */
   claims?: Record<string, unknown>;
 }
@@ -68,7 +70,7 @@ export async function mintDevToken(options: DevTokenOptions): Promise<string> {
   const ttl = options.ttlSeconds ?? 3600;
   return new SignJWT({ ...options.claims, ...(options.tenant !== undefined && { tenant: options.tenant }) })
     .setProtectedHeader({ alg: 'RS256', kid: DEV_KEY_ID, typ: 'JWT' })
-    .setIssuer(DEV_ISSUER)
+    .setIssuer(options.issuer ?? DEV_ISSUER)
     .setSubject(options.user)
     .setAudience(options.audience ?? DEV_AUDIENCE)
     .setIssuedAt()
