@@ -10,11 +10,12 @@ import {
   WebSocketApi,
   WebSocketStage,
 } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpJwtAuthorizer, WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration, WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { type CorsMethod, HTTP_API_CORS } from '../lib/contract/index.ts';
-import type { StageThrottle } from './props.ts';
+import type { StageThrottle, SwitchboardAuth } from './props.ts';
 import { HTTP_ROUTES, splitHttpRoute, WEBSOCKET_ROUTES } from './routes.ts';
 
 /** API Gateway's method names to CDK's enum; `*` is `ANY`. */
@@ -108,5 +109,28 @@ export function throttleStage(
     ...(cfn.defaultRouteSettings as CfnStage.RouteSettingsProperty | undefined),
     throttlingRateLimit: throttle.rateLimit,
     throttlingBurstLimit: throttle.burstLimit,
+  };
+}
+
+/**
+ * Built-in `auth`: API Gateway's JWT authoriser on the HTTP API (the token in `Authorization`, alone
+ * or after `Bearer `), and on `$connect` the Lambda authoriser `fn` verifying the same token.
+ *
+ * The `$connect` authoriser has no identity source, on purpose: API Gateway answers 401 without
+ * calling an authoriser when one of its identity sources is missing, and a browser's token comes in
+ * either of two places (the `Sec-WebSocket-Protocol` header or the `token` query parameter), so naming
+ * one would refuse the other and naming both would require both. The function answers 401 itself
+ * when neither carries a token. (Without an identity source API Gateway also caches no result.)
+ */
+export function builtInAuthorizers(
+  auth: SwitchboardAuth,
+  fn: IFunction,
+): { httpAuthorizer: IHttpRouteAuthorizer; webSocketAuthorizer: IWebSocketRouteAuthorizer } {
+  return {
+    httpAuthorizer: new HttpJwtAuthorizer('JwtAuthorizer', auth.issuer, {
+      jwtAudience: [...auth.audience],
+      identitySource: ['$request.header.Authorization'],
+    }),
+    webSocketAuthorizer: new WebSocketLambdaAuthorizer('ConnectAuthorizer', fn, { identitySource: [] }),
   };
 }

@@ -10,8 +10,8 @@ import type { ResolvedSwitchboardProps } from './props.ts';
 /** The package root, found from this file so the construct also works when installed in node_modules. */
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** The four Lambda entry points under `functions/`. */
-export type SwitchboardEntry = 'http' | 'ws' | 'worker' | 'sweep';
+/** The Lambda entry points under `functions/`; `authorizer` only with built-in `auth`. */
+export type SwitchboardEntry = 'http' | 'ws' | 'worker' | 'sweep' | 'authorizer';
 
 /**
  * ESM bundles have no `require`; CommonJS dependencies that call it (some of the AWS SDK's) need one.

@@ -4,7 +4,10 @@
  * @example
  * ```ts
  * import { Switchboard } from 'switchboard/infra';
- * new Switchboard(stack, 'Switchboard', { agents: './src/agents.ts' });
+ * new Switchboard(stack, 'Switchboard', {
+ *   agents: './src/agents.ts',
+ *   auth: { issuer: 'https://login.example.com/', audience: ['hosts'] },
+ * });
  * ```
  */
 
@@ -20,7 +23,7 @@ export {
   HTTP_ACCESS_LOG_FORMAT,
   WEBSOCKET_ACCESS_LOG_FORMAT,
 } from './access-logs.ts';
-export { createHttpApi, createWebSocketApi } from './apis.ts';
+export { builtInAuthorizers, createHttpApi, createWebSocketApi, throttleStage } from './apis.ts';
 export {
   createSwitchboardFunction,
   type SwitchboardEntry,
@@ -34,6 +37,7 @@ export {
 export {
   type ResolvedSwitchboardProps,
   resolveSwitchboardProps,
+  type SwitchboardAuth,
   type SwitchboardLogLevel,
   type SwitchboardProps,
 } from './props.ts';

@@ -41,6 +41,8 @@ const NO_ASYNC_DLQ: Record<SwitchboardEntry, string> = {
     "The SQS event source invokes the worker synchronously; a failed turn job is redelivered and then moved to the turns queue's own dead-letter queue.",
   sweep:
     'The sweep is idempotent and runs every minute with no retries; a missed tick holds nothing to replay, since the next tick does the same work.',
+  authorizer:
+    'API Gateway invokes the $connect authoriser synchronously; a failure refuses the connection to its caller, so there is nothing for an asynchronous dead-letter queue to catch.',
 };
 
 /** What the construct knows that the acknowledgments depend on. */
@@ -57,7 +59,8 @@ export interface SwitchboardNagContext {
  */
 export function acknowledgeSwitchboardFindings(sb: Switchboard, context: SwitchboardNagContext): void {
   for (const entry of FUNCTION_NAMES) {
-    const fn = sb.functions[entry];
+    const fn = entry === 'authorizer' ? sb.authorizerFunction : sb.functions[entry];
+    if (!fn) continue;
     acknowledge(fn, {
       'AwsSolutions-L1': RUNTIME,
       'Serverless-LambdaLatestVersion': RUNTIME,

@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { IHttpRouteAuthorizer, IWebSocketRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { AuthConfigSchema } from '../lib/auth/types.ts';
 
 /** The log levels the functions understand (Powertools' `LOG_LEVEL`). */
 export type SwitchboardLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -22,6 +23,21 @@ export interface StageThrottle {
 export const DEFAULT_HTTP_THROTTLE: StageThrottle = { rateLimit: 1000, burstLimit: 2000 };
 /** {@link SwitchboardProps.webSocketThrottle}'s default. */
 export const DEFAULT_WEBSOCKET_THROTTLE: StageThrottle = { rateLimit: 500, burstLimit: 1000 };
+
+/**
+ * Built-in authentication by an OpenID Connect provider (Amazon Cognito, or any other): API Gateway's
+ * JWT authoriser on every HTTP route, and a `$connect` Lambda authoriser that verifies the same token
+ * on the WebSocket API.
+ */
+export interface SwitchboardAuth {
+  /**
+   * The token issuer (`iss`), an https URL whose `/.well-known/openid-configuration` names its key set,
+   * e.g. `https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf123`.
+   */
+  readonly issuer: string;
+  /** The accepted audiences: a token's `aud`, or its `client_id` when it has no `aud` (a Cognito app client id). */
+  readonly audience: string[];
+}
 
 /** Properties of the {@link Switchboard} construct. Every optional property has a documented default. */
 export interface SwitchboardProps {
@@ -54,13 +70,21 @@ export interface SwitchboardProps {
   /** Turn on active X-Ray tracing for every function. @default false */
   readonly tracing?: boolean;
   /**
-   * Authorises every HTTP route, e.g. an `HttpJwtAuthorizer` for the team's identity provider. The
-   * handlers take the user from its claims (`sub`, `tenant`). @default none: every caller is anonymous
+   * Built-in authentication: JWTs of this issuer for these audiences, verified by API Gateway on HTTP
+   * and by a `$connect` authoriser on WebSocket. Not with `httpAuthorizer` or `webSocketAuthorizer`.
+   * @default none: give this, both custom authorisers, or `allowAnonymous: true`
+   */
+  readonly auth?: SwitchboardAuth;
+  /**
+   * A custom authoriser of every HTTP route. The handlers read its claims through the server's
+   * `resolveContext` (by default `sub` and `tenant`). Needs `webSocketAuthorizer` too.
+   * @default none
    */
   readonly httpAuthorizer?: IHttpRouteAuthorizer;
   /**
-   * Authorises `$connect`, e.g. a `WebSocketLambdaAuthorizer` that checks a token in the query string
-   * (browsers cannot set headers on a WebSocket). @default none: every connection is anonymous
+   * A custom authoriser of `$connect`, e.g. a `WebSocketLambdaAuthorizer` (browsers cannot set headers
+   * on a WebSocket: read the token from a subprotocol or the query string). Needs `httpAuthorizer` too.
+   * @default none
    */
   readonly webSocketAuthorizer?: IWebSocketRouteAuthorizer;
   /**
@@ -74,9 +98,16 @@ export interface SwitchboardProps {
    * leaves only the account's limit. @default { rateLimit: 500, burstLimit: 1000 }
    */
   readonly webSocketThrottle?: StageThrottle | false;
+  /**
+   * Serve an API without an authoriser: every caller of it is the same anonymous user, who can read
+   * every anonymous session. Synth refuses a stack without `auth` (or both custom authorisers) unless
+   * this says so, and warns when it does (`switchboard:noAuthorizer`).
+   * @default false
+   */
+  readonly allowAnonymous?: boolean;
 }
 
-type OptionalProps = 'workerMaxConcurrency' | 'settings' | 'httpAuthorizer' | 'webSocketAuthorizer';
+type OptionalProps = 'workerMaxConcurrency' | 'settings' | 'auth' | 'httpAuthorizer' | 'webSocketAuthorizer';
 
 /** {@link SwitchboardProps} after validation, with every default applied. */
 export type ResolvedSwitchboardProps = Required<Omit<SwitchboardProps, OptionalProps>> &
@@ -115,6 +146,7 @@ export function resolveSwitchboardProps(props: SwitchboardProps): ResolvedSwitch
   if (props.workerMaxConcurrency !== undefined) {
     checkRange('workerMaxConcurrency', props.workerMaxConcurrency, 2, 1000);
   }
+  checkAuth(props);
   return {
     agents,
     workerTimeout,
@@ -128,6 +160,8 @@ export function resolveSwitchboardProps(props: SwitchboardProps): ResolvedSwitch
     logLevel: props.logLevel ?? 'INFO',
     tracing: props.tracing ?? false,
     settings: props.settings,
+    auth: props.auth,
+    allowAnonymous: props.allowAnonymous ?? false,
     httpAuthorizer: props.httpAuthorizer,
     webSocketAuthorizer: props.webSocketAuthorizer,
     httpThrottle: checkThrottle('httpThrottle', props.httpThrottle ?? DEFAULT_HTTP_THROTTLE),
@@ -137,6 +171,40 @@ export function resolveSwitchboardProps(props: SwitchboardProps): ResolvedSwitch
     ),
     settingsJson: props.settings === undefined ? undefined : serialiseSettings(props.settings),
   };
+}
+
+/**
+ * Authentication is a decision, never a default: built-in `auth`, both custom authorisers, or an
+ * explicit `allowAnonymous: true`.
+ */
+function checkAuth(props: SwitchboardProps): void {
+  const custom = props.httpAuthorizer !== undefined || props.webSocketAuthorizer !== undefined;
+  if (props.auth !== undefined) {
+    if (custom) {
+      throw new Error(
+        'Switchboard: give either auth (built-in JWT authentication) or httpAuthorizer and webSocketAuthorizer, not both.',
+      );
+    }
+    const parsed = AuthConfigSchema.safeParse({ issuer: props.auth.issuer, audience: props.auth.audience });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new Error(
+        `Switchboard: auth.${issue?.path.join('.') || 'issuer'} is not valid: ${issue?.message}.`,
+      );
+    }
+    return;
+  }
+  const missing = [
+    ...(props.httpAuthorizer ? [] : ['the HTTP API']),
+    ...(props.webSocketAuthorizer ? [] : ['the WebSocket API']),
+  ];
+  if (missing.length > 0 && props.allowAnonymous !== true) {
+    throw new Error(
+      `Switchboard: ${missing.join(' and ')} would have no authoriser, and every caller would be the same ` +
+        'anonymous user. Give auth: { issuer, audience } (JWTs of your identity provider), or ' +
+        'httpAuthorizer and webSocketAuthorizer, or set allowAnonymous: true to mean it.',
+    );
+  }
 }
 
 function checkRange(name: string, value: number, min: number, max: number): number {

@@ -9,9 +9,10 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { AUTH_ENV } from '../lib/auth/env.ts';
 import { FUNCTION_NAMES, FUNCTION_PERMISSIONS, type ResourceKind } from '../lib/config/index.ts';
 import { addAccessLog, HTTP_ACCESS_LOG_FORMAT, WEBSOCKET_ACCESS_LOG_FORMAT } from './access-logs.ts';
-import { createHttpApi, createWebSocketApi, throttleStage } from './apis.ts';
+import { builtInAuthorizers, createHttpApi, createWebSocketApi, throttleStage } from './apis.ts';
 import {
   createSwitchboardFunction,
   type SwitchboardEntry,
@@ -40,6 +41,7 @@ import {
  * const stack = new Stack(app, 'Assistant');
  * new Switchboard(stack, 'Switchboard', {
  *   agents: './src/agents.ts',
+ *   auth: { issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf123', audience: ['app-client-id'] },
  *   settings: { runs: { leaseMs: 120_000 } },
  * });
  * ```
@@ -59,8 +61,10 @@ export class Switchboard extends Construct {
   readonly webSocketApi: WebSocketApi;
   /** The WebSocket API's stage. */
   readonly webSocketStage: WebSocketStage;
-  /** The four functions, by entry point. */
-  readonly functions: Readonly<Record<SwitchboardEntry, NodejsFunction>>;
+  /** The four runtime functions, by entry point. */
+  readonly functions: Readonly<Record<Exclude<SwitchboardEntry, 'authorizer'>, NodejsFunction>>;
+  /** The WebSocket API's `$connect` authoriser, with built-in `auth` only. */
+  readonly authorizerFunction?: NodejsFunction;
 
   /** Validates `props` (it throws on any that cannot deploy) and creates every resource. */
   constructor(scope: Construct, id: string, props: SwitchboardProps) {
@@ -97,17 +101,27 @@ export class Switchboard extends Construct {
         retryAttempts: 0,
       }),
     };
-    this.httpApi = createHttpApi(this, this.functions.http, resolved.httpAuthorizer);
+    this.authorizerFunction = resolved.auth ? this.createAuthorizerFunction(resolved, make) : undefined;
+    const authorizers =
+      resolved.auth && this.authorizerFunction
+        ? builtInAuthorizers(resolved.auth, this.authorizerFunction)
+        : resolved;
+    this.httpApi = createHttpApi(this, this.functions.http, authorizers.httpAuthorizer);
     const { api, stage } = createWebSocketApi(
       this,
       this.functions.ws,
       resolved.stageName,
-      resolved.webSocketAuthorizer,
+      authorizers.webSocketAuthorizer,
     );
-    if (!resolved.httpAuthorizer || !resolved.webSocketAuthorizer) {
+    const anonymous = [
+      ...(authorizers.httpAuthorizer ? [] : ['HTTP API']),
+      ...(authorizers.webSocketAuthorizer ? [] : ['WebSocket API']),
+    ];
+    if (anonymous.length > 0) {
+      // Only reached with allowAnonymous: true (props refuse it otherwise); said at every synth.
       Annotations.of(this).addWarningV2(
         'switchboard:noAuthorizer',
-        'Switchboard: without httpAuthorizer and webSocketAuthorizer every caller is the same anonymous user.',
+        `Switchboard: allowAnonymous is set and the ${anonymous.join(' and the ')} ${anonymous.length > 1 ? 'have' : 'has'} no authoriser: every caller is the same anonymous user and can read every anonymous session.`,
       );
     }
     this.webSocketApi = api;
@@ -121,6 +135,30 @@ export class Switchboard extends Construct {
     this.addAccessLogs(resolved);
     this.addOutputs(id);
     acknowledgeSwitchboardFindings(this, { tracing: resolved.tracing, resourceArns });
+  }
+
+  /**
+   * The `$connect` authoriser of built-in `auth`: only the issuer and audiences in its environment (it
+   * reads no table, queue or bucket), 10 s (a cold start fetches the issuer's keys once).
+   */
+  private createAuthorizerFunction(
+    resolved: ResolvedSwitchboardProps,
+    make: (name: string, options: SwitchboardFunctionOptions) => NodejsFunction,
+  ): NodejsFunction {
+    const fn = make('AuthorizerFunction', {
+      entry: 'authorizer',
+      timeout: Duration.seconds(10),
+      memorySize: 256,
+    });
+    const environment: Record<string, string> = {
+      [AUTH_ENV.issuer]: resolved.auth!.issuer,
+      [AUTH_ENV.audience]: JSON.stringify(resolved.auth!.audience),
+      NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_SERVICE_NAME: 'switchboard',
+      LOG_LEVEL: resolved.logLevel,
+    };
+    for (const [key, value] of Object.entries(environment)) fn.addEnvironment(key, value);
+    return fn;
   }
 
   /**
@@ -164,8 +202,9 @@ export class Switchboard extends Construct {
       ],
     };
     for (const name of FUNCTION_NAMES) {
+      const fn = name === 'authorizer' ? this.authorizerFunction : this.functions[name];
       for (const grant of FUNCTION_PERMISSIONS[name]) {
-        this.functions[name].addToRolePolicy(
+        fn?.addToRolePolicy(
           new PolicyStatement({ actions: [...grant.actions], resources: arns[grant.resource] }),
         );
       }

@@ -4,14 +4,16 @@ import { parseArgs } from 'node:util';
 import { Switchboard } from '../lib/agents/index.ts';
 import { startSandbox } from './sandbox.ts';
 
-const USAGE = `Usage: npm start -- [--port 3000] [--host 127.0.0.1] [--data DIR | --persist] [--agents FILE] [--sweep-ms 60000] [--faults SEED]
+const USAGE = `Usage: npm start -- [--port 3000] [--host 127.0.0.1] [--data DIR | --persist] [--agents FILE] [--sweep-ms 60000] [--faults SEED] [--anonymous]
 
   --port      port of the page, the HTTP API and the WebSocket API (default 3000; 0 picks one)
   --data DIR  keep DynamoDB's data in DIR across restarts (in memory without it)
   --persist   the same, in .sandbox-data
   --agents    a module whose default export is a Switchboard server (default: the demo agent)
   --sweep-ms  how often the sweep runs (default 60000, the EventBridge rule's rate)
-  --faults    throttle, fail and time out the functions' AWS calls now and then (2% each), drawn from SEED`;
+  --faults    throttle, fail and time out the functions' AWS calls now and then (2% each), drawn from SEED
+  --anonymous no authentication: every caller is the same anonymous user (default: JWTs of the
+              development key, as the stack's built-in auth; mint one with npm run token -- --user NAME)`;
 
 /** The rates `--faults` injects on every service, each per call. */
 const DEMO_FAULT_RATES = { throttle: 0.02, error: 0.02, timeout: 0.02 };
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
       agents: { type: 'string' },
       'sweep-ms': { type: 'string', default: '60000' },
       faults: { type: 'string' },
+      anonymous: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -60,6 +63,7 @@ async function main(): Promise<void> {
     host: values.host,
     dataDir,
     sweepPeriodMs: Number(values['sweep-ms']),
+    jwt: !values.anonymous,
     ...(values.faults !== undefined && {
       faults: {
         seed: Number(values.faults),
@@ -76,6 +80,7 @@ async function main(): Promise<void> {
   Page:       ${sandbox.url}/
   HTTP API:   ${sandbox.url}/api
   WebSocket:  ${sandbox.wsUrl}
+  Auth:       ${values.anonymous ? 'none: every caller is anonymous' : 'JWTs of the development key (npm run token -- --user NAME); the page gets its own'}
   Data:       ${dataDir ?? 'in memory (pass --data to keep it)'}${values.faults !== undefined ? `\n  Faults:     injected, seed ${values.faults}` : ''}
 Press Ctrl+C to stop.`);
   let stopping = false;

@@ -1,4 +1,12 @@
+import { Logger } from '@aws-lambda-powertools/logger';
 import type { Switchboard } from '../lib/agents/index.ts';
+import {
+  type AuthConfig,
+  bearerToken,
+  createConnectAuthorizer,
+  createJwtVerifier,
+  type JwtVerifier,
+} from '../lib/auth/index.ts';
 import {
   createRuntime,
   FUNCTION_NAMES,
@@ -16,7 +24,14 @@ import {
 } from '../lib/handlers/index.ts';
 import { stopAllRuns, stopRunsOf } from '../lib/runs/index.ts';
 import { type FaultOptions, type FaultPlan, startFronts } from './aws/index.ts';
-import { startGateway } from './gateway/index.ts';
+import { DISCOVERY_PATH, serveDevAuth } from './dev-auth.ts';
+import { DEV_AUDIENCE, DEV_ISSUER } from './dev-key.ts';
+import {
+  type HttpApiOptions,
+  lambdaPolicyAuthorizer,
+  startGateway,
+  type WebSocketApiOptions,
+} from './gateway/index.ts';
 import { startSchedule } from './schedule.ts';
 import { SANDBOX_CREDENTIALS, SANDBOX_NAMES, SANDBOX_REGION, startLocalServices } from './services.ts';
 import { type EventSourceOptions, type SqsPoller, startSqsPoller } from './sqs-poller.ts';
@@ -48,6 +63,15 @@ export interface SandboxOptions {
    */
   tokens?: (token: string) => { user: string; tenant?: string } | null;
   /**
+   * Verify JWTs as a stack with built-in `auth` does: the HTTP API as API Gateway's JWT authoriser
+   * (401 for a missing or refused token, the claims in `requestContext.authorizer.jwt.claims`), the
+   * WebSocket API with the same `$connect` authoriser the stack deploys. Tokens are those of the
+   * development key (sandbox/dev-key.ts: `mintDevToken`, `switchboard token`), for `audience`
+   * (default `['switchboard-sandbox']`); the sandbox serves the key's discovery document and key set,
+   * and the demo page's token at `/sandbox/token`. Not with `tokens`.
+   */
+  jwt?: boolean | { audience?: string[] };
+  /**
    * Run the SQS poller and the worker in a child process instead of in this one, so that a test
    * can kill it mid-turn. `agents` is the absolute path of a module whose default export is a
    * Switchboard server serving the same agents as `app`; `env` is added to the child's environment.
@@ -74,6 +98,8 @@ export interface SandboxOptions {
 export interface Sandbox {
   url: string;
   wsUrl: string;
+  /** What tokens the sandbox takes, with the `jwt` option. */
+  auth?: AuthConfig;
   runtime: Runtime;
   /** Each function's runtime: its clients sign as its role and go through the sandbox's checks. */
   runtimes: Record<FunctionName, Runtime>;
@@ -86,13 +112,54 @@ export interface Sandbox {
   worker?: WorkerProcess;
 }
 
-/** The context an authoriser hands on for a token, or null (403). */
+type Authorizers = {
+  http: Pick<HttpApiOptions, 'authorizer' | 'identityHeaders' | 'jwtAuthorizer'>;
+  websocket: Pick<WebSocketApiOptions, 'authorizer'>;
+};
+
+/** The `jwt` option with its default applied; undefined without it. */
+function jwtConfig(options: SandboxOptions): { audience: string[] } | undefined {
+  if (!options.jwt) return undefined;
+  if (options.tokens) throw new Error('startSandbox: give either tokens or jwt, not both.');
+  const audience = options.jwt === true ? undefined : options.jwt.audience;
+  return { audience: audience ?? [DEV_AUDIENCE] };
+}
+
+/**
+ * The stack's built-in authentication: the HTTP API's JWT authoriser, and the `$connect` Lambda
+ * authoriser the stack deploys (the same handler, answering with an IAM policy).
+ */
+function jwtAuthorizers(verify: JwtVerifier, logLevel: string): Authorizers {
+  const logger = new Logger({ serviceName: 'switchboard', logLevel: logLevel as 'WARN' });
+  return {
+    http: { jwtAuthorizer: { verify } },
+    websocket: { authorizer: lambdaPolicyAuthorizer(createConnectAuthorizer({ verifier: verify, logger })) },
+  };
+}
+
+/** The context an authoriser hands on for an opaque token, or null (403). */
 function identityOf(
-  tokens: SandboxOptions['tokens'],
+  tokens: NonNullable<SandboxOptions['tokens']>,
   token: string | undefined,
 ): Record<string, unknown> | null {
-  const who = token ? tokens?.(token) : null;
+  const who = token ? tokens(token) : null;
   return who ? { user: who.user, ...(who.tenant && { tenant: who.tenant }) } : null;
+}
+
+/** Opaque tokens (`tokens`): Lambda authorisers that ask the function who a token is. */
+function opaqueAuthorizers(tokens: NonNullable<SandboxOptions['tokens']>): Authorizers {
+  return {
+    http: {
+      // As a JWT authoriser on `$request.header.Authorization`: no header is a 401; the token
+      // may come alone or after `Bearer `.
+      identityHeaders: ['authorization'],
+      authorizer: async (event) => identityOf(tokens, bearerToken(event.headers?.authorization)),
+    },
+    websocket: {
+      authorizer: async (event) =>
+        identityOf(tokens, event.queryStringParameters?.token ?? bearerToken(event.headers?.authorization)),
+    },
+  };
 }
 
 /**
@@ -107,36 +174,43 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   let handlers:
     | { http: ReturnType<typeof createHttpHandler>; ws: ReturnType<typeof createWebSocketHandler> }
     | undefined;
+  const jwt = jwtConfig(options);
+  const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN';
+  // The verifier finds the key set through the discovery document the gateway serves, once it listens.
+  let auth: AuthConfig | undefined;
+  let verifier: JwtVerifier | undefined;
+  const verify: JwtVerifier = (token) => {
+    if (!auth) throw new Error('The sandbox is not listening yet.');
+    verifier ??= createJwtVerifier(auth);
+    return verifier(token);
+  };
+  const authorizers = jwt
+    ? jwtAuthorizers(verify, logLevel)
+    : options.tokens
+      ? opaqueAuthorizers(options.tokens)
+      : { http: {}, websocket: {} };
   const gateway = await startGateway({
     port: options.port ?? 0,
     host: options.host,
-    static: serveDemoPage,
+    static: (req, res) =>
+      (jwt !== undefined && serveDevAuth(req, res, jwt.audience[0] ?? DEV_AUDIENCE)) ||
+      serveDemoPage(req, res),
     http: {
       routes: [...HTTP_ROUTES],
       cors: HTTP_API_CORS,
       handler: (event, context) => handlers!.http(event, context),
-      ...(options.tokens && {
-        // As a JWT authoriser on `$request.header.Authorization`: no header is a 401; the token
-        // may come alone or after `Bearer `.
-        identityHeaders: ['authorization'],
-        authorizer: async (event) =>
-          identityOf(options.tokens, event.headers?.authorization?.replace(/^Bearer /i, '')),
-      }),
+      ...authorizers.http,
     },
     websocket: {
       routes: [...WEBSOCKET_ROUTES],
       handler: (event, context) => handlers!.ws(event, context),
       idleTimeoutMs: options.idleTimeoutMs,
       maxConnectionMs: options.maxConnectionMs,
-      ...(options.tokens && {
-        authorizer: async (event) =>
-          identityOf(
-            options.tokens,
-            event.queryStringParameters?.token ?? event.headers?.authorization?.replace(/^Bearer /i, ''),
-          ),
-      }),
+      ...authorizers.websocket,
     },
   });
+  if (jwt)
+    auth = { issuer: DEV_ISSUER, audience: jwt.audience, discoveryUrl: `${gateway.url}${DISCOVERY_PATH}` };
   const config = {
     table: SANDBOX_NAMES.table,
     queueUrl: services.queueUrl,
@@ -146,7 +220,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     region: SANDBOX_REGION,
     credentials: SANDBOX_CREDENTIALS,
     endpoints: { dynamodb: services.dynamodbEndpoint, sqs: services.awsEndpoint, s3: services.awsEndpoint },
-    logLevel: options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN',
+    logLevel,
     clock: options.clock,
   };
   // The sandbox's own runtime (tests read state with it) goes straight to the emulators; each
@@ -198,6 +272,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   return {
     url: gateway.url,
     wsUrl: gateway.wsUrl,
+    ...(auth && { auth }),
     runtime,
     runtimes,
     faults: fronts.faults,

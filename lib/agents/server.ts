@@ -1,3 +1,5 @@
+import { defaultResolveContext } from '../auth/resolve.ts';
+import type { ResolveContext } from '../auth/types.ts';
 import { AgentDefinitionError } from '../errors/index.ts';
 import { hostAgentRegistration } from './registration.ts';
 import type { HitlOptions, HostAgentDefinition, HostAgentRegistration, RequestContext } from './types.ts';
@@ -13,6 +15,14 @@ export interface SwitchboardOptions {
   agents?: AgentsResolver;
   /** Defaults for every agent's `hitl` (an agent's own win). */
   hitl?: HitlOptions;
+  /**
+   * Turns the authoriser's verified claims (a JWT's claims as API Gateway hands them on, every value a
+   * string; or a Lambda authoriser's context) into `{ user, data }`: the user, and the app's own data
+   * (the tenant among it), which reach the agent as `input.context` and the registry's `agents(ctx)`.
+   * Nothing the host sends reaches it. A null user, or a throw, refuses the caller (401).
+   * Default: the user is `sub` (else `user`, else `principalId`), the tenant `tenant` or `custom:tenant`.
+   */
+  resolveContext?: ResolveContext;
 }
 
 /** The request settings an agent runs with, defaults applied. */
@@ -27,6 +37,8 @@ export class Switchboard {
   readonly #agents = new Map<string, HostAgentRegistration>();
   readonly #resolver: AgentsResolver | undefined;
   readonly #hitl: HitlOptions;
+  /** The server's `resolveContext` hook (or the default one). */
+  readonly resolveContext: ResolveContext;
 
   constructor(options: SwitchboardOptions = {}) {
     this.#hitl = options.hitl ?? {};
@@ -34,6 +46,10 @@ export class Switchboard {
       throw new AgentDefinitionError('options.agents must be a function of the request context.');
     }
     this.#resolver = options.agents;
+    if (options.resolveContext !== undefined && typeof options.resolveContext !== 'function') {
+      throw new AgentDefinitionError('options.resolveContext must be a function of the verified claims.');
+    }
+    this.resolveContext = options.resolveContext ?? defaultResolveContext;
   }
 
   /**

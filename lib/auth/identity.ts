@@ -1,46 +1,16 @@
 import type { RequestContext } from '../agents/index.ts';
-import { UnauthorizedError } from '../errors/index.ts';
+import { type AuthorizerShape, claimsOf } from './claims.ts';
+import { defaultResolveContext, identityFromContext } from './resolve.ts';
+import { ANONYMOUS, type Identity } from './types.ts';
 
 /**
- * Who a request comes from, as the authoriser established it (a JWT authoriser's claims, or a
- * Lambda authoriser's context). Never read from anything the host says about itself.
+ * Reads the identity from an API Gateway event's `requestContext.authorizer` with the default
+ * `resolveContext` (the server's own hook is applied by {@link resolveIdentity}).
  */
-export interface Identity {
-  user: string;
-  data: Record<string, unknown>;
-}
-
-/** The identity of a caller when no authoriser is configured (the local sandbox by default). */
-export const ANONYMOUS = 'anonymous';
-
-type AuthorizerShape = {
-  jwt?: { claims?: Record<string, unknown> };
-  lambda?: Record<string, unknown>;
-  principalId?: unknown;
-  [key: string]: unknown;
-};
-
-/** Reads the identity from an API Gateway event's `requestContext.authorizer`. */
 export function identityFromAuthorizer(authorizer: AuthorizerShape | undefined | null): Identity {
-  const claims = authorizer?.jwt?.claims;
-  if (claims) {
-    if (typeof claims.sub === 'string' && claims.sub.length > 0)
-      return { user: claims.sub, data: pickData(claims) };
-    // A valid token that names nobody must not become the shared anonymous user.
-    throw new UnauthorizedError('The token names no subject (sub).');
-  }
-  const lambda = authorizer?.lambda ?? authorizer;
-  const user = lambda?.user ?? lambda?.sub ?? lambda?.principalId;
-  if (typeof user === 'string' && user.length > 0) return { user, data: pickData(lambda ?? {}) };
-  // Only a deployment without an authoriser (the sandbox by default) has anonymous callers.
-  const { principalId: _principal, ...rest } = lambda ?? {};
-  if (Object.keys(rest).length > 0) throw new UnauthorizedError('The authoriser named no user.');
-  return { user: ANONYMOUS, data: {} };
-}
-
-function pickData(source: Record<string, unknown>): Record<string, unknown> {
-  const tenant = source.tenant ?? source['custom:tenant'];
-  return typeof tenant === 'string' ? { tenant } : {};
+  const claims = claimsOf(authorizer);
+  if (claims === undefined) return { user: ANONYMOUS, data: {} };
+  return identityFromContext(defaultResolveContext(claims));
 }
 
 /** The request context an agent and the per-request registry see. */

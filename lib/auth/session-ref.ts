@@ -1,5 +1,6 @@
 import { digest } from '../ids/index.ts';
-import { type Identity, tenantOf } from './identity.ts';
+import { tenantOf } from './identity.ts';
+import type { Identity } from './types.ts';
 
 /**
  * Session ids are scoped to their owner. A host names a session by its own id (`s1`); the runtime

@@ -6,8 +6,11 @@
  * bundle really calls: nothing missing, nothing unused.
  */
 
-/** The four Lambda functions, by entry point under `functions/`. */
-export const FUNCTION_NAMES = ['http', 'ws', 'worker', 'sweep'] as const;
+/**
+ * The Lambda functions, by entry point under `functions/`. `authorizer` (the WebSocket API's
+ * `$connect` authoriser) exists only in a stack with built-in `auth`.
+ */
+export const FUNCTION_NAMES = ['http', 'ws', 'worker', 'sweep', 'authorizer'] as const;
 /** One of {@link FUNCTION_NAMES}. */
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
@@ -54,7 +57,8 @@ const CONNECTIONS: Grant = { resource: 'connections', actions: ['execute-api:Man
  *   `GetQueueUrl` among them), and hands records back early by shortening their visibility;
  * - only the sweep queries the due-item index; only the HTTP function lists an owner's sessions (the
  *   owner index);
- * - all but the HTTP function post to WebSocket connections.
+ * - all but the HTTP function post to WebSocket connections;
+ * - the `$connect` authoriser calls no AWS service (it reads the issuer's keys over HTTPS): nothing.
  */
 export const FUNCTION_PERMISSIONS: Permissions = {
   http: [
@@ -92,6 +96,7 @@ export const FUNCTION_PERMISSIONS: Permissions = {
     { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject'] },
     CONNECTIONS,
   ],
+  authorizer: [],
 };
 
 /** Grants by function: {@link FUNCTION_PERMISSIONS}, or a variant of it in a test. */

@@ -104,6 +104,27 @@ export class UnauthorizedError extends SwitchboardError {
   }
 }
 
+/**
+ * A bearer token that does not prove who the caller is: missing, malformed, expired, not yet valid,
+ * signed by another key or algorithm, from another issuer or for another audience. 401; the message
+ * says which check failed and never quotes the token.
+ */
+export class InvalidTokenError extends SwitchboardError {
+  constructor(message: string) {
+    super('invalid_token', message, 401, 'auth');
+  }
+}
+
+/**
+ * The server's `resolveContext` returned something the runtime cannot use (no user id, data that is
+ * not a JSON object, a tenant that is not a string). A fault of the deployment, not of the caller.
+ */
+export class InvalidContextError extends SwitchboardError {
+  constructor(message: string, issues: Issue[] = []) {
+    super('invalid_context', message, 500, 'internal', issues);
+  }
+}
+
 /** An agent's invoke or resolveAction returned something the runtime cannot use. */
 export class InvalidHostResultError extends SwitchboardError {
   constructor(message: string, issues: Issue[] = []) {

@@ -1,7 +1,9 @@
 export {
   AgentDefinitionError,
   type ErrorType,
+  InvalidContextError,
   InvalidHostResultError,
+  InvalidTokenError,
   type Issue,
   MalformedRequestError,
   NotFoundError,

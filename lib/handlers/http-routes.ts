@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
-import { hostSessionId, identityFromAuthorizer, ownerOf, sessionRef } from '../auth/index.ts';
+import { type AuthorizerShape, hostSessionId, ownerOf, resolveIdentity, sessionRef } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
   BODY_LIMITS,
@@ -43,12 +43,11 @@ export interface HttpRoute {
   ): Promise<APIGatewayProxyStructuredResultV2>;
 }
 
-type Authorized = APIGatewayProxyEventV2 & {
-  requestContext: { authorizer?: Parameters<typeof identityFromAuthorizer>[0] };
-};
+type Authorized = APIGatewayProxyEventV2 & { requestContext: { authorizer?: AuthorizerShape } };
 
-const identity = (event: APIGatewayProxyEventV2) =>
-  identityFromAuthorizer((event as Authorized).requestContext.authorizer);
+/** Who the caller is: the authoriser's claims, read by the server's `resolveContext`. */
+const identity = (app: Switchboard, event: APIGatewayProxyEventV2) =>
+  resolveIdentity((event as Authorized).requestContext.authorizer, app.resolveContext);
 /** A path parameter as text; a malformed percent-encoding is kept as sent (and then matches nothing). */
 const param = (event: APIGatewayProxyEventV2, name: string) => {
   const raw = event.pathParameters?.[name] ?? '';
@@ -110,14 +109,14 @@ function withinBudget<T>(items: T[]): T[] {
 }
 
 /** `POST /api/files`: JSON asks for a presigned upload URL; any other content type is the file itself. */
-async function postFile(rt: Runtime, event: APIGatewayProxyEventV2) {
+async function postFile(rt: Runtime, app: Switchboard, event: APIGatewayProxyEventV2) {
   const mediaType = contentTypeOf(header(event, 'content-type'));
   if (mediaType === 'application/json') {
     const body = parseJsonBody(event.body, event.isBase64Encoded, {
       maxBytes: BODY_LIMITS.uploadRequest,
       what: 'upload request',
     });
-    return json(201, await createUpload(rt, identity(event), body));
+    return json(201, await createUpload(rt, await identity(app, event), body));
   }
   const name = event.queryStringParameters?.name;
   if (!name)
@@ -125,7 +124,7 @@ async function postFile(rt: Runtime, event: APIGatewayProxyEventV2) {
       { path: ['name'], message: 'Required' },
     ]);
   const bytes = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
-  return json(201, await storeUpload(rt, identity(event), bytes, name, mediaType));
+  return json(201, await storeUpload(rt, await identity(app, event), bytes, name, mediaType));
 }
 
 type RouteFn = (
@@ -138,11 +137,11 @@ type RouteFn = (
 const ROUTES: Record<HttpRouteKey, RouteFn> = {
   async 'POST /api/chat'(rt, app, event) {
     const request = parseChatRequest(parseJsonBody(event.body, event.isBase64Encoded));
-    return json(202, await submitTurn(rt, app, identity(event), request));
+    return json(202, await submitTurn(rt, app, await identity(app, event), request));
   },
-  async 'GET /api/sessions'(rt, _app, event) {
+  async 'GET /api/sessions'(rt, app, event) {
     const query = parseOrThrow(SessionsQuerySchema, event.queryStringParameters ?? {}, 'query');
-    const caller = identity(event);
+    const caller = await identity(app, event);
     const owner = ownerOf(caller);
     const { sessions, more } = await listOwnedSessions(rt, owner, {
       limit: query.limit,
@@ -157,17 +156,17 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
       next_before: more && last ? `${last.createdAt}~${hostSessionId(last.sessionId)}` : null,
     });
   },
-  async 'GET /api/sessions/{id}'(rt, _app, event) {
-    const session = await ownedSession(rt, identity(event), sessionIdOf(event));
+  async 'GET /api/sessions/{id}'(rt, app, event) {
+    const session = await ownedSession(rt, await identity(app, event), sessionIdOf(event));
     const [run, open] = await Promise.all([
       latestRun(rt, session.sessionId),
       openActions(rt, session.sessionId),
     ]);
     return json(200, sessionView(session, run, open));
   },
-  async 'GET /api/sessions/{id}/messages'(rt, _app, event) {
+  async 'GET /api/sessions/{id}/messages'(rt, app, event) {
     const query = parseOrThrow(MessagesQuerySchema, event.queryStringParameters ?? {}, 'query');
-    const session = await ownedSession(rt, identity(event), sessionIdOf(event));
+    const session = await ownedSession(rt, await identity(app, event), sessionIdOf(event));
     const [messages, actions] = await Promise.all([
       // One more than the page, to know whether there is a next one.
       listMessages(rt, session.sessionId, { after: query.after, limit: query.limit + 1 }),
@@ -182,9 +181,9 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
       next_after: hasMore ? (page.at(-1)?.id ?? null) : null,
     });
   },
-  async 'GET /api/sessions/{id}/events'(rt, _app, event) {
+  async 'GET /api/sessions/{id}/events'(rt, app, event) {
     const query = parseOrThrow(EventsQuerySchema, event.queryStringParameters ?? {}, 'query');
-    const session = await ownedSession(rt, identity(event), sessionIdOf(event));
+    const session = await ownedSession(rt, await identity(app, event), sessionIdOf(event));
     const events = withinBudget(
       await waitForEvents(rt, session.sessionId, query.after, query.limit, query.wait * 1000),
     ).map(eventView);
@@ -200,19 +199,20 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
     const sessionId = sessionIdOf(event);
     const actionId = pathId(event, 'actionId', 'action_not_found', 'Request');
     const request = parseResolveRequest(parseJsonBody(event.body, event.isBase64Encoded));
-    const session = await getSession(rt, sessionRef(identity(event), sessionId));
+    const caller = await identity(app, event);
+    const session = await getSession(rt, sessionRef(caller, sessionId));
     if (!session) throw new SessionNotFoundError(sessionId);
-    return json(202, await submitAnswer(rt, app, identity(event), session, actionId, request));
+    return json(202, await submitAnswer(rt, app, caller, session, actionId, request));
   },
-  async 'POST /api/sessions/{id}/cancel'(rt, _app, event) {
-    return json(202, await cancelSession(rt, identity(event), sessionIdOf(event)));
+  async 'POST /api/sessions/{id}/cancel'(rt, app, event) {
+    return json(202, await cancelSession(rt, await identity(app, event), sessionIdOf(event)));
   },
-  async 'DELETE /api/sessions/{id}'(rt, _app, event) {
-    return json(202, await deleteSession(rt, identity(event), sessionIdOf(event)));
+  async 'DELETE /api/sessions/{id}'(rt, app, event) {
+    return json(202, await deleteSession(rt, await identity(app, event), sessionIdOf(event)));
   },
-  'POST /api/files': (rt, _app, event) => postFile(rt, event),
-  async 'GET /api/files/{id}'(rt, _app, event) {
-    return json(200, fileView(await ownedFile(rt, identity(event), fileIdOf(event))));
+  'POST /api/files': (rt, app, event) => postFile(rt, app, event),
+  async 'GET /api/files/{id}'(rt, app, event) {
+    return json(200, fileView(await ownedFile(rt, await identity(app, event), fileIdOf(event))));
   },
 };
 

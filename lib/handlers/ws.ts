@@ -1,7 +1,15 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
-import { hostSessionId, type Identity, identityFromAuthorizer, sessionRef } from '../auth/index.ts';
+import {
+  type AuthorizerShape,
+  hostSessionId,
+  type Identity,
+  offeredProtocols,
+  resolveIdentity,
+  SWITCHBOARD_PROTOCOL,
+  sessionRef,
+} from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
   BODY_LIMITS,
@@ -33,12 +41,14 @@ import { lazyRuntime } from './runtime.ts';
 /** The parts of an API Gateway WebSocket event that Switchboard reads. */
 export interface WebSocketEvent {
   body?: string | null;
+  /** On `$connect`: the upgrade request's headers, in the client's spelling. */
+  headers?: Record<string, string | undefined> | null;
   isBase64Encoded?: boolean;
   requestContext: {
     routeKey: string;
     connectionId: string;
     connectedAt?: number;
-    authorizer?: Parameters<typeof identityFromAuthorizer>[0];
+    authorizer?: AuthorizerShape;
   };
 }
 
@@ -46,6 +56,8 @@ export interface WebSocketEvent {
 export interface WebSocketResult {
   statusCode: number;
   body?: string;
+  /** On `$connect`: the handshake's response headers (the chosen subprotocol). */
+  headers?: Record<string, string>;
 }
 
 const REPLAY_PAGE = 200;
@@ -174,6 +186,17 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
 };
 
 /**
+ * The answer to an accepted `$connect`. A client that offered subprotocols (a browser sending its token
+ * as one) must get one back or it drops the connection: `switchboard` is echoed when offered. The
+ * token-bearing one never is, so the token does not travel back in a response header.
+ */
+function connected(event: WebSocketEvent): WebSocketResult {
+  return offeredProtocols(event.headers).includes(SWITCHBOARD_PROTOCOL)
+    ? { statusCode: 200, headers: { 'Sec-WebSocket-Protocol': SWITCHBOARD_PROTOCOL } }
+    : { statusCode: 200 };
+}
+
+/**
  * The WebSocket API's Lambda handler, routed on `requestContext.routeKey`. Each frame is counted
  * against its connection's and its user's rate limits before its route runs. A route's answer (or
  * its error, as an `assistant:error` frame) goes back to the caller as the route response.
@@ -184,11 +207,12 @@ export function createWebSocketHandler(app: Switchboard, runtime?: Runtime) {
     const routeKey = event.requestContext.routeKey;
     const route = ROUTES[routeKey as keyof typeof ROUTES] ?? ROUTES.$default;
     try {
-      const identity = identityFromAuthorizer(event.requestContext.authorizer);
+      const identity = await resolveIdentity(event.requestContext.authorizer, app.resolveContext);
       // Every frame is counted, a malformed one too; connecting and leaving are not frames.
       if (routeKey !== '$connect' && routeKey !== '$disconnect')
         await limitFrame(rt(), event.requestContext.connectionId, identity);
       const frame = await route(rt(), app, event, identity);
+      if (routeKey === '$connect') return connected(event);
       return frame === undefined ? { statusCode: 200 } : { statusCode: 200, body: JSON.stringify(frame) };
     } catch (error) {
       if (routeKey === '$connect') return { statusCode: error instanceof UnauthorizedError ? 401 : 500 };

@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { bearerToken, gatewayClaims } from '../../lib/auth/index.ts';
+import { InvalidTokenError } from '../../lib/errors/index.ts';
 import { createLambdaContext } from '../lambda-context.ts';
 import { type CorsPolicy, corsPolicy } from './cors.ts';
 import { buildAuthorizerEvent, buildHttpEvent } from './http-event.ts';
@@ -24,8 +26,31 @@ export function createHttpApi(options: HttpApiOptions, api: ApiIdentity): HttpAp
     throw new Error('http.timeoutMs must be a positive number');
   const functionName = options.functionName ?? 'http';
   const cors: CorsPolicy | undefined = options.cors ? corsPolicy(options.cors) : undefined;
+  if (options.authorizer && options.jwtAuthorizer)
+    throw new Error('http: give either a Lambda authorizer or a jwtAuthorizer, not both');
+
+  /** As the JWT authoriser: no token or a refused one is 401; the claims go on as strings. */
+  async function authorizeJwt(
+    event: APIGatewayProxyEventV2,
+    verify: (token: string) => Promise<Record<string, unknown>>,
+  ): Promise<HttpResponse | undefined> {
+    const token = bearerToken(event.headers.authorization);
+    if (!token) return gatewayError(401, 'Unauthorized');
+    let payload: Record<string, unknown>;
+    try {
+      payload = await verify(token);
+    } catch (error) {
+      if (error instanceof InvalidTokenError) return gatewayError(401, 'Unauthorized');
+      throw error;
+    }
+    const scope = payload.scope ?? payload.scp;
+    const scopes = typeof scope === 'string' ? scope.split(' ').filter(Boolean) : null;
+    Object.assign(event.requestContext, { authorizer: { jwt: { claims: gatewayClaims(payload), scopes } } });
+    return undefined;
+  }
 
   async function authorize(event: APIGatewayProxyEventV2): Promise<HttpResponse | undefined> {
+    if (options.jwtAuthorizer) return authorizeJwt(event, (token) => options.jwtAuthorizer!.verify(token));
     if (!options.authorizer) return undefined;
     const identity = options.identityHeaders ?? [];
     if (identity.some((name) => !event.headers[name]?.trim())) return gatewayError(401, 'Unauthorized');

@@ -11,6 +11,7 @@ export type {
   WebSocketHandler,
   WebSocketResult,
 } from './types.ts';
+export { lambdaPolicyAuthorizer } from './ws-authorize.ts';
 export type {
   WebSocketAuthorizerEvent,
   WebSocketConnectEvent,

@@ -32,6 +32,13 @@ export interface HttpApiOptions {
   handler: HttpHandler;
   authorizer?: HttpAuthorizer;
   /**
+   * A JWT authoriser, as `HttpJwtAuthorizer` on `$request.header.Authorization`: a request without the
+   * header is answered `401 Unauthorized` before anything runs; `verify` gets the token (alone or after
+   * `Bearer `) and throws `InvalidTokenError` to refuse it (401 too); the claims it returns land in
+   * `requestContext.authorizer.jwt.claims`, every value a string, as AWS hands them on. Not with `authorizer`.
+   */
+  jwtAuthorizer?: { verify(token: string): Promise<Record<string, unknown>> };
+  /**
    * The headers the authoriser's identity source names (lower case, e.g. `['authorization']`): a
    * request that lacks one, or sends it empty, is answered `401 Unauthorized` and the authoriser is
    * never called, as API Gateway does. Default none.
@@ -52,7 +59,11 @@ export type WebSocketResult = APIGatewayProxyResultV2 | undefined | void;
 /** The one Lambda behind every WebSocket route, told apart by `requestContext.routeKey`. */
 export type WebSocketHandler = (event: WebSocketEvent, context: Context) => Promise<WebSocketResult>;
 
-/** A `$connect` Lambda authoriser: the context it returns is on every later event; `null` answers 403. */
+/**
+ * A `$connect` Lambda authoriser: the context it returns is on every later event; `null` answers 403;
+ * failing with the message `Unauthorized` answers 401, as API Gateway does ({@link lambdaPolicyAuthorizer}
+ * adapts a real authoriser handler, which answers with an IAM policy).
+ */
 export type WebSocketAuthorizer = (
   event: WebSocketAuthorizerEvent,
 ) => Promise<Record<string, unknown> | null>;

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
+import { headerOf } from '../../lib/auth/index.ts';
 import { createLambdaContext } from '../lambda-context.ts';
 import { invokeLambda } from './lambda-invoke.ts';
 import { awsId, hostOf, sourceIp, splitTarget } from './request-info.ts';
@@ -37,7 +38,15 @@ export function createWebSocketApi(options: WebSocketApiOptions, api: ApiIdentit
   const maxFrameBytes = positive('maxFrameBytes', options.maxFrameBytes ?? 32_768);
   const timeoutMs = positive('timeoutMs', options.timeoutMs ?? 29_000);
   // ws closes with 1009 by itself when a message is over maxPayload; limitFrameSize does so per frame.
-  const wss = new WebSocketServer({ noServer: true, maxPayload });
+  // The subprotocol the `$connect` integration chose, by request: API Gateway puts the integration's
+  // `Sec-WebSocket-Protocol` header in the handshake, and none when it sent none (ws would pick the
+  // client's first by itself).
+  const chosenProtocol = new WeakMap<IncomingMessage, string>();
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload,
+    handleProtocols: (_offered, req) => chosenProtocol.get(req) ?? false,
+  });
   const registry = new ConnectionRegistry();
 
   const invoke = (event: WebSocketEvent) =>
@@ -101,7 +110,14 @@ export function createWebSocketApi(options: WebSocketApiOptions, api: ApiIdentit
     };
     const event = connectEvent(req, facts, api);
     if (options.authorizer) {
-      const authorizer = await authorizeConnect(options.authorizer, event, api);
+      let authorizer: Awaited<ReturnType<typeof authorizeConnect>>;
+      try {
+        authorizer = await authorizeConnect(options.authorizer, event, api);
+      } catch (error) {
+        // A Lambda authoriser that fails with exactly "Unauthorized" is API Gateway's 401.
+        if (error instanceof Error && error.message === 'Unauthorized') return refuseUpgrade(socket, 401);
+        throw error;
+      }
       if (!authorizer) return refuseUpgrade(socket, 403);
       facts.authorizer = authorizer.context;
       event.requestContext.authorizer = { ...authorizer.context, integrationLatency: authorizer.latencyMs };
@@ -113,6 +129,9 @@ export function createWebSocketApi(options: WebSocketApiOptions, api: ApiIdentit
     const status =
       typeof result === 'object' && typeof result.statusCode === 'number' ? result.statusCode : 200;
     if (status < 200 || status > 299) return refuseUpgrade(socket, status);
+    const headers = typeof result === 'object' ? result.headers : undefined;
+    const protocol = headerOf(headers as Record<string, string> | undefined, 'sec-websocket-protocol');
+    if (protocol) chosenProtocol.set(req, protocol);
     if (socket.destroyed) return void onClose(facts, 1006, 'Client left during $connect');
     wss.handleUpgrade(req, socket, head, (ws) => {
       limitFrameSize(ws, maxFrameBytes);

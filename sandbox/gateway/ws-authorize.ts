@@ -1,3 +1,4 @@
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import type { ApiIdentity, WebSocketAuthorizer } from './types.ts';
 import type { WebSocketConnectEvent } from './ws-event-types.ts';
 
@@ -31,5 +32,34 @@ export async function authorizeConnect(
   return {
     context: { principalId: principalId === undefined ? '' : String(principalId), ...context },
     latencyMs: Date.now() - started,
+  };
+}
+
+/** Whether a policy statement's resource covers `arn` (`*` matching any run of characters, as IAM does). */
+function covers(resource: string | string[], arn: string): boolean {
+  return [resource].flat().some((pattern) =>
+    new RegExp(
+      `^${pattern
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\$]/g, '\\$&'))
+        .join('.*')}$`,
+    ).test(arn),
+  );
+}
+
+/**
+ * Adapts a real `$connect` Lambda authoriser (an IAM policy out, as AWS takes it) to the gateway: a
+ * policy that allows `execute-api:Invoke` on the method is the connection's context (`principalId`
+ * and the policy's `context`), one that does not is 403, and a failure with `Unauthorized` stays 401.
+ */
+export function lambdaPolicyAuthorizer(
+  handler: (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>,
+): WebSocketAuthorizer {
+  return async (event) => {
+    const result = await handler(event as unknown as APIGatewayRequestAuthorizerEvent);
+    const statements = result.policyDocument.Statement as { Effect: string; Resource?: string | string[] }[];
+    const denied = statements.some((s) => s.Effect === 'Deny' && covers(s.Resource ?? [], event.methodArn));
+    const allowed = statements.some((s) => s.Effect === 'Allow' && covers(s.Resource ?? [], event.methodArn));
+    return allowed && !denied ? { principalId: result.principalId, ...result.context } : null;
   };
 }

@@ -92,7 +92,13 @@ describe('identity comes from the authoriser, and a user reaches only their own 
       session_id: 'alice-1',
       agent_id: 'reviewed',
       content: 'hello',
-      metadata: { user: 'root' },
+      // A host that names another user and tenant everywhere it can speak gains nothing by it.
+      metadata: { user: 'root', tenant: 'globex', sub: 'bob' },
+      host_context: {
+        host: { name: 'bob' },
+        view: { name: 'admin', data: { user: 'bob', tenant: 'globex' } },
+        extensions: { user: 'bob', tenant: 'globex', 'custom:tenant': 'globex' },
+      },
     });
     await alice.waitFor(ended(accepted.run_id), 'the end of the turn');
     expect(

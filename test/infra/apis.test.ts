@@ -9,6 +9,7 @@ import {
   refOf,
   SYNTH_TIMEOUT_MS,
   synthSwitchboard,
+  TEST_AUTH,
 } from './template-helpers.ts';
 
 let stack: Stack;
@@ -104,9 +105,63 @@ describe('Switchboard APIs', () => {
     expect(endpoint).toMatch(/\/live"\]\]\}$/);
   });
 
-  it('warns at synth that every caller is anonymous when no authoriser is configured', () => {
-    Annotations.fromStack(stack).hasWarning('*', Match.stringLikeRegexp('anonymous'));
-    const allRoutes = HTTP_ROUTES.length + WEBSOCKET_SPECIAL_ROUTES.length + WEBSOCKET_ROUTES.length;
-    template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Route', { AuthorizationType: 'NONE' }, allRoutes);
+  it('puts the JWT authoriser of the issuer and audiences on every HTTP route', () => {
+    const authorizers = idsOfType(resources, 'AWS::ApiGatewayV2::Authorizer');
+    const jwt = authorizers.filter((id) => resources[id]?.Properties?.AuthorizerType === 'JWT');
+    expect(jwt).toHaveLength(1);
+    expect(resources[jwt[0] ?? '']?.Properties).toMatchObject({
+      ApiId: { Ref: apiId('HTTP') },
+      IdentitySource: ['$request.header.Authorization'],
+      JwtConfiguration: { Issuer: TEST_AUTH.issuer, Audience: TEST_AUTH.audience },
+    });
+    for (const route of routesOf(apiId('HTTP')).values()) {
+      expect(resources[route]?.Properties).toMatchObject({
+        AuthorizationType: 'JWT',
+        AuthorizerId: { Ref: jwt[0] },
+      });
+    }
   });
+
+  it('authorises $connect, and only $connect, with the authoriser function, naming no identity source', () => {
+    const lambda = idsOfType(resources, 'AWS::ApiGatewayV2::Authorizer').filter(
+      (id) => resources[id]?.Properties?.AuthorizerType === 'REQUEST',
+    );
+    expect(lambda).toHaveLength(1);
+    const props = resources[lambda[0] ?? '']?.Properties ?? {};
+    expect(props.ApiId).toEqual({ Ref: apiId('WEBSOCKET') });
+    // A named identity source that is missing is a 401 before the function runs: the token may be
+    // in the subprotocol or in the query string, so none is named.
+    expect(props.IdentitySource ?? []).toEqual([]);
+    expect(JSON.stringify(props.AuthorizerUri)).toMatch(/SwitchboardAuthorizerFunction/);
+    const routes = routesOf(apiId('WEBSOCKET'));
+    for (const [key, id] of routes) {
+      const route = resources[id]?.Properties;
+      if (key === '$connect')
+        expect(route).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: lambda[0] } });
+      else expect(route?.AuthorizationType ?? 'NONE', key).toBe('NONE');
+    }
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'apigateway.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [Match.stringLikeRegexp('^SwitchboardAuthorizerFunction'), 'Arn'] },
+    });
+    Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('anonymous'));
+  });
+
+  it(
+    'with allowAnonymous, has no authoriser and warns at synth that every caller is anonymous',
+    () => {
+      const open = synthSwitchboard({ anonymous: true, keepWarnings: true });
+      Annotations.fromStack(open.stack).hasWarning('*', Match.stringLikeRegexp('anonymous'));
+      const allRoutes = HTTP_ROUTES.length + WEBSOCKET_SPECIAL_ROUTES.length + WEBSOCKET_ROUTES.length;
+      open.template.resourcePropertiesCountIs(
+        'AWS::ApiGatewayV2::Route',
+        { AuthorizationType: 'NONE' },
+        allRoutes,
+      );
+      open.template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 0);
+      expect(idsOfType(open.resources, 'AWS::Lambda::Function')).toHaveLength(4);
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 });

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
-import { Annotations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SwitchboardDemoStack } from '../../infra/demo-stack.ts';
-import { newApp, SYNTH_TIMEOUT_MS } from './template-helpers.ts';
+import { newApp, SYNTH_TIMEOUT_MS, TEST_AUTH } from './template-helpers.ts';
 
 // The demo agent is written alongside this stack; until it exists there is nothing to synthesise.
 const hasDemoAgents = existsSync(new URL('../../demo/agents.ts', import.meta.url));
@@ -12,9 +11,7 @@ let template: Template;
 
 beforeAll(() => {
   if (!hasDemoAgents) return;
-  const stack = new SwitchboardDemoStack(newApp(), 'SwitchboardDemo');
-  // The demo is anonymous on purpose; apis.test.ts checks the warning itself.
-  Annotations.of(stack).acknowledgeWarning('switchboard:noAuthorizer');
+  const stack = new SwitchboardDemoStack(newApp(), 'SwitchboardDemo', { auth: TEST_AUTH });
   template = Template.fromStack(stack);
 }, SYNTH_TIMEOUT_MS);
 
@@ -27,6 +24,17 @@ describe.skipIf(!hasDemoAgents)('the demo stack', () => {
 
   it('empties the bucket before deleting it, so teardown does not fail on leftover files', () => {
     template.resourceCountIs('Custom::S3AutoDeleteObjects', 1);
+  });
+
+  it('refuses to synthesise without auth unless anonymous callers are asked for', () => {
+    expect(() => new SwitchboardDemoStack(newApp(), 'Open')).toThrow(/allowAnonymous: true/);
+  });
+
+  it('authenticates callers with the issuer it is given', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'JWT',
+      JwtConfiguration: { Issuer: TEST_AUTH.issuer, Audience: TEST_AUTH.audience },
+    });
   });
 
   it('is environment-agnostic, so it synthesises without credentials or lookups', () => {

@@ -8,6 +8,7 @@ import {
   type Resources,
   SYNTH_TIMEOUT_MS,
   synthSwitchboard,
+  TEST_AUTH,
 } from './template-helpers.ts';
 
 let template: Template;
@@ -59,7 +60,10 @@ describe('Switchboard storage and compute', () => {
             { AttributeName: 'gsi2pk', KeyType: 'HASH' },
             { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: Match.arrayWith(['sessionId', 'agentId']) },
+          Projection: {
+            ProjectionType: 'INCLUDE',
+            NonKeyAttributes: Match.arrayWith(['sessionId', 'agentId']),
+          },
         },
       ],
       Replicas: [
@@ -123,8 +127,8 @@ describe('Switchboard storage and compute', () => {
 
   it('every function runs Node 22 on arm64 with the Switchboard configuration', () => {
     const functions = idsOfType(resources, 'AWS::Lambda::Function');
-    expect(functions).toHaveLength(4);
-    for (const id of functions) {
+    expect(functions).toHaveLength(5);
+    for (const id of functions.filter((fn) => !fn.startsWith('SwitchboardAuthorizerFunction'))) {
       const props = resources[id]?.Properties ?? {};
       expect(props.Runtime).toBe('nodejs22.x');
       expect(props.Architectures).toEqual(['arm64']);
@@ -142,6 +146,26 @@ describe('Switchboard storage and compute', () => {
       expect(variables.SWITCHBOARD_SETTINGS).toBe('{"runs":{"leaseMs":120000}}');
       expect(variables.NODE_OPTIONS).toBe('--enable-source-maps');
     }
+  });
+
+  it('the $connect authoriser knows only the issuer and the audiences, not the table, queue or bucket', () => {
+    const [authorizer] = idsOfType(resources, 'AWS::Lambda::Function').filter((id) =>
+      id.startsWith('SwitchboardAuthorizerFunction'),
+    );
+    const props = resources[authorizer ?? '']?.Properties ?? {};
+    expect([props.Runtime, props.Architectures, props.Timeout, props.MemorySize]).toEqual([
+      'nodejs22.x',
+      ['arm64'],
+      10,
+      256,
+    ]);
+    expect(environmentOf(resources, authorizer ?? '')).toEqual({
+      SWITCHBOARD_AUTH_ISSUER: TEST_AUTH.issuer,
+      SWITCHBOARD_AUTH_AUDIENCE: JSON.stringify(TEST_AUTH.audience),
+      NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_SERVICE_NAME: 'switchboard',
+      LOG_LEVEL: 'INFO',
+    });
   });
 
   it('the worker gets the longest timeout and the most memory', () => {

@@ -50,15 +50,23 @@ export function newStack(options: { validate?: boolean } = {}): Stack {
   return new Stack(newApp(options), 'Test');
 }
 
+/** The built-in authentication the test stacks use. */
+export const TEST_AUTH = { issuer: 'https://issuer.example.com/pool', audience: ['hosts', 'admin-app'] };
+
 /** What a test wants from {@link synthSwitchboard}. */
 export interface SynthOptions {
   /** Run CloudFormation's default rules too (slow). */
   readonly validate?: boolean;
+  /** No authoriser at all (`allowAnonymous: true`) instead of {@link TEST_AUTH}. */
+  readonly anonymous?: boolean;
   /** Keep the missing-authoriser warning, for the test that checks it (silenced otherwise). */
   readonly keepWarnings?: boolean;
 }
 
-/** Synthesises a stack holding one Switchboard with tracing on (so the X-Ray allow-list is exercised). */
+/**
+ * Synthesises a stack holding one Switchboard with tracing on (so the X-Ray allow-list is exercised)
+ * and built-in authentication ({@link TEST_AUTH}), or none with `anonymous`.
+ */
 export function synthSwitchboard(options: SynthOptions = {}): {
   stack: Stack;
   template: Template;
@@ -69,6 +77,7 @@ export function synthSwitchboard(options: SynthOptions = {}): {
     agents: FIXTURE_AGENTS,
     tracing: true,
     settings: { runs: { leaseMs: 120_000 } },
+    ...(options.anonymous ? { allowAnonymous: true } : { auth: TEST_AUTH }),
   });
   if (!options.keepWarnings) Annotations.of(stack).acknowledgeWarning('switchboard:noAuthorizer');
   const template = Template.fromStack(stack);

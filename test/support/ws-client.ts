@@ -23,9 +23,9 @@ export class TestSocket {
     this.#closed = new Promise((resolve) => socket.on('close', (code) => resolve(code)));
   }
 
-  /** Opens a socket; rejects when the upgrade is refused. */
-  static open(url: string): Promise<TestSocket> {
-    const socket = new WebSocket(url);
+  /** Opens a socket, offering `protocols` (subprotocols) when given; rejects when the upgrade is refused. */
+  static open(url: string, protocols?: string[]): Promise<TestSocket> {
+    const socket = protocols ? new WebSocket(url, protocols) : new WebSocket(url);
     return new Promise((resolve, reject) => {
       socket.once('open', () => resolve(new TestSocket(socket)));
       socket.once('error', reject);

@@ -1,0 +1,40 @@
+import { createJwtVerifier, type JwtVerifier } from './jwt.ts';
+import { type AuthConfig, AuthConfigSchema } from './types.ts';
+
+/** The environment variables the stack gives the `$connect` authoriser. */
+export const AUTH_ENV = { issuer: 'SWITCHBOARD_AUTH_ISSUER', audience: 'SWITCHBOARD_AUTH_AUDIENCE' } as const;
+
+/**
+ * The authoriser's configuration from its environment: the issuer, and the audiences as a JSON array
+ * (an audience may hold any character). Throws, naming the variable, when one is missing or wrong.
+ */
+export function authConfigFromEnv(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): AuthConfig {
+  const audience = env[AUTH_ENV.audience];
+  let parsedAudience: unknown;
+  try {
+    parsedAudience = audience === undefined ? undefined : JSON.parse(audience);
+  } catch {
+    throw new Error(`${AUTH_ENV.audience} must be a JSON array of strings.`);
+  }
+  const parsed = AuthConfigSchema.safeParse({ issuer: env[AUTH_ENV.issuer], audience: parsedAudience });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = issue?.path[0] === 'audience' ? AUTH_ENV.audience : AUTH_ENV.issuer;
+    throw new Error(`${variable} is not set right: ${issue?.message ?? 'invalid'}.`);
+  }
+  return parsed.data;
+}
+
+/**
+ * A verifier configured from the environment on first use and kept for the life of the execution
+ * environment (so its keys are too): loading the module never throws.
+ */
+export function verifierFromEnv(): JwtVerifier {
+  let verify: JwtVerifier | undefined;
+  return (token) => {
+    verify ??= createJwtVerifier(authConfigFromEnv());
+    return verify(token);
+  };
+}

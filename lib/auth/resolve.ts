@@ -1,0 +1,79 @@
+import { InvalidContextError, SwitchboardError, UnauthorizedError } from '../errors/index.ts';
+import { type AuthorizerShape, claimsOf } from './claims.ts';
+import {
+  ANONYMOUS,
+  type Claims,
+  type Identity,
+  type ResolveContext,
+  type ResolvedContext,
+  ResolvedContextSchema,
+} from './types.ts';
+
+/** Largest `data` a context may carry (it is stored with each run). */
+const MAX_DATA_BYTES = 8 * 1024;
+
+const named = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
+/**
+ * The default `resolveContext`: the user is the token's `sub` (or a Lambda authoriser's `user`, or its
+ * `principalId`), the tenant its `tenant` or Cognito's `custom:tenant` claim. Nothing else is kept.
+ *
+ * @example
+ * ```ts
+ * defaultResolveContext({ sub: 'u1', 'custom:tenant': 'acme', role: 'admin' });
+ * // { user: { id: 'u1' }, data: { tenant: 'acme' } }
+ * ```
+ */
+export function defaultResolveContext(claims: Claims): ResolvedContext {
+  const user = [claims.sub, claims.user, claims.principalId].find(named);
+  const tenant = [claims.tenant, claims['custom:tenant']].find(named);
+  return { user: user === undefined ? null : { id: user }, data: tenant === undefined ? {} : { tenant } };
+}
+
+/** Checks what a `resolveContext` returned and makes it an identity; a null user is refused (401). */
+export function identityFromContext(resolved: unknown): Identity {
+  const parsed = ResolvedContextSchema.safeParse(resolved);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new InvalidContextError(
+      `resolveContext returned no usable context${issue ? ` (${issue.path.join('.') || 'result'}: ${issue.message})` : ''}.`,
+    );
+  }
+  const { user, data } = parsed.data;
+  // A caller the authoriser accepted but who names nobody must not become the shared anonymous user.
+  if (user === null)
+    throw new UnauthorizedError("The caller's claims name no user: no subject (sub), user or principalId.");
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(data);
+  } catch {}
+  if (json === undefined || Buffer.byteLength(json) > MAX_DATA_BYTES) {
+    throw new InvalidContextError(
+      `resolveContext must return data as JSON of at most ${MAX_DATA_BYTES} bytes.`,
+    );
+  }
+  return { user: user.id, data: JSON.parse(json) as Record<string, unknown> };
+}
+
+/**
+ * Who a request comes from: the authoriser's claims turned into a user and data by `resolveContext`
+ * (the default one without it). Anonymous only when no authoriser ran. A hook that throws refuses the
+ * caller (401) unless it threw a Switchboard error of its own.
+ */
+export async function resolveIdentity(
+  authorizer: AuthorizerShape | undefined | null,
+  resolveContext: ResolveContext = defaultResolveContext,
+): Promise<Identity> {
+  const claims = claimsOf(authorizer);
+  if (claims === undefined) return { user: ANONYMOUS, data: {} };
+  let resolved: unknown;
+  try {
+    resolved = await resolveContext(claims);
+  } catch (error) {
+    if (error instanceof SwitchboardError) throw error;
+    throw new UnauthorizedError(
+      `resolveContext refused the caller: ${String((error as Error)?.message ?? error)}`,
+    );
+  }
+  return identityFromContext(resolved);
+}
