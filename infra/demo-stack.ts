@@ -47,10 +47,12 @@ export class SwitchboardDemoStack extends Stack {
       logRetention: RetentionDays.ONE_WEEK,
     });
     // The demo's own choices, said where cdk-nag looks for them (test/infra/nag.test.ts).
-    acknowledgeAnonymousAccess(
-      this.switchboard,
-      'The demo has no identity provider on purpose: every caller is the same anonymous user, it holds nothing private, and synth warns about it.',
-    );
+    if (!auth) {
+      acknowledgeAnonymousAccess(
+        this.switchboard,
+        'The demo served without an identity provider (allowAnonymous): every caller is the same anonymous user, it holds nothing private, and synth warns about it.',
+      );
+    }
     Validations.of(this.switchboard).acknowledge({
       id: 'Serverless-LambdaTracing',
       reason:

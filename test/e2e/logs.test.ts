@@ -3,7 +3,7 @@ import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type HostAgentDefinition } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import { sessionIds, testSandbox } from '../support/sandbox.ts';
+import { refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
 
 /** Values that must never reach a log line, each unique to this run of the file. */
@@ -180,7 +180,7 @@ describe('logs', () => {
 
     const text = captured.join('\n');
     // The capture works: the warning about the malformed event names the session, and DEBUG is on.
-    const lines = text.split('\n').filter((l) => l.includes(`"sessionId":"${id}"`));
+    const lines = text.split('\n').filter((l) => l.includes(`"sessionId":"${refOf(id, 'alice', 'acme')}"`));
     expect(lines.some((l) => l.includes('Ignored a malformed event'))).toBe(true);
     expect(lines.some((l) => l.includes('"level":"DEBUG"') && l.includes('Claimed the run'))).toBe(true);
     const markers: [string, string][] = [...Object.entries(MARK), ['attachment (base64)', ATTACHMENT_BASE64]];

@@ -21,11 +21,15 @@ afterAll(() => {
 
 /** Starts `npm start`'s program as its own process and resolves with its URLs once it printed them. */
 function startProcess(): Promise<{ url: string; wsUrl: string }> {
-  child = spawn(process.execPath, ['--import', 'tsx', 'sandbox/main.ts', '--port', '0', '--data', dataDir], {
-    cwd: root,
-    env: { ...process.env, SWITCHBOARD_DEMO_DELAY_MS: '400', LOG_LEVEL: 'ERROR' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'sandbox/main.ts', '--port', '0', '--data', dataDir, '--anonymous'],
+    {
+      cwd: root,
+      env: { ...process.env, SWITCHBOARD_DEMO_DELAY_MS: '400', LOG_LEVEL: 'ERROR' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   return new Promise((resolve, reject) => {
     child?.stdout?.on('data', (chunk) => {

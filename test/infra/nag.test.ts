@@ -64,10 +64,21 @@ function teamStack(app = newApp()): Stack {
   return stack;
 }
 
+/** A team's stack with the built-in authentication: a JWT authoriser and the `$connect` function. */
+function builtInAuthStack(): Stack {
+  const stack = new Stack(newApp(), 'Test');
+  new Switchboard(stack, 'Switchboard', {
+    agents: FIXTURE_AGENTS,
+    tracing: true,
+    auth: { issuer: 'https://login.example.com', audience: ['hosts'] },
+  });
+  return stack;
+}
+
 /** The least a team can write: no authoriser, no tracing. */
 function bareStack(): Stack {
   const stack = newStack();
-  new Switchboard(stack, 'Switchboard', { agents: FIXTURE_AGENTS });
+  new Switchboard(stack, 'Switchboard', { agents: FIXTURE_AGENTS, allowAnonymous: true });
   Annotations.of(stack).acknowledgeWarning('switchboard:noAuthorizer');
   return stack;
 }
@@ -76,17 +87,24 @@ const hasDemoAgents = existsSync(new URL('../../demo/agents.ts', import.meta.url
 
 let team: Finding[];
 let bare: Finding[];
+let builtIn: Finding[];
 let demo: Finding[];
 
 beforeAll(() => {
   team = nag(teamStack());
   bare = nag(bareStack());
-  if (hasDemoAgents) demo = nag(new SwitchboardDemoStack(newApp(), 'SwitchboardDemo'));
+  builtIn = nag(builtInAuthStack());
+  if (hasDemoAgents)
+    demo = nag(new SwitchboardDemoStack(newApp(), 'SwitchboardDemo', { allowAnonymous: true }));
 }, SYNTH_TIMEOUT_MS);
 
 describe('cdk-nag AwsSolutions and Serverless checks', () => {
   it('find nothing unacknowledged in a stack with both authorisers and tracing', () => {
     expect(team.map(line)).toEqual([]);
+  });
+
+  it('find nothing unacknowledged in a stack with the built-in authentication and tracing', () => {
+    expect(builtIn.map(line)).toEqual([]);
   });
 
   it(

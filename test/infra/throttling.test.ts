@@ -51,6 +51,7 @@ describe('stage throttling', () => {
       const stack = newStack();
       new Switchboard(stack, 'Switchboard', {
         agents: FIXTURE_AGENTS,
+        allowAnonymous: true,
         httpThrottle: { rateLimit: 50.5, burstLimit: 100 },
         webSocketThrottle: false,
       });
@@ -66,11 +67,16 @@ describe('stage throttling', () => {
 
   it('rejects a rate that is not positive and a burst that is not a whole number', () => {
     expect(() =>
-      resolveSwitchboardProps({ agents: FIXTURE_AGENTS, httpThrottle: { rateLimit: 0, burstLimit: 10 } }),
+      resolveSwitchboardProps({
+        agents: FIXTURE_AGENTS,
+        allowAnonymous: true,
+        httpThrottle: { rateLimit: 0, burstLimit: 10 },
+      }),
     ).toThrow(/httpThrottle\.rateLimit/);
     expect(() =>
       resolveSwitchboardProps({
         agents: FIXTURE_AGENTS,
+        allowAnonymous: true,
         webSocketThrottle: { rateLimit: 5, burstLimit: 1.5 },
       }),
     ).toThrow(/webSocketThrottle\.burstLimit/);
