@@ -1,0 +1,242 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  HTTP_ROUTES,
+  type HttpRouteKey,
+  WEBSOCKET_ROUTES,
+  type WebSocketRouteKey,
+} from '../../lib/contract/index.ts';
+import { createSwitchboard } from '../../lib/index.ts';
+import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { pauseAgents } from '../support/pause-agents.ts';
+import { refOf, testSandbox } from '../support/sandbox.ts';
+import { type Frame, TestSocket } from '../support/ws-client.ts';
+
+/**
+ * Every HTTP route and WebSocket action, for the owner, another user of the same tenant, the same
+ * user id in another tenant, and a caller without a token. Alice owns a paused session and a file;
+ * nobody else reaches either, by her id or by her ref, and nothing of hers changes.
+ */
+const pauses = pauseAgents();
+const app = createSwitchboard();
+app.registerHostAgent(pauses.definitions[0]!);
+const TOKENS: Record<string, { user: string; tenant?: string }> = {
+  alice: { user: 'alice', tenant: 'acme' },
+  bob: { user: 'bob', tenant: 'acme' },
+  'alice-globex': { user: 'alice', tenant: 'globex' },
+};
+const OTHERS = ['bob', 'alice-globex'] as const;
+const SESSION = 'matrix';
+const REF = refOf(SESSION, 'alice', 'acme');
+const ACTION = 'req_wire';
+
+let sandbox: Sandbox;
+let fileId: string;
+
+async function call(token: string | undefined, method: string, path: string, body?: unknown, type?: string) {
+  const res = await fetch(`${sandbox.url}${path}`, {
+    method,
+    headers: {
+      ...(token && { authorization: `Bearer ${token}` }),
+      ...(body !== undefined && { 'content-type': type ?? 'application/json' }),
+    },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, any> };
+}
+
+/** A request of each route, naming alice's session (by `name`: her id or her ref) and file. */
+function requestOf(route: HttpRouteKey, name: string): [string, string, unknown?, string?] {
+  const requests: Record<HttpRouteKey, [string, string, unknown?, string?]> = {
+    'POST /api/chat': ['POST', '/api/chat', { session_id: name, content: 'hello' }],
+    'GET /api/sessions': ['GET', '/api/sessions'],
+    'GET /api/sessions/{id}': ['GET', `/api/sessions/${name}`],
+    'GET /api/sessions/{id}/messages': ['GET', `/api/sessions/${name}/messages`],
+    'GET /api/sessions/{id}/events': ['GET', `/api/sessions/${name}/events`],
+    'POST /api/sessions/{id}/actions/{actionId}': [
+      'POST',
+      `/api/sessions/${name}/actions/${ACTION}`,
+      { decision: 'approve' },
+    ],
+    'POST /api/sessions/{id}/cancel': ['POST', `/api/sessions/${name}/cancel`],
+    'DELETE /api/sessions/{id}': ['DELETE', `/api/sessions/${name}`],
+    'POST /api/files': ['POST', '/api/files?name=x.txt', 'text', 'text/plain'],
+    'GET /api/files/{id}': ['GET', `/api/files/${fileId}`],
+  };
+  return requests[route];
+}
+
+/** What someone other than alice gets on each route: never anything of hers. */
+const OTHER_ANSWERS: Record<HttpRouteKey, (name: string) => { status: number; code?: string }> = {
+  // By her ref nothing can be created (by her id a message opens the caller's own session: the last test).
+  'POST /api/chat': () => ({ status: 404, code: 'session_not_found' }),
+  'GET /api/sessions': () => ({ status: 200 }),
+  'GET /api/sessions/{id}': () => ({ status: 404, code: 'session_not_found' }),
+  'GET /api/sessions/{id}/messages': () => ({ status: 404, code: 'session_not_found' }),
+  'GET /api/sessions/{id}/events': () => ({ status: 404, code: 'session_not_found' }),
+  'POST /api/sessions/{id}/actions/{actionId}': () => ({ status: 404, code: 'session_not_found' }),
+  'POST /api/sessions/{id}/cancel': () => ({ status: 404, code: 'session_not_found' }),
+  'DELETE /api/sessions/{id}': () => ({ status: 404, code: 'session_not_found' }),
+  'POST /api/files': () => ({ status: 201 }),
+  'GET /api/files/{id}': () => ({ status: 404, code: 'file_not_found' }),
+};
+
+/** What alice sees of her own session: the messages, the open request, the file. */
+async function aliceState() {
+  const session = await call('alice', 'GET', `/api/sessions/${SESSION}`);
+  const messages = await call('alice', 'GET', `/api/sessions/${SESSION}/messages`);
+  const file = await call('alice', 'GET', `/api/files/${fileId}`);
+  return {
+    status: session.json.status,
+    pending: (session.json.pending_actions as { id: string }[]).map((a) => a.id),
+    messages: (messages.json.messages as { id: string; content: string }[]).map((m) => [m.id, m.content]),
+    file: file.status,
+  };
+}
+
+beforeAll(async () => {
+  sandbox = await testSandbox({ app, tokens: (token) => TOKENS[token] ?? null });
+  const alice = await TestSocket.open(`${sandbox.wsUrl}?token=alice`);
+  const accepted = await alice.request({
+    action: 'assistant_message',
+    session_id: SESSION,
+    agent_id: 'pauser',
+    content: 'wire',
+  });
+  await alice.waitFor((f) => f.type === 'session.status_requires_action' && f.run_id === accepted.run_id);
+  await alice.close();
+  const uploaded = await call('alice', 'POST', '/api/files?name=secret.txt', 'private', 'text/plain');
+  fileId = uploaded.json.id as string;
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+describe('the access matrix: every route and action, for every kind of caller', () => {
+  it('names every route of HTTP_ROUTES and every WebSocket action', () => {
+    expect(Object.keys(OTHER_ANSWERS).sort()).toEqual([...HTTP_ROUTES].sort());
+    expect(Object.keys(WS_OTHER).sort()).toEqual([...WEBSOCKET_ROUTES].sort());
+  });
+
+  it('refuses a caller without a token on every route with API Gateway’s 401, and the WebSocket upgrade', async () => {
+    for (const route of HTTP_ROUTES) {
+      const [method, path, body, type] = requestOf(route, SESSION);
+      expect(await call(undefined, method, path, body, type), route).toEqual({
+        status: 401,
+        json: { message: 'Unauthorized' },
+      });
+    }
+    await expect(TestSocket.open(sandbox.wsUrl)).rejects.toThrow(/upgrade refused: 40[13]/);
+  });
+
+  it.each(OTHERS)('gives %s nothing of alice’s, by her id or her ref, on every HTTP route', async (other) => {
+    const before = await aliceState();
+    for (const route of HTTP_ROUTES) {
+      for (const name of [SESSION, REF]) {
+        if (route === 'POST /api/chat' && name === SESSION) continue;
+        const [method, path, body, type] = requestOf(route, name);
+        const expected = OTHER_ANSWERS[route](name);
+        const res = await call(other, method, path, body, type);
+        expect(res.status, `${route} as ${other} naming ${name}`).toBe(expected.status);
+        if (expected.code) expect(res.json.error?.code, `${route} as ${other}`).toBe(expected.code);
+        // Nothing in any answer names alice's session, her agent or her request.
+        expect(JSON.stringify(res.json), `${route} as ${other}`).not.toMatch(
+          /pauser|req_wire|wire_money|secret/,
+        );
+        if (route === 'GET /api/sessions') {
+          expect((res.json.sessions as { ref: string }[]).map((s) => s.ref)).not.toContain(REF);
+        }
+      }
+    }
+    expect(await aliceState()).toEqual(before);
+  });
+
+  it.each(OTHERS)('gives %s nothing of alice’s on every WebSocket action', async (other) => {
+    const before = await aliceState();
+    const socket = await TestSocket.open(`${sandbox.wsUrl}?token=${other}`);
+    try {
+      for (const action of WEBSOCKET_ROUTES) {
+        for (const name of [SESSION, REF]) {
+          if (action === 'assistant_message' && name === SESSION) continue;
+          const answer = await socket.request({ action, ...WS_FRAMES[action](name) });
+          const expected = WS_OTHER[action](name);
+          expect(answer.type, `${action} as ${other} naming ${name}`).toBe(expected.type);
+          if (expected.errorType) expect((answer.error as Frame)?.type, action).toBe(expected.errorType);
+          expect(JSON.stringify(answer), action).not.toMatch(/pauser|req_wire|wire_money/);
+        }
+      }
+      // No event of alice's session reached this socket: none carries her agent's words or request.
+      expect(JSON.stringify(socket.frames)).not.toMatch(/req_wire|wire_money|I need your OK/);
+    } finally {
+      await socket.close();
+    }
+    expect(await aliceState()).toEqual(before);
+  });
+
+  it('lets the owner do everything, by her id and by her ref', async () => {
+    for (const route of [
+      'GET /api/sessions/{id}',
+      'GET /api/sessions/{id}/messages',
+      'GET /api/sessions/{id}/events',
+    ] as const) {
+      for (const name of [SESSION, REF]) {
+        const [method, path] = requestOf(route, name);
+        expect((await call('alice', method, path)).status, `${route} ${name}`).toBe(200);
+      }
+    }
+    const listed = await call('alice', 'GET', '/api/sessions');
+    expect((listed.json.sessions as { ref: string }[]).map((s) => s.ref)).toContain(REF);
+    expect((await call('alice', 'GET', `/api/files/${fileId}`)).status).toBe(200);
+    const socket = await TestSocket.open(`${sandbox.wsUrl}?token=alice`);
+    try {
+      expect((await socket.request({ action: 'assistant_join_session', session_id: REF })).type).toBe(
+        'assistant:joined',
+      );
+      // She answers her request by her ref; then her session is idle, and a cancel reaches it with nothing to do.
+      const [method, path, body] = requestOf('POST /api/sessions/{id}/actions/{actionId}', REF);
+      const answered = await call('alice', method, path, body);
+      expect(answered.status).toBe(202);
+      await socket.waitFor(
+        (f) => f.type === 'session.status_idle' && f.run_id === answered.json.run_id,
+        'the answer’s turn to end',
+      );
+      const cancelled = await call('alice', 'POST', `/api/sessions/${SESSION}/cancel`);
+      expect(cancelled).toMatchObject({ status: 409, json: { error: { code: 'nothing_to_cancel' } } });
+      expect((await call('alice', 'DELETE', `/api/sessions/${SESSION}`)).status).toBe(202);
+      expect((await call('alice', 'GET', `/api/sessions/${SESSION}`)).status).toBe(404);
+    } finally {
+      await socket.close();
+    }
+  });
+});
+
+describe('the same id as alice’s, used by someone else', () => {
+  it.each(OTHERS)('opens %s’s own session, which alice never sees', async (other) => {
+    const before = await callState(other);
+    const sent = await call(other, 'POST', '/api/chat', { session_id: SESSION, content: 'mine' });
+    expect(sent.status).toBe(202);
+    const own = await call(other, 'GET', `/api/sessions/${SESSION}`);
+    expect(own.json.ref).toBe(refOf(SESSION, TOKENS[other]!.user, TOKENS[other]!.tenant));
+    expect(before).toBe(404);
+  });
+});
+
+/** Whether a caller has a session of the id (its GET status). */
+async function callState(token: string): Promise<number> {
+  return (await call(token, 'GET', `/api/sessions/${SESSION}`)).status;
+}
+
+/** A frame of each action naming alice's session (by her id or her ref). */
+const WS_FRAMES: Record<WebSocketRouteKey, (name: string) => Record<string, unknown>> = {
+  assistant_message: (name) => ({ session_id: name, content: 'hello' }),
+  assistant_join_session: (name) => ({ session_id: name }),
+  assistant_resolve_action: (name) => ({ session_id: name, action_id: ACTION, decision: 'approve' }),
+  assistant_cancel: (name) => ({ session_id: name }),
+};
+
+/** What someone other than alice gets on each action. */
+const WS_OTHER: Record<WebSocketRouteKey, (name: string) => { type: string; errorType?: string }> = {
+  assistant_message: () => ({ type: 'assistant:error', errorType: 'not_found' }),
+  assistant_join_session: () => ({ type: 'assistant:error', errorType: 'not_found' }),
+  assistant_resolve_action: () => ({ type: 'assistant:error', errorType: 'not_found' }),
+  assistant_cancel: () => ({ type: 'assistant:error', errorType: 'not_found' }),
+};
