@@ -77,6 +77,46 @@ export class SessionNotFoundError extends NotFoundError {
   }
 }
 
+/** A message names an agent that is not registered (for this caller): 404 at `agent_id`. */
+export class AgentNotFoundError extends NotFoundError {
+  constructor(agentId: string) {
+    super('agent_not_found', `No agent "${agentId}" is registered.`, [
+      { path: ['agent_id'], message: 'unknown agent' },
+    ]);
+  }
+}
+
+/**
+ * A queued turn whose agent is no longer registered when it runs (the deployment changed between
+ * the message and its turn): the turn ends in error. Not the host's fault, so not a 404.
+ */
+export class AgentUnavailableError extends SwitchboardError {
+  constructor(agentId: string) {
+    super('agent_unavailable', `Agent "${agentId}" is no longer registered.`, 500, 'internal');
+  }
+}
+
+/** The agent threw while running a turn: the turn ends in error; its own message stays in the log. */
+export class AgentFailedError extends SwitchboardError {
+  constructor() {
+    super('agent_error', 'The agent failed while running the turn.', 500, 'internal');
+  }
+}
+
+/** Something failed on the runtime's side; the detail is in the log, never in the answer. */
+export class InternalError extends SwitchboardError {
+  constructor() {
+    super('internal_error', 'Something went wrong on our side.', 500, 'internal');
+  }
+}
+
+/** The caller is known but may not do this (a reviewer the agent's hook refused): 403. */
+export class ForbiddenError extends SwitchboardError {
+  constructor(message: string) {
+    super('forbidden', message, 403, 'auth');
+  }
+}
+
 /** A request that conflicts with the session's state: 409, WebSocket type `session`. */
 export class SessionConflictError extends SwitchboardError {
   constructor(code: string, message: string) {

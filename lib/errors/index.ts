@@ -1,6 +1,11 @@
 export {
   AgentDefinitionError,
+  AgentFailedError,
+  AgentNotFoundError,
+  AgentUnavailableError,
   type ErrorType,
+  ForbiddenError,
+  InternalError,
   InvalidContextError,
   InvalidHostResultError,
   InvalidTokenError,

@@ -1,7 +1,7 @@
 import type { HostAgentIO, HostEvent, HostResult } from '../agents/index.ts';
 import { EventGate, validateResult } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { SwitchboardError } from '../errors/index.ts';
+import { AgentFailedError, SwitchboardError } from '../errors/index.ts';
 import type { CancelReason, RunOutcome } from '../store/index.ts';
 import type { EventStream } from './event-stream.ts';
 import { TurnState } from './turn-state.ts';
@@ -131,10 +131,7 @@ function publish(stream: EventStream, messageId: string, event: HostEvent, host:
 
 /** Closes a turn as error: the error is in the log, no message or pending action is stored. */
 export function failTurn(stream: EventStream, error: unknown): RunOutcome {
-  const e =
-    error instanceof SwitchboardError
-      ? error
-      : new SwitchboardError('agent_error', 'The agent failed while running the turn.', 500, 'internal');
+  const e = error instanceof SwitchboardError ? error : new AgentFailedError();
   stream.append('session.error', { code: e.code, message: e.message, status: e.status });
   stream.append('session.status_idle', { status: 'error', stop_reason: 'error', detail: null });
   return { status: 'error', stopReason: 'error', error: { code: e.code, message: e.message } };

@@ -4,10 +4,10 @@ import { hostSessionId, type Identity, isOwner, requestContextOf, tenantOf } fro
 import type { Runtime } from '../config/index.ts';
 import { type ChatRequest, collectAttachments, type ResolveRequest } from '../contract/index.ts';
 import {
+  ForbiddenError,
   NotFoundError,
   SessionConflictError,
   SessionNotFoundError,
-  SwitchboardError,
 } from '../errors/index.ts';
 import { newId } from '../ids/index.ts';
 import {
@@ -262,7 +262,7 @@ export async function submitAnswer(
   if (!allowed && !owner) {
     throw new SessionNotFoundError(hostSessionId(session.sessionId));
   }
-  if (!allowed) throw new SwitchboardError('forbidden', 'You may not answer this request.', 403, 'auth');
+  if (!allowed) throw new ForbiddenError('You may not answer this request.');
   const {
     runId,
     action: decided,

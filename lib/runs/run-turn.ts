@@ -1,7 +1,7 @@
 import type { Switchboard } from '../agents/index.ts';
 import { lapseContext, ownerIdentity, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { FencedError, MissingItemError, RetryLaterError, SwitchboardError } from '../errors/index.ts';
+import { AgentUnavailableError, FencedError, MissingItemError, RetryLaterError } from '../errors/index.ts';
 import {
   type CancelReason,
   claimRun,
@@ -115,10 +115,7 @@ async function runClaimed(
             : await runDelete(bookkeeping);
     } else if (!agent) {
       stream.append('session.status_running', { kind: run.kind ?? 'turn' });
-      outcome = failTurn(
-        stream,
-        new SwitchboardError('agent_not_found', `No agent "${run.agentId}" is registered.`, 500, 'internal'),
-      );
+      outcome = failTurn(stream, new AgentUnavailableError(run.agentId));
     } else {
       const stopping = {
         watch,

@@ -16,7 +16,7 @@ import {
   renderHostContext,
 } from '../contract/index.ts';
 import {
-  NotFoundError,
+  AgentNotFoundError,
   SessionConflictError,
   SessionNotFoundError,
   ValidationError,
@@ -80,9 +80,7 @@ async function resolveSession(
     throw new ValidationError('agent_id is required.', [{ path: ['agent_id'], message: 'Required' }]);
   const agent = await app.resolveAgent(agentId, requestContextOf(identity));
   if (!agent) {
-    throw new NotFoundError('agent_not_found', `No agent "${agentId}" is registered.`, [
-      { path: ['agent_id'], message: 'unknown agent' },
-    ]);
+    throw new AgentNotFoundError(agentId);
   }
   // Everything the request refers to is checked before anything is written: a rejected message leaves no session.
   const files = await checkFileIds(rt, identity, request);

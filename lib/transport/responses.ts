@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { RateLimitedError, SwitchboardError } from '../errors/index.ts';
+import { InternalError, RateLimitedError, SwitchboardError } from '../errors/index.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
@@ -18,7 +18,7 @@ export function asSwitchboardError(error: unknown, logger: Logger): SwitchboardE
   logger.error('Unhandled error', {
     error: error instanceof Error ? { message: error.message, stack: error.stack } : String(error),
   });
-  return new SwitchboardError('internal_error', 'Something went wrong on our side.', 500, 'internal');
+  return new InternalError();
 }
 
 /** The one mapping of errors to HTTP: `{ error: { code, message, issues? } }` with the error's status. */
