@@ -21,7 +21,7 @@ import {
   parseSessionTarget,
   type WebSocketRouteKey,
 } from '../contract/index.ts';
-import { SessionNotFoundError, UnauthorizedError, ValidationError } from '../errors/index.ts';
+import { SessionNotFoundError, ValidationError } from '../errors/index.ts';
 import { limitFrame } from '../limits/index.ts';
 import { cancelSession, submitAnswer, submitTurn } from '../runs/index.ts';
 import { ownedSession } from '../sessions/index.ts';
@@ -35,7 +35,7 @@ import {
   setHostContext,
   subscribe,
 } from '../store/index.ts';
-import { errorFrame, frameOf, pushToConnection } from '../transport/index.ts';
+import { asSwitchboardError, errorFrame, frameOf, pushToConnection } from '../transport/index.ts';
 import { lazyRuntime } from './runtime.ts';
 
 /** The parts of an API Gateway WebSocket event that Switchboard reads. */
@@ -215,7 +215,8 @@ export function createWebSocketHandler(app: Switchboard, runtime?: Runtime) {
       if (routeKey === '$connect') return connected(event);
       return frame === undefined ? { statusCode: 200 } : { statusCode: 200, body: JSON.stringify(frame) };
     } catch (error) {
-      if (routeKey === '$connect') return { statusCode: error instanceof UnauthorizedError ? 401 : 500 };
+      // A refused connection has no body to carry the error: the upgrade's status says it.
+      if (routeKey === '$connect') return { statusCode: asSwitchboardError(error, rt().logger).status };
       let requestId: string | undefined;
       try {
         requestId = bodyOf(event).requestId;
