@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { leaf, type Shape } from './normalize.ts';
 
 /** The most characters one attachment's data URI, URL or text may have. */
 export const MAX_ATTACHMENT_CHARS = 12_000_000;
@@ -45,14 +44,6 @@ export const AttachmentSchema = z
     }
   });
 export type Attachment = z.infer<typeof AttachmentSchema>;
-
-/** The contract's field names of an attachment, for camelCase normalisation. */
-export const ATTACHMENT_SHAPE: Shape = {
-  kind: 'object',
-  fields: Object.fromEntries(
-    ['kind', 'purpose', ...CONTENT_FIELDS, 'name', 'description', 'media_type'].map((f) => [f, leaf]),
-  ),
-};
 
 /** The identity of an attachment's content, for dropping duplicates. */
 function contentKey(a: Attachment): string {

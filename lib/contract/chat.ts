@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { parseOrThrow, throwIssues } from '../errors/index.ts';
-import { ATTACHMENT_SHAPE, AttachmentSchema } from './attachments.ts';
-import { HOST_CONTEXT_LIMITS, HOST_CONTEXT_SHAPE, HostContextSchema, isPlainObject } from './host-context.ts';
+import { AttachmentSchema } from './attachments.ts';
+import { HOST_CONTEXT_LIMITS, HostContextSchema, isPlainObject } from './host-context.ts';
 import { IdSchema, SessionIdSchema } from './ids.ts';
 import { checkDepth } from './json-body.ts';
-import { leaf, normalizeKeys, pathAsSent, type Renames, type Shape } from './normalize.ts';
+import { normalizeKeys, pathAsSent, type Renames, type Shape, shapeOf } from './normalize.ts';
 
 /** Request ids double as SQS deduplication ids: 1-128 printable ASCII characters. */
 export const RequestIdSchema = z
@@ -125,41 +125,23 @@ export const MessagesQuerySchema = z
   })
   .strict();
 
-const CHAT_SHAPE: Shape = {
-  kind: 'object',
-  fields: {
-    id: leaf,
-    session_id: leaf,
-    agent_id: leaf,
-    content: leaf,
-    metadata: leaf,
-    host_context: HOST_CONTEXT_SHAPE,
-    attachments: { kind: 'array', of: ATTACHMENT_SHAPE },
-    images: leaf,
-    screenshot: leaf,
-    tool_call_id: leaf,
-    tool_result: leaf,
-    tool_outcome: leaf,
-    steer: leaf,
-  },
-};
-
-const JOIN_SHAPE: Shape = {
-  kind: 'object',
-  fields: { session_id: leaf, after_seq: leaf, host_context: HOST_CONTEXT_SHAPE },
-};
+const shapes = new WeakMap<z.ZodType, Shape>();
+/** A schema's field names, read from it once. */
+function contractShapeOf(schema: z.ZodType): Shape {
+  let shape = shapes.get(schema);
+  if (!shape) {
+    shape = shapeOf(schema);
+    shapes.set(schema, shape);
+  }
+  return shape;
+}
 
 /**
  * Parses a body whose contract field names may be camelCase or snake_case: they are normalised
  * to snake_case (the host's own keys are left alone), then validated strictly. Errors name the
  * field as the host spelled it.
  */
-function parseContract<T extends z.ZodType>(
-  schema: T,
-  shape: Shape,
-  value: unknown,
-  what: string,
-): z.output<T> {
+function parseContract<T extends z.ZodType>(schema: T, value: unknown, what: string): z.output<T> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throwIssues([{ path: [], message: 'Expected a JSON object' }], what);
   }
@@ -167,24 +149,24 @@ function parseContract<T extends z.ZodType>(
   checkDepth(value, what);
   const renames: Renames = new Map();
   const issues: Parameters<typeof throwIssues>[0] = [];
-  const normalized = normalizeKeys(value, shape, [], renames, issues);
+  const normalized = normalizeKeys(value, contractShapeOf(schema), [], renames, issues);
   if (issues.length > 0) throwIssues(issues, what);
   return parseOrThrow(schema, normalized, what, (path) => pathAsSent(path, renames));
 }
 
 /** A chat request, validated and normalised. */
 export function parseChatRequest(value: unknown): ChatRequest {
-  return parseContract(ChatRequestSchema, CHAT_SHAPE, value, 'message');
+  return parseContract(ChatRequestSchema, value, 'message');
 }
 
 /** A join request, validated and normalised. */
 export function parseJoinRequest(value: unknown): JoinRequest {
-  return parseContract(JoinRequestSchema, JOIN_SHAPE, value, 'join request');
+  return parseContract(JoinRequestSchema, value, 'join request');
 }
 
 /** host_context alone, validated and normalised (what the session stores). */
 export function parseHostContext(value: unknown) {
-  return parseContract(HostContextSchema, HOST_CONTEXT_SHAPE, value, 'host_context');
+  return parseContract(HostContextSchema, value, 'host_context');
 }
 
 /** An answer to a pending request: `POST /api/sessions/{id}/actions/{actionId}`, `assistant_resolve_action`. */
@@ -202,24 +184,9 @@ export const ResolveRequestSchema = z
   .strict();
 export type ResolveRequest = z.infer<typeof ResolveRequestSchema>;
 
-const RESOLVE_FIELDS = [
-  'id',
-  'decision',
-  'comment',
-  'approved_args',
-  'remember_for_session',
-  'answers',
-  'output',
-  'error',
-];
-const RESOLVE_SHAPE: Shape = {
-  kind: 'object',
-  fields: Object.fromEntries(RESOLVE_FIELDS.map((f) => [f, leaf])),
-};
-
 /** An answer, validated and normalised (`approvedArgs` and `approved_args` are the same field). */
 export function parseResolveRequest(value: unknown): ResolveRequest {
-  return parseContract(ResolveRequestSchema, RESOLVE_SHAPE, value, 'answer');
+  return parseContract(ResolveRequestSchema, value, 'answer');
 }
 
 /** Which request an `assistant_resolve_action` frame answers. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ATTACHMENT_SHAPE, AttachmentSchema } from './attachments.ts';
+import { AttachmentSchema } from './attachments.ts';
 import { objectSchemaProblem } from './json-schema.ts';
-import { leaf, type Shape } from './normalize.ts';
+import { contractShapes, shapeOf } from './normalize.ts';
 
 /** The host contract version this runtime speaks. */
 export const HOST_CONTEXT_VERSION = 1;
@@ -42,7 +42,7 @@ const BackgroundEntrySchema = z
   .strict();
 
 /** `background` keeps the host's names as they are; each entry is `{state, summary}`. */
-const BackgroundSchema = z
+const BackgroundSchema: z.ZodType<Record<string, { state: string; summary?: unknown }>> = z
   .custom<Record<string, { state: string; summary?: unknown }>>(isPlainObject, 'Expected an object')
   .superRefine((background, ctx) => {
     for (const [name, entry] of Object.entries(background)) {
@@ -58,6 +58,7 @@ const BackgroundSchema = z
       }
     }
   });
+contractShapes.add(BackgroundSchema, { shape: { kind: 'map', of: shapeOf(BackgroundEntrySchema) } });
 
 /** An action the host performs when the agent calls it: it becomes a host tool. */
 export const HostActionSchema = z
@@ -165,21 +166,6 @@ export const HostContextSchema = z
       });
     }
   });
+// `page` is an alias of `view` (what the host contract called it first).
+contractShapes.add(HostContextSchema, { aliases: { page: 'view' } });
 export type HostContext = z.infer<typeof HostContextSchema>;
-
-const fields = (...names: string[]) => Object.fromEntries(names.map((n) => [n, leaf]));
-
-/** The contract's field names of host_context; `page` is an alias of `view`. */
-export const HOST_CONTEXT_SHAPE: Shape = {
-  kind: 'object',
-  aliases: { page: 'view' },
-  fields: {
-    ...fields('version', 'captured_at', 'extensions'),
-    host: { kind: 'object', fields: fields('name', 'kind', 'version') },
-    view: { kind: 'object', fields: fields('name', 'description', 'data', 'state') },
-    navigation: { kind: 'array', of: { kind: 'object', fields: fields('name', 'description') } },
-    actions: { kind: 'array', of: { kind: 'object', fields: fields('name', 'description', 'parameters') } },
-    attachments: { kind: 'array', of: ATTACHMENT_SHAPE },
-    background: { kind: 'map', of: { kind: 'object', fields: fields('state', 'summary') } },
-  },
-};

@@ -1,5 +1,4 @@
 export {
-  ATTACHMENT_SHAPE,
   type Attachment,
   AttachmentSchema,
   collectAttachments,

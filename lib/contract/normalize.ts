@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Issue } from '../errors/index.ts';
 
 /**
@@ -12,6 +13,53 @@ export type Shape =
   | { kind: 'leaf' };
 
 export const leaf: Shape = { kind: 'leaf' };
+
+/**
+ * What a schema alone cannot say about its field names: a schema's alias names (`page` for
+ * `view`), or the whole shape of a custom schema (a map checked by hand). Everything else is read
+ * from the schema itself by {@link shapeOf}, so each contract field is described once.
+ */
+export const contractShapes = z.registry<{ aliases?: Record<string, string>; shape?: Shape }>();
+
+type Def = { type: string; shape?: Record<string, z.ZodType>; [key: string]: unknown };
+const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
+
+/**
+ * The contract's field names in a zod schema, for normalising camelCase: an object's fields, an
+ * array's element, a record's values, through optional, default and pipe wrappers; anything else
+ * (unions, unknown, the host's own values) is a leaf whose keys are left alone.
+ */
+export function shapeOf(schema: z.ZodType): Shape {
+  const known = contractShapes.get(schema);
+  if (known?.shape) return known.shape;
+  const def = defOf(schema);
+  switch (def.type) {
+    case 'object':
+      return {
+        kind: 'object',
+        fields: Object.fromEntries(
+          Object.entries(def.shape ?? {}).map(([name, field]) => [name, shapeOf(field)]),
+        ),
+        ...(known?.aliases && { aliases: known.aliases }),
+      };
+    case 'array':
+      return { kind: 'array', of: shapeOf(def.element as z.ZodType) };
+    case 'record':
+      return { kind: 'map', of: shapeOf(def.valueType as z.ZodType) };
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'readonly':
+    case 'nonoptional':
+    case 'catch':
+      return shapeOf(def.innerType as z.ZodType);
+    case 'pipe':
+      return shapeOf(def.in as z.ZodType);
+    default:
+      return leaf;
+  }
+}
 
 /** `capturedAt` → `captured_at`; a snake_case name is left as it is. */
 export function snakeCase(key: string): string {
