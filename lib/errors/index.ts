@@ -9,6 +9,7 @@ export {
   NotFoundError,
   PayloadTooLargeError,
   RateLimitedError,
+  SessionBusyError,
   SessionConflictError,
   SessionNotFoundError,
   SwitchboardError,
