@@ -245,7 +245,7 @@ describe('on_busy: interrupt', () => {
 });
 
 describe('on_busy: steer and enqueue', () => {
-  it('steer is today’s steering: the running turn takes the message', async () => {
+  it('on_busy steer is steering, as steer: true: the running turn takes the message', async () => {
     const id = sid('steer');
     const first = await start(id, 'steerable', 'first');
     await runs.started(id);
@@ -382,6 +382,54 @@ describe('pause rules', () => {
       { id: 'req_account', status: 'resolved' },
     ]);
     expect((await session(id)).status).toBe('idle');
+  });
+
+  it('withdraws an answered request still waiting its turn when the reply before it moves on; its answer is never handed over', async () => {
+    const id = sid('hasty');
+    const asked = await start(id, 'hasty', 'two');
+    await host.waitFor(ended(id, asked));
+    const hold = await start(id, 'hasty', 'hold');
+    await busy.held(id);
+    const wire = await api(sandbox.url, 'POST', `/api/sessions/${id}/actions/req_wire`, {
+      decision: 'approve',
+    });
+    const account = await api(sandbox.url, 'POST', `/api/sessions/${id}/actions/req_account`, {
+      answers: ['main'],
+    });
+    expect([wire.status, account.status]).toEqual([202, 202]);
+    busy.release(id);
+    await host.waitFor(ended(id, hold));
+    const end = await host.waitFor(ended(id, wire.json.run_id));
+    expect(end.data).toMatchObject({ status: 'completed' });
+    const withdrawn = host
+      .events(id)
+      .find(
+        (f) =>
+          f.type === 'action.resolved' &&
+          f.run_id === wire.json.run_id &&
+          (f.data as { action_id?: string }).action_id === 'req_account',
+      );
+    expect(withdrawn?.data).toMatchObject({ status: 'cancelled', actor: 'system' });
+    await expect
+      .poll(
+        async () => (await getRun(sandbox.runtime, refOf(id), String(account.json.run_id)))?.status,
+        queued('the withdrawn answer’s run to close'),
+      )
+      .toBe('cancelled');
+    expect(busy.resolvedIn(id).map((r) => [r.actionId, r.pendingActions.map((p) => p.id)])).toEqual([
+      ['req_wire', ['req_account']],
+    ]);
+    expect((await messages(id)).map((m) => m.content)).toEqual([
+      'two',
+      'I need two answers.',
+      'hold',
+      'held',
+      'moved on after req_wire',
+    ]);
+    expect((await messages(id))[1]?.pending_actions).toMatchObject([
+      { id: 'req_wire', status: 'resolved' },
+      { id: 'req_account', status: 'cancelled' },
+    ]);
   });
 
   it('refuses to continue the host call of an agent without resolveAction: 404, over HTTP and WebSocket', async () => {

@@ -18,7 +18,7 @@ const ACCOUNT: PendingAction = {
 
 /**
  * Agents for the pause rules around busy sessions: `pair` asks two requests and can hold a turn at
- * a gate; `reasker` answers the first request by asking the other one again, changed; `handsfree`
+ * a gate; `hasty` does the same but moves on after the first answer; `reasker` answers the first request by asking the other one again, changed; `handsfree`
  * calls a host tool but has no resolveAction. What `resolveAction` received is kept per session.
  */
 export function busyAgents() {
@@ -32,21 +32,31 @@ export function busyAgents() {
     }
     return entry;
   };
+  const invoke: HostAgentDefinition['invoke'] = async ({ message, conversationId }) => {
+    if (message === 'two') return { content: 'I need two answers.', pendingActions: [WIRE, ACCOUNT] };
+    if (message !== 'hold') return { content: `echo: ${message}` };
+    const { reached, release } = holdOf(hostSessionId(conversationId));
+    reached.open();
+    await release.opened;
+    return { content: 'held' };
+  };
   const pair: HostAgentDefinition = {
     info: { id: 'pair' },
-    async invoke({ message, conversationId }) {
-      if (message === 'two') return { content: 'I need two answers.', pendingActions: [WIRE, ACCOUNT] };
-      if (message !== 'hold') return { content: `echo: ${message}` };
-      const { reached, release } = holdOf(hostSessionId(conversationId));
-      reached.open();
-      await release.opened;
-      return { content: 'held' };
-    },
+    invoke,
     async resolveAction(input) {
       resolved.push(input);
       // As the seed says: while others are open, hand them back as they are and say nothing.
       if (input.pendingActions.length > 0) return { pendingActions: input.pendingActions };
       return { content: `all answered, last ${input.actionId}` };
+    },
+  };
+  // Moves on after the first answer, carrying no request on.
+  const hasty: HostAgentDefinition = {
+    info: { id: 'hasty' },
+    invoke,
+    async resolveAction(input) {
+      resolved.push(input);
+      return { content: `moved on after ${input.actionId}` };
     },
   };
   const changed: PendingAction = {
@@ -73,7 +83,7 @@ export function busyAgents() {
     },
   };
   return {
-    definitions: [pair, reasker, handsfree],
+    definitions: [pair, hasty, reasker, handsfree],
     changed,
     /** What resolveAction received in the session, in order. */
     resolvedIn: (sessionId: string) => resolved.filter((r) => hostSessionId(r.conversationId) === sessionId),
