@@ -116,9 +116,6 @@ async function decideAndQueue(
   if (!ours) {
     if (action.status !== 'pending' || action.expiresAt <= now) throw notPending(action, now);
     const { resolution, screenshots = [], attachments = [], hostContext } = built;
-    // Like a message's, the context is the session's from now on; a retry past the decision (whose
-    // context a later message may have replaced meanwhile) does not set it again.
-    if (hostContext) await setHostContext(rt, session.sessionId, hostContext);
     const screenshotKeys = screenshots.map(
       (_, i) => `screenshots/${session.sessionId}/${record.runId}/${i}.json`,
     );
@@ -165,6 +162,10 @@ async function decideAndQueue(
       throw notPending((await getAction(rt, session.sessionId, action.actionId)) ?? action, now);
     }
     decided = won;
+    // Like a message's, the context is the session's from now on, once the continuation is applied (a
+    // refused one stores nothing). A retry past the decision does not set it again: a later message
+    // may have replaced it meanwhile; its own turn has it on the run either way.
+    if (hostContext) await setHostContext(rt, session.sessionId, hostContext);
   }
   await enqueue(rt, { v: 1, kind: 'resolve', sessionId: session.sessionId, runId: record.runId, requestId });
   return { runId: record.runId, action: decided, duplicate: !first };
