@@ -5,6 +5,7 @@ import { HOST_CONTEXT_LIMITS, HostContextSchema, isPlainObject } from './host-co
 import { IdSchema, SessionIdSchema } from './ids.ts';
 import { checkDepth } from './json-body.ts';
 import { normalizeKeys, pathAsSent, type Renames, type Shape, shapeOf } from './normalize.ts';
+import { OnBusySchema, onBusyProblem } from './on-busy.ts';
 
 /** Request ids double as SQS deduplication ids: 1-128 printable ASCII characters. */
 export const RequestIdSchema = z
@@ -39,6 +40,8 @@ export const ChatRequestSchema = z
     tool_outcome: z.enum(['succeeded', 'failed']).optional(),
     /** Offer this message to the turn that is running (steering); it becomes the next turn if not taken. */
     steer: z.boolean().optional(),
+    /** What the message does when a turn of the session is queued or running (`enqueue` by default). */
+    on_busy: OnBusySchema.optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -70,6 +73,8 @@ export const ChatRequestSchema = z
     } else if (!Object.hasOwn(body, 'tool_result')) {
       ctx.addIssue({ code: 'custom', path: ['tool_result'], message: 'a continuation needs tool_result' });
     }
+    const onBusy = onBusyProblem(body);
+    if (onBusy) ctx.addIssue({ code: 'custom', path: ['on_busy'], message: onBusy });
   });
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
 

@@ -37,5 +37,6 @@ export { BODY_LIMITS, checkDepth, MAX_JSON_DEPTH, parseJsonBody, tooDeepAt } fro
 export { compiled, objectSchemaProblem } from './json-schema.ts';
 export { contentTypeOf, MediaTypeSchema, mediaTypeProblem } from './media-type.ts';
 export { normalizeKeys, pathAsSent, snakeCase } from './normalize.ts';
+export { type OnBusy, OnBusySchema, onBusyOf } from './on-busy.ts';
 export { renderHostContext } from './render.ts';
 export { HTTP_ROUTES, type HttpRouteKey, WEBSOCKET_ROUTES, type WebSocketRouteKey } from './routes.ts';

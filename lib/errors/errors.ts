@@ -125,6 +125,20 @@ export class SessionConflictError extends SwitchboardError {
 }
 
 /**
+ * A message sent with `on_busy: "reject"` while a turn of its session is queued or running: 409
+ * `session_busy`. `runId` names that turn (the running one, else the first queued); the transport
+ * adds it as `run_id`.
+ */
+export class SessionBusyError extends SessionConflictError {
+  constructor(
+    message: string,
+    readonly runId: string,
+  ) {
+    super('session_busy', message);
+  }
+}
+
+/**
  * A caller over one of the runtime's rate limits: 429 `rate_limited`, WebSocket type `limit`. The
  * transport adds `Retry-After` (HTTP) or `retry_after` (WebSocket) from `retryAfterSeconds`.
  */

@@ -14,6 +14,7 @@ export {
   NotFoundError,
   PayloadTooLargeError,
   RateLimitedError,
+  SessionBusyError,
   SessionConflictError,
   SessionNotFoundError,
   SwitchboardError,

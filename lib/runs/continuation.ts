@@ -2,7 +2,12 @@ import { notPending, resolutionOf, withoutScreenshots } from '../actions/index.t
 import type { Switchboard } from '../agents/index.ts';
 import { hostSessionId, type Identity, isOwner, requestContextOf, tenantOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { type ChatRequest, collectAttachments, type ResolveRequest } from '../contract/index.ts';
+import {
+  type ChatRequest,
+  collectAttachments,
+  type HostContext,
+  type ResolveRequest,
+} from '../contract/index.ts';
 import {
   ForbiddenError,
   NotFoundError,
@@ -21,6 +26,7 @@ import {
   putRun,
   recordRequest,
   type SessionRecord,
+  setHostContext,
 } from '../store/index.ts';
 import { splitAttachments, storeAttachment } from './attachments.ts';
 import { enqueue } from './job.ts';
@@ -66,6 +72,8 @@ interface Resolution {
   resolution: Record<string, unknown>;
   screenshots?: unknown[];
   attachments?: ReturnType<typeof splitAttachments>['references'];
+  /** A continuation's own host context, without attachments: stored on the session and on the run. */
+  hostContext?: HostContext;
 }
 
 /**
@@ -107,7 +115,7 @@ async function decideAndQueue(
   let decided = action;
   if (!ours) {
     if (action.status !== 'pending' || action.expiresAt <= now) throw notPending(action, now);
-    const { resolution, screenshots = [], attachments = [] } = built;
+    const { resolution, screenshots = [], attachments = [], hostContext } = built;
     const screenshotKeys = screenshots.map(
       (_, i) => `screenshots/${session.sessionId}/${record.runId}/${i}.json`,
     );
@@ -134,6 +142,7 @@ async function decideAndQueue(
       context: requestContextOf(identity),
       ...(screenshotKeys.length > 0 && { screenshots: screenshotKeys }),
       ...(stored.length > 0 && { attachments: stored }),
+      ...(hostContext && { hostContext }),
     });
     const won = await decideAction(
       rt,
@@ -153,9 +162,21 @@ async function decideAndQueue(
       throw notPending((await getAction(rt, session.sessionId, action.actionId)) ?? action, now);
     }
     decided = won;
+    // Like a message's, the context is the session's from now on, once the continuation is applied (a
+    // refused one stores nothing). A retry past the decision does not set it again: a later message
+    // may have replaced it meanwhile; its own turn has it on the run either way.
+    if (hostContext) await setHostContext(rt, session.sessionId, hostContext);
   }
   await enqueue(rt, { v: 1, kind: 'resolve', sessionId: session.sessionId, runId: record.runId, requestId });
   return { runId: record.runId, action: decided, duplicate: !first };
+}
+
+/** The 404 for answering (or continuing) a request of an agent that has no resolveAction. */
+function resolveNotSupported(agentId: string): NotFoundError {
+  return new NotFoundError(
+    'resolve_not_supported',
+    `Agent "${agentId}" has no resolveAction: its requests cannot be answered.`,
+  );
 }
 
 /** The 409 for a continuation when no host call of that id is pending (or there is no such session). */
@@ -166,12 +187,16 @@ export function noPendingCall(callId: string): SessionConflictError {
 /** A host's continuation: the result of the pending host call, handed to the agent on the same message. */
 export async function submitContinuation(
   rt: Runtime,
+  app: Switchboard,
   identity: Identity,
   session: SessionRecord,
   request: ChatRequest,
   requestId: string,
 ): Promise<Accepted> {
   const callId = request.tool_call_id as string;
+  const agent = await app.resolveAgent(session.agentId, requestContextOf(identity));
+  // Without resolveAction the agent cannot pause: nothing can carry the result to it.
+  if (!agent?.definition.resolveAction) throw resolveNotSupported(session.agentId);
   const action = await getAction(rt, session.sessionId, callId);
   if (action && action.kind !== 'host_tool') {
     throw new SessionConflictError(
@@ -183,6 +208,7 @@ export async function submitContinuation(
   const { runId, duplicate } = await decideAndQueue(rt, identity, session, action, requestId, () => {
     const { value, screenshots } = withoutScreenshots(request.tool_result);
     const failed = request.tool_outcome === 'failed';
+    const { attachments: _attachments, ...hostContext } = request.host_context ?? {};
     const { references, screenshots: shots } = splitAttachments(
       collectAttachments({
         attachments: request.attachments,
@@ -204,6 +230,7 @@ export async function submitContinuation(
         ...shots,
       ],
       attachments: references,
+      ...(request.host_context && { hostContext: hostContext as HostContext }),
     };
   });
   return {
@@ -234,12 +261,7 @@ export async function submitAnswer(
   if (!owner && (!agent?.definition.resolveAction || !action || action.kind === 'host_tool')) {
     throw new SessionNotFoundError(hostSessionId(session.sessionId));
   }
-  if (!agent?.definition.resolveAction) {
-    throw new NotFoundError(
-      'resolve_not_supported',
-      `Agent "${session.agentId}" has no resolveAction: its requests cannot be answered.`,
-    );
-  }
+  if (!agent?.definition.resolveAction) throw resolveNotSupported(session.agentId);
   if (action?.kind === 'host_tool') {
     throw new SessionConflictError(
       'not_an_answer',

@@ -15,6 +15,7 @@ import { callAgent } from './call-agent.ts';
 import { callCancelHook } from './hooks.ts';
 import { announceDecided, settle } from './settle.ts';
 import { takeSteering } from './steering.ts';
+import { stillOpenFor } from './still-open.ts';
 import { toolsForTurn } from './tools.ts';
 import type { RunScope } from './types.ts';
 
@@ -50,7 +51,10 @@ export async function runMessage(scope: RunScope): Promise<RunOutcome> {
   const { rt, agent, run, stream, log } = scope;
   const history = await listMessages(rt, run.sessionId, { through: run.userMessageId });
   const userMessage = history.at(-1);
-  stream.append('session.status_running', { kind: 'turn' });
+  stream.append('session.status_running', {
+    kind: 'turn',
+    ...(run.interrupted?.length && { interrupted: run.interrupted }),
+  });
   if (userMessage)
     stream.append('user.message', { message_id: userMessage.messageId, content: userMessage.content });
   const decided = (
@@ -90,11 +94,13 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
   }
   stream.append('session.status_running', { kind: 'resolve', action_id: run.actionId ?? null });
   announceDecided(stream, [answered]);
-  const others = (await openActions(rt, run.sessionId)).filter((a) => a.actionId !== answered.actionId);
+  const others = await stillOpenFor(rt, run, answered);
   const screenshots = run.screenshots ?? [];
   const files = sessionFiles(rt, await filesOf(rt, await listMessages(rt, run.sessionId)));
+  // A continuation's own context, else the last one received: it follows the tool result.
+  const hostContext = run.hostContext ?? session.hostContext;
   const hostTools = new Set(
-    toolsForTurn(rt.settings.tools, agent.definition.tools ?? [], session.hostContext, () => {}).host.map(
+    toolsForTurn(rt.settings.tools, agent.definition.tools ?? [], hostContext, () => {}).host.map(
       (t) => t.name,
     ),
   );
@@ -122,7 +128,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
           metadata: session.metadata ?? {},
           context: scope.context,
           attachments,
-          hostContext: session.hostContext ?? null,
+          hostContext: hostContext ?? null,
         },
         {
           ...guarded,

@@ -13,6 +13,7 @@ import {
   type ChatRequest,
   collectAttachments,
   type HostContext,
+  onBusyOf,
   renderHostContext,
 } from '../contract/index.ts';
 import {
@@ -35,6 +36,7 @@ import {
   setHostContext,
 } from '../store/index.ts';
 import { checkFileIds, splitAttachments, storeAttachment } from './attachments.ts';
+import { interruptAhead, refuseIfBusy } from './busy.ts';
 import { noPendingCall, submitContinuation, supersedeOpen } from './continuation.ts';
 import { enqueue } from './job.ts';
 
@@ -47,6 +49,8 @@ export interface Accepted {
   assistant_message_id: string;
   status: 'queued';
   duplicate: boolean;
+  /** The runs a message sent with `on_busy: "interrupt"` stopped (absent when it stopped none). */
+  interrupted?: string[];
 }
 
 /** Runs after the turn is recorded and before it is queued (the WebSocket sender joins here). */
@@ -87,6 +91,7 @@ async function resolveSession(
   if (!existing) checkNewSessionFiles(rt, sessionId, files);
   // A continuation answers a call of an existing session: into one that does not exist, nothing is pending.
   if (!existing && request.tool_call_id !== undefined) throw noPendingCall(request.tool_call_id);
+  if (existing) await refuseIfBusy(rt, existing, request, requestId);
   const session =
     existing ??
     (await ensureSession(rt, {
@@ -132,7 +137,7 @@ export async function submitTurn(
   const session = await resolveSession(rt, app, identity, request, requestId);
   if (request.tool_call_id !== undefined) {
     await beforeEnqueue?.(session.sessionId);
-    return submitContinuation(rt, identity, session, request, requestId);
+    return submitContinuation(rt, app, identity, session, request, requestId);
   }
   const now = Date.now();
   const runId = newId('run');
@@ -181,6 +186,8 @@ export async function submitTurn(
   });
   // Always, also on a retry: the writes are conditional, and what this run decided is what it announces.
   const withdrawn = await supersedeOpen(rt, app, identity, session, record.runId);
+  // Before its run is queued: the runs it stops are ahead of it in the FIFO group, so it runs next.
+  const interrupted = await interruptAhead(rt, request, session.sessionId, record.runId);
   await putRun(rt, {
     runId: record.runId,
     sessionId: session.sessionId,
@@ -192,9 +199,10 @@ export async function submitTurn(
     createdAt,
     kind: 'turn',
     context: requestContextOf(identity),
-    ...(request.steer && { steer: true }),
+    ...(onBusyOf(request) === 'steer' && { steer: true }),
     ...(screenshotKeys.length > 0 && { screenshots: screenshotKeys }),
     ...(withdrawn.length > 0 && { withdrawn }),
+    ...(interrupted.length > 0 && { interrupted }),
   });
   await beforeEnqueue?.(session.sessionId);
   await enqueue(rt, { v: 1, kind: 'turn', sessionId: session.sessionId, runId: record.runId, requestId });
@@ -206,5 +214,6 @@ export async function submitTurn(
     assistant_message_id: record.assistantMessageId,
     status: 'queued',
     duplicate: !first,
+    ...(interrupted.length > 0 && { interrupted }),
   };
 }

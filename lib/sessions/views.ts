@@ -68,6 +68,8 @@ export function messageView(message: MessageRecord, actions: ActionRecord[] = []
   const states = new Map(
     actions.filter((a) => a.messageId === message.messageId).map((a) => [a.actionId, a]),
   );
+  // A request asked again (changed) on a later message was withdrawn from this one first.
+  const moved = new Set(actions.filter((a) => a.messageId !== message.messageId).map((a) => a.actionId));
   return {
     id: message.messageId,
     role: message.role,
@@ -78,6 +80,7 @@ export function messageView(message: MessageRecord, actions: ActionRecord[] = []
     ...(message.pendingActions && {
       pending_actions: message.pendingActions.map((asked) => {
         const state = states.get(asked.id);
+        if (!state && moved.has(asked.id)) return { ...asked, status: 'cancelled', actor: 'system' };
         return {
           ...asked,
           status: state?.status ?? 'pending',

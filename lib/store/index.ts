@@ -58,12 +58,13 @@ export {
   type StoredAttachment,
 } from './messages.ts';
 export { type CounterKey, countRequest } from './rate-counters.ts';
-export { type RequestRecord, recordRequest } from './requests.ts';
+export { findRequest, type RequestRecord, recordRequest } from './requests.ts';
 export {
   abandonQueuedRun,
   postponeRun,
   renewLease,
   requestCancel,
+  requestInterrupt,
   steerRun,
   takeOverRun,
 } from './run-transitions.ts';

@@ -48,3 +48,15 @@ export async function recordRequest(
     return { first: record.runId === request.runId, record };
   }
 }
+
+/** What a request id was applied as, if it was: read consistently, written never. */
+export async function findRequest(
+  rt: Runtime,
+  sessionId: string,
+  requestId: string,
+): Promise<RequestRecord | undefined> {
+  const { Item } = await rt.db.send(
+    new GetCommand({ TableName: rt.table, Key: keys.request(sessionId, requestId), ConsistentRead: true }),
+  );
+  return Item ? (strip(Item) as unknown as RequestRecord) : undefined;
+}

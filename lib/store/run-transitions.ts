@@ -34,6 +34,27 @@ export async function requestCancel(
   }
 }
 
+/**
+ * Stops a queued or running run for a message sent with `on_busy: "interrupt"` (run `by`): like a
+ * cancel (reason `user`), and marked with who interrupted it. One conditional write; a run someone
+ * else already stopped is left as it is, and a retry of the same interrupt finds its own mark.
+ * Returns whether the run is now marked as interrupted by `by`.
+ */
+export async function requestInterrupt(
+  rt: Runtime,
+  run: Pick<RunRecord, 'sessionId' | 'runId'>,
+  by: string,
+): Promise<boolean> {
+  return updateIf(rt, {
+    Key: keys.run(run.sessionId, run.runId),
+    UpdateExpression: 'SET cancelRequested = :reason, interruptedBy = :by',
+    ConditionExpression:
+      '#status IN (:queued, :running) AND (attribute_not_exists(cancelRequested) OR interruptedBy = :by)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':reason': 'user', ':by': by, ':queued': 'queued', ':running': 'running' },
+  });
+}
+
 /** Extends this worker's lease; false when another worker took the run over (or it ended). */
 export async function renewLease(
   rt: Runtime,

@@ -1,12 +1,13 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { StopReason, Usage } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import type { HostContext } from '../contract/index.ts';
 import { dueBucket, INDEXES, keys } from './keys.ts';
 import type { StoredAttachment } from './messages.ts';
 import { decodeJson, encodeJson, isConditionFailure, queryAll, updateIf } from './table.ts';
 
 /** Run fields stored as JSON text. */
-export const RUN_JSON = ['usage', 'attachments', 'context'] as const;
+export const RUN_JSON = ['usage', 'attachments', 'context', 'hostContext'] as const;
 
 /** Where a run is: queued by the API, running in a worker, or ended. */
 export type RunStatus =
@@ -57,6 +58,12 @@ export interface RunRecord {
   requeues?: number;
   /** Set by a cancel (or a delete): the worker that holds the run stops it. */
   cancelRequested?: CancelReason;
+  /** The run of the message (sent with `on_busy: "interrupt"`) that stopped this one. */
+  interruptedBy?: string;
+  /** The runs this message (sent with `on_busy: "interrupt"`) stopped, announced by its run. */
+  interrupted?: string[];
+  /** The host context a continuation carried: the one its `resolveAction` gets, right after the tool result. */
+  hostContext?: HostContext;
 }
 
 /** A queued run not claimed by then is queued again by the sweep (its job may have been lost). */

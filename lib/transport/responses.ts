@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { InternalError, RateLimitedError, SwitchboardError } from '../errors/index.ts';
+import { InternalError, RateLimitedError, SessionBusyError, SwitchboardError } from '../errors/index.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
@@ -25,7 +25,12 @@ export function asSwitchboardError(error: unknown, logger: Logger): SwitchboardE
 export function errorResponse(error: unknown, logger: Logger): APIGatewayProxyStructuredResultV2 {
   const e = asSwitchboardError(error, logger);
   const response = json(e.status, {
-    error: { code: e.code, message: e.message, ...(e.issues.length > 0 && { issues: e.issues }) },
+    error: {
+      code: e.code,
+      message: e.message,
+      ...(e.issues.length > 0 && { issues: e.issues }),
+      ...(e instanceof SessionBusyError && { run_id: e.runId }),
+    },
   });
   if (e instanceof RateLimitedError)
     response.headers = { ...response.headers, 'retry-after': String(e.retryAfterSeconds) };
@@ -45,6 +50,7 @@ export function errorFrame(error: unknown, logger: Logger, requestId?: string): 
       path: e.issues[0]?.path ?? [],
       ...(e.issues.length > 0 && { issues: e.issues }),
       ...(e instanceof RateLimitedError && { retry_after: e.retryAfterSeconds }),
+      ...(e instanceof SessionBusyError && { run_id: e.runId }),
     },
   };
 }

@@ -39,6 +39,7 @@ const DOCUMENTED: Record<string, { status: number; type: string }> = {
   withdrawn: { status: 409, type: 'session' },
   not_an_answer: { status: 409, type: 'session' },
   nothing_to_cancel: { status: 409, type: 'session' },
+  session_busy: { status: 409, type: 'session' },
   file_too_large: { status: 413, type: 'validation' },
   file_quota_exceeded: { status: 413, type: 'validation' },
   payload_too_large: { status: 413, type: 'validation' },
@@ -49,6 +50,9 @@ const DOCUMENTED: Record<string, { status: number; type: string }> = {
   // WebSocket only: a frame that names no known action.
   unknown_action: { status: 422, type: 'validation' },
 };
+
+/** Fields an error of one code carries besides its documented shape. */
+const EXTRA_FIELDS: Record<string, string[]> = { session_busy: ['run_id'] };
 
 /** Answers API Gateway gives itself, in its own `{"message": …}` shape, before any function runs. */
 const GATEWAY_OWN: Record<number, string> = { 404: 'Not Found', 413: 'Request Entity Too Large' };
@@ -163,7 +167,9 @@ function checkHttp(res: Answer, what: string): boolean {
   expect(res.status, where).toBe(DOCUMENTED[code]?.status);
   expect(typeof error.message === 'string' && error.message.length > 0, where).toBe(true);
   expect(
-    Object.keys(error).filter((k) => !['code', 'message', 'issues'].includes(k)),
+    Object.keys(error).filter(
+      (k) => !['code', 'message', 'issues', ...(EXTRA_FIELDS[code] ?? [])].includes(k),
+    ),
     where,
   ).toEqual([]);
   checkIssues(error.issues, where);
@@ -266,7 +272,9 @@ function checkFrame(frame: unknown, what: string): boolean {
   expect(typeof error.message === 'string' && error.message.length > 0, where).toBe(true);
   expect(Array.isArray(error.path), where).toBe(true);
   expect(
-    Object.keys(error).filter((k) => !['type', 'code', 'message', 'path', 'issues'].includes(k)),
+    Object.keys(error).filter(
+      (k) => !['type', 'code', 'message', 'path', 'issues', ...(EXTRA_FIELDS[code] ?? [])].includes(k),
+    ),
     where,
   ).toEqual([]);
   checkIssues(error.issues, where);
@@ -528,6 +536,8 @@ const CHAT_FIELDS = [
   'toolResult',
   'tool_outcome',
   'steer',
+  'on_busy',
+  'onBusy',
 ];
 
 const RESOLVE_FIELDS = [
@@ -577,6 +587,9 @@ const chatExtras: fc.Arbitrary<Change> = fc.oneof(
     { kind: 'set', key: 'content', value: text('x'.repeat(100_001)) },
     { kind: 'set', key: 'metadata', value: text({ pad: 'x'.repeat(16_400) }) },
     { kind: 'set', key: 'steer', value: 'true' },
+    { kind: 'set', key: 'on_busy', value: text('interrupt') },
+    { kind: 'set', key: 'on_busy', value: text('reject') },
+    { kind: 'set', key: 'onBusy', value: text('steer') },
     { kind: 'set', key: 'agent_id', value: text('missing-agent') },
     { kind: 'set', key: 'agent_id', value: text('pauser') },
     { kind: 'set', key: 'agent_id', value: text('x'.repeat(129)) },

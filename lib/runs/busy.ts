@@ -1,0 +1,79 @@
+import { hostSessionId } from '../auth/index.ts';
+import type { Runtime } from '../config/index.ts';
+import { type ChatRequest, onBusyOf } from '../contract/index.ts';
+import { SessionBusyError } from '../errors/index.ts';
+import {
+  findRequest,
+  listRuns,
+  type RunRecord,
+  requestInterrupt,
+  type SessionRecord,
+} from '../store/index.ts';
+
+/*
+ * A message that arrives while a turn of its session is queued or running (`on_busy`). The session
+ * is busy while one of the user's runs (a turn, or an answer handed to `resolveAction`) is queued or
+ * running; bookkeeping runs (a withdrawal, a lapse, a delete) never make it busy, and neither does a
+ * pause: a paused session runs the message under the agent's `pendingActionPolicy`, whatever the
+ * policy. `enqueue` and `steer` need nothing here (the FIFO group and `io.takeSteering()` do it).
+ */
+
+/** The user's runs that have not ended, oldest first: what a new message would wait behind. */
+function busyRuns(runs: RunRecord[]): RunRecord[] {
+  return runs
+    .filter(
+      (r) =>
+        (r.status === 'queued' || r.status === 'running') &&
+        (r.kind === undefined || r.kind === 'turn' || r.kind === 'resolve'),
+    )
+    .sort((a, b) => a.runId.localeCompare(b.runId));
+}
+
+/**
+ * `on_busy: "reject"`: a 409 `session_busy` naming the turn when the session is busy, before the
+ * message stores anything. A request id that was already applied (the retry of a message accepted
+ * while nothing ran) is not refused: it answers as the duplicate it is.
+ */
+export async function refuseIfBusy(
+  rt: Runtime,
+  session: SessionRecord,
+  request: ChatRequest,
+  requestId: string,
+): Promise<void> {
+  if (onBusyOf(request) !== 'reject' || request.tool_call_id !== undefined) return;
+  const busy = busyRuns(await listRuns(rt, session.sessionId));
+  if (busy.length === 0) return;
+  if (await findRequest(rt, session.sessionId, requestId)) return;
+  const turn = busy.find((r) => r.status === 'running') ?? (busy[0] as RunRecord);
+  const more = busy.length - 1;
+  throw new SessionBusyError(
+    `Session "${hostSessionId(session.sessionId)}" is busy: ${turn.kind === 'resolve' ? 'the answer' : 'the turn'} ` +
+      `${turn.runId} is ${turn.status}${more > 0 ? ` (${more} more queued)` : ''}. Send the message again ` +
+      'with on_busy "enqueue" to run it next, "interrupt" to stop the turn first, or "steer" to offer it to the turn.',
+    turn.runId,
+  );
+}
+
+/**
+ * `on_busy: "interrupt"`: stops every run of the user's queued or running ahead of this message's
+ * run (`runId`), each with one conditional write, as the cancel route does (the worker aborts the
+ * signal, calls the `cancel` hook with `reason: "user"` and waits `runs.cancelGraceMs`); the
+ * message then runs next in the session's FIFO group. Only runs older than its own are touched, so
+ * a retry of the same request id cancels nothing twice and never its own turn or a later one.
+ * Returns the runs this message interrupted, the same list on a retry.
+ */
+export async function interruptAhead(
+  rt: Runtime,
+  request: ChatRequest,
+  sessionId: string,
+  runId: string,
+): Promise<string[]> {
+  if (onBusyOf(request) !== 'interrupt') return [];
+  const runs = await listRuns(rt, sessionId);
+  const ahead = busyRuns(runs).filter((r) => r.runId < runId);
+  const marked = await Promise.all(ahead.map((r) => requestInterrupt(rt, r, runId)));
+  const now = new Set(ahead.filter((_, i) => marked[i]).map((r) => r.runId));
+  // A retry after a crash: runs it already stopped (and that have ended since) are still its own.
+  for (const r of runs) if (r.interruptedBy === runId) now.add(r.runId);
+  return [...now].sort();
+}
