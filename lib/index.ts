@@ -3,6 +3,7 @@
  * default of the module that the Lambda functions (and the local sandbox) serve.
  */
 export {
+  type AgentFileSettings,
   createSwitchboard,
   type HistoryMessage,
   type HitlOptions,

@@ -1,5 +1,6 @@
 import { askedOf } from '../actions/index.ts';
 import type { Attachment } from '../contract/index.ts';
+import { conversationFiles, sessionFiles } from '../files/index.ts';
 import {
   deletePartition,
   deleteSessionObjects,
@@ -9,8 +10,8 @@ import {
   openActions,
   type RunOutcome,
 } from '../store/index.ts';
-import { filesOf, invocationOf } from './agent-input.ts';
-import { loadAttachment, sessionFiles } from './attachments.ts';
+import { invocationOf } from './agent-input.ts';
+import { loadAttachment } from './attachments.ts';
 import { callAgent } from './call-agent.ts';
 import { callCancelHook } from './hooks.ts';
 import { announceDecided, settle } from './settle.ts';
@@ -92,7 +93,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
   announceDecided(stream, [answered]);
   const others = (await openActions(rt, run.sessionId)).filter((a) => a.actionId !== answered.actionId);
   const screenshots = run.screenshots ?? [];
-  const files = sessionFiles(rt, await filesOf(rt, await listMessages(rt, run.sessionId)));
+  const files = sessionFiles(rt, await conversationFiles(rt, await listMessages(rt, run.sessionId)));
   const hostTools = new Set(
     toolsForTurn(rt.settings.tools, agent.definition.tools ?? [], session.hostContext, () => {}).host.map(
       (t) => t.name,
