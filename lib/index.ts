@@ -9,6 +9,7 @@ export {
   type HitlOptions,
   type HostAgentCancelInput,
   type HostAgentDefinition,
+  type HostAgentFile,
   type HostAgentFiles,
   type HostAgentInput,
   type HostAgentIO,

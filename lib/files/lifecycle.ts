@@ -43,8 +43,12 @@ export async function deleteOwnedFile(rt: Runtime, identity: Identity, fileId: s
   return { id: fileId, status: 'deleted' as const };
 }
 
-/** The sweep's part: files past their expiry (`files.retentionDays`) are deleted and their bytes given back. */
-export async function sweepExpiredFiles(rt: Runtime, now: number, lookbackHours: number): Promise<number> {
+/**
+ * The sweep's part: files past their expiry (`files.retentionDays`) are deleted and their bytes given
+ * back. Expiry is read on the runtime's clock, as every reader of a file reads it.
+ */
+export async function sweepExpiredFiles(rt: Runtime, lookbackHours: number): Promise<number> {
+  const now = rt.clock();
   let deleted = 0;
   for (const fileId of await dueFiles(rt, now, lookbackHours)) {
     if (await deleteFile(rt, fileId)) deleted += 1;

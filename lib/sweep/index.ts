@@ -39,7 +39,7 @@ export async function sweep(rt: Runtime, app: Switchboard, now = Date.now()): Pr
     lapsed: await sweepLapses(rt, app, now, LOOKBACK_HOURS),
     requeuedRuns: await requeueLostRuns(rt, now, LOOKBACK_HOURS),
     removedConnections: await sweepConnections(rt, now),
-    expiredFiles: await sweepExpiredFiles(rt, now, LOOKBACK_HOURS),
+    expiredFiles: await sweepExpiredFiles(rt, LOOKBACK_HOURS),
   };
   if (report.removedConnections > 0)
     rt.logger.info('Removed stale connections', { count: report.removedConnections });
