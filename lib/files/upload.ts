@@ -29,6 +29,7 @@ export function fileView(file: FileRecord) {
     size: file.size,
     status: file.status,
     created_at: file.createdAt,
+    expires_at: file.expiresAt ?? null,
   };
 }
 
