@@ -46,11 +46,22 @@ export function createTable(scope: Construct, removalPolicy: RemovalPolicy): Tab
   });
 }
 
+/** `files.retentionDays` of the settings a stack deploys, when it sets one. */
+export function fileRetentionDays(settings: Record<string, unknown> | undefined): number | undefined {
+  const files = settings?.files as { retentionDays?: unknown } | undefined;
+  return typeof files?.retentionDays === 'number' ? files.retentionDays : undefined;
+}
+
 /**
  * The file bucket. Browsers upload with presigned PUT URLs, hence CORS from any origin; the URL's
  * signature, not the origin, is what authorises an upload.
  */
-export function createBucket(scope: Construct, removalPolicy: RemovalPolicy, destroy: boolean): Bucket {
+export function createBucket(
+  scope: Construct,
+  removalPolicy: RemovalPolicy,
+  destroy: boolean,
+  fileRetentionDays?: number,
+): Bucket {
   return new Bucket(scope, 'Files', {
     blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
     enforceSSL: true,
@@ -59,6 +70,10 @@ export function createBucket(scope: Construct, removalPolicy: RemovalPolicy, des
       { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       // Screenshots travel through the bucket for one turn only; the worker deletes them, this is the backstop.
       { id: 'expire-screenshots', prefix: 'screenshots/', expiration: Duration.days(1) },
+      // Files that expire are deleted by the sweep (which gives their quota back); this is the backstop.
+      ...(fileRetentionDays === undefined
+        ? []
+        : [{ id: 'expire-files', prefix: 'files/', expiration: Duration.days(fileRetentionDays + 1) }]),
     ],
     // The rule the sandbox's S3 answers preflight by, from the one declaration.
     cors: [

@@ -24,6 +24,7 @@ import {
   createBucket,
   createTable,
   createTurnsQueue,
+  fileRetentionDays,
   OWNER_INDEX_NAME,
   SWEEP_INDEX_NAME,
 } from './storage.ts';
@@ -75,6 +76,7 @@ export class Switchboard extends Construct {
       this,
       resolved.removalPolicy,
       resolved.removalPolicy === RemovalPolicy.DESTROY,
+      fileRetentionDays(resolved.settings),
     );
     const { queue, dlq } = createTurnsQueue(this, resolved.workerTimeout);
     this.queue = queue;

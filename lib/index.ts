@@ -3,11 +3,13 @@
  * default of the module that the Lambda functions (and the local sandbox) serve.
  */
 export {
+  type AgentFileSettings,
   createSwitchboard,
   type HistoryMessage,
   type HitlOptions,
   type HostAgentCancelInput,
   type HostAgentDefinition,
+  type HostAgentFile,
   type HostAgentFiles,
   type HostAgentInput,
   type HostAgentIO,

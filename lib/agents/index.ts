@@ -19,6 +19,7 @@ export {
   type SwitchboardOptions,
 } from './server.ts';
 export type {
+  AgentFileSettings,
   HistoryMessage,
   HitlOptions,
   HostAgentCancelInput,

@@ -37,6 +37,7 @@ export function hostAgentRegistration(definition: HostAgentDefinition): HostAgen
   }
   checkTools(id, definition.tools);
   checkHitl(id, definition);
+  checkFiles(id, definition.files);
   return Object.freeze({ kind: 'host' as const, id, definition });
 }
 
@@ -78,5 +79,28 @@ function checkHitl(id: string, definition: HostAgentDefinition): void {
   const policy = definition.pendingActionPolicy;
   if (policy !== undefined && policy !== 'keep' && policy !== 'cancel') {
     throw new AgentDefinitionError(`Host agent "${id}": pendingActionPolicy must be "keep" or "cancel".`);
+  }
+}
+
+/** A media range as an agent's accepted media types name them: `type/subtype`, `type/*`, or any type. */
+const MEDIA_RANGE = /^(\*\/\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126}))$/;
+
+function checkFiles(id: string, files: HostAgentDefinition['files']): void {
+  if (files === undefined) return;
+  if (files === null || typeof files !== 'object')
+    throw new AgentDefinitionError(`Host agent "${id}": files must be an object.`);
+  const { maxBytes, mediaTypes, ...rest } = files;
+  const unknown = Object.keys(rest)[0];
+  if (unknown) throw new AgentDefinitionError(`Host agent "${id}": files.${unknown} is not a file setting.`);
+  if (maxBytes !== undefined && !(Number.isSafeInteger(maxBytes) && maxBytes > 0))
+    throw new AgentDefinitionError(`Host agent "${id}": files.maxBytes must be a positive whole number.`);
+  if (mediaTypes === undefined) return;
+  if (!Array.isArray(mediaTypes) || mediaTypes.length === 0)
+    throw new AgentDefinitionError(`Host agent "${id}": files.mediaTypes must be a non-empty array.`);
+  for (const range of mediaTypes) {
+    if (typeof range !== 'string' || !MEDIA_RANGE.test(range.toLowerCase()))
+      throw new AgentDefinitionError(
+        `Host agent "${id}": files.mediaTypes entry ${JSON.stringify(range)} must be "type/subtype", "type/*" or "*/*".`,
+      );
   }
 }

@@ -127,10 +127,27 @@ export interface HostAgentDefinition {
   hitl?: HitlOptions;
   /** What a new message does to open requests: `keep` them (default) or `cancel` (withdraw) them. */
   pendingActionPolicy?: 'keep' | 'cancel';
+  /** Which files a message to this agent may attach (its size limit, the types it accepts). */
+  files?: AgentFileSettings;
   invoke(input: HostAgentInput, io: HostAgentIO): Promise<HostResult | unknown>;
   resolveAction?(input: ResolveActionInput, io: HostAgentIO): Promise<HostResult | unknown>;
   cancel?(input: HostAgentCancelInput): Promise<void> | void;
   feedback?(event: Record<string, unknown>): Promise<void> | void;
+}
+
+/**
+ * An agent's file settings, checked where a message to it attaches a file (over HTTP and WebSocket):
+ * a larger file is `413 file_too_large`, another type `415 unsupported_media_type`, at the
+ * attachment's `file_id`.
+ */
+export interface AgentFileSettings {
+  /**
+   * The largest file a message may attach, in bytes. Above `files.maxBytes` it also raises what
+   * `POST /api/files` accepts, for the agents registered at start-up (not per-request ones).
+   */
+  maxBytes?: number;
+  /** The media types accepted, each `type/subtype` or `type/*` (for example `application/pdf`, `image/*`). Default: every type. */
+  mediaTypes?: string[];
 }
 
 /** Who may answer a pending request, and what happens when nobody does in time. */

@@ -19,7 +19,7 @@ export interface Runtime {
   connections: ApiGatewayManagementApiClient | undefined;
   settings: Settings;
   logger: Logger;
-  /** The time in epoch milliseconds, as the rate limits read it: `Date.now`, or a test's clock. */
+  /** The time in epoch milliseconds, as the rate limits and file expiry read it: `Date.now`, or a test's clock. */
   clock: () => number;
 }
 

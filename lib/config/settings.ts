@@ -88,6 +88,21 @@ export const SettingsSchema = z
           .min(60)
           .max(7 * 24 * 3600)
           .default(900),
+        /**
+         * Days a file is kept after its upload; past it the file is gone for every reader (a 404, an
+         * attachment refused, null in `io.files`) and the sweep deletes it and gives its bytes back.
+         * Absent: files are kept until their owner deletes them.
+         */
+        retentionDays: z.number().int().min(1).max(3650).optional(),
+        /** Files larger than this are not read by `io.files.text()` (it answers null). */
+        textMaxBytes: z
+          .number()
+          .int()
+          .min(1)
+          .max(1024 ** 3)
+          .default(20 * 1024 ** 2),
+        /** The most characters `io.files.text()` returns; longer text is cut there. */
+        textMaxChars: z.number().int().min(1).max(100_000_000).default(1_000_000),
       })
       .strict()
       .prefault({}),

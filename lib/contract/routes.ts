@@ -13,6 +13,7 @@ export const HTTP_ROUTES = [
   'DELETE /api/sessions/{id}',
   'POST /api/files',
   'GET /api/files/{id}',
+  'DELETE /api/files/{id}',
 ] as const;
 export type HttpRouteKey = (typeof HTTP_ROUTES)[number];
 

@@ -4,7 +4,7 @@ import { addSessionFiles, type FileRecord, getSessionFiles, type SessionFiles } 
 
 /** A file a message attaches, with where in the message it is named. */
 export interface AttachedFile {
-  file: Pick<FileRecord, 'fileId' | 'size'>;
+  file: Pick<FileRecord, 'fileId' | 'size' | 'mediaType' | 'name'>;
   path: (string | number)[];
 }
 

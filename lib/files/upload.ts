@@ -8,6 +8,7 @@ import { MediaTypeSchema } from '../contract/index.ts';
 import { NotFoundError, PayloadTooLargeError, parseOrThrow, ValidationError } from '../errors/index.ts';
 import { newId } from '../ids/index.ts';
 import { type FileRecord, getFile, putFile, releaseFileBytes, reserveFileBytes } from '../store/index.ts';
+import { isLive } from './lifecycle.ts';
 import { checkDirectUpload } from './limits.ts';
 
 /** The body of `POST /api/files` that asks for an upload URL (for files over the transports' limits). */
@@ -28,15 +29,15 @@ export function fileView(file: FileRecord) {
     size: file.size,
     status: file.status,
     created_at: file.createdAt,
+    expires_at: file.expiresAt ?? null,
   };
 }
 
-function tooLarge(rt: Runtime, size: number, path: string[]): void {
-  if (size > rt.settings.files.maxBytes) {
-    throw new ValidationError(
-      `The file is ${size} bytes; at most ${rt.settings.files.maxBytes} are accepted.`,
-      [{ path, message: `at most ${rt.settings.files.maxBytes} bytes` }],
-    );
+function tooLarge(size: number, limit: number, path: string[]): void {
+  if (size > limit) {
+    throw new ValidationError(`The file is ${size} bytes; at most ${limit} are accepted.`, [
+      { path, message: `at most ${limit} bytes` },
+    ]);
   }
 }
 
@@ -69,6 +70,7 @@ async function withinQuota<T>(
 }
 
 const record = (
+  rt: Runtime,
   identity: Identity,
   name: string,
   mediaType: string,
@@ -76,7 +78,9 @@ const record = (
   status: FileRecord['status'],
 ): FileRecord => {
   const fileId = newId('file');
+  const days = rt.settings.files.retentionDays;
   return {
+    ...(days !== undefined && { expiresAt: new Date(rt.clock() + days * 86_400_000).toISOString() }),
     fileId,
     ...ownerOf(identity),
     name,
@@ -88,19 +92,23 @@ const record = (
   };
 };
 
-/** Stores bytes sent in the request itself (up to what fits a Lambda event: see {@link checkDirectUpload}). */
+/**
+ * Stores bytes sent in the request itself (up to what fits a Lambda event: see {@link checkDirectUpload}).
+ * `maxBytes` is the upload limit (`uploadLimit`: the setting, or a larger one an agent accepts).
+ */
 export async function storeUpload(
   rt: Runtime,
   identity: Identity,
   bytes: Buffer,
   name: string,
   mediaType: string,
+  maxBytes = rt.settings.files.maxBytes,
 ) {
   if (bytes.length === 0)
     throw new ValidationError('The file is empty.', [{ path: ['body'], message: 'empty' }]);
   checkDirectUpload(bytes.length);
-  tooLarge(rt, bytes.length, ['body']);
-  const file = record(identity, name, mediaType, bytes.length, 'stored');
+  tooLarge(bytes.length, maxBytes, ['body']);
+  const file = record(rt, identity, name, mediaType, bytes.length, 'stored');
   await withinQuota(rt, file, ['body'], async () => {
     await rt.s3.send(
       new PutObjectCommand({ Bucket: rt.bucket, Key: file.s3Key, Body: bytes, ContentType: mediaType }),
@@ -111,10 +119,15 @@ export async function storeUpload(
 }
 
 /** Answers a presigned PUT URL: the bytes go straight to the bucket, past every transport limit. */
-export async function createUpload(rt: Runtime, identity: Identity, body: unknown) {
+export async function createUpload(
+  rt: Runtime,
+  identity: Identity,
+  body: unknown,
+  maxBytes = rt.settings.files.maxBytes,
+) {
   const request = parseOrThrow(UploadRequestSchema, body, 'upload request');
-  tooLarge(rt, request.size, ['size']);
-  const file = record(identity, request.name, request.media_type, request.size, 'pending');
+  tooLarge(request.size, maxBytes, ['size']);
+  const file = record(rt, identity, request.name, request.media_type, request.size, 'pending');
   // The declared size is counted: the presigned URL takes no other (S3 refuses a different length).
   await withinQuota(rt, file, ['size'], () => putFile(rt, file));
   const expiresIn = rt.settings.files.uploadUrlSeconds;
@@ -139,10 +152,13 @@ export async function createUpload(rt: Runtime, identity: Identity, body: unknow
   };
 }
 
-/** The caller's file; a pending upload is checked against the bucket and marked stored once its bytes are there. */
+/**
+ * The caller's file; a pending upload is checked against the bucket and marked stored once its
+ * bytes are there. A file being deleted or past its expiry is as good as missing.
+ */
 export async function ownedFile(rt: Runtime, identity: Identity, fileId: string): Promise<FileRecord> {
   const file = await getFile(rt, fileId);
-  if (!file || !isOwner(file, identity))
+  if (!file || !isOwner(file, identity) || !isLive(file, rt.clock()))
     throw new NotFoundError('file_not_found', `File "${fileId}" does not exist.`);
   if (file.status === 'stored') return file;
   const head = await rt.s3

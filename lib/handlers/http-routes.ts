@@ -18,7 +18,14 @@ import {
   SessionsQuerySchema,
 } from '../contract/index.ts';
 import { NotFoundError, parseOrThrow, SessionNotFoundError, ValidationError } from '../errors/index.ts';
-import { createUpload, fileView, ownedFile, storeUpload } from '../files/index.ts';
+import {
+  createUpload,
+  deleteOwnedFile,
+  fileView,
+  ownedFile,
+  storeUpload,
+  uploadLimit,
+} from '../files/index.ts';
 import { cancelSession, deleteSession, submitAnswer, submitTurn } from '../runs/index.ts';
 import { messageView, ownedSession, sessionListView, sessionView } from '../sessions/index.ts';
 import {
@@ -116,7 +123,7 @@ async function postFile(rt: Runtime, app: Switchboard, event: APIGatewayProxyEve
       maxBytes: BODY_LIMITS.uploadRequest,
       what: 'upload request',
     });
-    return json(201, await createUpload(rt, await identity(app, event), body));
+    return json(201, await createUpload(rt, await identity(app, event), body, uploadLimit(rt, app)));
   }
   const name = event.queryStringParameters?.name;
   if (!name)
@@ -124,7 +131,8 @@ async function postFile(rt: Runtime, app: Switchboard, event: APIGatewayProxyEve
       { path: ['name'], message: 'Required' },
     ]);
   const bytes = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
-  return json(201, await storeUpload(rt, await identity(app, event), bytes, name, mediaType));
+  const caller = await identity(app, event);
+  return json(201, await storeUpload(rt, caller, bytes, name, mediaType, uploadLimit(rt, app)));
 }
 
 type RouteFn = (
@@ -213,6 +221,9 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   'POST /api/files': (rt, app, event) => postFile(rt, app, event),
   async 'GET /api/files/{id}'(rt, app, event) {
     return json(200, fileView(await ownedFile(rt, await identity(app, event), fileIdOf(event))));
+  },
+  async 'DELETE /api/files/{id}'(rt, app, event) {
+    return json(200, await deleteOwnedFile(rt, await identity(app, event), fileIdOf(event)));
   },
 };
 

@@ -7,8 +7,9 @@ import type {
 } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { Attachment } from '../contract/index.ts';
-import { type FileRecord, getBlob, getFile, type MessageRecord, type RunRecord } from '../store/index.ts';
-import { loadAttachment, sessionFiles } from './attachments.ts';
+import { conversationFiles, fileIdsOf, sessionFiles } from '../files/index.ts';
+import { getBlob, type MessageRecord, type RunRecord } from '../store/index.ts';
+import { loadAttachment } from './attachments.ts';
 import { toolsForTurn } from './tools.ts';
 
 /** A stored message as the agent reads it: the prompt as first rendered, attachments as first seen. */
@@ -21,15 +22,6 @@ export async function historyMessage(rt: Runtime, m: MessageRecord): Promise<His
     attachments: await Promise.all((m.attachments ?? []).map((a) => loadAttachment(rt, a))),
     createdAt: m.createdAt,
   };
-}
-
-/** The files the session's messages reference: the only ones `io.files` serves. */
-export async function filesOf(rt: Runtime, history: MessageRecord[]): Promise<FileRecord[]> {
-  const ids = [
-    ...new Set(history.flatMap((m) => (m.attachments ?? []).flatMap((a) => (a.file_id ? [a.file_id] : [])))),
-  ];
-  const files = await Promise.all(ids.map((id) => getFile(rt, id)));
-  return files.filter((f): f is FileRecord => f !== undefined);
 }
 
 /**
@@ -48,7 +40,10 @@ export async function invocationOf(
   const turnHistory = await Promise.all(history.map((m) => historyMessage(rt, m)));
   const current = turnHistory.at(-1);
   const stored = history.at(-1);
-  const files = sessionFiles(rt, await filesOf(rt, history));
+  // The conversation's files so far; the ones this message carries are `input.files`.
+  const known = await conversationFiles(rt, history);
+  const files = sessionFiles(rt, known);
+  const own = new Set(stored ? fileIdsOf(stored) : []);
   const screenshots = run.screenshots ?? [];
   return {
     input: {
@@ -61,7 +56,7 @@ export async function invocationOf(
       tools: toolsForTurn(rt.settings.tools, agent.definition.tools ?? [], stored?.hostContext, warn),
       screenAvailable: screenshots.length > 0,
       history: turnHistory,
-      files: await files.list(),
+      files: (await files.list()).filter((f) => own.has(f.id)),
       metadata: stored?.metadata ?? {},
       context,
     },

@@ -1,17 +1,9 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import type { HostAgentFile, HostAgentFiles } from '../agents/index.ts';
 import type { Identity } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { Attachment, ChatRequest } from '../contract/index.ts';
 import { type Issue, ValidationError } from '../errors/index.ts';
 import { type AttachedFile, ownedFile } from '../files/index.ts';
-import {
-  type FileRecord,
-  getBlob,
-  INLINE_LIMIT_BYTES,
-  putBlob,
-  type StoredAttachment,
-} from '../store/index.ts';
+import { getBlob, INLINE_LIMIT_BYTES, putBlob, type StoredAttachment } from '../store/index.ts';
 
 /**
  * Checks that every `file_id` names a stored file of the caller (an unknown one is a 422 at its
@@ -75,31 +67,5 @@ export function splitAttachments(all: Attachment[]): { references: Attachment[];
   return {
     references: all.filter((a) => a.purpose === 'reference'),
     screenshots: all.filter((a) => a.purpose === 'screenshot'),
-  };
-}
-
-const TEXT_TYPES = /^(text\/|application\/(json|xml|x-yaml|yaml|csv|javascript))/;
-
-/** `io.files`: the files the session's messages reference, and only those. */
-export function sessionFiles(rt: Runtime, files: FileRecord[]): HostAgentFiles {
-  const byId = new Map(files.map((f) => [f.fileId, f]));
-  const read = async (fileId: string) => {
-    const file = byId.get(fileId);
-    if (!file) return null;
-    const { Body } = await rt.s3.send(new GetObjectCommand({ Bucket: rt.bucket, Key: file.s3Key }));
-    return Body
-      ? await (Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray()
-      : null;
-  };
-  return {
-    list: async (): Promise<HostAgentFile[]> =>
-      files.map((f) => ({ id: f.fileId, name: f.name, mimeType: f.mediaType, size: f.size })),
-    read,
-    async text(fileId) {
-      const file = byId.get(fileId);
-      if (!file || !TEXT_TYPES.test(file.mediaType)) return null;
-      const bytes = await read(fileId);
-      return bytes ? new TextDecoder().decode(bytes) : null;
-    },
   };
 }

@@ -1,5 +1,6 @@
 import { askedOf } from '../actions/index.ts';
 import type { Attachment } from '../contract/index.ts';
+import { conversationFiles, sessionFiles } from '../files/index.ts';
 import {
   deletePartition,
   deleteSessionObjects,
@@ -9,8 +10,8 @@ import {
   openActions,
   type RunOutcome,
 } from '../store/index.ts';
-import { filesOf, invocationOf } from './agent-input.ts';
-import { loadAttachment, sessionFiles } from './attachments.ts';
+import { invocationOf } from './agent-input.ts';
+import { loadAttachment } from './attachments.ts';
 import { callAgent } from './call-agent.ts';
 import { callCancelHook } from './hooks.ts';
 import { announceDecided, settle } from './settle.ts';
@@ -96,7 +97,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
   announceDecided(stream, [answered]);
   const others = await stillOpenFor(rt, run, answered);
   const screenshots = run.screenshots ?? [];
-  const files = sessionFiles(rt, await filesOf(rt, await listMessages(rt, run.sessionId)));
+  const files = sessionFiles(rt, await conversationFiles(rt, await listMessages(rt, run.sessionId)));
   // A continuation's own context, else the last one received: it follows the tool result.
   const hostContext = run.hostContext ?? session.hostContext;
   const hostTools = new Set(

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { applyPause, pendingToolCallOf } from '../actions/index.ts';
 import type { HostResult, ResolvedHitl } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import { resultFilesView } from '../sessions/index.ts';
 import {
   type ActionRecord,
   getMessage,
@@ -130,6 +131,9 @@ export async function settle(
       stopReason: settled.outcome.stopReason,
       usage: settled.usage,
       metadata: result.metadata,
+      ...((earlier?.files?.length || result.files?.length) && {
+        files: [...(earlier?.files ?? []), ...(result.files ?? [])],
+      }),
     },
     { replace: onSameMessage },
   );
@@ -162,12 +166,13 @@ export async function settle(
       pendingCall,
       hostCalls.filter((a) => a.status === 'queued'),
     ),
+    files: resultFilesView(result.files),
   });
   const paused = stillOpen > 0;
   stream.append(paused ? 'session.status_requires_action' : 'session.status_idle', {
     status: paused ? 'requires_action' : outcome.status,
     stop_reason: outcome.stopReason,
-    detail: result.detail ?? null,
+    detail: result.detail ?? state.stopDetail ?? null,
   });
   return paused ? { ...outcome, status: 'requires_action' } : outcome;
 }

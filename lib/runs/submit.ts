@@ -22,7 +22,7 @@ import {
   SessionNotFoundError,
   ValidationError,
 } from '../errors/index.ts';
-import { checkNewSessionFiles, countSessionFiles } from '../files/index.ts';
+import { checkAgentFiles, checkNewSessionFiles, countSessionFiles } from '../files/index.ts';
 import { digest, newId } from '../ids/index.ts';
 import {
   ensureSession,
@@ -88,6 +88,7 @@ async function resolveSession(
   }
   // Everything the request refers to is checked before anything is written: a rejected message leaves no session.
   const files = await checkFileIds(rt, identity, request);
+  checkAgentFiles(agent, files);
   if (!existing) checkNewSessionFiles(rt, sessionId, files);
   // A continuation answers a call of an existing session: into one that does not exist, nothing is pending.
   if (!existing && request.tool_call_id !== undefined) throw noPendingCall(request.tool_call_id);

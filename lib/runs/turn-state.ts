@@ -32,6 +32,8 @@ export class TurnState {
   actions: PendingAction[] = [];
   usage: Usage | undefined;
   stop: StopReason | undefined;
+  /** The `detail` of the last emitted `stop`: reported when the result has none. */
+  stopDetail: unknown;
 
   /** Folds one accepted event in. */
   apply(event: HostEvent): void {
@@ -69,6 +71,7 @@ export class TurnState {
         break;
       case 'stop':
         this.stop = event.stopReason;
+        this.stopDetail = event.detail;
         break;
     }
   }

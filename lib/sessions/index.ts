@@ -1,2 +1,10 @@
 export { ownedSession } from './access.ts';
-export { messageView, runView, type SessionStatus, sessionListView, sessionView, statusOf } from './views.ts';
+export {
+  messageView,
+  resultFilesView,
+  runView,
+  type SessionStatus,
+  sessionListView,
+  sessionView,
+  statusOf,
+} from './views.ts';

@@ -63,6 +63,11 @@ export function sessionListView(session: SessionRecord) {
   };
 }
 
+/** The wire form of the files an answer produced (its result's `files`); empty when none. */
+export function resultFilesView(files: MessageRecord['files'] = []) {
+  return files.map((f) => ({ id: f.id, name: f.name, media_type: f.mimeType ?? null, size: f.size ?? null }));
+}
+
 /** The wire form of a stored message, each request it asked shown with where it is now. */
 export function messageView(message: MessageRecord, actions: ActionRecord[] = []) {
   const states = new Map(
@@ -92,6 +97,8 @@ export function messageView(message: MessageRecord, actions: ActionRecord[] = []
     ...(message.stopReason && { stop_reason: message.stopReason }),
     ...(message.usage && { usage: message.usage }),
     ...(message.metadata && { metadata: message.metadata }),
+    // The files an answer produced, as the agent described them (its result's `files`).
+    ...(message.files && { files: resultFilesView(message.files) }),
     ...(message.attachments && {
       // What was attached, without echoing contents of up to 12,000,000 characters back.
       attachments: message.attachments.map(

@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
-import { keys, ownerIndexKeys } from './keys.ts';
-import { isConditionFailure, strip } from './table.ts';
+import { dueBucket, INDEXES, keys, ownerIndexKeys, ttlAt } from './keys.ts';
+import { isConditionFailure, queryAll, strip } from './table.ts';
 
 /** A file a host uploaded (POST /api/files), which attachments reference by id. */
 export interface FileRecord {
@@ -14,9 +14,17 @@ export interface FileRecord {
   size: number;
   s3Key: string;
   createdAt: string;
-  /** `pending` until the bytes are in the bucket (a presigned upload). */
-  status: 'pending' | 'stored';
+  /**
+   * `pending` until the bytes are in the bucket (a presigned upload); `deleting` once its owner (or
+   * the sweep, when it expired) began deleting it: from then on nobody reads it.
+   */
+  status: 'pending' | 'stored' | 'deleting';
+  /** When the file expires (`files.retentionDays` after its upload); absent: kept until deleted. */
+  expiresAt?: string;
 }
+
+/** Kept this long past its expiry before DynamoDB's TTL removes the record: the sweep deletes it first. */
+const TTL_GRACE_MS = 24 * 3_600_000;
 
 const fileKey = (fileId: string) => ({ pk: `FILE#${fileId}`, sk: 'META' });
 
@@ -30,9 +38,59 @@ export async function putFile(rt: Runtime, file: FileRecord): Promise<void> {
         ...ownerIndexKeys(file, 'FILE', file.createdAt, file.fileId),
         type: 'file',
         ...file,
+        // An expiring file is due for the sweep (which deletes its bytes and gives its quota back).
+        ...(file.expiresAt && {
+          gsi1pk: dueBucket('file', Date.parse(file.expiresAt)),
+          gsi1sk: `${Date.parse(file.expiresAt)}`,
+          ttl: ttlAt(Date.parse(file.expiresAt) + TTL_GRACE_MS),
+        }),
       },
     }),
   );
+}
+
+/**
+ * Marks a file `deleting`, the first step of deleting it: one conditional update, so that a file
+ * already gone stays gone. Returns the file as it was, or undefined when there is none.
+ */
+export async function markFileDeleting(rt: Runtime, fileId: string): Promise<FileRecord | undefined> {
+  try {
+    const { Attributes } = await rt.db.send(
+      new UpdateCommand({
+        TableName: rt.table,
+        Key: fileKey(fileId),
+        UpdateExpression: 'SET #status = :deleting',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':deleting': 'deleting' },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return Attributes ? (strip(Attributes) as unknown as FileRecord) : undefined;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Removes a file's record, the last step of deleting it. */
+export async function deleteFileRecord(rt: Runtime, fileId: string): Promise<void> {
+  await rt.db.send(new DeleteCommand({ TableName: rt.table, Key: fileKey(fileId) }));
+}
+
+/** Ids of files whose expiry passed, found through the due index in the last `lookbackHours` hours. */
+export async function dueFiles(rt: Runtime, now: number, lookbackHours: number): Promise<string[]> {
+  const found: string[] = [];
+  for (let h = lookbackHours; h >= 0; h -= 1) {
+    const items = await queryAll(rt, {
+      IndexName: INDEXES.sweep,
+      KeyConditionExpression: 'gsi1pk = :bucket AND gsi1sk < :now',
+      ExpressionAttributeValues: { ':bucket': dueBucket('file', now - h * 3_600_000), ':now': `${now}` },
+      ProjectionExpression: 'fileId',
+    });
+    found.push(...items.map((item) => String(item.fileId)));
+  }
+  return found;
 }
 
 /** The file, or undefined when there is none. */
@@ -80,8 +138,9 @@ export async function reserveFileBytes(
 }
 
 /**
- * Gives a file's bytes back to its owner's quota, when storing the file failed after they were
- * counted. Marked with the file, so that a resend of this write gives them back once.
+ * Gives a file's bytes back to its owner's quota: when storing the file failed after they were
+ * counted, or when the file is deleted. Marked with the file, so that a resend of this write gives
+ * them back once.
  */
 export async function releaseFileBytes(
   rt: Runtime,

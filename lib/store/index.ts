@@ -30,9 +30,12 @@ export {
 export { appendEvent, lastSeq, listEvents, type SessionEvent } from './events.ts';
 export {
   addSessionFiles,
+  deleteFileRecord,
+  dueFiles,
   type FileRecord,
   getFile,
   getSessionFiles,
+  markFileDeleting,
   putFile,
   releaseFileBytes,
   reserveFileBytes,

@@ -13,6 +13,7 @@ const MESSAGE_JSON = [
   'usage',
   'hostContext',
   'attachments',
+  'files',
 ] as const;
 
 /** A stored message of a session. */
@@ -36,6 +37,8 @@ export interface MessageRecord {
   attachments?: StoredAttachment[];
   /** Where the heavy fields are when the item would not fit DynamoDB's 400 KB. */
   blobKey?: string;
+  /** The files an answer produced (the result's `files`, already stored), as the agent described them. */
+  files?: { id: string; name: string; mimeType?: string; size?: number }[];
 }
 
 /** An attachment as stored: its content inline, or moved to the bucket. */

@@ -1,6 +1,7 @@
 import { DeleteConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import type { Switchboard } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import { sweepExpiredFiles } from '../files/index.ts';
 import { dueConnections, removeConnection } from '../store/index.ts';
 import { sweepLapses } from './lapses.ts';
 import { requeueLostRuns } from './requeue.ts';
@@ -10,6 +11,7 @@ export interface SweepReport {
   removedConnections: number;
   lapsed: { denied: number; cancelled: number; raced: number };
   requeuedRuns: number;
+  expiredFiles: number;
 }
 
 /** How far back the sweep looks for due items: a missed hour of sweeps is still caught up. */
@@ -28,7 +30,8 @@ async function sweepConnections(rt: Runtime, now: number): Promise<number> {
 
 /**
  * The sweep the EventBridge rule runs once a minute: lapsed requests (hitl.onTimeout), runs whose
- * job was lost, and connections past API Gateway's two-hour limit whose `$disconnect` never came.
+ * job was lost, connections past API Gateway's two-hour limit whose `$disconnect` never came, and
+ * files past `files.retentionDays`.
  * Everything is found through the due index; nothing scans.
  */
 export async function sweep(rt: Runtime, app: Switchboard, now = Date.now()): Promise<SweepReport> {
@@ -36,6 +39,7 @@ export async function sweep(rt: Runtime, app: Switchboard, now = Date.now()): Pr
     lapsed: await sweepLapses(rt, app, now, LOOKBACK_HOURS),
     requeuedRuns: await requeueLostRuns(rt, now, LOOKBACK_HOURS),
     removedConnections: await sweepConnections(rt, now),
+    expiredFiles: await sweepExpiredFiles(rt, LOOKBACK_HOURS),
   };
   if (report.removedConnections > 0)
     rt.logger.info('Removed stale connections', { count: report.removedConnections });

@@ -61,6 +61,7 @@ function requestOf(route: HttpRouteKey, name: string): [string, string, unknown?
     'DELETE /api/sessions/{id}': ['DELETE', `/api/sessions/${name}`],
     'POST /api/files': ['POST', '/api/files?name=x.txt', 'text', 'text/plain'],
     'GET /api/files/{id}': ['GET', `/api/files/${fileId}`],
+    'DELETE /api/files/{id}': ['DELETE', `/api/files/${fileId}`],
   };
   return requests[route];
 }
@@ -78,6 +79,7 @@ const OTHER_ANSWERS: Record<HttpRouteKey, (name: string) => { status: number; co
   'DELETE /api/sessions/{id}': () => ({ status: 404, code: 'session_not_found' }),
   'POST /api/files': () => ({ status: 201 }),
   'GET /api/files/{id}': () => ({ status: 404, code: 'file_not_found' }),
+  'DELETE /api/files/{id}': () => ({ status: 404, code: 'file_not_found' }),
 };
 
 /** What alice sees of her own session: the messages, the open request, the file. */
@@ -186,6 +188,8 @@ describe('the access matrix: every route and action, for every kind of caller', 
     const listed = await call('alice', 'GET', '/api/sessions');
     expect((listed.json.sessions as { ref: string }[]).map((s) => s.ref)).toContain(REF);
     expect((await call('alice', 'GET', `/api/files/${fileId}`)).status).toBe(200);
+    expect((await call('alice', 'DELETE', `/api/files/${fileId}`)).status).toBe(200);
+    expect((await call('alice', 'GET', `/api/files/${fileId}`)).status).toBe(404);
     const socket = await TestSocket.open(`${sandbox.wsUrl}?token=alice`);
     try {
       expect((await socket.request({ action: 'assistant_join_session', session_id: REF })).type).toBe(

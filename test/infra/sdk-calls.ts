@@ -24,6 +24,7 @@ const COMMAND_NEEDS: Record<string, readonly Need[]> = {
   // A presigned URL carries the signer's rights: the PUT it signs needs s3:PutObject.
   getSignedUrl: ['s3:PutObject@objects'],
   DeleteObjectsCommand: ['s3:DeleteObject@objects'],
+  DeleteObjectCommand: ['s3:DeleteObject@objects'],
   ListObjectsV2Command: ['s3:ListBucket@bucket'],
   SendMessageCommand: ['sqs:SendMessage@queue'],
   ChangeMessageVisibilityCommand: ['sqs:ChangeMessageVisibility@queue'],

@@ -1,0 +1,72 @@
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import type { HostAgentFile, HostAgentFiles } from '../agents/index.ts';
+import type { Runtime } from '../config/index.ts';
+import { type FileRecord, getFile, type MessageRecord } from '../store/index.ts';
+import { isLive } from './lifecycle.ts';
+import { extractText, textKindOf } from './text.ts';
+
+/** A file as an agent is handed it. */
+export function agentFile(file: FileRecord): HostAgentFile {
+  return { id: file.fileId, name: file.name, mimeType: file.mediaType, size: file.size };
+}
+
+/** The ids of the files one message carries: what its attachments name, or what an answer produced. */
+export function fileIdsOf(message: MessageRecord): string[] {
+  const attached = (message.attachments ?? []).flatMap((a) => (a.file_id ? [a.file_id] : []));
+  return [...new Set([...attached, ...(message.files ?? []).map((f) => f.id)])];
+}
+
+/**
+ * The files of a conversation: those its messages attached and those its answers produced, in the
+ * order they came into it (oldest first), each once. A file that no longer exists, is being
+ * deleted or has expired is left out.
+ */
+export async function conversationFiles(rt: Runtime, messages: MessageRecord[]): Promise<FileRecord[]> {
+  const ids = [...new Set(messages.flatMap(fileIdsOf))];
+  const files = await Promise.all(ids.map((id) => getFile(rt, id)));
+  const now = rt.clock();
+  return files.filter((f): f is FileRecord => f !== undefined && f.status === 'stored' && isLive(f, now));
+}
+
+/**
+ * `io.files`: the conversation's files, and only those. `read` and `text` look each file up again,
+ * so one deleted or expired since the turn began answers null too. `text` answers null for a type
+ * with no text (see `textKindOf`), a file over `files.textMaxBytes`, and a document that cannot be
+ * parsed (logged); its text is cut at `files.textMaxChars`.
+ */
+export function sessionFiles(rt: Runtime, files: FileRecord[]): HostAgentFiles {
+  const ids = new Set(files.map((f) => f.fileId));
+  const current = async (fileId: string) => {
+    if (typeof fileId !== 'string' || !ids.has(fileId)) return undefined;
+    const file = await getFile(rt, fileId);
+    return file && file.status === 'stored' && isLive(file, rt.clock()) ? file : undefined;
+  };
+  const bytesOf = async (file: FileRecord) => {
+    const { Body } = await rt.s3
+      .send(new GetObjectCommand({ Bucket: rt.bucket, Key: file.s3Key }))
+      .catch(() => ({ Body: undefined }));
+    return Body
+      ? await (Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray()
+      : null;
+  };
+  return {
+    list: async () => files.map(agentFile),
+    async read(fileId) {
+      const file = await current(fileId);
+      return file ? bytesOf(file) : null;
+    },
+    async text(fileId) {
+      const file = await current(fileId);
+      const kind = file && textKindOf(file.mediaType, file.name);
+      if (!file || !kind || file.size > rt.settings.files.textMaxBytes) return null;
+      const bytes = await bytesOf(file);
+      if (!bytes) return null;
+      try {
+        return (await extractText(bytes, kind)).slice(0, rt.settings.files.textMaxChars);
+      } catch (error) {
+        rt.logger.warn('Could not read the text of a file', { fileId, kind, error: String(error) });
+        return null;
+      }
+    },
+  };
+}
