@@ -1,4 +1,5 @@
 import type { Attachment, HostContext } from '../contract/index.ts';
+import type { Budget, Pricing } from '../usage/types.ts';
 import type { HostEvent, HostResult, PendingAction } from './schemas.ts';
 
 /** Who is asking, as `resolveContext` (the authoriser) says: never taken from the host's own words. */
@@ -127,6 +128,10 @@ export interface HostAgentDefinition {
   hitl?: HitlOptions;
   /** What a new message does to open requests: `keep` them (default) or `cancel` (withdraw) them. */
   pendingActionPolicy?: 'keep' | 'cancel';
+  /** Prices per model, over the server's `pricing`: a usage with `model` and no `costUsd` is priced by it. */
+  pricing?: Pricing;
+  /** How much one session may spend (`{ sessionUsd }`), over the server's `budget`; `false` for none. */
+  budget?: Budget;
   invoke(input: HostAgentInput, io: HostAgentIO): Promise<HostResult | unknown>;
   resolveAction?(input: ResolveActionInput, io: HostAgentIO): Promise<HostResult | unknown>;
   cancel?(input: HostAgentCancelInput): Promise<void> | void;

@@ -97,6 +97,32 @@ export class RateLimitedError extends SwitchboardError {
   }
 }
 
+/**
+ * A new message to a session (or from an owner, or a tenant) whose budget is spent: 402
+ * `budget_exceeded`, WebSocket type `limit`. The message states what was spent and the budget; the
+ * transport adds them as `spent_usd`, `budget_usd` and `scope`.
+ */
+export class BudgetExceededError extends SwitchboardError {
+  constructor(
+    readonly scope: 'session' | 'user' | 'tenant',
+    readonly spentUsd: number,
+    readonly budgetUsd: number,
+  ) {
+    const whose = { session: 'This session', user: 'You', tenant: 'Your organisation' }[scope];
+    const budget = scope === 'session' ? 'its budget' : 'the daily limit';
+    super(
+      'budget_exceeded',
+      `${whose} spent $${usd(spentUsd)}${scope === 'session' ? '' : ' in the last 24 hours'}, reaching ${budget} of $${usd(budgetUsd)}: no new message is taken.`,
+      402,
+      'limit',
+    );
+  }
+}
+
+/** Dollars as people read them: cents, and the digits after them where a small cost has some. */
+const usd = (value: number) =>
+  Number.isInteger(value * 100) ? value.toFixed(2) : String(Number(value.toPrecision(6)));
+
 /** A caller without an identity where one is required: 401. */
 export class UnauthorizedError extends SwitchboardError {
   constructor(message = 'Authentication is required.') {

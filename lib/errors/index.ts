@@ -1,5 +1,6 @@
 export {
   AgentDefinitionError,
+  BudgetExceededError,
   type ErrorType,
   InvalidContextError,
   InvalidHostResultError,

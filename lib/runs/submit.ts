@@ -34,6 +34,7 @@ import {
   type SessionRecord,
   setHostContext,
 } from '../store/index.ts';
+import { checkBudgets } from '../usage/index.ts';
 import { checkFileIds, splitAttachments, storeAttachment } from './attachments.ts';
 import { noPendingCall, submitContinuation, supersedeOpen } from './continuation.ts';
 import { enqueue } from './job.ts';
@@ -84,6 +85,14 @@ async function resolveSession(
       { path: ['agent_id'], message: 'unknown agent' },
     ]);
   }
+  // A new message to a spent budget is refused (402) before anything is written; a continuation goes through.
+  if (request.tool_call_id === undefined)
+    await checkBudgets(rt, ownerOf(identity), {
+      sessionId,
+      session: existing,
+      budgetUsd: app.budgetFor(agent),
+      requestId,
+    });
   // Everything the request refers to is checked before anything is written: a rejected message leaves no session.
   const files = await checkFileIds(rt, identity, request);
   if (!existing) checkNewSessionFiles(rt, sessionId, files);

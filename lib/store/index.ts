@@ -47,6 +47,7 @@ export {
   ownerPartition,
   prefixes,
   seqKey,
+  tenantPartition,
   ttlAt,
 } from './keys.ts';
 export {
@@ -58,7 +59,7 @@ export {
   type StoredAttachment,
 } from './messages.ts';
 export { type CounterKey, countRequest } from './rate-counters.ts';
-export { type RequestRecord, recordRequest } from './requests.ts';
+export { type RequestRecord, recordRequest, requestRecorded } from './requests.ts';
 export {
   abandonQueuedRun,
   postponeRun,
@@ -91,4 +92,5 @@ export {
   type SessionRecord,
   setHostContext,
 } from './sessions.ts';
+export { addSessionSpend, daySpend, putDaySpend, REMEMBERED_RUNS } from './spend.ts';
 export { BATCH_WRITE_ATTEMPTS, batchWrite, isConditionFailure, queryAll, strip } from './table.ts';

@@ -48,3 +48,11 @@ export async function recordRequest(
     return { first: record.runId === request.runId, record };
   }
 }
+
+/** Whether a request id was applied in a session already (a retry of it is no new message). */
+export async function requestRecorded(rt: Runtime, sessionId: string, requestId: string): Promise<boolean> {
+  const { Item } = await rt.db.send(
+    new GetCommand({ TableName: rt.table, Key: keys.request(sessionId, requestId), ConsistentRead: true }),
+  );
+  return Item !== undefined;
+}
