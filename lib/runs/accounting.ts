@@ -1,18 +1,32 @@
 import type { HostAgentRegistration, Switchboard, Usage } from '../agents/index.ts';
-import type { SessionRecord } from '../store/index.ts';
-import { costOf, roundUsd, type TurnAccounting } from '../usage/index.ts';
+import type { Runtime } from '../config/index.ts';
+import type { RunRecord, SessionRecord } from '../store/index.ts';
+import { costOf, recordSpend, roundUsd, type TurnAccounting } from '../usage/index.ts';
 
-/** What a run of `agent` in `session` is priced and measured with. */
+/** A run's accounting, and whether it has counted the run's cost already. */
+export type RunAccounting = TurnAccounting & { readonly counted: boolean };
+
+/** What a run of `agent` in `session` is priced and measured with, and how its cost is counted. */
 export function accountingOf(
+  rt: Runtime,
   app: Switchboard,
   agent: HostAgentRegistration | undefined,
+  run: RunRecord,
   session: SessionRecord,
-): TurnAccounting {
+): RunAccounting {
+  let counted = false;
   return {
     pricing: agent ? app.pricingFor(agent) : {},
     spentUsd: session.spentUsd ?? 0,
     budgetUsd: app.budgetFor(agent),
     maskServerErrors: app.maskServerErrors,
+    async count(usage) {
+      await recordSpend(rt, { ...run, usage }, session);
+      counted = true;
+    },
+    get counted() {
+      return counted;
+    },
   };
 }
 

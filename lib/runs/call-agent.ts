@@ -73,6 +73,7 @@ export async function callAgent(
         ...(error instanceof SwitchboardError && { code: error.code, issues: error.issues }),
       });
     // What the agent reported it used before it failed was spent all the same.
+    await accounting?.count(state.usage);
     return { ok: false, outcome: failTurn(stream, error, accounting, state.usage) };
   }
 }

@@ -83,14 +83,16 @@ export async function runTurn(
     );
   }
   // Outside the catch: a spend that could not be written fails the job, whose next delivery counts it.
-  if (closed) await recordSpend(rt, closed.run, closed.session);
-  else if (job.kind !== 'delete') await spendOfEnded(rt, job);
+  if (closed) {
+    if (!closed.counted) await recordSpend(rt, closed.run, closed.session);
+  } else if (job.kind !== 'delete') await spendOfEnded(rt, job);
 }
 
-/** A run this worker closed: with what it cost, and its session as read when the run started. */
+/** A run this worker closed: with what it cost, its session as read when the run started, and whether it was counted. */
 interface Closed {
   run: RunRecord;
   session: SessionRecord;
+  counted: boolean;
 }
 
 /** Counts what a run cost once it has ended, however it ended (the writes are keyed by the run). */
@@ -119,7 +121,7 @@ async function runClaimed(
   const context =
     run.kind === 'lapse' ? lapseContext(session) : (run.context ?? requestContextOf(ownerIdentity(session)));
   const agent = await app.resolveAgent(run.agentId, context);
-  const accounting = accountingOf(app, agent, session);
+  const accounting = accountingOf(rt, app, agent, run, session);
   const watch = new RunWatch(rt, run, workerId, options.stopAt).start();
   let outcome: RunOutcome;
   try {
@@ -185,5 +187,7 @@ async function runClaimed(
   // Screenshots are not stored: they lived only for this turn (the bucket's lifecycle rule is the backstop).
   if (run.screenshots?.length) await deleteBlobs(rt, run.screenshots).catch(() => undefined);
   // Only the worker whose outcome was written counts the run's cost: a fenced-off one never does.
-  return finished ? { run: { ...run, usage: outcome.usage }, session } : undefined;
+  return finished
+    ? { run: { ...run, usage: outcome.usage }, session, counted: accounting.counted }
+    : undefined;
 }

@@ -84,6 +84,7 @@ export async function settle(
   );
   if (fenced || !(await scope.stopping.watch.confirm())) return LOST;
   const settled = state.settle(result);
+  await accounting.count(settled.usage);
   const spend = closingSpend(accounting.spentUsd, settled.usage);
   // The turn that reaches a budget completes, and says so; the next message is refused (402).
   const reached = await budgetReached(rt, scope.session, {

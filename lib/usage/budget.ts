@@ -63,8 +63,8 @@ async function refusalOf(
 
 /**
  * The budget a turn that cost `costUsd` reaches, if any: the session's (what it spent before, plus
- * this turn), or its owner's or tenant's rolling day (their ledger, plus this turn, which is added
- * to it once the turn is closed). A turn that reaches one ends with `budget_reached`.
+ * this turn), or its owner's or tenant's rolling day (their ledger, which holds this turn already:
+ * it is asked after the turn was counted). A turn that reaches one ends with `budget_reached`.
  */
 export async function budgetReached(
   rt: Runtime,
@@ -74,7 +74,7 @@ export async function budgetReached(
   if (spent.costUsd <= 0) return undefined;
   if (spent.budgetUsd !== undefined && spent.beforeUsd + spent.costUsd >= spent.budgetUsd) return 'session';
   for (const { scope, partition, limit } of dayLimits(rt, who)) {
-    if ((await daySpend(rt, partition, rt.clock())) + spent.costUsd >= limit) return scope;
+    if ((await daySpend(rt, partition, rt.clock())) >= limit) return scope;
   }
   return undefined;
 }

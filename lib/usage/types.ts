@@ -63,4 +63,10 @@ export interface TurnAccounting {
   budgetUsd?: number;
   /** `maskServerErrors`: a 500's message is generic, its detail only in the log. */
   maskServerErrors: boolean;
+  /**
+   * Counts the run's cost toward its session (and the rolling-day ledgers), once, before the event
+   * that ends the run is logged: a host that reads that event and sends its next message meets the
+   * spend already. Keyed by the run, so a later count of the same run changes nothing.
+   */
+  count(usage: { costUsd?: number } | undefined): Promise<void>;
 }
