@@ -90,11 +90,11 @@ async function failedTurn(sandbox: Sandbox, agent: string) {
 
 describe('maskServerErrors', () => {
   it.each([
-    ['unusable', 'invalid_host_result', 'unusable result at status'],
-    ['throws', 'agent_error', SECRET],
+    ['returns an unusable result', 'unusable', 'invalid_host_result', 'unusable result at status'],
+    ['throws', 'throws', 'agent_error', SECRET],
   ])(
     'makes the 500 of a turn whose agent %s generic in session.error and on the run; the detail is logged',
-    async (agent, code, detail) => {
+    async (_what, agent, code, detail) => {
       const logged = vi.spyOn(Logger.prototype, 'error');
       const { error, run } = await failedTurn(masked, agent);
       expect(error).toEqual({ code, message: 'Something went wrong on our side.', status: 500 });
