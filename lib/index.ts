@@ -25,5 +25,7 @@ export {
   type SwitchboardOptions,
   type ToolDefinition,
   type TurnTools,
+  toJsonSchema,
 } from './agents/index.ts';
 export type { Attachment, HostContext } from './contract/index.ts';
+export type { Budget, ModelPrice, Pricing } from './usage/index.ts';

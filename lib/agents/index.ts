@@ -1,3 +1,4 @@
+export { toJsonSchema } from './json-schema.ts';
 export { hostAgentRegistration } from './registration.ts';
 export {
   type HostEvent,

@@ -1,5 +1,6 @@
 import { objectSchemaProblem, ToolNameSchema } from '../contract/index.ts';
 import { AgentDefinitionError } from '../errors/index.ts';
+import { checkUsageOptions } from '../usage/options.ts';
 import type { HostAgentDefinition, HostAgentRegistration } from './types.ts';
 
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
@@ -38,6 +39,7 @@ export function hostAgentRegistration(definition: HostAgentDefinition): HostAgen
   checkTools(id, definition.tools);
   checkHitl(id, definition);
   checkFiles(id, definition.files);
+  checkUsageOptions(`Host agent "${id}": `, definition);
   return Object.freeze({ kind: 'host' as const, id, definition });
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonSchemaProblem } from '../contract/index.ts';
 
 /** Why a turn stopped, as the seed names them. */
 export const StopReasonSchema = z.enum([
@@ -34,7 +35,14 @@ export const PendingActionSchema = z
     toolName: z.string().optional(),
     title: z.string().optional(),
     args: z.unknown().optional(),
-    argsSchema: z.record(z.string(), z.unknown()).optional(),
+    /** A JSON Schema of the tool's arguments (see toJsonSchema): answers' approvedArgs are checked against it. */
+    argsSchema: z
+      .record(z.string(), z.unknown())
+      .superRefine((schema, ctx) => {
+        const problem = jsonSchemaProblem(schema);
+        if (problem) ctx.addIssue({ code: 'custom', message: `argsSchema ${problem}` });
+      })
+      .optional(),
     questions: z
       .array(
         z

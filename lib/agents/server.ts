@@ -1,6 +1,8 @@
 import { defaultResolveContext } from '../auth/resolve.ts';
 import type { ResolveContext } from '../auth/types.ts';
 import { AgentDefinitionError } from '../errors/index.ts';
+import { checkUsageOptions } from '../usage/options.ts';
+import type { Budget, Pricing } from '../usage/types.ts';
 import { hostAgentRegistration } from './registration.ts';
 import type { HitlOptions, HostAgentDefinition, HostAgentRegistration, RequestContext } from './types.ts';
 
@@ -23,6 +25,20 @@ export interface SwitchboardOptions {
    * Default: the user is `sub` (else `user`, else `principalId`), the tenant `tenant` or `custom:tenant`.
    */
   resolveContext?: ResolveContext;
+  /**
+   * Prices per model (US dollars per million tokens: `{ input, output, cachedInput? }`) for every
+   * agent; an agent's own `pricing` wins for the models it names. A usage with `model` and no
+   * `costUsd` is priced by it.
+   */
+  pricing?: Pricing;
+  /** The default budget of every session (`{ sessionUsd }`); an agent's own `budget` wins. Default: none. */
+  budget?: Budget;
+  /**
+   * When true, the message of every 500 a caller sees (an HTTP 500, and `invalid_host_result` or
+   * `agent_error` in `session.error` and on the run) is a generic one; the detail is only logged.
+   * Default false.
+   */
+  maskServerErrors?: boolean;
 }
 
 /** The request settings an agent runs with, defaults applied. */
@@ -39,6 +55,10 @@ export class Switchboard {
   readonly #hitl: HitlOptions;
   /** The server's `resolveContext` hook (or the default one). */
   readonly resolveContext: ResolveContext;
+  readonly #pricing: Pricing;
+  readonly #budget: Budget | undefined;
+  /** Whether a 500's message is generic for callers (`maskServerErrors`). */
+  readonly maskServerErrors: boolean;
 
   constructor(options: SwitchboardOptions = {}) {
     this.#hitl = options.hitl ?? {};
@@ -50,6 +70,13 @@ export class Switchboard {
       throw new AgentDefinitionError('options.resolveContext must be a function of the verified claims.');
     }
     this.resolveContext = options.resolveContext ?? defaultResolveContext;
+    checkUsageOptions('options.', options);
+    this.#pricing = options.pricing ?? {};
+    this.#budget = options.budget;
+    if (options.maskServerErrors !== undefined && typeof options.maskServerErrors !== 'boolean') {
+      throw new AgentDefinitionError('options.maskServerErrors must be true or false.');
+    }
+    this.maskServerErrors = options.maskServerErrors ?? false;
   }
 
   /**
@@ -90,6 +117,17 @@ export class Switchboard {
       onTimeout: own.onTimeout ?? this.#hitl.onTimeout ?? 'deny',
       authorizeResolve: own.authorizeResolve ?? this.#hitl.authorizeResolve,
     };
+  }
+
+  /** The prices an agent's usage is priced with: its own over the server's. */
+  pricingFor(agent: HostAgentRegistration): Pricing {
+    return { ...this.#pricing, ...agent.definition.pricing };
+  }
+
+  /** The budget of each of an agent's sessions in US dollars: its own, else the server's; undefined for none. */
+  budgetFor(agent: HostAgentRegistration | undefined): number | undefined {
+    const budget = agent?.definition.budget ?? this.#budget;
+    return budget ? budget.sessionUsd : undefined;
   }
 
   /** The agent a request without `agent_id` goes to: the only registered one, if there is exactly one. */

@@ -1,4 +1,5 @@
 import type { Attachment, HostContext } from '../contract/index.ts';
+import type { Budget, Pricing } from '../usage/types.ts';
 import type { HostEvent, HostResult, PendingAction } from './schemas.ts';
 
 /** Who is asking, as `resolveContext` (the authoriser) says: never taken from the host's own words. */
@@ -129,6 +130,10 @@ export interface HostAgentDefinition {
   pendingActionPolicy?: 'keep' | 'cancel';
   /** Which files a message to this agent may attach (its size limit, the types it accepts). */
   files?: AgentFileSettings;
+  /** Prices per model, over the server's `pricing`: a usage with `model` and no `costUsd` is priced by it. */
+  pricing?: Pricing;
+  /** How much one session may spend (`{ sessionUsd }`), over the server's `budget`; `false` for none. */
+  budget?: Budget;
   invoke(input: HostAgentInput, io: HostAgentIO): Promise<HostResult | unknown>;
   resolveAction?(input: ResolveActionInput, io: HostAgentIO): Promise<HostResult | unknown>;
   cancel?(input: HostAgentCancelInput): Promise<void> | void;

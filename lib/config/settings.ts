@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { HostActionSchema, ToolNameSchema } from '../contract/host-context.ts';
 import { parseOrThrow } from '../errors/index.ts';
 import { LimitsSettingsSchema } from '../limits/types.ts';
+import { BudgetSettingsSchema } from '../usage/types.ts';
 
 /**
  * Operational settings of a deployment (the construct's `settings` prop, SWITCHBOARD_SETTINGS
@@ -115,6 +116,8 @@ export const SettingsSchema = z
       .prefault({}),
     /** The runtime's own rate limits (API Gateway's stage throttling is per stage, not per user). */
     limits: LimitsSettingsSchema.prefault({}),
+    /** Spending limits per owner and per tenant over a rolling day; off by default. */
+    budgets: BudgetSettingsSchema.prefault({}),
   })
   .strict();
 

@@ -21,6 +21,21 @@ export function objectSchemaProblem(schema: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Why `schema` is not a usable JSON Schema (of any type), or undefined when it is one: it is
+ * compiled, so what ajv cannot use is caught where the schema is given, not where it is used.
+ */
+export function jsonSchemaProblem(schema: unknown): string | undefined {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema))
+    return 'must be a JSON schema object';
+  try {
+    compiled(schema);
+  } catch (error) {
+    return `is not a usable JSON schema: ${(error as Error).message}`;
+  }
+  return undefined;
+}
+
 /** The compiled validator of a schema, compiled once per schema object. */
 export function compiled(schema: object): ValidateFunction {
   let validate = cache.get(schema);

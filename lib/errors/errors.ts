@@ -103,10 +103,13 @@ export class AgentFailedError extends SwitchboardError {
   }
 }
 
+/** What a caller is told of a failure on the runtime's side (and of any 500 under `maskServerErrors`). */
+export const SERVER_ERROR_MESSAGE = 'Something went wrong on our side.';
+
 /** Something failed on the runtime's side; the detail is in the log, never in the answer. */
 export class InternalError extends SwitchboardError {
   constructor() {
-    super('internal_error', 'Something went wrong on our side.', 500, 'internal');
+    super('internal_error', SERVER_ERROR_MESSAGE, 500, 'internal');
   }
 }
 
@@ -150,6 +153,32 @@ export class RateLimitedError extends SwitchboardError {
     super('rate_limited', message, 429, 'limit');
   }
 }
+
+/**
+ * A new message to a session (or from an owner, or a tenant) whose budget is spent: 402
+ * `budget_exceeded`, WebSocket type `limit`. The message states what was spent and the budget; the
+ * transport adds them as `spent_usd`, `budget_usd` and `scope`.
+ */
+export class BudgetExceededError extends SwitchboardError {
+  constructor(
+    readonly scope: 'session' | 'user' | 'tenant',
+    readonly spentUsd: number,
+    readonly budgetUsd: number,
+  ) {
+    const whose = { session: 'This session', user: 'You', tenant: 'Your organisation' }[scope];
+    const budget = scope === 'session' ? 'its budget' : 'the daily limit';
+    super(
+      'budget_exceeded',
+      `${whose} spent $${usd(spentUsd)}${scope === 'session' ? '' : ' in the last 24 hours'}, reaching ${budget} of $${usd(budgetUsd)}: no new message is taken.`,
+      402,
+      'limit',
+    );
+  }
+}
+
+/** Dollars as people read them: cents, and the digits after them where a small cost has some. */
+const usd = (value: number) =>
+  Number.isInteger(value * 100) ? value.toFixed(2) : String(Number(value.toPrecision(6)));
 
 /** A caller without an identity where one is required: 401. */
 export class UnauthorizedError extends SwitchboardError {

@@ -1,6 +1,13 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
-import { type AuthorizerShape, hostSessionId, ownerOf, resolveIdentity, sessionRef } from '../auth/index.ts';
+import {
+  type AuthorizerShape,
+  hostSessionId,
+  ownerOf,
+  requestContextOf,
+  resolveIdentity,
+  sessionRef,
+} from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
   BODY_LIMITS,
@@ -165,12 +172,14 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
     });
   },
   async 'GET /api/sessions/{id}'(rt, app, event) {
-    const session = await ownedSession(rt, await identity(app, event), sessionIdOf(event));
-    const [run, open] = await Promise.all([
+    const caller = await identity(app, event);
+    const session = await ownedSession(rt, caller, sessionIdOf(event));
+    const [run, open, agent] = await Promise.all([
       latestRun(rt, session.sessionId),
       openActions(rt, session.sessionId),
+      app.resolveAgent(session.agentId, requestContextOf(caller)),
     ]);
-    return json(200, sessionView(session, run, open));
+    return json(200, sessionView(session, run, open, app.budgetFor(agent)));
   },
   async 'GET /api/sessions/{id}/messages'(rt, app, event) {
     const query = parseOrThrow(MessagesQuerySchema, event.queryStringParameters ?? {}, 'query');

@@ -66,6 +66,8 @@ export function createHttpHandler(app: Switchboard, runtime?: Runtime) {
       return found.route.run(rt(), app, routed);
     })
     .onError(async (request) => {
-      request.response = errorResponse(request.error, rt().logger);
+      request.response = errorResponse(request.error, rt().logger, {
+        maskServerErrors: app.maskServerErrors,
+      });
     });
 }

@@ -221,7 +221,8 @@ export function createWebSocketHandler(app: Switchboard, runtime?: Runtime) {
       try {
         requestId = bodyOf(event).requestId;
       } catch {}
-      return { statusCode: 200, body: JSON.stringify(errorFrame(error, rt().logger, requestId)) };
+      const options = { maskServerErrors: app.maskServerErrors };
+      return { statusCode: 200, body: JSON.stringify(errorFrame(error, rt().logger, requestId, options)) };
     }
   });
 }

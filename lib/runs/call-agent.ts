@@ -1,8 +1,10 @@
-import type { HostAgentIO, HostEvent, HostResult } from '../agents/index.ts';
+import type { HostAgentIO, HostEvent, HostResult, Usage } from '../agents/index.ts';
 import { EventGate, validateResult } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { AgentFailedError, SwitchboardError } from '../errors/index.ts';
+import { AgentFailedError, SERVER_ERROR_MESSAGE, SwitchboardError } from '../errors/index.ts';
 import type { CancelReason, RunOutcome } from '../store/index.ts';
+import type { TurnAccounting } from '../usage/index.ts';
+import { closingSpend } from './accounting.ts';
 import type { EventStream } from './event-stream.ts';
 import { TurnState } from './turn-state.ts';
 import type { RunWatch } from './watch.ts';
@@ -24,9 +26,10 @@ export async function callAgent(
   hostTools: ReadonlySet<string>,
   call: (io: Pick<HostAgentIO, 'emit' | 'signal'>) => Promise<unknown>,
   stopping?: Stopping,
+  accounting?: TurnAccounting,
 ): Promise<CallOutcome> {
   const gate = new EventGate((message, detail) => log.warn(message, detail));
-  const state = new TurnState(hostTools);
+  const state = new TurnState(hostTools, accounting?.pricing);
   const controller = new AbortController();
   const emit = (raw: HostEvent) => {
     const event = gate.accept(raw);
@@ -63,8 +66,15 @@ export async function callAgent(
     };
   } catch (error) {
     gate.close();
-    if (!(error instanceof SwitchboardError)) log.error('The agent failed', { error: String(error) });
-    return { ok: false, outcome: failTurn(stream, error) };
+    const masked = accounting?.maskServerErrors && error instanceof SwitchboardError && error.status >= 500;
+    if (!(error instanceof SwitchboardError) || masked)
+      log.error('The agent failed', {
+        error: String(error),
+        ...(error instanceof SwitchboardError && { code: error.code, issues: error.issues }),
+      });
+    // What the agent reported it used before it failed was spent all the same.
+    await accounting?.count(state.usage);
+    return { ok: false, outcome: failTurn(stream, error, accounting, state.usage) };
   }
 }
 
@@ -129,10 +139,24 @@ function publish(stream: EventStream, messageId: string, event: HostEvent, host:
   }
 }
 
-/** Closes a turn as error: the error is in the log, no message or pending action is stored. */
-export function failTurn(stream: EventStream, error: unknown): RunOutcome {
+/**
+ * Closes a turn as error: the error is in the log, no message or pending action is stored. Usage
+ * the agent reported before it failed is counted; under `maskServerErrors` a 500's message is generic.
+ */
+export function failTurn(
+  stream: EventStream,
+  error: unknown,
+  accounting?: Pick<TurnAccounting, 'spentUsd' | 'maskServerErrors'>,
+  usage?: Usage,
+): RunOutcome {
   const e = error instanceof SwitchboardError ? error : new AgentFailedError();
-  stream.append('session.error', { code: e.code, message: e.message, status: e.status });
-  stream.append('session.status_idle', { status: 'error', stop_reason: 'error', detail: null });
-  return { status: 'error', stopReason: 'error', error: { code: e.code, message: e.message } };
+  const message = accounting?.maskServerErrors && e.status >= 500 ? SERVER_ERROR_MESSAGE : e.message;
+  stream.append('session.error', { code: e.code, message, status: e.status });
+  stream.append('session.status_idle', {
+    status: 'error',
+    stop_reason: 'error',
+    detail: null,
+    ...(accounting && closingSpend(accounting.spentUsd, usage)),
+  });
+  return { status: 'error', stopReason: 'error', error: { code: e.code, message }, ...(usage && { usage }) };
 }

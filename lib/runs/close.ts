@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { StopReasonSchema, type Switchboard } from '../agents/index.ts';
+import { StopReasonSchema, type Switchboard, UsageSchema } from '../agents/index.ts';
 import { ownerIdentity, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { FencedError } from '../errors/index.ts';
@@ -45,6 +45,8 @@ const EndSchema = z.object({
     'incomplete',
   ] as const satisfies readonly RunOutcome['status'][]),
   stop_reason: StopReasonSchema,
+  /** What the run reported it used (with its cost): a run that ended in the log is counted as it said. */
+  usage: UsageSchema.optional().catch(undefined),
 });
 
 /** The error a run's end names: the `session.error` of that run just before it. */
@@ -67,6 +69,7 @@ function endInLog(events: SessionEvent[], runId: string): RunOutcome | 'unreadab
   return {
     status: parsed.data.status,
     stopReason: parsed.data.stop_reason,
+    ...(parsed.data.usage && { usage: parsed.data.usage }),
     ...(error?.success && { error: { code: error.data.code, message: error.data.message } }),
   };
 }

@@ -10,6 +10,7 @@ import {
   openActions,
   type RunOutcome,
 } from '../store/index.ts';
+import { closingSpend } from './accounting.ts';
 import { invocationOf } from './agent-input.ts';
 import { loadAttachment } from './attachments.ts';
 import { callAgent } from './call-agent.ts';
@@ -37,12 +38,13 @@ const lostLease = (): RunOutcome => ({
   error: { code: 'lease_lost', message: 'Another worker took this run over.' },
 });
 
-const idleOrPaused = async (scope: Pick<RunScope, 'rt' | 'run' | 'stream'>) => {
+const idleOrPaused = async (scope: Pick<RunScope, 'rt' | 'run' | 'stream' | 'accounting'>) => {
   const open = await openActions(scope.rt, scope.run.sessionId);
   scope.stream.append(open.length > 0 ? 'session.status_requires_action' : 'session.status_idle', {
     status: open.length > 0 ? 'requires_action' : 'completed',
     stop_reason: open.length > 0 ? 'requires_action' : 'end_turn',
     detail: null,
+    ...closingSpend(scope.accounting.spentUsd, undefined),
   });
   return open.length > 0;
 };
@@ -78,6 +80,7 @@ export async function runMessage(scope: RunScope): Promise<RunOutcome> {
     hostTools,
     (guarded) => agent.definition.invoke(input, { ...guarded, ...io, takeSteering: steeringOf(scope) }),
     scope.stopping,
+    scope.accounting,
   );
   if (scope.stopping.watch.reason === 'lease_lost') return lostLease();
   return called.ok ? settle(scope, called.result, called.state, { kind: 'turn' }) : called.outcome;
@@ -139,6 +142,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
         },
       ),
     scope.stopping,
+    scope.accounting,
   );
   if (scope.stopping.watch.reason === 'lease_lost') return lostLease();
   return called.ok

@@ -11,8 +11,12 @@ import {
   getSession,
   lastSeq,
   type RunOutcome,
+  type RunRecord,
+  type SessionRecord,
   takeOverRun,
 } from '../store/index.ts';
+import { recordSpend } from '../usage/index.ts';
+import { accountingOf, closingSpend } from './accounting.ts';
 import { failTurn } from './call-agent.ts';
 import { closeLostRun, closeWithError, FAILED } from './close.ts';
 import { EventStream } from './event-stream.ts';
@@ -44,6 +48,8 @@ export async function runTurn(
     const run = await getRun(rt, job.sessionId, job.runId);
     if (run?.status !== 'running') {
       log.info('Job for a run that is not queued: nothing to do', { status: run?.status });
+      // Its worker may have ended it and died before counting its cost: counted now, once.
+      if (run && run.status !== 'queued') await recordSpend(rt, run);
       return;
     }
     // The worker that claimed it stopped renewing its lease (it died or stalled): close the turn, never invoke again.
@@ -53,13 +59,18 @@ export async function runTurn(
         (run.leaseExpiresAt ?? 0) - Date.now(),
       );
     // A delete is idempotent and never runs the agent: the new owner simply does it again.
-    if (run.kind === 'delete') return runClaimed(rt, app, job, workerId, log, options);
-    return closeLostRun(rt, app, run, workerId, log);
+    if (run.kind === 'delete') {
+      await runClaimed(rt, app, job, workerId, log, options);
+      return;
+    }
+    await closeLostRun(rt, app, run, workerId, log);
+    return spendOfEnded(rt, job);
   }
   // Ids and kinds only, like every line here: what a turn carries stays in the table and the bucket.
   log.debug('Claimed the run', { kind: job.kind });
+  let closed: Closed | undefined;
   try {
-    await runClaimed(rt, app, job, workerId, log, options);
+    closed = await runClaimed(rt, app, job, workerId, log, options);
     log.debug('Finished the run', { kind: job.kind });
   } catch (error) {
     // A delete never invokes the agent and is idempotent: let the queue try it again.
@@ -71,6 +82,23 @@ export async function runTurn(
       log.error('Could not close the run', { error: String(e) }),
     );
   }
+  // Outside the catch: a spend that could not be written fails the job, whose next delivery counts it.
+  if (closed) {
+    if (!closed.counted) await recordSpend(rt, closed.run, closed.session);
+  } else if (job.kind !== 'delete') await spendOfEnded(rt, job);
+}
+
+/** A run this worker closed: with what it cost, its session as read when the run started, and whether it was counted. */
+interface Closed {
+  run: RunRecord;
+  session: SessionRecord;
+  counted: boolean;
+}
+
+/** Counts what a run cost once it has ended, however it ended (the writes are keyed by the run). */
+async function spendOfEnded(rt: Runtime, job: TurnJob): Promise<void> {
+  const run = await getRun(rt, job.sessionId, job.runId);
+  if (run && run.status !== 'queued' && run.status !== 'running') await recordSpend(rt, run);
 }
 
 /** Runs a job whose run this worker holds: the agent (or the bookkeeping), then the run's outcome. */
@@ -81,7 +109,7 @@ async function runClaimed(
   workerId: string,
   log: Runtime['logger'],
   options: RunTurnOptions,
-): Promise<void> {
+): Promise<Closed | undefined> {
   const run = await getRun(rt, job.sessionId, job.runId);
   const session = await getSession(rt, job.sessionId, { includeDeleted: true });
   if (!run || !session)
@@ -93,6 +121,7 @@ async function runClaimed(
   const context =
     run.kind === 'lapse' ? lapseContext(session) : (run.context ?? requestContextOf(ownerIdentity(session)));
   const agent = await app.resolveAgent(run.agentId, context);
+  const accounting = accountingOf(rt, app, agent, run, session);
   const watch = new RunWatch(rt, run, workerId, options.stopAt).start();
   let outcome: RunOutcome;
   try {
@@ -102,11 +131,12 @@ async function runClaimed(
         status: 'cancelled',
         stop_reason: 'cancelled',
         detail: { reason: run.cancelRequested },
+        ...closingSpend(accounting.spentUsd, undefined),
       });
       outcome = { status: 'cancelled', stopReason: 'cancelled' };
     } else if (run.kind === 'lapse' || run.kind === 'withdraw' || run.kind === 'delete') {
       // Bookkeeping needs no agent; without one the cancel hook is simply not called.
-      const bookkeeping = { rt, app, agent, run, session, stream, context, log };
+      const bookkeeping = { rt, app, agent, run, session, stream, context, log, accounting };
       outcome =
         run.kind === 'lapse'
           ? await runLapse(bookkeeping)
@@ -115,7 +145,8 @@ async function runClaimed(
             : await runDelete(bookkeeping);
     } else if (!agent) {
       stream.append('session.status_running', { kind: run.kind ?? 'turn' });
-      outcome = failTurn(stream, new AgentUnavailableError(run.agentId));
+      log.error('The run names an agent that is not registered', { agentId: run.agentId });
+      outcome = failTurn(stream, new AgentUnavailableError(run.agentId), accounting);
     } else {
       const stopping = {
         watch,
@@ -134,6 +165,7 @@ async function runClaimed(
         context,
         log,
         stopping,
+        accounting,
       };
       outcome = run.kind === 'resolve' ? await runResolve(scope) : await runMessage(scope);
     }
@@ -146,9 +178,12 @@ async function runClaimed(
     if (!(error instanceof FencedError)) throw error;
     log.warn('Fenced off the event log', { error: String(error) });
   });
-  if (!(await finishRun(rt, job, workerId, outcome, Date.now()))) {
-    log.warn('Lost the lease before the outcome was written; it was discarded');
-  }
+  const finished = await finishRun(rt, job, workerId, outcome, Date.now());
+  if (!finished) log.warn('Lost the lease before the outcome was written; it was discarded');
   // Screenshots are not stored: they lived only for this turn (the bucket's lifecycle rule is the backstop).
   if (run.screenshots?.length) await deleteBlobs(rt, run.screenshots).catch(() => undefined);
+  // Only the worker whose outcome was written counts the run's cost: a fenced-off one never does.
+  return finished
+    ? { run: { ...run, usage: outcome.usage }, session, counted: accounting.counted }
+    : undefined;
 }

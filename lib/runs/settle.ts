@@ -11,7 +11,10 @@ import {
   putMessage,
   type RunOutcome,
   type RunRecord,
+  type SessionRecord,
 } from '../store/index.ts';
+import { budgetReached, costOf, type TurnAccounting } from '../usage/index.ts';
+import { closingSpend } from './accounting.ts';
 import type { EventStream } from './event-stream.ts';
 import type { TurnState } from './turn-state.ts';
 
@@ -27,6 +30,8 @@ export interface SettleScope {
   stream: EventStream;
   hitl: ResolvedHitl;
   stopping: { watch: { confirm(): Promise<boolean> } };
+  session: SessionRecord;
+  accounting: TurnAccounting;
 }
 
 /** What a worker that lost its lease reports: it wrote nothing, the new owner closes the run. */
@@ -72,7 +77,7 @@ export async function settle(
   state: TurnState,
   mode: SettleMode,
 ): Promise<RunOutcome> {
-  const { rt, run, stream, hitl } = scope;
+  const { rt, run, stream, hitl, accounting } = scope;
   // Fenced before anything is stored: the log must still be this worker's, and so must the lease.
   const fenced = await stream.drain().then(
     () => false,
@@ -80,6 +85,16 @@ export async function settle(
   );
   if (fenced || !(await scope.stopping.watch.confirm())) return LOST;
   const settled = state.settle(result);
+  await accounting.count(settled.usage);
+  const spend = closingSpend(accounting.spentUsd, settled.usage);
+  // The turn that reaches a budget completes, and says so; the next message is refused (402).
+  const reached = await budgetReached(rt, scope.session, {
+    beforeUsd: accounting.spentUsd,
+    costUsd: costOf(settled.usage),
+    budgetUsd: accounting.budgetUsd,
+  });
+  if (reached && settled.outcome.status === 'completed' && settled.outcome.stopReason === 'end_turn')
+    settled.outcome.stopReason = 'budget_reached';
   const now = Date.now();
   const onSameMessage = mode.kind === 'resolve' && mode.answered.kind === 'host_tool';
   const messageId = onSameMessage ? mode.answered.messageId : run.assistantMessageId;
@@ -98,14 +113,18 @@ export async function settle(
         pending_tool_call: pendingToolCallOf(next, queued),
       });
     }
-    stream.append(mode.others.length > 0 ? 'session.status_requires_action' : 'session.status_idle', {
-      status: mode.others.length > 0 ? 'requires_action' : 'completed',
-      stop_reason: mode.others.length > 0 ? 'requires_action' : 'end_turn',
+    const waiting = mode.others.length > 0;
+    const stopReason = waiting ? 'requires_action' : reached ? 'budget_reached' : 'end_turn';
+    stream.append(waiting ? 'session.status_requires_action' : 'session.status_idle', {
+      status: waiting ? 'requires_action' : 'completed',
+      stop_reason: stopReason,
       detail: null,
+      ...spend,
     });
     return {
-      status: mode.others.length > 0 ? 'requires_action' : 'completed',
-      stopReason: mode.others.length > 0 ? 'requires_action' : 'end_turn',
+      status: waiting ? 'requires_action' : 'completed',
+      stopReason,
+      ...(settled.usage && { usage: settled.usage }),
     };
   }
   const replaces =
@@ -173,6 +192,7 @@ export async function settle(
     status: paused ? 'requires_action' : outcome.status,
     stop_reason: outcome.stopReason,
     detail: result.detail ?? state.stopDetail ?? null,
+    ...spend,
   });
   return paused ? { ...outcome, status: 'requires_action' } : outcome;
 }

@@ -35,6 +35,7 @@ import {
   type SessionRecord,
   setHostContext,
 } from '../store/index.ts';
+import { checkBudgets } from '../usage/index.ts';
 import { checkFileIds, splitAttachments, storeAttachment } from './attachments.ts';
 import { interruptAhead, refuseIfBusy } from './busy.ts';
 import { noPendingCall, submitContinuation, supersedeOpen } from './continuation.ts';
@@ -86,6 +87,14 @@ async function resolveSession(
   if (!agent) {
     throw new AgentNotFoundError(agentId);
   }
+  // A new message to a spent budget is refused (402) before anything is written; a continuation goes through.
+  if (request.tool_call_id === undefined)
+    await checkBudgets(rt, ownerOf(identity), {
+      sessionId,
+      session: existing,
+      budgetUsd: app.budgetFor(agent),
+      requestId,
+    });
   // Everything the request refers to is checked before anything is written: a rejected message leaves no session.
   const files = await checkFileIds(rt, identity, request);
   checkAgentFiles(agent, files);

@@ -1,17 +1,19 @@
 import type { HostEvent, HostResult, PendingAction, StopReason, Usage } from '../agents/index.ts';
 import type { MessageRecord, RunOutcome } from '../store/index.ts';
+import { type Pricing, priceUsage, roundUsd } from '../usage/index.ts';
 
 type ToolCall = NonNullable<MessageRecord['toolCalls']>[number];
 
 function addUsage(total: Usage | undefined, next: Usage): Usage {
   const sum = (a?: number, b?: number) =>
     a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
+  const cost = sum(total?.costUsd, next.costUsd);
   return {
     inputTokens: sum(total?.inputTokens, next.inputTokens),
     outputTokens: sum(total?.outputTokens, next.outputTokens),
     totalTokens: sum(total?.totalTokens, next.totalTokens),
     cachedInputTokens: sum(total?.cachedInputTokens, next.cachedInputTokens),
-    costUsd: sum(total?.costUsd, next.costUsd),
+    costUsd: cost === undefined ? undefined : roundUsd(cost),
     model: next.model ?? total?.model,
   };
 }
@@ -23,7 +25,11 @@ export class TurnState {
   /** Calls of host tools: the host performs them, so they become pending host calls. */
   readonly hostCalls: PendingAction[] = [];
 
-  constructor(private readonly hostTools: ReadonlySet<string> = new Set()) {}
+  constructor(
+    private readonly hostTools: ReadonlySet<string> = new Set(),
+    /** Prices a usage that has a model and no cost; each usage event by its own model. */
+    private readonly pricing: Pricing = {},
+  ) {}
 
   /** True when a tool_use names a host tool. */
   isHostCall(event: HostEvent): boolean {
@@ -67,7 +73,7 @@ export class TurnState {
         ];
         break;
       case 'usage':
-        this.usage = addUsage(this.usage, event.usage);
+        this.usage = addUsage(this.usage, priceUsage(event.usage, this.pricing));
         break;
       case 'stop':
         this.stop = event.stopReason;
@@ -91,7 +97,7 @@ export class TurnState {
     const hostCalls = this.hostCalls.filter((h) => !this.toolCalls.some((c) => c.id === h.id));
     const asked = result.pendingActions ?? this.actions;
     const pendingActions = [...asked, ...hostCalls.filter((h) => !asked.some((a) => a.id === h.id))];
-    const usage = result.usage ?? this.usage;
+    const usage = result.usage ? priceUsage(result.usage, this.pricing) : this.usage;
     let status: RunOutcome['status'] = 'completed';
     if (result.status === 'cancelled') status = 'cancelled';
     else if (result.status === 'incomplete') status = 'incomplete';

@@ -2,6 +2,7 @@ import type { HostAgentRegistration, ResolvedHitl, Switchboard } from '../agents
 import type { requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { RunRecord, SessionRecord } from '../store/index.ts';
+import type { TurnAccounting } from '../usage/index.ts';
 import type { Stopping } from './call-agent.ts';
 import type { EventStream } from './event-stream.ts';
 
@@ -17,4 +18,6 @@ export interface RunScope {
   context: ReturnType<typeof requestContextOf>;
   log: Runtime['logger'];
   stopping: Stopping;
+  /** How the run is priced, the session's spend before it and its budget. */
+  accounting: TurnAccounting;
 }

@@ -1,6 +1,7 @@
 import { actionView, pendingToolCallOf } from '../actions/index.ts';
 import { hostSessionId } from '../auth/index.ts';
 import type { ActionRecord, MessageRecord, RunRecord, SessionRecord } from '../store/index.ts';
+import { roundUsd } from '../usage/index.ts';
 
 /** What a host sees of a session's state. */
 export type SessionStatus = 'idle' | 'running' | 'requires_action';
@@ -31,8 +32,16 @@ export function runView(run: RunRecord) {
   };
 }
 
-/** The wire form of `GET /api/sessions/{id}`. */
-export function sessionView(session: SessionRecord, run: RunRecord | undefined, open: ActionRecord[] = []) {
+/**
+ * The wire form of `GET /api/sessions/{id}`. `budgetUsd` is the session's budget (its agent's, else
+ * the server's), when it has one.
+ */
+export function sessionView(
+  session: SessionRecord,
+  run: RunRecord | undefined,
+  open: ActionRecord[] = [],
+  budgetUsd?: number,
+) {
   const hostCalls = open.filter((a) => a.kind === 'host_tool');
   return {
     id: hostSessionId(session.sessionId),
@@ -49,6 +58,9 @@ export function sessionView(session: SessionRecord, run: RunRecord | undefined, 
     metadata: session.metadata ?? {},
     host_context: session.hostContext ?? null,
     last_run: run ? runView(run) : null,
+    /** What the session's turns cost in all (the seed's `spentUsd`), and its budget. */
+    spent_usd: roundUsd(session.spentUsd ?? 0),
+    budget_usd: budgetUsd ?? null,
   };
 }
 

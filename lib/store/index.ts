@@ -50,6 +50,7 @@ export {
   ownerPartition,
   prefixes,
   seqKey,
+  tenantPartition,
   ttlAt,
 } from './keys.ts';
 export {
@@ -95,4 +96,5 @@ export {
   type SessionRecord,
   setHostContext,
 } from './sessions.ts';
+export { addSessionSpend, daySpend, putDaySpend, REMEMBERED_RUNS } from './spend.ts';
 export { BATCH_WRITE_ATTEMPTS, batchWrite, isConditionFailure, queryAll, strip } from './table.ts';

@@ -28,7 +28,17 @@ export const keys = {
     pk: `RATE#CONN#${connectionId}`,
     sk: `W#${windowStart}`,
   }),
+  /** A run's cost in a rolling-day ledger (an owner's or a tenant's partition), by when the run was accepted. */
+  daySpend: (partition: string, at: string, runId: string) => ({
+    pk: partition,
+    sk: `SPEND#${at}#${runId}`,
+  }),
 };
+
+/** The partition of a tenant's rolling-day spend ledger. */
+export function tenantPartition(tenant: string): string {
+  return `TENANT#${encodeURIComponent(tenant)}`;
+}
 
 /** The partition of everything an owner (a user within a tenant) has: in the table and in the owner index. */
 export function ownerPartition(tenant: string | undefined, user: string): string {

@@ -25,6 +25,12 @@ export interface SessionRecord {
   deletedAt?: string;
   /** The run that removes a deleted session's items, named by the same write that marks it. */
   deleteRunId?: string;
+  /** What the session's turns cost in all, in US dollars (the seed's `spentUsd`). */
+  spentUsd?: number;
+  /** The runs counted last into `spentUsd`, so that none is counted twice (see store/spend.ts). */
+  spentRuns?: string[];
+  /** How often `spentUsd` was written: the condition of the next write. */
+  spendVersion?: number;
 }
 
 /** The session, or undefined when there is none. */

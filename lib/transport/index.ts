@@ -1,2 +1,2 @@
 export { broadcast, eventView, frameOf, type PushOutcome, pushToConnection } from './push.ts';
-export { asSwitchboardError, errorFrame, errorResponse, json } from './responses.ts';
+export { asSwitchboardError, type ErrorOptions, errorFrame, errorResponse, json } from './responses.ts';

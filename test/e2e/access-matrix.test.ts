@@ -32,6 +32,9 @@ const ACTION = 'req_wire';
 let sandbox: Sandbox;
 let fileId: string;
 
+/** An answer's body: an error's code, or a route's own fields. */
+type Answer = { error?: { code?: string }; [field: string]: unknown };
+
 async function call(token: string | undefined, method: string, path: string, body?: unknown, type?: string) {
   const res = await fetch(`${sandbox.url}${path}`, {
     method,
@@ -41,7 +44,7 @@ async function call(token: string | undefined, method: string, path: string, bod
     },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
-  return { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, any> };
+  return { status: res.status, json: (await res.json().catch(() => ({}))) as Answer };
 }
 
 /** A request of each route, naming alice's session (by `name`: her id or her ref) and file. */
