@@ -59,6 +59,8 @@ export function createBucket(scope: Construct, removalPolicy: RemovalPolicy, des
       { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       // Screenshots travel through the bucket for one turn only; the worker deletes them, this is the backstop.
       { id: 'expire-screenshots', prefix: 'screenshots/', expiration: Duration.days(1) },
+      // An export too large for a response is read once through a short-lived link.
+      { id: 'expire-exports', prefix: 'exports/', expiration: Duration.days(1) },
     ],
     // The rule the sandbox's S3 answers preflight by, from the one declaration.
     cors: [

@@ -4,6 +4,8 @@
  */
 export {
   createSwitchboard,
+  type FeedbackEvent,
+  type FeedbackOptions,
   type HistoryMessage,
   type HitlOptions,
   type HostAgentCancelInput,

@@ -14,11 +14,13 @@ export {
 export {
   type AgentsResolver,
   createSwitchboard,
+  type FeedbackOptions,
   type ResolvedHitl,
   Switchboard,
   type SwitchboardOptions,
 } from './server.ts';
 export type {
+  FeedbackEvent,
   HistoryMessage,
   HitlOptions,
   HostAgentCancelInput,

@@ -2,7 +2,13 @@ import { defaultResolveContext } from '../auth/resolve.ts';
 import type { ResolveContext } from '../auth/types.ts';
 import { AgentDefinitionError } from '../errors/index.ts';
 import { hostAgentRegistration } from './registration.ts';
-import type { HitlOptions, HostAgentDefinition, HostAgentRegistration, RequestContext } from './types.ts';
+import type {
+  FeedbackEvent,
+  HitlOptions,
+  HostAgentDefinition,
+  HostAgentRegistration,
+  RequestContext,
+} from './types.ts';
 
 /** Agents that depend on the request (a tenant's own), looked up per request. */
 export type AgentsResolver = (
@@ -23,6 +29,17 @@ export interface SwitchboardOptions {
    * Default: the user is `sub` (else `user`, else `principalId`), the tenant `tenant` or `custom:tenant`.
    */
   resolveContext?: ResolveContext;
+  /** What happens when a person rates an answer, server-wide (after the agent's own `feedback`). */
+  feedback?: FeedbackOptions;
+}
+
+/** The server-wide feedback settings. */
+export interface FeedbackOptions {
+  /**
+   * Called with every rating, after it is stored and after the agent's `feedback` hook: an
+   * analytics table, an evaluation set. A throw fails the request; the rating stays.
+   */
+  onFeedback?(event: FeedbackEvent): void | Promise<void>;
 }
 
 /** The request settings an agent runs with, defaults applied. */
@@ -39,6 +56,8 @@ export class Switchboard {
   readonly #hitl: HitlOptions;
   /** The server's `resolveContext` hook (or the default one). */
   readonly resolveContext: ResolveContext;
+  /** The server-wide `feedback.onFeedback`, when given. */
+  readonly onFeedback: FeedbackOptions['onFeedback'];
 
   constructor(options: SwitchboardOptions = {}) {
     this.#hitl = options.hitl ?? {};
@@ -50,6 +69,11 @@ export class Switchboard {
       throw new AgentDefinitionError('options.resolveContext must be a function of the verified claims.');
     }
     this.resolveContext = options.resolveContext ?? defaultResolveContext;
+    const onFeedback = options.feedback?.onFeedback;
+    if (onFeedback !== undefined && typeof onFeedback !== 'function') {
+      throw new AgentDefinitionError('options.feedback.onFeedback must be a function when given.');
+    }
+    this.onFeedback = onFeedback;
   }
 
   /**

@@ -4,6 +4,7 @@ import { ATTACHMENT_SHAPE, AttachmentSchema } from './attachments.ts';
 import { HOST_CONTEXT_LIMITS, HOST_CONTEXT_SHAPE, HostContextSchema, isPlainObject } from './host-context.ts';
 import { IdSchema, SessionIdSchema } from './ids.ts';
 import { checkDepth } from './json-body.ts';
+import { MessageIdSchema, RewriteModeSchema, rewriteIssues } from './messages.ts';
 import { leaf, normalizeKeys, pathAsSent, type Renames, type Shape } from './normalize.ts';
 
 /** Request ids double as SQS deduplication ids: 1-128 printable ASCII characters. */
@@ -39,6 +40,10 @@ export const ChatRequestSchema = z
     tool_outcome: z.enum(['succeeded', 'failed']).optional(),
     /** Offer this message to the turn that is running (steering); it becomes the next turn if not taken. */
     steer: z.boolean().optional(),
+    /** Asks for the newest answer again (`regenerate`) or changes a sent message (`edit`): see `from_message_id`. */
+    mode: RewriteModeSchema.optional(),
+    /** The answer a regenerate replaces, or the user message an edit replaces. */
+    from_message_id: MessageIdSchema.optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -54,8 +59,9 @@ export const ChatRequestSchema = z
           message: `at most ${max} bytes of JSON (got ${bytes})`,
         });
     }
+    for (const issue of rewriteIssues(body)) ctx.addIssue({ code: 'custom', ...issue });
     if (body.tool_call_id === undefined) {
-      if (body.content.length === 0)
+      if (body.content.length === 0 && body.mode !== 'regenerate')
         ctx.addIssue({ code: 'custom', path: ['content'], message: 'must not be empty' });
       for (const field of ['tool_result', 'tool_outcome'] as const) {
         if (body[field] !== undefined)
@@ -141,6 +147,8 @@ const CHAT_SHAPE: Shape = {
     tool_result: leaf,
     tool_outcome: leaf,
     steer: leaf,
+    mode: leaf,
+    from_message_id: leaf,
   },
 };
 

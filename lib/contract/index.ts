@@ -37,6 +37,16 @@ export { ID_PATTERN, ID_RULE, IdSchema, isId, isSessionId, SESSION_ID_RULE, Sess
 export { BODY_LIMITS, checkDepth, MAX_JSON_DEPTH, parseJsonBody, tooDeepAt } from './json-body.ts';
 export { compiled, objectSchemaProblem } from './json-schema.ts';
 export { contentTypeOf, MediaTypeSchema, mediaTypeProblem } from './media-type.ts';
+export {
+  type FeedbackRequest,
+  FeedbackRequestSchema,
+  isMessageId,
+  MessageIdSchema,
+  parseFeedbackRequest,
+  parseFeedbackTarget,
+  type RewriteMode,
+  RewriteModeSchema,
+} from './messages.ts';
 export { normalizeKeys, pathAsSent, snakeCase } from './normalize.ts';
 export { renderHostContext } from './render.ts';
 export { HTTP_ROUTES, type HttpRouteKey, WEBSOCKET_ROUTES, type WebSocketRouteKey } from './routes.ts';

@@ -13,6 +13,8 @@ export const HTTP_ROUTES = [
   'DELETE /api/sessions/{id}',
   'POST /api/files',
   'GET /api/files/{id}',
+  'POST /api/sessions/{id}/messages/{messageId}/feedback',
+  'GET /api/sessions/{id}/export',
 ] as const;
 export type HttpRouteKey = (typeof HTTP_ROUTES)[number];
 
@@ -22,5 +24,6 @@ export const WEBSOCKET_ROUTES = [
   'assistant_join_session',
   'assistant_resolve_action',
   'assistant_cancel',
+  'assistant_feedback',
 ] as const;
 export type WebSocketRouteKey = (typeof WEBSOCKET_ROUTES)[number];

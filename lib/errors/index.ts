@@ -1,11 +1,13 @@
 export {
   AgentDefinitionError,
   type ErrorType,
+  FeedbackHookError,
   InvalidContextError,
   InvalidHostResultError,
   InvalidTokenError,
   type Issue,
   MalformedRequestError,
+  MessageNotFoundError,
   NotFoundError,
   PayloadTooLargeError,
   RateLimitedError,

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { z } from 'zod';
 import type { Switchboard } from '../agents/index.ts';
 import { type AuthorizerShape, hostSessionId, ownerOf, resolveIdentity, sessionRef } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
@@ -10,23 +11,35 @@ import {
   type HttpRouteKey,
   ID_RULE,
   isId,
+  isMessageId,
   isSessionId,
   MessagesQuerySchema,
   parseChatRequest,
+  parseFeedbackRequest,
   parseJsonBody,
   parseResolveRequest,
   SessionsQuerySchema,
 } from '../contract/index.ts';
 import { NotFoundError, parseOrThrow, SessionNotFoundError, ValidationError } from '../errors/index.ts';
+import { rateMessage } from '../feedback/index.ts';
 import { createUpload, fileView, ownedFile, storeUpload } from '../files/index.ts';
 import { cancelSession, deleteSession, submitAnswer, submitTurn } from '../runs/index.ts';
-import { messageView, ownedSession, sessionListView, sessionView } from '../sessions/index.ts';
+import {
+  EXPORT_INLINE_BYTES,
+  exportLink,
+  exportSession,
+  messageView,
+  ownedSession,
+  sessionListView,
+  sessionView,
+} from '../sessions/index.ts';
 import {
   getSession,
   lastSeq,
   latestRun,
   listActions,
   listEvents,
+  listFeedback,
   listMessages,
   listOwnedSessions,
   openActions,
@@ -133,8 +146,34 @@ type RouteFn = (
   event: APIGatewayProxyEventV2,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
+/** The routes of the chat experience: rating an answer and exporting the conversation. */
+const CHAT_EXPERIENCE_ROUTES = {
+  async 'POST /api/sessions/{id}/messages/{messageId}/feedback'(rt, app, event) {
+    const sessionId = sessionIdOf(event);
+    const messageId = pathId(event, 'messageId', 'message_not_found', 'Message', isMessageId);
+    const request = parseFeedbackRequest(parseJsonBody(event.body, event.isBase64Encoded));
+    const caller = await identity(app, event);
+    const session = await ownedSession(rt, caller, sessionId);
+    return json(200, await rateMessage(rt, app, caller, session, messageId, request));
+  },
+  async 'GET /api/sessions/{id}/export'(rt, app, event) {
+    parseOrThrow(ExportQuerySchema, event.queryStringParameters ?? {}, 'query');
+    const session = await ownedSession(rt, await identity(app, event), sessionIdOf(event));
+    const exported = await exportSession(rt, session);
+    // Measured as it travels: its JSON inside the response's body string.
+    if (Buffer.byteLength(JSON.stringify(JSON.stringify(exported))) <= EXPORT_INLINE_BYTES)
+      return json(200, exported);
+    const location = await exportLink(rt, session.sessionId, exported);
+    return { statusCode: 303, headers: { location, 'cache-control': 'no-store' } };
+  },
+} satisfies Partial<Record<HttpRouteKey, RouteFn>>;
+
+/** The export takes no query. */
+const ExportQuerySchema = z.object({}).strict();
+
 /** Every route of {@link HTTP_ROUTES}; a record, so a route the CDK stack declares cannot be left out here. */
 const ROUTES: Record<HttpRouteKey, RouteFn> = {
+  ...CHAT_EXPERIENCE_ROUTES,
   async 'POST /api/chat'(rt, app, event) {
     const request = parseChatRequest(parseJsonBody(event.body, event.isBase64Encoded));
     return json(202, await submitTurn(rt, app, await identity(app, event), request));
@@ -167,12 +206,15 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   async 'GET /api/sessions/{id}/messages'(rt, app, event) {
     const query = parseOrThrow(MessagesQuerySchema, event.queryStringParameters ?? {}, 'query');
     const session = await ownedSession(rt, await identity(app, event), sessionIdOf(event));
-    const [messages, actions] = await Promise.all([
-      // One more than the page, to know whether there is a next one.
-      listMessages(rt, session.sessionId, { after: query.after, limit: query.limit + 1 }),
+    const [messages, actions, ratings] = await Promise.all([
+      // One more than the page, to know whether there is a next one. Replaced messages are left out.
+      listMessages(rt, session.sessionId, { after: query.after, limit: query.limit + 1, current: true }),
       listActions(rt, session.sessionId),
+      listFeedback(rt, session.sessionId),
     ]);
-    const page = withinBudget(messages.slice(0, query.limit).map((m) => messageView(m, actions)));
+    const page = withinBudget(
+      messages.slice(0, query.limit).map((m) => messageView(m, actions, ratings.get(m.messageId))),
+    );
     const hasMore = messages.length > page.length;
     return json(200, {
       session_id: hostSessionId(session.sessionId),

@@ -16,6 +16,7 @@ import {
   renderHostContext,
 } from '../contract/index.ts';
 import {
+  MessageNotFoundError,
   NotFoundError,
   SessionConflictError,
   SessionNotFoundError,
@@ -28,7 +29,6 @@ import {
   getSession,
   messageId,
   putBlob,
-  putMessage,
   putRun,
   recordRequest,
   type SessionRecord,
@@ -37,6 +37,7 @@ import {
 import { checkFileIds, splitAttachments, storeAttachment } from './attachments.ts';
 import { noPendingCall, submitContinuation, supersedeOpen } from './continuation.ts';
 import { enqueue } from './job.ts';
+import { checkRewrite, userMessageWriter } from './rewrite.ts';
 
 /** The answer to an accepted message: where its turn will show up. */
 export interface Accepted {
@@ -89,6 +90,11 @@ async function resolveSession(
   if (!existing) checkNewSessionFiles(rt, sessionId, files);
   // A continuation answers a call of an existing session: into one that does not exist, nothing is pending.
   if (!existing && request.tool_call_id !== undefined) throw noPendingCall(request.tool_call_id);
+  // Nor does a regenerate or an edit name a message of it.
+  if (!existing && request.from_message_id !== undefined)
+    throw new MessageNotFoundError(request.from_message_id, [
+      { path: ['from_message_id'], message: 'no such message in this session' },
+    ]);
   const session =
     existing ??
     (await ensureSession(rt, {
@@ -136,6 +142,8 @@ export async function submitTurn(
     await beforeEnqueue?.(session.sessionId);
     return submitContinuation(rt, identity, session, request, requestId);
   }
+  // A regenerate or an edit goes the way of every new message (the same policies apply), once checked.
+  const rewrite = await checkRewrite(rt, session, request);
   const now = Date.now();
   const runId = newId('run');
   const { first, record } = await recordRequest(
@@ -144,7 +152,7 @@ export async function submitTurn(
       requestId,
       sessionId: session.sessionId,
       runId,
-      userMessageId: messageId(runId, 0),
+      userMessageId: rewrite?.userMessageId ?? messageId(runId, 0),
       assistantMessageId: messageId(runId, 1),
       createdAt: new Date(now).toISOString(),
     },
@@ -164,7 +172,8 @@ export async function submitTurn(
     (_, i) => `screenshots/${session.sessionId}/${record.runId}/${i}.json`,
   );
   await Promise.all(screenshots.map((shot, i) => putBlob(rt, screenshotKeys[i] as string, shot)));
-  await putMessage(rt, {
+  // A regenerate runs the stored user message again: it stores none.
+  await userMessageWriter(rewrite)(rt, {
     messageId: record.userMessageId,
     sessionId: session.sessionId,
     runId: record.runId,
@@ -197,6 +206,7 @@ export async function submitTurn(
     ...(request.steer && { steer: true }),
     ...(screenshotKeys.length > 0 && { screenshots: screenshotKeys }),
     ...(withdrawn.length > 0 && { withdrawn }),
+    ...(rewrite && { rewrite: { mode: rewrite.mode, fromMessageId: rewrite.fromMessageId } }),
   });
   await beforeEnqueue?.(session.sessionId);
   await enqueue(rt, { v: 1, kind: 'turn', sessionId: session.sessionId, runId: record.runId, requestId });

@@ -1,6 +1,13 @@
 import { actionView, pendingToolCallOf } from '../actions/index.ts';
 import { hostSessionId } from '../auth/index.ts';
-import type { ActionRecord, MessageRecord, RunRecord, SessionRecord } from '../store/index.ts';
+import type {
+  ActionRecord,
+  FeedbackRecord,
+  MessageRecord,
+  RunRecord,
+  SessionRecord,
+} from '../store/index.ts';
+import { feedbackView } from './feedback-view.ts';
 
 /** What a host sees of a session's state. */
 export type SessionStatus = 'idle' | 'running' | 'requires_action';
@@ -63,8 +70,8 @@ export function sessionListView(session: SessionRecord) {
   };
 }
 
-/** The wire form of a stored message, each request it asked shown with where it is now. */
-export function messageView(message: MessageRecord, actions: ActionRecord[] = []) {
+/** The wire form of a stored message, each request it asked shown with where it is now, and its rating. */
+export function messageView(message: MessageRecord, actions: ActionRecord[] = [], feedback?: FeedbackRecord) {
   const states = new Map(
     actions.filter((a) => a.messageId === message.messageId).map((a) => [a.actionId, a]),
   );
@@ -95,5 +102,6 @@ export function messageView(message: MessageRecord, actions: ActionRecord[] = []
         ({ data_uri: _d, text: _t, blob_key: _b, content_field: _c, ...about }) => about,
       ),
     }),
+    ...(feedback && { feedback: feedbackView(feedback) }),
   };
 }

@@ -28,6 +28,7 @@ export {
   subscribers,
 } from './connections.ts';
 export { appendEvent, lastSeq, listEvents, type SessionEvent } from './events.ts';
+export { type FeedbackRecord, listFeedback, putFeedback, type Rating } from './feedback.ts';
 export {
   addSessionFiles,
   type FileRecord,
@@ -55,10 +56,12 @@ export {
   type MessageRecord,
   messageId,
   putMessage,
+  type Replacement,
   type StoredAttachment,
 } from './messages.ts';
 export { type CounterKey, countRequest } from './rate-counters.ts';
-export { type RequestRecord, recordRequest } from './requests.ts';
+export { markReplaced } from './replacements.ts';
+export { getRequest, type RequestRecord, recordRequest } from './requests.ts';
 export {
   abandonQueuedRun,
   postponeRun,

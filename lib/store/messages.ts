@@ -36,6 +36,15 @@ export interface MessageRecord {
   attachments?: StoredAttachment[];
   /** Where the heavy fields are when the item would not fit DynamoDB's 400 KB. */
   blobKey?: string;
+  /** Set when a regenerate or an edit cut the conversation back past this message: kept, no longer current. */
+  replaced?: Replacement;
+}
+
+/** Which run replaced a message, how, and when. */
+export interface Replacement {
+  by: string;
+  mode: 'regenerate' | 'edit';
+  at: string;
 }
 
 /** An attachment as stored: its content inline, or moved to the bucket. */
@@ -104,12 +113,13 @@ export async function getMessage(
 
 /**
  * A session's messages in order: optionally only those up to and including `through`, or only
- * those after `after` (exclusive), at most `limit` of them.
+ * those after `after` (exclusive), at most `limit` of them; with `current`, only those no
+ * regenerate or edit replaced.
  */
 export async function listMessages(
   rt: Runtime,
   sessionId: string,
-  options: { from?: string; through?: string; after?: string; limit?: number } = {},
+  options: { from?: string; through?: string; after?: string; limit?: number; current?: boolean } = {},
 ): Promise<MessageRecord[]> {
   const pk = keys.session(sessionId).pk;
   const sk = (messageId: string) => keys.message(sessionId, messageId).sk;
@@ -132,6 +142,7 @@ export async function listMessages(
         // Past every message id: they are ASCII.
         ...(!options.through && afterSk && { ':last': `${prefixes.message}\uffff` }),
       },
+      ...(options.current && { FilterExpression: 'attribute_not_exists(replaced)' }),
       ConsistentRead: true,
     },
     read,

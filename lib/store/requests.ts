@@ -48,3 +48,15 @@ export async function recordRequest(
     return { first: record.runId === request.runId, record };
   }
 }
+
+/** The ids a request id was applied as, if it was. */
+export async function getRequest(
+  rt: Runtime,
+  sessionId: string,
+  requestId: string,
+): Promise<RequestRecord | undefined> {
+  const { Item } = await rt.db.send(
+    new GetCommand({ TableName: rt.table, Key: keys.request(sessionId, requestId), ConsistentRead: true }),
+  );
+  return Item ? (strip(Item) as unknown as RequestRecord) : undefined;
+}

@@ -57,6 +57,8 @@ export interface RunRecord {
   requeues?: number;
   /** Set by a cancel (or a delete): the worker that holds the run stops it. */
   cancelRequested?: CancelReason;
+  /** A regenerate or an edit: the run cuts the conversation back before it invokes the agent. */
+  rewrite?: { mode: 'regenerate' | 'edit'; fromMessageId: string };
 }
 
 /** A queued run not claimed by then is queued again by the sweep (its job may have been lost). */
