@@ -295,6 +295,32 @@ describe('regenerate and edit: what is refused, and stores nothing', () => {
     }
   });
 
+  it('an answer whose request was answered by a reply is not the newest: the reply is', async () => {
+    const id = sid('reply');
+    const asked = await alice.request({
+      action: 'assistant_message',
+      session_id: id,
+      agent_id: 'pauser',
+      content: 'wire',
+    });
+    await endOf(asked.run_id);
+    const answered = await http('POST', `/api/sessions/${id}/actions/req_wire`, { decision: 'approve' });
+    await endOf(answered.json.run_id);
+    const [, paused, reply] = await messages(id);
+    const older = await refused(id, { content: '', mode: 'regenerate', from_message_id: paused?.id });
+    expect(older.status).toBe(409);
+    expect((older.json.error as { code: string }).code).toBe('not_newest_answer');
+    const res = await http('POST', '/api/chat', {
+      session_id: id,
+      content: '',
+      mode: 'regenerate',
+      from_message_id: reply?.id,
+    });
+    expect(res.status, res.text).toBe(202);
+    await endOf(res.json.run_id);
+    expect((await messages(id)).map((m) => m.content)).toEqual(['wire', 'I need your OK first.']);
+  });
+
   it('into a session that does not exist: 404, and no session is made', async () => {
     const id = sid('nowhere');
     const res = await http('POST', '/api/chat', {
