@@ -38,6 +38,7 @@ export { BODY_LIMITS, checkDepth, MAX_JSON_DEPTH, parseJsonBody, tooDeepAt } fro
 export { compiled, objectSchemaProblem } from './json-schema.ts';
 export { contentTypeOf, MediaTypeSchema, mediaTypeProblem } from './media-type.ts';
 export {
+  ExportQuerySchema,
   type FeedbackRequest,
   FeedbackRequestSchema,
   isMessageId,

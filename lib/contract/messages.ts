@@ -97,3 +97,6 @@ export function parseFeedbackTarget(value: unknown): { session_id: string; messa
     'feedback',
   );
 }
+
+/** The query of `GET /api/sessions/{id}/export`: none. */
+export const ExportQuerySchema = z.object({}).strict();

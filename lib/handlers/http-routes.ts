@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { z } from 'zod';
 import type { Switchboard } from '../agents/index.ts';
 import { type AuthorizerShape, hostSessionId, ownerOf, resolveIdentity, sessionRef } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
@@ -7,6 +6,7 @@ import {
   BODY_LIMITS,
   contentTypeOf,
   EventsQuerySchema,
+  ExportQuerySchema,
   HTTP_ROUTES,
   type HttpRouteKey,
   ID_RULE,
@@ -21,18 +21,11 @@ import {
   SessionsQuerySchema,
 } from '../contract/index.ts';
 import { NotFoundError, parseOrThrow, SessionNotFoundError, ValidationError } from '../errors/index.ts';
+import { EXPORT_INLINE_BYTES, exportLink, exportSession } from '../export/index.ts';
 import { rateMessage } from '../feedback/index.ts';
 import { createUpload, fileView, ownedFile, storeUpload } from '../files/index.ts';
 import { cancelSession, deleteSession, submitAnswer, submitTurn } from '../runs/index.ts';
-import {
-  EXPORT_INLINE_BYTES,
-  exportLink,
-  exportSession,
-  messageView,
-  ownedSession,
-  sessionListView,
-  sessionView,
-} from '../sessions/index.ts';
+import { messageView, ownedSession, sessionListView, sessionView } from '../sessions/index.ts';
 import {
   getSession,
   lastSeq,
@@ -146,34 +139,30 @@ type RouteFn = (
   event: APIGatewayProxyEventV2,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
-/** The routes of the chat experience: rating an answer and exporting the conversation. */
-const CHAT_EXPERIENCE_ROUTES = {
-  async 'POST /api/sessions/{id}/messages/{messageId}/feedback'(rt, app, event) {
-    const sessionId = sessionIdOf(event);
-    const messageId = pathId(event, 'messageId', 'message_not_found', 'Message', isMessageId);
-    const request = parseFeedbackRequest(parseJsonBody(event.body, event.isBase64Encoded));
-    const caller = await identity(app, event);
-    const session = await ownedSession(rt, caller, sessionId);
-    return json(200, await rateMessage(rt, app, caller, session, messageId, request));
-  },
-  async 'GET /api/sessions/{id}/export'(rt, app, event) {
-    parseOrThrow(ExportQuerySchema, event.queryStringParameters ?? {}, 'query');
-    const session = await ownedSession(rt, await identity(app, event), sessionIdOf(event));
-    const exported = await exportSession(rt, session);
-    // Measured as it travels: its JSON inside the response's body string.
-    if (Buffer.byteLength(JSON.stringify(JSON.stringify(exported))) <= EXPORT_INLINE_BYTES)
-      return json(200, exported);
-    const location = await exportLink(rt, session.sessionId, exported);
-    return { statusCode: 303, headers: { location, 'cache-control': 'no-store' } };
-  },
-} satisfies Partial<Record<HttpRouteKey, RouteFn>>;
+/** `POST /api/sessions/{id}/messages/{messageId}/feedback`: rates an answer. */
+const rateRoute: RouteFn = async (rt, app, event) => {
+  const sessionId = sessionIdOf(event);
+  const messageId = pathId(event, 'messageId', 'message_not_found', 'Message', isMessageId);
+  const request = parseFeedbackRequest(parseJsonBody(event.body, event.isBase64Encoded));
+  const caller = await identity(app, event);
+  const session = await ownedSession(rt, caller, sessionId);
+  return json(200, await rateMessage(rt, app, caller, session, messageId, request));
+};
 
-/** The export takes no query. */
-const ExportQuerySchema = z.object({}).strict();
+/** `GET /api/sessions/{id}/export`: the whole conversation, inline or (too large for a response) through the bucket. */
+const exportRoute: RouteFn = async (rt, app, event) => {
+  parseOrThrow(ExportQuerySchema, event.queryStringParameters ?? {}, 'query');
+  const session = await ownedSession(rt, await identity(app, event), sessionIdOf(event));
+  const exported = await exportSession(rt, session);
+  // Measured as it travels: its JSON inside the response's body string.
+  if (Buffer.byteLength(JSON.stringify(JSON.stringify(exported))) <= EXPORT_INLINE_BYTES)
+    return json(200, exported);
+  const location = await exportLink(rt, session.sessionId, exported);
+  return { statusCode: 303, headers: { location, 'cache-control': 'no-store' } };
+};
 
 /** Every route of {@link HTTP_ROUTES}; a record, so a route the CDK stack declares cannot be left out here. */
 const ROUTES: Record<HttpRouteKey, RouteFn> = {
-  ...CHAT_EXPERIENCE_ROUTES,
   async 'POST /api/chat'(rt, app, event) {
     const request = parseChatRequest(parseJsonBody(event.body, event.isBase64Encoded));
     return json(202, await submitTurn(rt, app, await identity(app, event), request));
@@ -256,6 +245,8 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   async 'GET /api/files/{id}'(rt, app, event) {
     return json(200, fileView(await ownedFile(rt, await identity(app, event), fileIdOf(event))));
   },
+  'POST /api/sessions/{id}/messages/{messageId}/feedback': rateRoute,
+  'GET /api/sessions/{id}/export': exportRoute,
 };
 
 /** The routes as a list, in the order of {@link HTTP_ROUTES}. */

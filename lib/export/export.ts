@@ -5,6 +5,7 @@ import type { Runtime } from '../config/index.ts';
 import { snakeCase } from '../contract/index.ts';
 import { fileView } from '../files/index.ts';
 import { newId } from '../ids/index.ts';
+import { feedbackView, messageView, sessionView } from '../sessions/index.ts';
 import {
   type ActionRecord,
   type FeedbackRecord,
@@ -19,8 +20,6 @@ import {
   putBlob,
   type SessionRecord,
 } from '../store/index.ts';
-import { feedbackView } from './feedback-view.ts';
-import { messageView, sessionView } from './views.ts';
 
 /** Past this many bytes an export goes through the bucket: a Lambda response holds at most 6 MB. */
 export const EXPORT_INLINE_BYTES = 5 * 1024 * 1024;
