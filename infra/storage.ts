@@ -74,6 +74,8 @@ export function createBucket(
       ...(fileRetentionDays === undefined
         ? []
         : [{ id: 'expire-files', prefix: 'files/', expiration: Duration.days(fileRetentionDays + 1) }]),
+      // An export too large for a response is read once through a short-lived link.
+      { id: 'expire-exports', prefix: 'exports/', expiration: Duration.days(1) },
     ],
     // The rule the sandbox's S3 answers preflight by, from the one declaration.
     cors: [

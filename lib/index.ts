@@ -5,6 +5,8 @@
 export {
   type AgentFileSettings,
   createSwitchboard,
+  type FeedbackEvent,
+  type FeedbackOptions,
   type HistoryMessage,
   type HitlOptions,
   type HostAgentCancelInput,

@@ -15,12 +15,14 @@ export {
 export {
   type AgentsResolver,
   createSwitchboard,
+  type FeedbackOptions,
   type ResolvedHitl,
   Switchboard,
   type SwitchboardOptions,
 } from './server.ts';
 export type {
   AgentFileSettings,
+  FeedbackEvent,
   HistoryMessage,
   HitlOptions,
   HostAgentCancelInput,

@@ -4,7 +4,13 @@ import { AgentDefinitionError } from '../errors/index.ts';
 import { checkUsageOptions } from '../usage/options.ts';
 import type { Budget, Pricing } from '../usage/types.ts';
 import { hostAgentRegistration } from './registration.ts';
-import type { HitlOptions, HostAgentDefinition, HostAgentRegistration, RequestContext } from './types.ts';
+import type {
+  FeedbackEvent,
+  HitlOptions,
+  HostAgentDefinition,
+  HostAgentRegistration,
+  RequestContext,
+} from './types.ts';
 
 /** Agents that depend on the request (a tenant's own), looked up per request. */
 export type AgentsResolver = (
@@ -39,6 +45,17 @@ export interface SwitchboardOptions {
    * Default false.
    */
   maskServerErrors?: boolean;
+  /** What happens when a person rates an answer, server-wide (after the agent's own `feedback`). */
+  feedback?: FeedbackOptions;
+}
+
+/** The server-wide feedback settings. */
+export interface FeedbackOptions {
+  /**
+   * Called with every rating, after it is stored and after the agent's `feedback` hook: an
+   * analytics table, an evaluation set. A throw fails the request; the rating stays.
+   */
+  onFeedback?(event: FeedbackEvent): void | Promise<void>;
 }
 
 /** The request settings an agent runs with, defaults applied. */
@@ -59,6 +76,8 @@ export class Switchboard {
   readonly #budget: Budget | undefined;
   /** Whether a 500's message is generic for callers (`maskServerErrors`). */
   readonly maskServerErrors: boolean;
+  /** The server-wide `feedback.onFeedback`, when given. */
+  readonly onFeedback: FeedbackOptions['onFeedback'];
 
   constructor(options: SwitchboardOptions = {}) {
     this.#hitl = options.hitl ?? {};
@@ -77,6 +96,11 @@ export class Switchboard {
       throw new AgentDefinitionError('options.maskServerErrors must be true or false.');
     }
     this.maskServerErrors = options.maskServerErrors ?? false;
+    const onFeedback = options.feedback?.onFeedback;
+    if (onFeedback !== undefined && typeof onFeedback !== 'function') {
+      throw new AgentDefinitionError('options.feedback.onFeedback must be a function when given.');
+    }
+    this.onFeedback = onFeedback;
   }
 
   /**

@@ -67,6 +67,14 @@ export interface HostAgentInput {
   files: HostAgentFile[];
   metadata: Record<string, unknown>;
   context: RequestContext;
+  /**
+   * Set when the turn is a regeneration or an edit-and-resend: `regenerate` (the newest answer is
+   * asked for again; `message` is the user message it answered, `fromMessageId` the answer being
+   * replaced) or `edit` (`message` is the new text, `fromMessageId` the user message it replaces).
+   * Absent for a new message. `history` is already cut back.
+   */
+  mode?: 'regenerate' | 'edit';
+  fromMessageId?: string;
 }
 
 /** The conversation's files, and only those: anything else answers null. */
@@ -137,7 +145,36 @@ export interface HostAgentDefinition {
   invoke(input: HostAgentInput, io: HostAgentIO): Promise<HostResult | unknown>;
   resolveAction?(input: ResolveActionInput, io: HostAgentIO): Promise<HostResult | unknown>;
   cancel?(input: HostAgentCancelInput): Promise<void> | void;
-  feedback?(event: Record<string, unknown>): Promise<void> | void;
+  /** Keeps the agent's own record of a rating: runs after the rating is stored, before the server's `onFeedback`. */
+  feedback?(event: FeedbackEvent): Promise<void> | void;
+}
+
+/**
+ * A person rated an answer (or withdrew a rating): what the agent's `feedback` hook and the server's
+ * `feedback.onFeedback` receive. The rating is stored before either runs.
+ */
+export interface FeedbackEvent {
+  /** The session's ref, as `invoke` gets it. */
+  conversationId: string;
+  messageId: string;
+  /** The message's 0-based position among the session's current messages (those GET messages lists). */
+  messageIndex: number;
+  agentId: string;
+  userId: string;
+  /** `null` when the rating was withdrawn. */
+  rating: 'up' | 'down' | null;
+  reasons: string[];
+  comment?: string;
+  /** The rating this one replaced, when there was one. */
+  previous?: { rating: 'up' | 'down' | null; reasons: string[]; comment?: string; updatedAt: string };
+  /** The answer, as the agent's history shows messages. */
+  message: HistoryMessage;
+  /** The user message it answered, when there is one. */
+  question?: HistoryMessage;
+  /** When the message was first rated, and this time. */
+  createdAt: string;
+  updatedAt: string;
+  context: RequestContext;
 }
 
 /**

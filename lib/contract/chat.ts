@@ -4,6 +4,7 @@ import { AttachmentSchema } from './attachments.ts';
 import { HOST_CONTEXT_LIMITS, HostContextSchema, isPlainObject } from './host-context.ts';
 import { IdSchema, SessionIdSchema } from './ids.ts';
 import { checkDepth } from './json-body.ts';
+import { MessageIdSchema, RewriteModeSchema, rewriteIssues } from './messages.ts';
 import { normalizeKeys, pathAsSent, type Renames, type Shape, shapeOf } from './normalize.ts';
 import { OnBusySchema, onBusyProblem } from './on-busy.ts';
 
@@ -42,6 +43,10 @@ export const ChatRequestSchema = z
     steer: z.boolean().optional(),
     /** What the message does when a turn of the session is queued or running (`enqueue` by default). */
     on_busy: OnBusySchema.optional(),
+    /** Asks for the newest answer again (`regenerate`) or changes a sent message (`edit`): see `from_message_id`. */
+    mode: RewriteModeSchema.optional(),
+    /** The answer a regenerate replaces, or the user message an edit replaces. */
+    from_message_id: MessageIdSchema.optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -57,8 +62,9 @@ export const ChatRequestSchema = z
           message: `at most ${max} bytes of JSON (got ${bytes})`,
         });
     }
+    for (const issue of rewriteIssues(body)) ctx.addIssue({ code: 'custom', ...issue });
     if (body.tool_call_id === undefined) {
-      if (body.content.length === 0)
+      if (body.content.length === 0 && body.mode !== 'regenerate')
         ctx.addIssue({ code: 'custom', path: ['content'], message: 'must not be empty' });
       for (const field of ['tool_result', 'tool_outcome'] as const) {
         if (body[field] !== undefined)

@@ -36,6 +36,17 @@ export { ID_PATTERN, ID_RULE, IdSchema, isId, isSessionId, SESSION_ID_RULE, Sess
 export { BODY_LIMITS, checkDepth, MAX_JSON_DEPTH, parseJsonBody, tooDeepAt } from './json-body.ts';
 export { compiled, jsonSchemaProblem, objectSchemaProblem } from './json-schema.ts';
 export { contentTypeOf, MediaTypeSchema, mediaTypeProblem } from './media-type.ts';
+export {
+  ExportQuerySchema,
+  type FeedbackRequest,
+  FeedbackRequestSchema,
+  isMessageId,
+  MessageIdSchema,
+  parseFeedbackRequest,
+  parseFeedbackTarget,
+  type RewriteMode,
+  RewriteModeSchema,
+} from './messages.ts';
 export { normalizeKeys, pathAsSent, snakeCase } from './normalize.ts';
 export { type OnBusy, OnBusySchema, onBusyOf } from './on-busy.ts';
 export { renderHostContext } from './render.ts';

@@ -14,6 +14,8 @@ export const HTTP_ROUTES = [
   'POST /api/files',
   'GET /api/files/{id}',
   'DELETE /api/files/{id}',
+  'POST /api/sessions/{id}/messages/{messageId}/feedback',
+  'GET /api/sessions/{id}/export',
 ] as const;
 export type HttpRouteKey = (typeof HTTP_ROUTES)[number];
 
@@ -23,5 +25,6 @@ export const WEBSOCKET_ROUTES = [
   'assistant_join_session',
   'assistant_resolve_action',
   'assistant_cancel',
+  'assistant_feedback',
 ] as const;
 export type WebSocketRouteKey = (typeof WEBSOCKET_ROUTES)[number];

@@ -237,3 +237,29 @@ export class UnprocessedItemsError extends SwitchboardError {
     );
   }
 }
+
+/** A message id that names no message of the session: 404, the issue at the field or path parameter. */
+export class MessageNotFoundError extends NotFoundError {
+  constructor(id: string, issues: Issue[] = []) {
+    super(
+      'message_not_found',
+      `Message "${id.length > 64 ? `${id.slice(0, 64)}…` : id}" does not exist.`,
+      issues,
+    );
+  }
+}
+
+/**
+ * The agent's `feedback` hook or the server's `onFeedback` failed with something other than a
+ * Switchboard error: 500. The rating is stored; sending the same request again is safe.
+ */
+export class FeedbackHookError extends SwitchboardError {
+  constructor(hook: 'feedback' | 'onFeedback') {
+    super(
+      'feedback_failed',
+      `The rating was stored, but the ${hook === 'feedback' ? "agent's feedback hook" : "server's onFeedback hook"} failed; sending the same request again is safe.`,
+      500,
+      'internal',
+    );
+  }
+}

@@ -13,18 +13,23 @@ import {
   BODY_LIMITS,
   contentTypeOf,
   EventsQuerySchema,
+  ExportQuerySchema,
   HTTP_ROUTES,
   type HttpRouteKey,
   ID_RULE,
   isId,
+  isMessageId,
   isSessionId,
   MessagesQuerySchema,
   parseChatRequest,
+  parseFeedbackRequest,
   parseJsonBody,
   parseResolveRequest,
   SessionsQuerySchema,
 } from '../contract/index.ts';
 import { NotFoundError, parseOrThrow, SessionNotFoundError, ValidationError } from '../errors/index.ts';
+import { EXPORT_INLINE_BYTES, exportLink, exportSession } from '../export/index.ts';
+import { rateMessage } from '../feedback/index.ts';
 import {
   createUpload,
   deleteOwnedFile,
@@ -41,6 +46,7 @@ import {
   latestRun,
   listActions,
   listEvents,
+  listFeedback,
   listMessages,
   listOwnedSessions,
   openActions,
@@ -148,6 +154,28 @@ type RouteFn = (
   event: APIGatewayProxyEventV2,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
+/** `POST /api/sessions/{id}/messages/{messageId}/feedback`: rates an answer. */
+const rateRoute: RouteFn = async (rt, app, event) => {
+  const sessionId = sessionIdOf(event);
+  const messageId = pathId(event, 'messageId', 'message_not_found', 'Message', isMessageId);
+  const request = parseFeedbackRequest(parseJsonBody(event.body, event.isBase64Encoded));
+  const caller = await identity(app, event);
+  const session = await ownedSession(rt, caller, sessionId);
+  return json(200, await rateMessage(rt, app, caller, session, messageId, request));
+};
+
+/** `GET /api/sessions/{id}/export`: the whole conversation, inline or (too large for a response) through the bucket. */
+const exportRoute: RouteFn = async (rt, app, event) => {
+  parseOrThrow(ExportQuerySchema, event.queryStringParameters ?? {}, 'query');
+  const session = await ownedSession(rt, await identity(app, event), sessionIdOf(event));
+  const exported = await exportSession(rt, session);
+  // Measured as it travels: its JSON inside the response's body string.
+  if (Buffer.byteLength(JSON.stringify(JSON.stringify(exported))) <= EXPORT_INLINE_BYTES)
+    return json(200, exported);
+  const location = await exportLink(rt, session.sessionId, exported);
+  return { statusCode: 303, headers: { location, 'cache-control': 'no-store' } };
+};
+
 /** Every route of {@link HTTP_ROUTES}; a record, so a route the CDK stack declares cannot be left out here. */
 const ROUTES: Record<HttpRouteKey, RouteFn> = {
   async 'POST /api/chat'(rt, app, event) {
@@ -184,12 +212,15 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   async 'GET /api/sessions/{id}/messages'(rt, app, event) {
     const query = parseOrThrow(MessagesQuerySchema, event.queryStringParameters ?? {}, 'query');
     const session = await ownedSession(rt, await identity(app, event), sessionIdOf(event));
-    const [messages, actions] = await Promise.all([
-      // One more than the page, to know whether there is a next one.
-      listMessages(rt, session.sessionId, { after: query.after, limit: query.limit + 1 }),
+    const [messages, actions, ratings] = await Promise.all([
+      // One more than the page, to know whether there is a next one. Replaced messages are left out.
+      listMessages(rt, session.sessionId, { after: query.after, limit: query.limit + 1, current: true }),
       listActions(rt, session.sessionId),
+      listFeedback(rt, session.sessionId),
     ]);
-    const page = withinBudget(messages.slice(0, query.limit).map((m) => messageView(m, actions)));
+    const page = withinBudget(
+      messages.slice(0, query.limit).map((m) => messageView(m, actions, ratings.get(m.messageId))),
+    );
     const hasMore = messages.length > page.length;
     return json(200, {
       session_id: hostSessionId(session.sessionId),
@@ -234,6 +265,8 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   async 'DELETE /api/files/{id}'(rt, app, event) {
     return json(200, await deleteOwnedFile(rt, await identity(app, event), fileIdOf(event)));
   },
+  'POST /api/sessions/{id}/messages/{messageId}/feedback': rateRoute,
+  'GET /api/sessions/{id}/export': exportRoute,
 };
 
 /** The routes as a list, in the order of {@link HTTP_ROUTES}. */

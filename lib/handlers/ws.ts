@@ -14,14 +14,18 @@ import type { Runtime } from '../config/index.ts';
 import {
   BODY_LIMITS,
   parseChatRequest,
+  parseFeedbackRequest,
+  parseFeedbackTarget,
   parseJoinRequest,
   parseJsonBody,
   parseResolveRequest,
   parseResolveTarget,
   parseSessionTarget,
+  WEBSOCKET_ROUTES,
   type WebSocketRouteKey,
 } from '../contract/index.ts';
 import { SessionNotFoundError, ValidationError } from '../errors/index.ts';
+import { rateMessage } from '../feedback/index.ts';
 import { limitFrame } from '../limits/index.ts';
 import { cancelSession, submitAnswer, submitTurn } from '../runs/index.ts';
 import { ownedSession } from '../sessions/index.ts';
@@ -160,6 +164,19 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
     const accepted = await submitAnswer(rt, app, identity, session, ids.action_id, request);
     return { type: 'assistant:resolved', ...accepted };
   },
+  async assistant_feedback(rt, app, event, identity) {
+    const { session_id, message_id, sessionId, messageId, ...rating } = bodyOf(event).body;
+    const ids = parseFeedbackTarget({
+      session_id: session_id ?? sessionId,
+      message_id: message_id ?? messageId,
+    });
+    const request = parseFeedbackRequest(rating);
+    const session = await ownedSession(rt, identity, ids.session_id);
+    return {
+      type: 'assistant:feedback',
+      ...(await rateMessage(rt, app, identity, session, ids.message_id, request)),
+    };
+  },
   async $default(_rt, _app, event) {
     let action: unknown;
     try {
@@ -176,8 +193,7 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
       [
         {
           path: ['action'],
-          message:
-            'Expected one of assistant_message, assistant_join_session, assistant_resolve_action, assistant_cancel',
+          message: `Expected one of ${WEBSOCKET_ROUTES.join(', ')}`,
         },
       ],
       'unknown_action',

@@ -59,6 +59,7 @@ export async function invocationOf(
       files: (await files.list()).filter((f) => own.has(f.id)),
       metadata: stored?.metadata ?? {},
       context,
+      ...(run.rewrite && { mode: run.rewrite.mode, fromMessageId: run.rewrite.fromMessageId }),
     },
     io: { files, lookAtScreen: () => Promise.all(screenshots.map((key) => getBlob<Attachment>(rt, key))) },
   };

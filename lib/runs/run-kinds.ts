@@ -15,6 +15,7 @@ import { invocationOf } from './agent-input.ts';
 import { loadAttachment } from './attachments.ts';
 import { callAgent } from './call-agent.ts';
 import { callCancelHook } from './hooks.ts';
+import { cutBack } from './rewrite.ts';
 import { announceDecided, settle } from './settle.ts';
 import { takeSteering } from './steering.ts';
 import { stillOpenFor } from './still-open.ts';
@@ -52,14 +53,19 @@ const idleOrPaused = async (scope: Pick<RunScope, 'rt' | 'run' | 'stream' | 'acc
 /** A user message: announce what it withdrew, then `invoke`. */
 export async function runMessage(scope: RunScope): Promise<RunOutcome> {
   const { rt, agent, run, stream, log } = scope;
-  const history = await listMessages(rt, run.sessionId, { through: run.userMessageId });
-  const userMessage = history.at(-1);
   stream.append('session.status_running', {
     kind: 'turn',
     ...(run.interrupted?.length && { interrupted: run.interrupted }),
   });
+  await cutBack(rt, run, stream);
+  const history = await listMessages(rt, run.sessionId, { through: run.userMessageId, current: true });
+  const userMessage = history.at(-1);
   if (userMessage)
-    stream.append('user.message', { message_id: userMessage.messageId, content: userMessage.content });
+    stream.append('user.message', {
+      message_id: userMessage.messageId,
+      content: userMessage.content,
+      ...(run.rewrite && { mode: run.rewrite.mode, from_message_id: run.rewrite.fromMessageId }),
+    });
   const decided = (
     await Promise.all((run.withdrawn ?? []).map((id) => getAction(rt, run.sessionId, id)))
   ).filter((a) => a !== undefined);

@@ -18,6 +18,8 @@ import {
 } from '../contract/index.ts';
 import {
   AgentNotFoundError,
+  MessageNotFoundError,
+  NotFoundError,
   SessionConflictError,
   SessionNotFoundError,
   ValidationError,
@@ -29,7 +31,6 @@ import {
   getSession,
   messageId,
   putBlob,
-  putMessage,
   putRun,
   recordRequest,
   type SessionRecord,
@@ -40,6 +41,7 @@ import { checkFileIds, splitAttachments, storeAttachment } from './attachments.t
 import { interruptAhead, refuseIfBusy } from './busy.ts';
 import { noPendingCall, submitContinuation, supersedeOpen } from './continuation.ts';
 import { enqueue } from './job.ts';
+import { checkRewrite, userMessageWriter } from './rewrite.ts';
 
 /** The answer to an accepted message: where its turn will show up. */
 export interface Accepted {
@@ -102,6 +104,11 @@ async function resolveSession(
   // A continuation answers a call of an existing session: into one that does not exist, nothing is pending.
   if (!existing && request.tool_call_id !== undefined) throw noPendingCall(request.tool_call_id);
   if (existing) await refuseIfBusy(rt, existing, request, requestId);
+  // Nor does a regenerate or an edit name a message of it.
+  if (!existing && request.from_message_id !== undefined)
+    throw new MessageNotFoundError(request.from_message_id, [
+      { path: ['from_message_id'], message: 'no such message in this session' },
+    ]);
   const session =
     existing ??
     (await ensureSession(rt, {
@@ -149,6 +156,8 @@ export async function submitTurn(
     await beforeEnqueue?.(session.sessionId);
     return submitContinuation(rt, app, identity, session, request, requestId);
   }
+  // A regenerate or an edit goes the way of every new message (the same policies apply), once checked.
+  const rewrite = await checkRewrite(rt, session, request);
   const now = Date.now();
   const runId = newId('run');
   const { first, record } = await recordRequest(
@@ -157,7 +166,7 @@ export async function submitTurn(
       requestId,
       sessionId: session.sessionId,
       runId,
-      userMessageId: messageId(runId, 0),
+      userMessageId: rewrite?.userMessageId ?? messageId(runId, 0),
       assistantMessageId: messageId(runId, 1),
       createdAt: new Date(now).toISOString(),
     },
@@ -177,7 +186,8 @@ export async function submitTurn(
     (_, i) => `screenshots/${session.sessionId}/${record.runId}/${i}.json`,
   );
   await Promise.all(screenshots.map((shot, i) => putBlob(rt, screenshotKeys[i] as string, shot)));
-  await putMessage(rt, {
+  // A regenerate runs the stored user message again: it stores none.
+  await userMessageWriter(rewrite)(rt, {
     messageId: record.userMessageId,
     sessionId: session.sessionId,
     runId: record.runId,
@@ -213,6 +223,7 @@ export async function submitTurn(
     ...(screenshotKeys.length > 0 && { screenshots: screenshotKeys }),
     ...(withdrawn.length > 0 && { withdrawn }),
     ...(interrupted.length > 0 && { interrupted }),
+    ...(rewrite && { rewrite: { mode: rewrite.mode, fromMessageId: rewrite.fromMessageId } }),
   });
   await beforeEnqueue?.(session.sessionId);
   await enqueue(rt, { v: 1, kind: 'turn', sessionId: session.sessionId, runId: record.runId, requestId });

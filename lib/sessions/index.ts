@@ -1,4 +1,5 @@
 export { ownedSession } from './access.ts';
+export { feedbackView } from './feedback-view.ts';
 export {
   messageView,
   resultFilesView,

@@ -1,7 +1,14 @@
 import { actionView, pendingToolCallOf } from '../actions/index.ts';
 import { hostSessionId } from '../auth/index.ts';
-import type { ActionRecord, MessageRecord, RunRecord, SessionRecord } from '../store/index.ts';
+import type {
+  ActionRecord,
+  FeedbackRecord,
+  MessageRecord,
+  RunRecord,
+  SessionRecord,
+} from '../store/index.ts';
 import { roundUsd } from '../usage/index.ts';
+import { feedbackView } from './feedback-view.ts';
 
 /** What a host sees of a session's state. */
 export type SessionStatus = 'idle' | 'running' | 'requires_action';
@@ -80,8 +87,8 @@ export function resultFilesView(files: MessageRecord['files'] = []) {
   return files.map((f) => ({ id: f.id, name: f.name, media_type: f.mimeType ?? null, size: f.size ?? null }));
 }
 
-/** The wire form of a stored message, each request it asked shown with where it is now. */
-export function messageView(message: MessageRecord, actions: ActionRecord[] = []) {
+/** The wire form of a stored message, each request it asked shown with where it is now, and its rating. */
+export function messageView(message: MessageRecord, actions: ActionRecord[] = [], feedback?: FeedbackRecord) {
   const states = new Map(
     actions.filter((a) => a.messageId === message.messageId).map((a) => [a.actionId, a]),
   );
@@ -117,5 +124,6 @@ export function messageView(message: MessageRecord, actions: ActionRecord[] = []
         ({ data_uri: _d, text: _t, blob_key: _b, content_field: _c, ...about }) => about,
       ),
     }),
+    ...(feedback && { feedback: feedbackView(feedback) }),
   };
 }

@@ -47,9 +47,9 @@ export function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
 }
 
-/** Deletes a session's objects: its attachments, moved messages and events, leftover screenshots. */
+/** Deletes a session's objects: its attachments, moved messages and events, leftover screenshots, exports. */
 export async function deleteSessionObjects(rt: Runtime, sessionId: string): Promise<void> {
-  for (const prefix of ['attachments', 'messages', 'events', 'screenshots']) {
+  for (const prefix of ['attachments', 'messages', 'events', 'screenshots', 'exports']) {
     let token: string | undefined;
     do {
       const page = await rt.s3.send(

@@ -28,6 +28,7 @@ export {
   subscribers,
 } from './connections.ts';
 export { appendEvent, lastSeq, listEvents, type SessionEvent } from './events.ts';
+export { type FeedbackRecord, listFeedback, putFeedback, type Rating } from './feedback.ts';
 export {
   addSessionFiles,
   deleteFileRecord,
@@ -59,9 +60,11 @@ export {
   type MessageRecord,
   messageId,
   putMessage,
+  type Replacement,
   type StoredAttachment,
 } from './messages.ts';
 export { type CounterKey, countRequest } from './rate-counters.ts';
+export { markReplaced } from './replacements.ts';
 export { findRequest, type RequestRecord, recordRequest } from './requests.ts';
 export {
   abandonQueuedRun,

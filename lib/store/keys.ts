@@ -6,6 +6,11 @@ export const keys = {
   event: (sessionId: string, seq: number) => ({ pk: `SESSION#${sessionId}`, sk: `EVT#${seqKey(seq)}` }),
   action: (sessionId: string, actionId: string) => ({ pk: `SESSION#${sessionId}`, sk: `ACT#${actionId}` }),
   request: (sessionId: string, requestId: string) => ({ pk: `SESSION#${sessionId}`, sk: `REQ#${requestId}` }),
+  /** The rating of one message (feedback), beside the message: a re-put of the message never touches it. */
+  feedback: (sessionId: string, messageId: string) => ({
+    pk: `SESSION#${sessionId}`,
+    sk: `FEEDBACK#${messageId}`,
+  }),
   subscriber: (sessionId: string, connectionId: string) => ({
     pk: `SESSION#${sessionId}`,
     sk: `CONN#${connectionId}`,
@@ -83,6 +88,7 @@ export const prefixes = {
   event: 'EVT#',
   subscriber: 'CONN#',
   action: 'ACT#',
+  feedback: 'FEEDBACK#',
 } as const;
 
 /** Zero-padded so that string order is numeric order. */

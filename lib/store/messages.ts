@@ -39,6 +39,15 @@ export interface MessageRecord {
   blobKey?: string;
   /** The files an answer produced (the result's `files`, already stored), as the agent described them. */
   files?: { id: string; name: string; mimeType?: string; size?: number }[];
+  /** Set when a regenerate or an edit cut the conversation back past this message: kept, no longer current. */
+  replaced?: Replacement;
+}
+
+/** Which run replaced a message, how, and when. */
+export interface Replacement {
+  by: string;
+  mode: 'regenerate' | 'edit';
+  at: string;
 }
 
 /** An attachment as stored: its content inline, or moved to the bucket. */
@@ -107,12 +116,13 @@ export async function getMessage(
 
 /**
  * A session's messages in order: optionally only those up to and including `through`, or only
- * those after `after` (exclusive), at most `limit` of them.
+ * those after `after` (exclusive), at most `limit` of them; with `current`, only those no
+ * regenerate or edit replaced.
  */
 export async function listMessages(
   rt: Runtime,
   sessionId: string,
-  options: { from?: string; through?: string; after?: string; limit?: number } = {},
+  options: { from?: string; through?: string; after?: string; limit?: number; current?: boolean } = {},
 ): Promise<MessageRecord[]> {
   const pk = keys.session(sessionId).pk;
   const sk = (messageId: string) => keys.message(sessionId, messageId).sk;
@@ -135,6 +145,7 @@ export async function listMessages(
         // Past every message id: they are ASCII.
         ...(!options.through && afterSk && { ':last': `${prefixes.message}\uffff` }),
       },
+      ...(options.current && { FilterExpression: 'attribute_not_exists(replaced)' }),
       ConsistentRead: true,
     },
     read,

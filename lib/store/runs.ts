@@ -64,6 +64,8 @@ export interface RunRecord {
   interrupted?: string[];
   /** The host context a continuation carried: the one its `resolveAction` gets, right after the tool result. */
   hostContext?: HostContext;
+  /** A regenerate or an edit: the run cuts the conversation back before it invokes the agent. */
+  rewrite?: { mode: 'regenerate' | 'edit'; fromMessageId: string };
 }
 
 /** A queued run not claimed by then is queued again by the sweep (its job may have been lost). */

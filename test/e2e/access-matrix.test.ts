@@ -31,6 +31,8 @@ const ACTION = 'req_wire';
 
 let sandbox: Sandbox;
 let fileId: string;
+/** Alice's answer, the message her request was asked on. */
+let answerId: string;
 
 /** An answer's body: an error's code, or a route's own fields. */
 type Answer = { error?: { code?: string }; [field: string]: unknown };
@@ -65,6 +67,12 @@ function requestOf(route: HttpRouteKey, name: string): [string, string, unknown?
     'POST /api/files': ['POST', '/api/files?name=x.txt', 'text', 'text/plain'],
     'GET /api/files/{id}': ['GET', `/api/files/${fileId}`],
     'DELETE /api/files/{id}': ['DELETE', `/api/files/${fileId}`],
+    'POST /api/sessions/{id}/messages/{messageId}/feedback': [
+      'POST',
+      `/api/sessions/${name}/messages/${answerId}/feedback`,
+      { rating: 'down' },
+    ],
+    'GET /api/sessions/{id}/export': ['GET', `/api/sessions/${name}/export`],
   };
   return requests[route];
 }
@@ -83,6 +91,8 @@ const OTHER_ANSWERS: Record<HttpRouteKey, (name: string) => { status: number; co
   'POST /api/files': () => ({ status: 201 }),
   'GET /api/files/{id}': () => ({ status: 404, code: 'file_not_found' }),
   'DELETE /api/files/{id}': () => ({ status: 404, code: 'file_not_found' }),
+  'POST /api/sessions/{id}/messages/{messageId}/feedback': () => ({ status: 404, code: 'session_not_found' }),
+  'GET /api/sessions/{id}/export': () => ({ status: 404, code: 'session_not_found' }),
 };
 
 /** What alice sees of her own session: the messages, the open request, the file. */
@@ -93,7 +103,11 @@ async function aliceState() {
   return {
     status: session.json.status,
     pending: (session.json.pending_actions as { id: string }[]).map((a) => a.id),
-    messages: (messages.json.messages as { id: string; content: string }[]).map((m) => [m.id, m.content]),
+    messages: (messages.json.messages as { id: string; content: string; feedback?: unknown }[]).map((m) => [
+      m.id,
+      m.content,
+      m.feedback ?? null,
+    ]),
     file: file.status,
   };
 }
@@ -108,6 +122,7 @@ beforeAll(async () => {
     content: 'wire',
   });
   await alice.waitFor((f) => f.type === 'session.status_requires_action' && f.run_id === accepted.run_id);
+  answerId = accepted.assistant_message_id as string;
   await alice.close();
   const uploaded = await call('alice', 'POST', '/api/files?name=secret.txt', 'private', 'text/plain');
   fileId = uploaded.json.id as string;
@@ -182,12 +197,15 @@ describe('the access matrix: every route and action, for every kind of caller', 
       'GET /api/sessions/{id}',
       'GET /api/sessions/{id}/messages',
       'GET /api/sessions/{id}/events',
+      'GET /api/sessions/{id}/export',
     ] as const) {
       for (const name of [SESSION, REF]) {
         const [method, path] = requestOf(route, name);
         expect((await call('alice', method, path)).status, `${route} ${name}`).toBe(200);
       }
     }
+    const [fm, fp, fb] = requestOf('POST /api/sessions/{id}/messages/{messageId}/feedback', REF);
+    expect(await call('alice', fm, fp, fb)).toMatchObject({ status: 200, json: { rating: 'down' } });
     const listed = await call('alice', 'GET', '/api/sessions');
     expect((listed.json.sessions as { ref: string }[]).map((s) => s.ref)).toContain(REF);
     expect((await call('alice', 'GET', `/api/files/${fileId}`)).status).toBe(200);
@@ -238,6 +256,7 @@ const WS_FRAMES: Record<WebSocketRouteKey, (name: string) => Record<string, unkn
   assistant_join_session: (name) => ({ session_id: name }),
   assistant_resolve_action: (name) => ({ session_id: name, action_id: ACTION, decision: 'approve' }),
   assistant_cancel: (name) => ({ session_id: name }),
+  assistant_feedback: (name) => ({ session_id: name, message_id: answerId, rating: 'down' }),
 };
 
 /** What someone other than alice gets on each action. */
@@ -246,4 +265,5 @@ const WS_OTHER: Record<WebSocketRouteKey, (name: string) => { type: string; erro
   assistant_join_session: () => ({ type: 'assistant:error', errorType: 'not_found' }),
   assistant_resolve_action: () => ({ type: 'assistant:error', errorType: 'not_found' }),
   assistant_cancel: () => ({ type: 'assistant:error', errorType: 'not_found' }),
+  assistant_feedback: () => ({ type: 'assistant:error', errorType: 'not_found' }),
 };

@@ -92,6 +92,7 @@ describe('Switchboard storage and compute', () => {
         Rules: [
           Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }),
           Match.objectLike({ Prefix: 'screenshots/', ExpirationInDays: 1, Status: 'Enabled' }),
+          Match.objectLike({ Prefix: 'exports/', ExpirationInDays: 1, Status: 'Enabled' }),
         ],
       },
       CorsConfiguration: {

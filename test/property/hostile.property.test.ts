@@ -30,6 +30,9 @@ const DOCUMENTED: Record<string, { status: number; type: string }> = {
   route_not_found: { status: 404, type: 'not_found' },
   file_not_found: { status: 404, type: 'not_found' },
   action_not_found: { status: 404, type: 'not_found' },
+  message_not_found: { status: 404, type: 'not_found' },
+  not_newest_answer: { status: 409, type: 'session' },
+  message_replaced: { status: 409, type: 'session' },
   resolve_not_supported: { status: 404, type: 'not_found' },
   agent_mismatch: { status: 409, type: 'session' },
   already_resolved: { status: 409, type: 'session' },
@@ -538,7 +541,12 @@ const CHAT_FIELDS = [
   'steer',
   'on_busy',
   'onBusy',
+  'mode',
+  'from_message_id',
+  'fromMessageId',
 ];
+
+const FEEDBACK_FIELDS = ['id', 'rating', 'reasons', 'comment'];
 
 const RESOLVE_FIELDS = [
   'id',
@@ -967,6 +975,16 @@ describe('hostile HTTP requests', () => {
       .filter((q) => q.every(([k, v]) => k !== 'wait' || !(Number(v) >= 1 && Number(v) <= 20)))
       .map((q) => (q.length === 0 ? '' : `?${q.map(([k, v]) => `${k}=${v}`).join('&')}`));
     const resolveBody = hostileBody([['decision', text('deny')]], RESOLVE_FIELDS, 20_000);
+    const feedbackBody = hostileBody([['rating', text('up')]], FEEDBACK_FIELDS, 20_000);
+    // The fixture's own messages (an answer, a question), malformed ids and ids of nothing.
+    const doneMessages = (
+      (await request('GET', `/api/sessions/${fixture.done}/messages`)).json as { messages: { id: string }[] }
+    ).messages.map((m) => m.id);
+    const messageId = fc.oneof(
+      fc.constantFrom(...doneMessages, 'msg_01AAAAAAAAAAAAAAAAAAAAAAAA_001', 'msg_x_000_sY'),
+      fc.constantFrom(...ENCODED),
+      hostileId(800).map(encode),
+    );
     const routed = fc.oneof(
       fc.record({
         method: fc.constant('GET'),
@@ -987,6 +1005,17 @@ describe('hostile HTTP requests', () => {
           )
           .map(([id, action]) => `/api/sessions/${id}/actions/${action}`),
         body: resolveBody.map((b) => b.text),
+      }),
+      fc.record({
+        method: fc.constant('POST'),
+        path: fc
+          .tuple(readId, messageId)
+          .map(([id, message]) => `/api/sessions/${id}/messages/${message}/feedback`),
+        body: feedbackBody.map((b) => b.text),
+      }),
+      fc.record({
+        method: fc.constant('GET'),
+        path: fc.tuple(readId, query).map(([id, q]) => `/api/sessions/${id}/export${q}`),
       }),
       fc
         .record({
@@ -1334,6 +1363,15 @@ describe('hostile WebSocket frames', () => {
         ['session_id', 'sessionId', 'action_id', 'actionId', ...RESOLVE_FIELDS],
         8_000,
       ).map((b) => ({ ...b, action: 'assistant_resolve_action', session: '', id: '' })),
+      hostileBody(
+        [
+          ['session_id', text(fixture.done)],
+          ['message_id', text('msg_01AAAAAAAAAAAAAAAAAAAAAAAA_001')],
+          ['rating', text('up')],
+        ],
+        ['session_id', 'sessionId', 'message_id', 'messageId', ...FEEDBACK_FIELDS],
+        8_000,
+      ).map((b) => ({ ...b, action: 'assistant_feedback', session: '', id: '' })),
     );
     await fc.assert(
       fc.asyncProperty(frame, async (f) => {

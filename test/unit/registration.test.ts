@@ -67,3 +67,24 @@ describe('identity from the authoriser', () => {
     expect(() => identityFromAuthorizer({ lambda: { role: 'admin' } })).toThrow(/no user/);
   });
 });
+
+describe('server-wide feedback', () => {
+  it('takes feedback.onFeedback as a function and refuses anything else when the server is built', () => {
+    const onFeedback = () => undefined;
+    expect(createSwitchboard({ feedback: { onFeedback } }).onFeedback).toBe(onFeedback);
+    expect(createSwitchboard().onFeedback).toBeUndefined();
+    expect(() => createSwitchboard({ feedback: { onFeedback: 'log' as never } })).toThrow(
+      AgentDefinitionError,
+    );
+  });
+
+  it('refuses an agent whose feedback hook is not a function', () => {
+    expect(() =>
+      createSwitchboard().registerHostAgent({
+        info: { id: 'rated' },
+        invoke: async () => ({}),
+        feedback: 'yes' as never,
+      }),
+    ).toThrow(/feedback must be a function/);
+  });
+});

@@ -1,0 +1,99 @@
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { actionView } from '../actions/index.ts';
+import type { Runtime } from '../config/index.ts';
+import { snakeCase } from '../contract/index.ts';
+import { fileView } from '../files/index.ts';
+import { newId } from '../ids/index.ts';
+import { feedbackView, messageView, sessionView } from '../sessions/index.ts';
+import {
+  type ActionRecord,
+  type FeedbackRecord,
+  getFile,
+  getSessionFiles,
+  latestRun,
+  listActions,
+  listFeedback,
+  listMessages,
+  type MessageRecord,
+  openActions,
+  putBlob,
+  type SessionRecord,
+} from '../store/index.ts';
+
+/** Past this many bytes an export goes through the bucket: a Lambda response holds at most 6 MB. */
+export const EXPORT_INLINE_BYTES = 5 * 1024 * 1024;
+/** How long the link to an export kept in the bucket works. */
+const EXPORT_LINK_SECONDS = 15 * 60;
+
+/** Fields of a stored message that are the store's own, not the conversation's. */
+const INTERNAL = new Set(['messageId', 'sessionId', 'blobKey']);
+
+/**
+ * A message as exported: every field its record holds (snake_case; whatever a message comes to
+ * record is exported with it), over which the wire form of `GET .../messages` is laid (attachments
+ * without their contents), with its requests and where they are now, its rating, and whether a
+ * regenerate or an edit replaced it.
+ */
+function exportedMessage(
+  message: MessageRecord,
+  actions: ActionRecord[],
+  feedback: FeedbackRecord | undefined,
+) {
+  const recorded = Object.fromEntries(
+    Object.entries(message)
+      .filter(([key]) => !INTERNAL.has(key))
+      .map(([key, value]) => [snakeCase(key), value]),
+  );
+  return {
+    ...recorded,
+    ...messageView(message, actions, feedback),
+    actions: actions.filter((a) => a.messageId === message.messageId).map(actionView),
+    feedback: feedback ? feedbackView(feedback) : null,
+    replaced: message.replaced
+      ? { by_run_id: message.replaced.by, mode: message.replaced.mode, at: message.replaced.at }
+      : null,
+  };
+}
+
+/**
+ * The whole conversation as JSON: the session, every message in order (replaced ones included and
+ * marked), each with its requests, rating, files and usage; the session's files; and the host
+ * context each user message was sent with.
+ */
+export async function exportSession(rt: Runtime, session: SessionRecord) {
+  const [messages, actions, feedback, run, open, attached] = await Promise.all([
+    listMessages(rt, session.sessionId),
+    listActions(rt, session.sessionId),
+    listFeedback(rt, session.sessionId),
+    latestRun(rt, session.sessionId),
+    openActions(rt, session.sessionId),
+    getSessionFiles(rt, session.sessionId),
+  ]);
+  const files = await Promise.all([...attached.fileIds].sort().map((id) => getFile(rt, id)));
+  return {
+    format: 'switchboard.session-export',
+    version: 1,
+    exported_at: new Date().toISOString(),
+    session: sessionView(session, run, open),
+    messages: messages.map((m) => exportedMessage(m, actions, feedback.get(m.messageId))),
+    files: files.flatMap((f) => (f ? [fileView(f)] : [])),
+    host_context_history: messages.flatMap((m) =>
+      m.role === 'user' && m.hostContext
+        ? [{ message_id: m.messageId, created_at: m.createdAt, host_context: m.hostContext }]
+        : [],
+    ),
+  };
+}
+
+/**
+ * Where an export too large for a Lambda response is read: it is stored in the bucket under the
+ * session (deleted with it, and expired by the bucket's lifecycle rule) and a presigned GET names it.
+ */
+export async function exportLink(rt: Runtime, sessionId: string, exported: unknown): Promise<string> {
+  const key = `exports/${sessionId}/${newId('export')}.json`;
+  await putBlob(rt, key, exported);
+  return getSignedUrl(rt.s3, new GetObjectCommand({ Bucket: rt.bucket, Key: key }), {
+    expiresIn: EXPORT_LINK_SECONDS,
+  });
+}

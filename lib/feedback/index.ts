@@ -1,0 +1,1 @@
+export { rateMessage } from './rate.ts';
