@@ -19,7 +19,6 @@ import {
 import {
   AgentNotFoundError,
   MessageNotFoundError,
-  NotFoundError,
   SessionConflictError,
   SessionNotFoundError,
   ValidationError,
