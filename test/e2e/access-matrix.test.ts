@@ -8,7 +8,7 @@ import {
 import { createSwitchboard } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
-import { refOf, testSandbox } from '../support/sandbox.ts';
+import { api, refOf, testSandbox } from '../support/sandbox.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
 
 /**
@@ -37,17 +37,8 @@ let answerId: string;
 /** An answer's body: an error's code, or a route's own fields. */
 type Answer = { error?: { code?: string }; [field: string]: unknown };
 
-async function call(token: string | undefined, method: string, path: string, body?: unknown, type?: string) {
-  const res = await fetch(`${sandbox.url}${path}`, {
-    method,
-    headers: {
-      ...(token && { authorization: `Bearer ${token}` }),
-      ...(body !== undefined && { 'content-type': type ?? 'application/json' }),
-    },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json().catch(() => ({}))) as Answer };
-}
+const call = (token: string | undefined, method: string, path: string, body?: unknown, type?: string) =>
+  api<Answer>(sandbox.url, method, path, body, { token, type });
 
 /** A request of each route, naming alice's session (by `name`: her id or her ref) and file. */
 function requestOf(route: HttpRouteKey, name: string): [string, string, unknown?, string?] {
@@ -140,7 +131,8 @@ describe('the access matrix: every route and action, for every kind of caller', 
   it('refuses a caller without a token on every route with API Gateway’s 401, and the WebSocket upgrade', async () => {
     for (const route of HTTP_ROUTES) {
       const [method, path, body, type] = requestOf(route, SESSION);
-      expect(await call(undefined, method, path, body, type), route).toEqual({
+      const { status, json } = await call(undefined, method, path, body, type);
+      expect({ status, json }, route).toEqual({
         status: 401,
         json: { message: 'Unauthorized' },
       });

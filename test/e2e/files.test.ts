@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type HostAgentFile } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import { sessionIds, testSandbox } from '../support/sandbox.ts';
+import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import { TestSocket } from '../support/ws-client.ts';
 
@@ -72,17 +72,8 @@ type Answer = Record<string, unknown> & {
   messages: Record<string, unknown>[];
 };
 
-async function call(token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${sandbox.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json().catch(() => ({}))) as Answer };
-}
+const call = (token: string, method: string, path: string, body?: unknown) =>
+  api<Answer>(sandbox.url, method, path, body, { token });
 
 async function upload(token: string, name: string, type: string, body: string | Buffer): Promise<string> {
   const res = await fetch(`${sandbox.url}/api/files?name=${encodeURIComponent(name)}`, {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type HostAgentInput } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
-import { refOf, testSandbox } from '../support/sandbox.ts';
+import { api, refOf, testSandbox } from '../support/sandbox.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
 
 const pauses = pauseAgents();
@@ -38,17 +38,8 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-async function as(token: string | undefined, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${sandbox.url}${path}`, {
-    method,
-    headers: {
-      ...(token && { authorization: `Bearer ${token}` }),
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, unknown> };
-}
+const as = (token: string | undefined, method: string, path: string, body?: unknown) =>
+  api(sandbox.url, method, path, body, { token });
 
 /** Alice sends a message over her socket and waits until its turn has ended. */
 async function aliceTurn(sessionId: string, agentId: string, content: string): Promise<void> {
@@ -79,7 +70,10 @@ describe('identity comes from the authoriser, and a user reaches only their own 
 
   it('refuses a request without a known token (401 without one, 403 for an unknown one on HTTP, the upgrade refused on WebSocket)', async () => {
     const missing = await as(undefined, 'GET', '/api/sessions/x');
-    expect(missing).toEqual({ status: 401, json: { message: 'Unauthorized' } });
+    expect({ status: missing.status, json: missing.json }).toEqual({
+      status: 401,
+      json: { message: 'Unauthorized' },
+    });
     expect(
       (await as('token-mallory', 'POST', '/api/chat', { agent_id: 'reviewed', content: 'hi' })).status,
     ).toBe(403);

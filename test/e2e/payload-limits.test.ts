@@ -72,8 +72,15 @@ describe('GET /api/sessions/{id}/messages in pages that fit a Lambda response', 
     const pages: { status: number; ids: string[]; hasMore: boolean }[] = [];
     let after: string | null = null;
     do {
-      const query = new URLSearchParams({ ...(after && { after }), ...(limit && { limit: String(limit) }) });
-      const res = await api(sandbox.url, 'GET', `/api/sessions/${sessionId}/messages?${query}`);
+      const query: URLSearchParams = new URLSearchParams({
+        ...(after && { after }),
+        ...(limit && { limit: String(limit) }),
+      });
+      const res = await api<Record<string, unknown>>(
+        sandbox.url,
+        'GET',
+        `/api/sessions/${sessionId}/messages?${query}`,
+      );
       const messages = (res.json.messages ?? []) as { id: string }[];
       pages.push({ status: res.status, ids: messages.map((m) => m.id), hasMore: res.json.has_more === true });
       after = (res.json.next_after as string | null | undefined) ?? null;

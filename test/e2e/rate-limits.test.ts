@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
 import { limitUser } from '../../lib/limits/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import { testSandbox } from '../support/sandbox.ts';
+import { api, testSandbox } from '../support/sandbox.ts';
 import { TestSocket } from '../support/ws-client.ts';
 
 const PER_USER = 8;
@@ -41,16 +41,8 @@ afterAll(async () => {
 });
 
 async function call(token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${sandbox.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json().catch(() => ({}))) as { error?: Record<string, unknown> };
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), json };
+  const res = await api<{ error?: Record<string, unknown> }>(sandbox.url, method, path, body, { token });
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), json: res.json };
 }
 
 /** Spends `n` of the user's requests on reads of a session that does not exist. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import { refOf, testSandbox } from '../support/sandbox.ts';
+import { api, refOf, testSandbox } from '../support/sandbox.ts';
 
 const app = createSwitchboard();
 app.registerHostAgent({ info: { id: 'echo' }, invoke: async ({ message }) => ({ content: message }) });
@@ -19,14 +19,8 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-async function as(token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${sandbox.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-}
+const as = (token: string, method: string, path: string, body?: unknown) =>
+  api(sandbox.url, method, path, body, { token });
 
 type Listed = { id: string; ref: string; agent_id: string; created_at: string; metadata: unknown };
 

@@ -13,7 +13,7 @@ import {
   type RunRecord,
 } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import { refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
+import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { usageAgents } from '../support/usage-agents.ts';
 import { queued } from '../support/wait.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
@@ -49,17 +49,8 @@ afterAll(async () => {
 });
 
 /** A JSON request as the owner `token` names. */
-async function as(token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${sandbox.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-}
+const as = (token: string, method: string, path: string, body?: unknown) =>
+  api(sandbox.url, method, path, body, { token });
 
 const ENDS = new Set(['session.status_idle', 'session.status_requires_action']);
 

@@ -22,19 +22,31 @@ export async function testSandbox(options: SandboxOptions): Promise<Sandbox> {
   });
 }
 
-/** A JSON request to the sandbox's HTTP API. */
-export async function api(base: string, method: string, path: string, body?: unknown) {
+/**
+ * A request to the sandbox's HTTP API: a JSON body (or a string sent as `type`), as the caller
+ * `token` names (`Authorization: Bearer`) when one is given. The answer's JSON, `{}` when it has none.
+ */
+export async function api<J = Record<string, unknown>>(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  options: { token?: string; type?: string } = {},
+) {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: {
+      ...(options.token !== undefined && { authorization: `Bearer ${options.token}` }),
+      ...(body !== undefined && { 'content-type': options.type ?? 'application/json' }),
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
-  let json: Record<string, unknown> = {};
+  let json = {} as J;
   try {
-    json = JSON.parse(text) as Record<string, unknown>;
+    json = JSON.parse(text) as J;
   } catch {}
-  return { status: res.status, json, text };
+  return { status: res.status, json, text, headers: res.headers };
 }
 
 /** Session ids unique within a test file: `${prefix}-${name}-${n}`, so no test meets another's session. */
