@@ -1,10 +1,13 @@
 import type { HostResult, PendingAction } from '../agents/index.ts';
+import type { Runtime } from '../config/index.ts';
 import { HOLD_TOOL } from '../contract/index.ts';
 import { InvalidDecisionError } from '../errors/index.ts';
-import type { RunOutcome } from '../store/index.ts';
+import { type ActionRecord, getMessage, getRun, putMessage, type RunOutcome } from '../store/index.ts';
+import { closingSpend } from './accounting.ts';
 import { failTurn } from './call-agent.ts';
-import { type SettleMode, type SettleScope, settle } from './settle.ts';
+import { announceDecided, type SettleMode, type SettleScope, settle } from './settle.ts';
 import type { TurnState } from './turn-state.ts';
+import type { RunScope } from './types.ts';
 
 /** What a silent host decision came to. */
 type Decision =
@@ -63,4 +66,62 @@ export async function settleDecision(
     ...(result.usage && { usage: result.usage }),
   };
   return settle(scope, silent, state, mode, { decision: stopped ? undefined : decision.kind });
+}
+
+/** The output mode a host call was proposed in: its asking run's (a receipt cannot change it). */
+export async function decisionModeOf(rt: Runtime, action: ActionRecord): Promise<'host_tools' | undefined> {
+  const asking = await getRun(rt, action.sessionId, action.runId);
+  return asking?.outputMode;
+}
+
+/**
+ * A receipt of a silent host decision: the host's result extends the decision's message, and the
+ * turn ends with `decision: "completed"`. No agent runs; the recorded outcome is authoritative.
+ */
+export async function runReceipt(scope: RunScope, answered: ActionRecord): Promise<RunOutcome> {
+  const { rt, run, stream } = scope;
+  stream.append('session.status_running', { kind: 'resolve', action_id: answered.actionId });
+  announceDecided(stream, [answered]);
+  const message = await getMessage(rt, run.sessionId, answered.messageId);
+  const resolution = (answered.resolution ?? {}) as { outcome?: string; result?: unknown; error?: string };
+  const ok = resolution.outcome !== 'failed';
+  if (message) {
+    const { pendingActions: _answered, ...rest } = message;
+    const call = answered.action as { toolName?: string; args?: unknown };
+    await putMessage(
+      rt,
+      {
+        ...rest,
+        toolCalls: [
+          ...(message.toolCalls ?? []).filter((c) => c.id !== answered.actionId),
+          {
+            id: answered.actionId,
+            name: call.toolName ?? '',
+            args: call.args,
+            result: resolution.result,
+            ok,
+            ...(!ok && { error: resolution.error }),
+          },
+        ],
+        stopReason: 'end_turn',
+      },
+      { replace: true },
+    );
+  }
+  stream.append('final_response', {
+    message_id: answered.messageId,
+    content: null,
+    decision: 'completed',
+    stop_reason: 'end_turn',
+    usage: null,
+    pending_tool_call: null,
+    files: [],
+  });
+  stream.append('session.status_idle', {
+    status: 'completed',
+    stop_reason: 'end_turn',
+    detail: null,
+    ...closingSpend(scope.accounting.spentUsd, undefined),
+  });
+  return { status: 'completed', stopReason: 'end_turn' };
 }

@@ -14,7 +14,7 @@ import { closingSpend } from './accounting.ts';
 import { invocationOf } from './agent-input.ts';
 import { loadAttachment } from './attachments.ts';
 import { callAgent } from './call-agent.ts';
-import { settleDecision } from './decision.ts';
+import { runReceipt, settleDecision } from './decision.ts';
 import { callCancelHook } from './hooks.ts';
 import { cutBack } from './rewrite.ts';
 import { announceDecided, settle } from './settle.ts';
@@ -104,6 +104,9 @@ export async function runMessage(scope: RunScope): Promise<RunOutcome> {
 export async function runResolve(scope: RunScope): Promise<RunOutcome> {
   const { rt, agent, run, session, stream, log } = scope;
   const answered = run.actionId ? await getAction(rt, run.sessionId, run.actionId) : undefined;
+  // A receipt of a silent host decision is bookkeeping: recorded, and the agent is not called.
+  if (answered?.decidedBy === run.runId && run.outputMode === 'host_tools')
+    return runReceipt(scope, answered);
   if (!answered || answered.decidedBy !== run.runId || !agent.definition.resolveAction) {
     // The answer this run was queued for did not win its request (the other answer's run reports):
     // it closes without a word in the log.

@@ -266,3 +266,65 @@ describe('the decision', () => {
     expect(JSON.stringify(host.events(session))).toContain(PROSE);
   });
 });
+
+describe('receipts', () => {
+  /** A pending decision over the socket; resolves with its call id. */
+  async function pending(session: string) {
+    const { events } = await decide(session, 'move');
+    return (finalOf(events)!.pending_tool_call as { call_id: string }).call_id;
+  }
+
+  const receipt = (session: string, callId: string, extra: Record<string, unknown> = {}) =>
+    api(sandbox.url, 'POST', '/api/chat', {
+      id: `rcpt-${session}-${callId}`,
+      session_id: session,
+      content: '',
+      tool_call_id: callId,
+      tool_result: { x: 5 },
+      ...extra,
+    });
+
+  it('a receipt ends with decision completed on the same message, the agent not called, and only once', async () => {
+    const session = sid('receipt');
+    const callId = await pending(session);
+    const before = inputs.get(session);
+    // The receipt omits output_mode: the stored mode still applies.
+    const res = await receipt(session, callId, { tool_outcome: 'failed' });
+    expect(res.status, res.text).toBe(202);
+    await host.waitFor(endOf(res.json.run_id), 'the receipt');
+    const events = host.events(session).filter((f) => f.run_id === res.json.run_id);
+    expect(finalOf(events)).toMatchObject({ content: null, decision: 'completed', pending_tool_call: null });
+    expect(finalOf(events)!.message_id).toBe(res.json.assistant_message_id);
+    expect(inputs.get(session)).toBe(before);
+    const messages = (await api(sandbox.url, 'GET', `/api/sessions/${session}/messages`)).json.messages as {
+      role: string;
+      content: string;
+      tool_calls?: { id: string; ok: boolean }[];
+    }[];
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(messages[1]?.content).toBe('');
+    expect(messages[1]?.tool_calls).toMatchObject([{ id: callId, ok: false }]);
+    // The duplicate (a new request id) is a 409; a call that was never pending too.
+    const again = await receipt(session, callId, { id: 'another' });
+    expect(again.status).toBe(409);
+    expect(again.text).toMatch(/already|resolved/i);
+    const unknown = await receipt(session, 'nope', { output_mode: 'host_tools' });
+    expect(unknown.status).toBe(409);
+  });
+
+  it('a receipt after a cancel is a 409, and a late decision is still only a decision', async () => {
+    const session = sid('cancelled');
+    const callId = await pending(session);
+    expect((await api(sandbox.url, 'POST', `/api/sessions/${session}/cancel`)).status).toBeLessThan(300);
+    const res = await receipt(session, callId);
+    expect(res.status, res.text).toBe(409);
+  });
+
+  it('a receipt after a newer decision superseded the call is a 409', async () => {
+    const session = sid('superseded');
+    const callId = await pending(session);
+    await decide(session, 'hold');
+    const res = await receipt(session, callId);
+    expect(res.status).toBe(409);
+  });
+});
