@@ -34,3 +34,12 @@ export function outputModeIssues(body: {
   });
   return issues;
 }
+
+/**
+ * The longest `wait_ms` of `POST /api/chat` (the answer is the final response once the turn
+ * closes): within the HTTP API's 30 s integration timeout, and billed as Lambda time.
+ */
+export const MAX_CHAT_WAIT_MS = 25_000;
+
+/** `wait_ms` is an HTTP request's: a WebSocket message's answer is its stream. */
+export const ChatWaitSchema = z.number().int().min(0).max(MAX_CHAT_WAIT_MS);

@@ -58,6 +58,8 @@ function plannerApp() {
         case 'slow':
           await new Promise((resolve) => io.signal.addEventListener('abort', resolve));
           return { content: PROSE, status: 'cancelled' };
+        case 'bad result':
+          return { content: 42 } as never;
         case 'limit':
           return { content: PROSE, status: 'incomplete', stopReason: 'max_tokens' };
       }
@@ -326,5 +328,74 @@ describe('receipts', () => {
     await decide(session, 'hold');
     const res = await receipt(session, callId);
     expect(res.status).toBe(409);
+  });
+});
+
+describe('the non-streaming result (wait_ms)', () => {
+  const waitFor = (session: string, content: string, extra: Record<string, unknown> = {}) =>
+    api(sandbox.url, 'POST', '/api/chat', {
+      session_id: session,
+      agent_id: 'planner',
+      output_mode: 'host_tools',
+      content,
+      host_context: CONTEXT,
+      wait_ms: 15_000,
+      ...extra,
+    });
+
+  it('answers with the final response: a pending decision, then the receipt', async () => {
+    const session = sid('wait');
+    const res = await waitFor(session, 'move');
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({
+      session_id: session,
+      status: 'requires_action',
+      content: null,
+      decision: 'pending',
+      pending_tool_call: { tool_name: 'set_position', call_id: 'c1', arguments: { x: 5 }, queued: [] },
+    });
+    expect(res.text).not.toContain(PROSE);
+    const receipt = await api(sandbox.url, 'POST', '/api/chat', {
+      session_id: session,
+      content: '',
+      tool_call_id: 'c1',
+      tool_result: { x: 5 },
+      wait_ms: 15_000,
+    });
+    expect(receipt.status, receipt.text).toBe(200);
+    expect(receipt.json).toMatchObject({ status: 'completed', content: null, decision: 'completed' });
+  });
+
+  it('a hold, and an invalid decision as its error', async () => {
+    const hold = await waitFor(sid('wait-hold'), 'hold');
+    expect(hold.status).toBe(200);
+    expect(hold.json).toMatchObject({ status: 'completed', decision: 'hold', pending_tool_call: null });
+    const two = await waitFor(sid('wait-two'), 'two');
+    expect(two.status).toBe(500);
+    expect(two.json.error).toMatchObject({ code: 'invalid_decision' });
+  });
+
+  it('an unusable result is a 500 invalid_host_result', async () => {
+    const res = await waitFor(sid('wait-bad'), 'bad result');
+    expect(res.status, res.text).toBe(500);
+    expect(res.json.error).toMatchObject({ code: 'invalid_host_result' });
+  });
+
+  it('without wait_ms the answer is the 202; the socket refuses wait_ms', async () => {
+    const res = await waitFor(sid('nowait'), 'hold', { wait_ms: undefined });
+    expect(res.status).toBe(202);
+    expect(res.json.status).toBe('queued');
+    const frame = await host.request({
+      action: 'assistant_message',
+      session_id: sid('ws-wait'),
+      agent_id: 'planner',
+      content: 'hold',
+      wait_ms: 1000,
+    });
+    expect(frame.type).toBe('assistant:error');
+    expect(JSON.stringify(frame)).toContain('wait_ms');
+    const tooLong = await waitFor(sid('toolong'), 'hold', { wait_ms: 60_000 });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.text).toContain('wait_ms');
   });
 });
