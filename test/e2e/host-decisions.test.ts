@@ -322,6 +322,25 @@ describe('receipts', () => {
     expect(res.status, res.text).toBe(409);
   });
 
+  it('a cancel leaves no tombstone: a request that arrives after it still decides, under its own request id', async () => {
+    const session = sid('late');
+    const slow = await host.request({
+      action: 'assistant_message',
+      session_id: session,
+      agent_id: 'planner',
+      output_mode: 'host_tools',
+      content: 'slow',
+      host_context: CONTEXT,
+    });
+    await host.waitFor((f) => f.type === 'session.status_running' && f.run_id === slow.run_id, 'running');
+    expect((await api(sandbox.url, 'POST', `/api/sessions/${session}/cancel`)).status).toBeLessThan(300);
+    await host.waitFor(endOf(slow.run_id), 'the cancelled end');
+    // The delayed request: the host rule is to discard it (its session was cancelled), not the runtime's.
+    const { accepted, events } = await decide(session, 'move', { id: 'delayed-1' });
+    expect(accepted.request_id).toBe('delayed-1');
+    expect(finalOf(events)).toMatchObject({ decision: 'pending' });
+  });
+
   it('a receipt after a newer decision superseded the call is a 409', async () => {
     const session = sid('superseded');
     const callId = await pending(session);
