@@ -314,6 +314,32 @@ describe('receipts', () => {
     expect(unknown.status).toBe(409);
   });
 
+  it('a receipt over the socket, retried with its request id, is recorded once', async () => {
+    const session = sid('ws-receipt');
+    const callId = await pending(session);
+    const body = {
+      id: `ws-rcpt-${session}`,
+      session_id: session,
+      content: '',
+      tool_call_id: callId,
+      tool_result: { x: 5 },
+      output_mode: 'host_tools',
+    };
+    const accepted = await host.request({ action: 'assistant_message', ...body });
+    expect(accepted.type, JSON.stringify(accepted)).toBe('assistant:accepted');
+    await host.waitFor(endOf(accepted.run_id), 'the receipt');
+    const events = host.events(session).filter((f) => f.run_id === accepted.run_id);
+    expect(finalOf(events)).toMatchObject({ content: null, decision: 'completed' });
+    const retry = await api(sandbox.url, 'POST', '/api/chat', body);
+    expect(retry.status, retry.text).toBe(202);
+    expect(retry.json).toMatchObject({ duplicate: true, run_id: accepted.run_id });
+    const messages = (await api(sandbox.url, 'GET', `/api/sessions/${session}/messages`)).json.messages as {
+      tool_calls?: unknown[];
+    }[];
+    expect(messages[1]?.tool_calls).toHaveLength(1);
+    expect(host.events(session).filter((f) => f.type === 'final_response')).toHaveLength(2);
+  });
+
   it('a receipt after a cancel is a 409, and a late decision is still only a decision', async () => {
     const session = sid('cancelled');
     const callId = await pending(session);
