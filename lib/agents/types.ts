@@ -31,7 +31,7 @@ export interface ToolDefinition {
 /** A host tool: the host performs it. `configured` ones come from settings, `request` ones from host_context.actions. */
 export interface HostTool extends ToolDefinition {
   parameters: Record<string, unknown>;
-  source: 'configured' | 'request';
+  source: 'configured' | 'request' | 'reserved';
 }
 
 /** The tools offered this turn: the host's and the agent's own backend tools that the page scopes allow. */
@@ -75,6 +75,12 @@ export interface HostAgentInput {
    */
   mode?: 'regenerate' | 'edit';
   fromMessageId?: string;
+  /**
+   * `host_tools`: a silent host decision. `tools.host` holds only the context's actions and the
+   * reserved `hold`; the agent proposes one action (a `tool_use`), or holds (`hold`, or nothing).
+   * Its text, thinking and tool previews are dropped.
+   */
+  outputMode?: 'host_tools';
 }
 
 /** The conversation's files, and only those: anything else answers null. */

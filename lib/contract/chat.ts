@@ -7,6 +7,7 @@ import { checkDepth } from './json-body.ts';
 import { MessageIdSchema, RewriteModeSchema, rewriteIssues } from './messages.ts';
 import { normalizeKeys, pathAsSent, type Renames, type Shape, shapeOf } from './normalize.ts';
 import { OnBusySchema, onBusyProblem } from './on-busy.ts';
+import { ChatWaitSchema, OutputModeSchema, outputModeIssues } from './output-mode.ts';
 
 /** Request ids double as SQS deduplication ids: 1-128 printable ASCII characters. */
 export const RequestIdSchema = z
@@ -47,6 +48,10 @@ export const ChatRequestSchema = z
     mode: RewriteModeSchema.optional(),
     /** The answer a regenerate replaces, or the user message an edit replaces. */
     from_message_id: MessageIdSchema.optional(),
+    /** `host_tools`: a silent host decision (hold, or exactly one host action), no prose. */
+    output_mode: OutputModeSchema.optional(),
+    /** `POST /api/chat` only: wait up to this many ms for the turn to close and answer with its final response. */
+    wait_ms: ChatWaitSchema.optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -81,6 +86,7 @@ export const ChatRequestSchema = z
     }
     const onBusy = onBusyProblem(body);
     if (onBusy) ctx.addIssue({ code: 'custom', path: ['on_busy'], message: onBusy });
+    for (const issue of outputModeIssues(body)) ctx.addIssue({ code: 'custom', ...issue });
   });
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
 

@@ -49,5 +49,6 @@ export {
 } from './messages.ts';
 export { normalizeKeys, pathAsSent, snakeCase } from './normalize.ts';
 export { type OnBusy, OnBusySchema, onBusyOf } from './on-busy.ts';
+export { HOLD_TOOL, MAX_CHAT_WAIT_MS, type OutputMode, OutputModeSchema } from './output-mode.ts';
 export { renderHostContext } from './render.ts';
 export { HTTP_ROUTES, type HttpRouteKey, WEBSOCKET_ROUTES, type WebSocketRouteKey } from './routes.ts';

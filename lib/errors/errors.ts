@@ -263,3 +263,15 @@ export class FeedbackHookError extends SwitchboardError {
     );
   }
 }
+
+/** A silent host decision (`output_mode: "host_tools"`) that proposed several host actions: nothing is actionable. */
+export class InvalidDecisionError extends SwitchboardError {
+  constructor(count: number) {
+    super(
+      'invalid_decision',
+      `The agent proposed ${count} host actions; a decision holds or proposes exactly one.`,
+      500,
+      'internal',
+    );
+  }
+}

@@ -9,6 +9,7 @@ export {
   ForbiddenError,
   InternalError,
   InvalidContextError,
+  InvalidDecisionError,
   InvalidHostResultError,
   InvalidTokenError,
   type Issue,

@@ -38,7 +38,7 @@ import {
   storeUpload,
   uploadLimit,
 } from '../files/index.ts';
-import { cancelSession, deleteSession, submitAnswer, submitTurn } from '../runs/index.ts';
+import { awaitFinal, cancelSession, deleteSession, submitAnswer, submitTurn } from '../runs/index.ts';
 import { messageView, ownedSession, sessionListView, sessionView } from '../sessions/index.ts';
 import {
   getSession,
@@ -180,7 +180,12 @@ const exportRoute: RouteFn = async (rt, app, event) => {
 const ROUTES: Record<HttpRouteKey, RouteFn> = {
   async 'POST /api/chat'(rt, app, event) {
     const request = parseChatRequest(parseJsonBody(event.body, event.isBase64Encoded));
-    return json(202, await submitTurn(rt, app, await identity(app, event), request));
+    const caller = await identity(app, event);
+    const accepted = await submitTurn(rt, app, caller, request);
+    // Opt-in: wait for the turn to close and answer with its final response (202 if it has not).
+    const ref = sessionRef(caller, accepted.session_id);
+    const final = request.wait_ms ? await awaitFinal(rt, ref, accepted, request.wait_ms) : undefined;
+    return final ? json(200, final) : json(202, accepted);
   },
   async 'GET /api/sessions'(rt, app, event) {
     const query = parseOrThrow(SessionsQuerySchema, event.queryStringParameters ?? {}, 'query');

@@ -119,6 +119,11 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
   },
   async assistant_message(rt, app, event, identity) {
     const request = parseChatRequest(bodyOf(event).body);
+    // A socket's answer is its stream: waiting is for `POST /api/chat`.
+    if (request.wait_ms !== undefined)
+      throw new ValidationError('wait_ms is for POST /api/chat.', [
+        { path: ['wait_ms'], message: 'only on POST /api/chat' },
+      ]);
     const connection = connectionOf(rt, event, identity);
     const accepted = await submitTurn(rt, app, identity, request, (sessionId) =>
       subscribe(rt, sessionId, connection),

@@ -10,7 +10,7 @@ import type { Attachment } from '../contract/index.ts';
 import { conversationFiles, fileIdsOf, sessionFiles } from '../files/index.ts';
 import { getBlob, type MessageRecord, type RunRecord } from '../store/index.ts';
 import { loadAttachment } from './attachments.ts';
-import { toolsForTurn } from './tools.ts';
+import { decisionTools, toolsForTurn } from './tools.ts';
 
 /** A stored message as the agent reads it: the prompt as first rendered, attachments as first seen. */
 export async function historyMessage(rt: Runtime, m: MessageRecord): Promise<HistoryMessage> {
@@ -53,13 +53,17 @@ export async function invocationOf(
       prompt: current?.prompt ?? '',
       hostContext: stored?.hostContext ?? null,
       attachments: current?.attachments ?? [],
-      tools: toolsForTurn(rt.settings.tools, agent.definition.tools ?? [], stored?.hostContext, warn),
+      tools:
+        run.outputMode === 'host_tools'
+          ? decisionTools(stored?.hostContext)
+          : toolsForTurn(rt.settings.tools, agent.definition.tools ?? [], stored?.hostContext, warn),
       screenAvailable: screenshots.length > 0,
       history: turnHistory,
       files: (await files.list()).filter((f) => own.has(f.id)),
       metadata: stored?.metadata ?? {},
       context,
       ...(run.rewrite && { mode: run.rewrite.mode, fromMessageId: run.rewrite.fromMessageId }),
+      ...(run.outputMode && { outputMode: run.outputMode }),
     },
     io: { files, lookAtScreen: () => Promise.all(screenshots.map((key) => getBlob<Attachment>(rt, key))) },
   };

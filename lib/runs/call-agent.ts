@@ -27,6 +27,8 @@ export async function callAgent(
   call: (io: Pick<HostAgentIO, 'emit' | 'signal'>) => Promise<unknown>,
   stopping?: Stopping,
   accounting?: TurnAccounting,
+  /** A silent host decision: nothing the agent emits is published. */
+  silent = false,
 ): Promise<CallOutcome> {
   const gate = new EventGate((message, detail) => log.warn(message, detail));
   const state = new TurnState(hostTools, accounting?.pricing);
@@ -36,7 +38,7 @@ export async function callAgent(
     if (!event) return;
     const host = state.isHostCall(event);
     state.apply(event);
-    publish(stream, messageId, event, host);
+    if (!silent) publish(stream, messageId, event, host);
   };
   try {
     const invocation = call({ emit, signal: controller.signal }).then((value) => ({ value }));

@@ -29,6 +29,7 @@ import {
   setHostContext,
 } from '../store/index.ts';
 import { splitAttachments, storeAttachment } from './attachments.ts';
+import { decisionModeOf } from './decision.ts';
 import { enqueue } from './job.ts';
 import type { Accepted } from './submit.ts';
 
@@ -74,6 +75,8 @@ interface Resolution {
   attachments?: ReturnType<typeof splitAttachments>['references'];
   /** A continuation's own host context, without attachments: stored on the session and on the run. */
   hostContext?: HostContext;
+  /** A receipt of a silent host decision: its run records it, the agent is not called. */
+  outputMode?: 'host_tools';
 }
 
 /**
@@ -115,7 +118,7 @@ async function decideAndQueue(
   let decided = action;
   if (!ours) {
     if (action.status !== 'pending' || action.expiresAt <= now) throw notPending(action, now);
-    const { resolution, screenshots = [], attachments = [], hostContext } = built;
+    const { resolution, screenshots = [], attachments = [], hostContext, outputMode } = built;
     const screenshotKeys = screenshots.map(
       (_, i) => `screenshots/${session.sessionId}/${record.runId}/${i}.json`,
     );
@@ -143,6 +146,7 @@ async function decideAndQueue(
       ...(screenshotKeys.length > 0 && { screenshots: screenshotKeys }),
       ...(stored.length > 0 && { attachments: stored }),
       ...(hostContext && { hostContext }),
+      ...(outputMode && { outputMode }),
     });
     const won = await decideAction(
       rt,
@@ -194,10 +198,12 @@ export async function submitContinuation(
   requestId: string,
 ): Promise<Accepted> {
   const callId = request.tool_call_id as string;
-  const agent = await app.resolveAgent(session.agentId, requestContextOf(identity));
-  // Without resolveAction the agent cannot pause: nothing can carry the result to it.
-  if (!agent?.definition.resolveAction) throw resolveNotSupported(session.agentId);
   const action = await getAction(rt, session.sessionId, callId);
+  // The mode is the one the call was proposed in, whatever the receipt says: a receipt never narrates.
+  const outputMode = action ? await decisionModeOf(rt, action) : request.output_mode;
+  const agent = await app.resolveAgent(session.agentId, requestContextOf(identity));
+  // Without resolveAction the agent cannot pause: nothing can carry the result to it (a receipt needs none).
+  if (!outputMode && !agent?.definition.resolveAction) throw resolveNotSupported(session.agentId);
   if (action && action.kind !== 'host_tool') {
     throw new SessionConflictError(
       'not_a_host_call',
@@ -231,6 +237,7 @@ export async function submitContinuation(
       ],
       attachments: references,
       ...(request.host_context && { hostContext: hostContext as HostContext }),
+      ...(outputMode && { outputMode }),
     };
   });
   return {

@@ -1,5 +1,6 @@
 export { FencedError, MissingItemError, RetryLaterError } from '../errors/index.ts';
 export { historyMessage } from './agent-input.ts';
+export { awaitFinal, type FinalAnswer } from './await-final.ts';
 export { cancelSession, deleteSession } from './cancel.ts';
 export { submitAnswer, submitContinuation, supersedeOpen } from './continuation.ts';
 export { shutdownMarginMs, stopAtFor, turnBudgetMs } from './deadline.ts';

@@ -14,6 +14,7 @@ import { closingSpend } from './accounting.ts';
 import { invocationOf } from './agent-input.ts';
 import { loadAttachment } from './attachments.ts';
 import { callAgent } from './call-agent.ts';
+import { runReceipt, settleDecision } from './decision.ts';
 import { callCancelHook } from './hooks.ts';
 import { cutBack } from './rewrite.ts';
 import { announceDecided, settle } from './settle.ts';
@@ -79,23 +80,33 @@ export async function runMessage(scope: RunScope): Promise<RunOutcome> {
     });
   const { input, io } = await invocationOf(rt, agent, run, history, scope.context, (m, d) => log.warn(m, d));
   const hostTools = new Set(input.tools.host.map((t) => t.name));
+  const silent = run.outputMode === 'host_tools';
+  // Steering is unsupported in a silent host decision: it takes nothing.
+  const takeSteering = silent ? async () => [] : steeringOf(scope);
   const called = await callAgent(
     log,
     stream,
     run.assistantMessageId,
     hostTools,
-    (guarded) => agent.definition.invoke(input, { ...guarded, ...io, takeSteering: steeringOf(scope) }),
+    (guarded) => agent.definition.invoke(input, { ...guarded, ...io, takeSteering }),
     scope.stopping,
     scope.accounting,
+    silent,
   );
   if (scope.stopping.watch.reason === 'lease_lost') return lostLease();
-  return called.ok ? settle(scope, called.result, called.state, { kind: 'turn' }) : called.outcome;
+  if (!called.ok) return called.outcome;
+  return silent
+    ? settleDecision(scope, called.result, called.state, { kind: 'turn' })
+    : settle(scope, called.result, called.state, { kind: 'turn' });
 }
 
 /** An answered request (by a person, a host's continuation, or a deny lapse): `resolveAction`. */
 export async function runResolve(scope: RunScope): Promise<RunOutcome> {
   const { rt, agent, run, session, stream, log } = scope;
   const answered = run.actionId ? await getAction(rt, run.sessionId, run.actionId) : undefined;
+  // A receipt of a silent host decision is bookkeeping: recorded, and the agent is not called.
+  if (answered?.decidedBy === run.runId && run.outputMode === 'host_tools')
+    return runReceipt(scope, answered);
   if (!answered || answered.decidedBy !== run.runId || !agent.definition.resolveAction) {
     // The answer this run was queued for did not win its request (the other answer's run reports):
     // it closes without a word in the log.

@@ -34,6 +34,11 @@ export interface SettleScope {
   accounting: TurnAccounting;
 }
 
+/** A silent host decision's settling: the final response has no content and, when it succeeded, a decision. */
+export interface Silent {
+  decision?: 'hold' | 'pending' | 'completed';
+}
+
 /** What a worker that lost its lease reports: it wrote nothing, the new owner closes the run. */
 const LOST: RunOutcome = {
   status: 'incomplete',
@@ -76,6 +81,7 @@ export async function settle(
   result: HostResult,
   state: TurnState,
   mode: SettleMode,
+  silent?: Silent,
 ): Promise<RunOutcome> {
   const { rt, run, stream, hitl, accounting } = scope;
   // Fenced before anything is stored: the log must still be this worker's, and so must the lease.
@@ -178,7 +184,8 @@ export async function settle(
       : settled.outcome;
   stream.append('final_response', {
     message_id: messageId,
-    content: settled.content,
+    content: silent ? null : settled.content,
+    ...(silent?.decision && { decision: silent.decision }),
     stop_reason: outcome.stopReason,
     usage: settled.usage ?? null,
     pending_tool_call: pendingToolCallOf(

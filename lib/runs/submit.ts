@@ -223,6 +223,7 @@ export async function submitTurn(
     ...(withdrawn.length > 0 && { withdrawn }),
     ...(interrupted.length > 0 && { interrupted }),
     ...(rewrite && { rewrite: { mode: rewrite.mode, fromMessageId: rewrite.fromMessageId } }),
+    ...(request.output_mode && { outputMode: request.output_mode }),
   });
   await beforeEnqueue?.(session.sessionId);
   await enqueue(rt, { v: 1, kind: 'turn', sessionId: session.sessionId, runId: record.runId, requestId });

@@ -1,6 +1,6 @@
 import type { ToolDefinition, TurnTools } from '../agents/index.ts';
 import type { Settings } from '../config/index.ts';
-import type { HostContext } from '../contract/index.ts';
+import { HOLD_TOOL, type HostContext } from '../contract/index.ts';
 
 /**
  * The tools of one turn. Configured host tools are offered every turn; request-declared actions
@@ -40,4 +40,26 @@ export function toolsForTurn(
     host,
     backend: backendTools.filter((tool) => !scoped.has(tool.name) || onThisView.has(tool.name)),
   };
+}
+
+/**
+ * The tools of a silent host decision (`output_mode: "host_tools"`): the context's actions and the
+ * reserved `hold`, nothing else (no configured host tools, no backend tools).
+ */
+export function decisionTools(context: HostContext | null | undefined): TurnTools {
+  const host: TurnTools['host'] = (context?.actions ?? [])
+    .filter((action) => action.name !== HOLD_TOOL)
+    .map((action) => ({
+      name: action.name,
+      ...(action.description !== undefined && { description: action.description }),
+      parameters: action.parameters as Record<string, unknown>,
+      source: 'request' as const,
+    }));
+  host.push({
+    name: HOLD_TOOL,
+    description: 'Perform no host action now.',
+    parameters: { type: 'object', properties: {}, additionalProperties: false },
+    source: 'reserved',
+  });
+  return { host, backend: [] };
 }

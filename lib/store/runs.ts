@@ -66,6 +66,8 @@ export interface RunRecord {
   hostContext?: HostContext;
   /** A regenerate or an edit: the run cuts the conversation back before it invokes the agent. */
   rewrite?: { mode: 'regenerate' | 'edit'; fromMessageId: string };
+  /** `host_tools`: a silent host decision (and a receipt of one: bookkeeping, no agent). */
+  outputMode?: 'host_tools';
 }
 
 /** A queued run not claimed by then is queued again by the sweep (its job may have been lost). */

@@ -109,6 +109,19 @@ describe('maskServerErrors', () => {
     expect(String(error.message)).toContain('status');
   });
 
+  it('answers a chat request that waits for an unusable result with the 500, generic when masked', async () => {
+    const body = (id: string) => ({ session_id: id, agent_id: 'unusable', content: 'hi', wait_ms: 15_000 });
+    const hidden = await as(masked, 'alice', 'POST', '/api/chat', body(sid('wait-masked')));
+    expect(hidden.status).toBe(500);
+    expect(hidden.json).toEqual({
+      error: { code: 'invalid_host_result', message: 'Something went wrong on our side.' },
+    });
+    const shown = await as(plain, 'alice', 'POST', '/api/chat', body(sid('wait-plain')));
+    expect(shown.status).toBe(500);
+    expect(shown.json.error).toMatchObject({ code: 'invalid_host_result' });
+    expect(JSON.stringify(shown.json)).toContain('status');
+  });
+
   it('makes an HTTP 500’s message generic, keeping its code, and logs the detail', async () => {
     const logged = vi.spyOn(Logger.prototype, 'error');
     const res = await as(masked, 'broken', 'GET', '/api/sessions');
