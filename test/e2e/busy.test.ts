@@ -7,7 +7,7 @@ import { pauseAgents } from '../support/pause-agents.ts';
 import { runAgents } from '../support/run-agents.ts';
 import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
-import { type Frame, TestSocket } from '../support/ws-client.ts';
+import { TestSocket, turnEnded } from '../support/ws-client.ts';
 
 const runs = runAgents();
 const pauses = pauseAgents();
@@ -31,10 +31,7 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const ended = (sessionId: string, runId?: unknown) => (f: Frame) =>
-  f.session_id === sessionId &&
-  (f.type === 'session.status_idle' || f.type === 'session.status_requires_action') &&
-  (runId === undefined || f.run_id === runId);
+const ended = (sessionId: string, runId?: unknown) => turnEnded(runId, sessionId);
 
 /** Sends a message over the WebSocket; the answer frame (accepted or an error). */
 function send(sessionId: string, content: string, extra: Record<string, unknown> = {}) {

@@ -6,7 +6,7 @@ import { type Gate, gate } from '../support/agents.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
 import { refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { within } from '../support/wait.ts';
-import { type Frame, TestSocket } from '../support/ws-client.ts';
+import { type Frame, TestSocket, turnEnded } from '../support/ws-client.ts';
 
 /*
  * The chat experience over HTTP and WebSocket: regenerate and edit (the conversation cut back, the
@@ -96,8 +96,7 @@ async function http(method: string, path: string, body?: unknown, token = 'token
   return { status: res.status, json, text, url: res.url, redirected: res.redirected };
 }
 
-const ended = (runId: unknown) => (f: Frame) =>
-  (f.type === 'session.status_idle' || f.type === 'session.status_requires_action') && f.run_id === runId;
+const ended = (runId: unknown) => turnEnded(runId);
 
 /** Waits for a run to end; returns its events as alice's socket got them. */
 async function endOf(runId: unknown): Promise<Frame[]> {

@@ -3,7 +3,7 @@ import { hostSessionId } from '../../lib/auth/index.ts';
 import { createSwitchboard, type HostAgentInput } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
-import { type Frame, TestSocket } from '../support/ws-client.ts';
+import { type Frame, TestSocket, turnEnded } from '../support/ws-client.ts';
 
 let sandbox: Sandbox;
 let host: TestSocket;
@@ -87,8 +87,7 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const endOf = (runId: unknown) => (f: Frame) =>
-  (f.type === 'session.status_idle' || f.type === 'session.status_requires_action') && f.run_id === runId;
+const endOf = (runId: unknown) => turnEnded(runId);
 
 /** Sends a decision request over the socket; resolves with the run's events once it ended. */
 async function decide(sessionId: string, content: string, extra: Record<string, unknown> = {}) {

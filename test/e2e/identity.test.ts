@@ -3,7 +3,7 @@ import { createSwitchboard, type HostAgentInput } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
 import { api, refOf, testSandbox } from '../support/sandbox.ts';
-import { type Frame, TestSocket } from '../support/ws-client.ts';
+import { TestSocket, turnEnded } from '../support/ws-client.ts';
 
 const pauses = pauseAgents();
 const seen: HostAgentInput[] = [];
@@ -52,8 +52,7 @@ async function aliceTurn(sessionId: string, agentId: string, content: string): P
   await alice.waitFor(ended(accepted.run_id));
 }
 
-const ended = (runId: unknown) => (f: Frame) =>
-  (f.type === 'session.status_idle' || f.type === 'session.status_requires_action') && f.run_id === runId;
+const ended = (runId: unknown) => turnEnded(runId);
 
 describe('identity comes from the authoriser, and a user reaches only their own sessions', () => {
   it('takes the token alone or after Bearer, as a JWT authoriser on the Authorization header does', async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type HostAgentDefinition } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
-import { type Frame, TestSocket } from '../support/ws-client.ts';
+import { TestSocket, turnEnded } from '../support/ws-client.ts';
 
 /** Values that must never reach a log line, each unique to this run of the file. */
 const run = randomUUID().replace(/-/g, '');
@@ -114,8 +114,7 @@ afterAll(async () => {
   for (const undo of restore.reverse()) undo();
 });
 
-const ended = (runId: unknown) => (f: Frame) =>
-  (f.type === 'session.status_idle' || f.type === 'session.status_requires_action') && f.run_id === runId;
+const ended = (runId: unknown) => turnEnded(runId);
 
 /** A POST with the bearer token, over HTTP. */
 async function post(path: string, body: unknown) {

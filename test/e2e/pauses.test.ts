@@ -7,7 +7,7 @@ import { createSwitchboard, hostAgentRegistration } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
 import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
-import { type Frame, TestSocket } from '../support/ws-client.ts';
+import { TestSocket, turnEnded } from '../support/ws-client.ts';
 
 const agents = pauseAgents();
 const app = createSwitchboard();
@@ -31,8 +31,7 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const ended = (runId: unknown) => (f: Frame) =>
-  (f.type === 'session.status_idle' || f.type === 'session.status_requires_action') && f.run_id === runId;
+const ended = (runId: unknown) => turnEnded(runId);
 
 /** Sends a message from the watcher socket and waits until its run has ended; returns the run's events. */
 async function say(sessionId: string, content: string, extra: Record<string, unknown> = {}) {

@@ -20,7 +20,7 @@ import { pauseAgents } from '../support/pause-agents.ts';
 import { runAgents } from '../support/run-agents.ts';
 import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
-import { type Frame, TestSocket } from '../support/ws-client.ts';
+import { type Frame, TestSocket, turnEnded } from '../support/ws-client.ts';
 
 const runs = runAgents();
 const pauses = pauseAgents();
@@ -39,10 +39,7 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const idle = (sessionId: string, runId?: unknown) => (f: Frame) =>
-  f.session_id === sessionId &&
-  (f.type === 'session.status_idle' || f.type === 'session.status_requires_action') &&
-  (runId === undefined || f.run_id === runId);
+const idle = (sessionId: string, runId?: unknown) => turnEnded(runId, sessionId);
 
 /** A queued turn's run record, as the API writes it, for tests that stage what a crash leaves behind. */
 function queuedRun(

@@ -4,7 +4,7 @@ import { keys, subscribers } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { testApp } from '../support/agents.ts';
 import { api, refOf, testSandbox } from '../support/sandbox.ts';
-import { type Frame, TestSocket } from '../support/ws-client.ts';
+import { type Frame, TestSocket, turnEnded } from '../support/ws-client.ts';
 
 let sandbox: Sandbox;
 const agents = testApp();
@@ -16,8 +16,7 @@ async function socket(): Promise<TestSocket> {
   return s;
 }
 
-const idleOf = (runId: unknown) => (f: Frame) =>
-  (f.type === 'session.status_idle' || f.type === 'session.status_requires_action') && f.run_id === runId;
+const idleOf = (runId: unknown) => turnEnded(runId);
 
 const seqs = (frames: Frame[]) => frames.map((f) => f.seq);
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);

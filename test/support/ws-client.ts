@@ -87,3 +87,14 @@ export class TestSocket {
     return this.#closed;
   }
 }
+
+/**
+ * Whether a frame ends a turn (`session.status_idle` or `session.status_requires_action`): of the run
+ * `runId` when one is named, in the session `sessionId` when one is named.
+ */
+export const turnEnded =
+  (runId?: unknown, sessionId?: string) =>
+  (f: Frame): boolean =>
+    (f.type === 'session.status_idle' || f.type === 'session.status_requires_action') &&
+    (runId === undefined || f.run_id === runId) &&
+    (sessionId === undefined || f.session_id === sessionId);
