@@ -2,7 +2,9 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { Switchboard } from '../agents/index.ts';
 import {
   type AuthorizerShape,
+  headerOf,
   hostSessionId,
+  type Identity,
   ownerOf,
   requestContextOf,
   resolveIdentity,
@@ -65,9 +67,21 @@ export interface HttpRoute {
 
 type Authorized = APIGatewayProxyEventV2 & { requestContext: { authorizer?: AuthorizerShape } };
 
-/** Who the caller is: the authoriser's claims, read by the server's `resolveContext`. */
-const identity = (app: Switchboard, event: APIGatewayProxyEventV2) =>
-  resolveIdentity((event as Authorized).requestContext.authorizer, app.resolveContext);
+const identities = new WeakMap<object, Promise<Identity>>();
+
+/**
+ * Who the caller is: the authoriser's claims, read by the server's `resolveContext` once per request
+ * (the rate limiter and the route ask the same question; a routed event shares its request context).
+ */
+export function identity(app: Switchboard, event: APIGatewayProxyEventV2): Promise<Identity> {
+  const context = event.requestContext;
+  let known = identities.get(context);
+  if (!known) {
+    known = resolveIdentity((event as Authorized).requestContext.authorizer, app.resolveContext);
+    identities.set(context, known);
+  }
+  return known;
+}
 /** A path parameter as text; a malformed percent-encoding is kept as sent (and then matches nothing). */
 const param = (event: APIGatewayProxyEventV2, name: string) => {
   const raw = event.pathParameters?.[name] ?? '';
@@ -98,9 +112,6 @@ const sessionIdOf = (event: APIGatewayProxyEventV2) =>
   pathId(event, 'id', 'session_not_found', 'Session', isSessionId);
 const fileIdOf = (event: APIGatewayProxyEventV2) => pathId(event, 'id', 'file_not_found', 'File');
 
-const header = (event: APIGatewayProxyEventV2, name: string) =>
-  Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
-
 /** The events after `after`; with a wait, polls the log (a Query of one partition) until one comes. */
 async function waitForEvents(rt: Runtime, sessionId: string, after: number, limit: number, waitMs: number) {
   const until = Date.now() + waitMs;
@@ -130,7 +141,7 @@ function withinBudget<T>(items: T[]): T[] {
 
 /** `POST /api/files`: JSON asks for a presigned upload URL; any other content type is the file itself. */
 async function postFile(rt: Runtime, app: Switchboard, event: APIGatewayProxyEventV2) {
-  const mediaType = contentTypeOf(header(event, 'content-type'));
+  const mediaType = contentTypeOf(headerOf(event.headers, 'content-type'));
   if (mediaType === 'application/json') {
     const body = parseJsonBody(event.body, event.isBase64Encoded, {
       maxBytes: BODY_LIMITS.uploadRequest,

@@ -1,12 +1,11 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
-import { identityFromAuthorizer } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { limitUser } from '../limits/index.ts';
 import { errorResponse } from '../transport/index.ts';
-import { HTTP_ROUTE_TABLE, type HttpRoute } from './http-routes.ts';
+import { HTTP_ROUTE_TABLE, type HttpRoute, identity } from './http-routes.ts';
 import { lazyRuntime } from './runtime.ts';
 
 function matchTemplate(template: string, method: string, path: string): Record<string, string> | undefined {
@@ -56,10 +55,8 @@ export function createHttpHandler(app: Switchboard, runtime?: Runtime) {
           `No route ${event.requestContext.http.method} ${event.rawPath}.`,
         );
       // Counted before the route reads anything: a refused request stores nothing.
-      const { authorizer } = event.requestContext as {
-        authorizer?: Parameters<typeof identityFromAuthorizer>[0];
-      };
-      await limitUser(rt(), identityFromAuthorizer(authorizer));
+      // The caller as the route will see them: the server's own resolveContext, asked once.
+      await limitUser(rt(), await identity(app, event));
       const routed = found.params
         ? { ...event, pathParameters: { ...event.pathParameters, ...found.params } }
         : event;
