@@ -47,13 +47,10 @@ export async function settleDecision(
   const stopped = result.status === 'cancelled' || result.status === 'incomplete';
   const decision: Decision = stopped ? { kind: 'hold' } : decisionOf(result, state);
   if (decision.kind === 'invalid') {
-    await scope.accounting.count(result.usage ?? state.usage);
-    return failTurn(
-      scope.stream,
-      new InvalidDecisionError(decision.count),
-      scope.accounting,
-      result.usage ?? state.usage,
-    );
+    // Priced as every turn's usage is (the result's, else the emitted events').
+    const { usage } = state.settle(result);
+    await scope.accounting.count(usage);
+    return failTurn(scope.stream, new InvalidDecisionError(decision.count), scope.accounting, usage);
   }
   state.text = '';
   state.toolCalls.length = 0;
