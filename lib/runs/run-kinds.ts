@@ -117,7 +117,10 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
   announceDecided(stream, [answered]);
   const others = await stillOpenFor(rt, run, answered);
   const screenshots = run.screenshots ?? [];
-  const files = sessionFiles(rt, await conversationFiles(rt, await listMessages(rt, run.sessionId)));
+  const files = sessionFiles(
+    rt,
+    await conversationFiles(rt, await listMessages(rt, run.sessionId, { current: true })),
+  );
   // A continuation's own context, else the last one received: it follows the tool result.
   const hostContext = run.hostContext ?? session.hostContext;
   const hostTools = new Set(
