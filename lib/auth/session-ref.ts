@@ -1,3 +1,4 @@
+import { SESSION_REF_SCOPE } from '../contract/ids.ts';
 import { digest } from '../ids/index.ts';
 import { tenantOf } from './identity.ts';
 import type { Identity } from './types.ts';
@@ -16,7 +17,7 @@ import type { Identity } from './types.ts';
 const SEPARATOR = '~';
 
 /** A ref's owner scope: 32 characters of base64url. */
-const REF_PATTERN = /^[A-Za-z0-9_-]{32}~/;
+const REF_PATTERN = new RegExp(`^${SESSION_REF_SCOPE}`);
 
 /** The scope of an owner's sessions: a digest of their tenant and user id. */
 export function ownerScope(owner: { owner: string; tenant?: string }): string {

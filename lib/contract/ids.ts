@@ -8,6 +8,9 @@ import { z } from 'zod';
  */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
+/** A session ref's owner scope and separator: 32 characters of base64url, then `~`. */
+export const SESSION_REF_SCOPE = '[A-Za-z0-9_-]{32}~';
+
 export const ID_RULE = 'must be 1-128 letters, digits, "_", ".", ":" or "-", starting with a letter or digit';
 
 /** An id that reaches a key; see {@link ID_PATTERN}. */
@@ -20,7 +23,7 @@ export const isId = (id: string): boolean => ID_PATTERN.test(id);
  * A session id: a host's own id under the one id rule, or a session ref (`<32-character owner
  * scope>~<id>`), by which a caller other than the owner names a session (see lib/auth/session-ref.ts).
  */
-export const SESSION_ID_PATTERN = /^(?:[A-Za-z0-9_-]{32}~)?[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+export const SESSION_ID_PATTERN = new RegExp(`^(?:${SESSION_REF_SCOPE})?${ID_PATTERN.source.slice(1)}`);
 
 export const SESSION_ID_RULE = `${ID_RULE}, or a session ref`;
 

@@ -8,7 +8,7 @@ import {
   SwitchboardError,
   ValidationError,
 } from '../errors/index.ts';
-import { historyMessage } from '../runs/index.ts';
+import { historyMessage, isSteeredId } from '../runs/index.ts';
 import { feedbackView } from '../sessions/index.ts';
 import {
   type FeedbackRecord,
@@ -17,8 +17,6 @@ import {
   putFeedback,
   type SessionRecord,
 } from '../store/index.ts';
-
-const isSteered = (id: string) => /_s[0-9A-Za-z]+$/.test(id);
 
 /**
  * Rates an answer: the rating is stored on the message (replacing the one before: sending the same
@@ -92,7 +90,7 @@ async function feedbackEvent(
   const before = messages.slice(0, index);
   // A current answer answers a current question; a replaced one, the question it had.
   const question = before
-    .filter((m) => m.role === 'user' && !isSteered(m.messageId) && (message.replaced || !m.replaced))
+    .filter((m) => m.role === 'user' && !isSteeredId(m.messageId) && (message.replaced || !m.replaced))
     .at(-1);
   return {
     conversationId: session.sessionId,

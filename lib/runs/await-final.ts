@@ -2,12 +2,11 @@ import type { Runtime } from '../config/index.ts';
 import { MAX_CHAT_WAIT_MS } from '../contract/index.ts';
 import { SwitchboardError } from '../errors/index.ts';
 import { listEvents, type SessionEvent } from '../store/index.ts';
+import { END_TYPES } from './close.ts';
 import type { Accepted } from './submit.ts';
 
 /** How often the log is read while waiting (a Query of one partition), as the events long poll does. */
 const POLL_MS = 250;
-
-const CLOSING = new Set(['session.status_idle', 'session.status_requires_action']);
 
 /** A turn's end as a non-streaming answer: the final response itself, with the run's status. */
 export interface FinalAnswer {
@@ -38,7 +37,7 @@ export async function awaitFinal(
       after = Math.max(after, event.seq);
       if (event.run_id === accepted.run_id) ours.push(event);
     }
-    const closing = ours.find((e) => CLOSING.has(e.type));
+    const closing = ours.find((e) => END_TYPES.has(e.type));
     if (closing) return answerOf(accepted, ours, closing);
     if (events.length === 0 && Date.now() >= until) return undefined;
     if (events.length === 0)

@@ -33,7 +33,8 @@ export const LOST = {
 const CLOSE_ATTEMPTS = 5;
 
 /** The events that end a run in the log. */
-const END_TYPES = new Set(['session.status_idle', 'session.status_requires_action']);
+/** The events that end a run in the log. */
+export const END_TYPES = new Set(['session.status_idle', 'session.status_requires_action']);
 
 /** The data of a run's end in the log, as far as its outcome goes. */
 const EndSchema = z.object({

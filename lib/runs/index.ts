@@ -8,6 +8,7 @@ export { EventStream } from './event-stream.ts';
 export { type HandBack, handBack, retryDelaySeconds } from './hand-back.ts';
 export { enqueue, type TurnJob, TurnJobSchema } from './job.ts';
 export { type RunTurnOptions, runTurn } from './run-turn.ts';
+export { isSteeredId } from './steering.ts';
 export { type Accepted, type BeforeEnqueue, submitTurn } from './submit.ts';
 export { TurnState } from './turn-state.ts';
 export { RunWatch, stopAllRuns, stopRunsOf } from './watch.ts';

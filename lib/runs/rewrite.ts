@@ -13,6 +13,7 @@ import {
   type SessionRecord,
 } from '../store/index.ts';
 import type { EventStream } from './event-stream.ts';
+import { isSteeredId } from './steering.ts';
 
 /** A regenerate or an edit, checked: what its run replaces and which user message it runs. */
 export interface Rewrite {
@@ -24,7 +25,6 @@ export interface Rewrite {
 
 const issue = (message: string) => [{ path: ['from_message_id'], message }];
 /** A message taken into a running turn as steering: part of that turn's question, never the question itself. */
-const isSteered = (id: string) => /_s[0-9A-Za-z]+$/.test(id);
 const isTurn = (r: RunRecord) =>
   (r.kind ?? 'turn') === 'turn' && (r.status === 'queued' || r.status === 'running');
 
@@ -96,7 +96,7 @@ function newestAnswered(
   ].sort();
   if (answers.at(-1) !== answerId) return undefined;
   const questions = current.filter(
-    (m) => m.role === 'user' && !isSteered(m.messageId) && m.messageId < answerId,
+    (m) => m.role === 'user' && !isSteeredId(m.messageId) && m.messageId < answerId,
   );
   const lastUser = current.filter((m) => m.role === 'user').at(-1)?.messageId;
   if (lastUser && lastUser > answerId) return undefined;

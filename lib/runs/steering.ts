@@ -10,6 +10,9 @@ import { historyMessage } from './agent-input.ts';
  * write; it moves to this turn's place in the conversation (after this turn's user message, before
  * its answer). One the agent does not take runs as the next turn, as any message does.
  */
+/** Whether a message id is a steered message's (taken into a running turn: `msg_…_000_s…`). */
+export const isSteeredId = (id: string): boolean => /_s[0-9A-Za-z]+$/.test(id);
+
 export async function takeSteering(
   rt: Runtime,
   run: RunRecord,
