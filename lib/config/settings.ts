@@ -12,8 +12,14 @@ export const SettingsSchema = z
   .object({
     stream: z
       .object({
-        /** How long text deltas are gathered into one event before it is stored and sent. */
-        coalesceMs: z.number().int().min(0).max(1000).default(25),
+        /**
+         * The flush window: events gathered from the first of a window for this long are stored as one
+         * item and sent to each connection as one frame (text of one message becoming one delta); 0
+         * stores and sends each event on its own.
+         */
+        coalesceMs: z.number().int().min(0).max(1000).default(200),
+        /** How often a streaming turn reads the session's connections again, to find one that joined. */
+        subscriberRefreshMs: z.number().int().min(100).max(60_000).default(1_000),
         /** The most characters one text event carries; more starts a new event. */
         maxDeltaChars: z.number().int().min(100).max(32_000).default(8_000),
       })

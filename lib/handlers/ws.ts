@@ -39,7 +39,7 @@ import {
   setHostContext,
   subscribe,
 } from '../store/index.ts';
-import { asSwitchboardError, errorFrame, frameOf, pushToConnection } from '../transport/index.ts';
+import { asSwitchboardError, errorFrame, framesOf, pushFrames } from '../transport/index.ts';
 import { lazyRuntime } from './runtime.ts';
 
 /** The parts of an API Gateway WebSocket event that Switchboard reads. */
@@ -91,13 +91,14 @@ function bodyOf(event: WebSocketEvent): { body: Record<string, unknown>; request
   return { body, requestId: typeof body.id === 'string' ? body.id : undefined };
 }
 
+/** Sends a joining connection the log after `after`, a page of events in as few frames as fit; returns the last seq sent. */
 async function replay(rt: Runtime, connectionId: string, sessionId: string, after: number): Promise<number> {
   let cursor = after;
   for (;;) {
     const page = await listEvents(rt, sessionId, cursor, REPLAY_PAGE);
-    for (const event of page) {
-      if ((await pushToConnection(rt, connectionId, frameOf(event))) === 'gone') return cursor;
-      cursor = event.seq;
+    if (page.length > 0) {
+      if ((await pushFrames(rt, connectionId, framesOf(page))) === 'gone') return cursor;
+      cursor = page.at(-1)?.seq ?? cursor;
     }
     if (page.length < REPLAY_PAGE) return cursor;
   }

@@ -1,22 +1,25 @@
 import type { Runtime } from '../config/index.ts';
 import { FencedError } from '../errors/index.ts';
-import { appendEvent, type SessionEvent } from '../store/index.ts';
-import { broadcast } from '../transport/index.ts';
+import { appendEvents, type SessionEvent } from '../store/index.ts';
+import { Audience } from '../transport/index.ts';
 
 /**
- * One turn's writer of the session's event log. Events are stored first (a conditional put on the
- * next seq) and then sent to every joined connection, one at a time so that the socket sees the
- * log's order. Text deltas that arrive within `stream.coalesceMs` become one event; a non-text
- * event first flushes the text before it, so order is kept.
+ * One turn's writer of the session's event log, one flush window at a time: the events of a window
+ * (`stream.coalesceMs`, from its first event) are stored as one item, then sent to each connection
+ * as one frame. Text within a window that belongs to one message becomes one delta event. A window
+ * is sent only once it is stored, so a host never sees an event the log could lose in a crash.
+ * Stores follow one another (the next waits for the one before, which may be a fence); posts run
+ * beside them, one chain per connection, so a slow post stalls neither the log nor other hosts.
  */
 export class EventStream {
   #seq: number;
-  #tail: Promise<void> = Promise.resolve();
-  #failure: unknown;
+  #window: SessionEvent[] = [];
   #text = '';
   #textMessageId = '';
-  #generation = 0;
   #timer: NodeJS.Timeout | undefined;
+  #writes: Promise<void> = Promise.resolve();
+  #failure: unknown;
+  readonly #audience: Audience;
 
   constructor(
     private readonly rt: Runtime,
@@ -26,84 +29,85 @@ export class EventStream {
     private readonly onFenced: () => void = () => {},
   ) {
     this.#seq = lastSeq;
+    this.#audience = new Audience(rt, sessionId);
   }
 
-  /** The last seq written (or queued to be written). */
-  get seq(): number {
-    return this.#seq;
-  }
-
-  /** Adds a piece of the answer; it is sent with its neighbours within the coalescing window. */
+  /** Adds a piece of the answer; it is stored and sent with the rest of its window. */
   text(messageId: string, text: string): void {
     if (text.length === 0) return;
-    if (this.#text && messageId !== this.#textMessageId) this.#flushText();
+    if (this.#text && messageId !== this.#textMessageId) this.#closeText();
     this.#textMessageId = messageId;
     this.#text += text;
-    const { coalesceMs, maxDeltaChars } = this.rt.settings.stream;
-    if (coalesceMs === 0 || this.#text.length >= maxDeltaChars) {
-      this.#flushText();
-    } else if (!this.#timer) {
-      const generation = this.#generation;
-      this.#timer = setTimeout(() => {
-        this.#timer = undefined;
-        if (generation === this.#generation) this.#flushText();
-      }, coalesceMs);
-    }
+    if (this.#text.length >= this.rt.settings.stream.maxDeltaChars) this.#closeText();
+    this.#schedule();
   }
 
-  /** Appends one event (after any text gathered before it). */
+  /** Appends one event (after any text gathered before it), to be stored and sent with its window. */
   append(type: string, data: Record<string, unknown>): void {
-    this.#flushText();
-    this.#enqueue(type, data);
+    this.#closeText();
+    this.#push(type, data);
+    this.#schedule();
   }
 
-  /** Waits until everything appended so far is stored and sent; throws what went wrong, if anything. */
+  /** Stores and sends what was gathered, then waits until everything so far is; throws what went wrong, if anything. */
   async drain(): Promise<void> {
-    this.#flushText();
-    await this.#tail;
+    this.#flush(true);
+    await this.#writes;
+    await this.#audience.idle();
     if (this.#failure) throw this.#failure;
   }
 
-  #flushText(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#generation += 1;
+  /** The gathered text, as events of at most `stream.maxDeltaChars` characters. */
+  #closeText(): void {
     const { maxDeltaChars } = this.rt.settings.stream;
     const text = this.#text;
     this.#text = '';
     for (let i = 0; i < text.length; i += maxDeltaChars) {
-      this.#enqueue('agent.message.delta', {
+      this.#push('agent.message.delta', {
         message_id: this.#textMessageId,
         text: text.slice(i, i + maxDeltaChars),
       });
     }
   }
 
-  #enqueue(type: string, data: Record<string, unknown>): void {
+  #push(type: string, data: Record<string, unknown>): void {
     this.#seq += 1;
-    const event: SessionEvent = {
+    this.#window.push({
       seq: this.#seq,
       type,
       session_id: this.sessionId,
       run_id: this.runId,
       at: new Date().toISOString(),
       data,
-    };
-    this.#tail = this.#tail.then(() => this.#write(event));
+    });
   }
 
-  async #write(event: SessionEvent): Promise<void> {
+  #schedule(): void {
+    const { coalesceMs } = this.rt.settings.stream;
+    if (coalesceMs === 0) this.#flush(false);
+    else this.#timer ??= setTimeout(() => this.#flush(false), coalesceMs);
+  }
+
+  #flush(final: boolean): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#closeText();
+    const window = this.#window;
+    this.#window = [];
+    if (window.length === 0 && !final) return;
+    this.#writes = this.#writes.then(() => this.#store(window, final));
+  }
+
+  async #store(window: SessionEvent[], final: boolean): Promise<void> {
     if (this.#failure) return;
     try {
-      if (!(await appendEvent(this.rt, event))) throw new FencedError(event.seq);
+      if (!(await appendEvents(this.rt, window))) throw new FencedError(window[0]?.seq ?? this.#seq);
     } catch (error) {
       this.#failure = error;
       if (error instanceof FencedError) this.onFenced();
       return;
     }
-    // The event is in the log: a host that misses it live reads it back, so a failed send is not fatal.
-    await broadcast(this.rt, event).catch((error: unknown) =>
-      this.rt.logger.warn('Could not send an event live', { seq: event.seq, error: String(error) }),
-    );
+    // The window is in the log: a host that misses it live reads it back, so a failed send is not fatal.
+    await this.#audience.deliver(window, final);
   }
 }

@@ -1,14 +1,14 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
-import { getBlob, jsonBytes, putBlob } from './blobs.ts';
+import { getBlob, INLINE_LIMIT_BYTES, jsonBytes, putBlob } from './blobs.ts';
 import { keys, prefixes, seqKey } from './keys.ts';
+import { isConditionFailure, queryAll } from './table.ts';
 
-/** Past this size an event's data moves to the bucket, well below DynamoDB's 400 KB. */
-const EVENT_ITEM_LIMIT_BYTES = 300 * 1024;
+/** Past this many bytes of events an item is closed and the next one started, well below DynamoDB's 400 KB. */
+const ITEM_LIMIT_BYTES = 300 * 1024;
 
-import { decodeJson, encodeJson, isConditionFailure, queryAll } from './table.ts';
-
-const EVENT_JSON = ['data'] as const;
+/** Items read per page of the log (each holds a flush window's events, usually a few). */
+const READ_PAGE_ITEMS = 100;
 
 /**
  * One entry of a session's event log: what the socket carries and what a host that reconnects
@@ -23,40 +23,75 @@ export interface SessionEvent {
   data: Record<string, unknown>;
 }
 
-/**
- * Appends an event at `seq`. The put is conditional on the seq being unused, which is also the
- * fence against a stale writer: it returns false when someone else already wrote that seq.
- */
-export async function appendEvent(rt: Runtime, event: SessionEvent): Promise<boolean> {
-  let stored: SessionEvent & { blobKey?: string } = event;
-  if (jsonBytes(event) > EVENT_ITEM_LIMIT_BYTES) {
-    // Claim check: the item keeps its place in the log, the bucket keeps the data.
-    // The writer's run in the key: a stale writer's put of the same seq cannot overwrite the owner's data.
-    const blobKey = `events/${event.session_id}/${seqKey(event.seq)}-${event.run_id ?? 'session'}.json`;
-    await putBlob(rt, blobKey, event.data);
-    stored = { ...event, data: {}, blobKey };
+/** An event as an item holds it: the session is the item's; large data is in the bucket. */
+type StoredEvent = Omit<SessionEvent, 'session_id'> & { blobKey?: string };
+
+/** Splits a window's events into items of at most {@link ITEM_LIMIT_BYTES}; one event is never split. */
+function itemsOf(events: StoredEvent[]): StoredEvent[][] {
+  const items: StoredEvent[][] = [];
+  let bytes = 0;
+  for (const event of events) {
+    const size = jsonBytes(event);
+    if (items.length === 0 || bytes + size > ITEM_LIMIT_BYTES) {
+      items.push([]);
+      bytes = 0;
+    }
+    items.at(-1)?.push(event);
+    bytes += size;
   }
-  try {
-    await rt.db.send(
-      new PutCommand({
-        TableName: rt.table,
-        Item: { ...keys.event(event.session_id, event.seq), ...encodeJson(stored, EVENT_JSON) },
-        // The second clause makes the put idempotent: when the SDK retries a put whose answer was
-        // lost (a timeout after DynamoDB applied it), the item it finds is this very event, not a
-        // rival writer's, and the retry succeeds instead of reading as a lost fence.
-        ConditionExpression: 'attribute_not_exists(pk) OR (run_id = :run AND #at = :at AND #type = :type)',
-        ExpressionAttributeNames: { '#at': 'at', '#type': 'type' },
-        ExpressionAttributeValues: { ':run': event.run_id ?? '', ':at': event.at, ':type': event.type },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return items;
 }
 
-/** The highest seq in a session's log, 0 when it is empty. */
+/**
+ * Appends a flush window's events (contiguous seqs, oldest first) as one item keyed by the first
+ * seq (more only past {@link ITEM_LIMIT_BYTES}). Each put is conditional on its key being unused,
+ * which is also the fence against a stale writer: it returns false when someone else already wrote
+ * there. Every writer starts where it read the log's end and continues from its own items, so two
+ * writers' items can only collide on their first key, never overlap.
+ */
+export async function appendEvents(rt: Runtime, events: SessionEvent[]): Promise<boolean> {
+  const [first] = events;
+  if (!first) return true;
+  const stored = await Promise.all(
+    events.map(async ({ session_id, ...event }): Promise<StoredEvent> => {
+      if (jsonBytes(event.data) <= INLINE_LIMIT_BYTES) return event;
+      // Claim check: the event keeps its place in the log, the bucket keeps the data. The writer's
+      // run in the key: a stale writer's put of the same seq cannot overwrite the owner's data.
+      const blobKey = `events/${session_id}/${seqKey(event.seq)}-${event.run_id ?? 'session'}.json`;
+      await putBlob(rt, blobKey, event.data);
+      return { ...event, data: {}, blobKey };
+    }),
+  );
+  for (const item of itemsOf(stored)) {
+    const head = item[0] as StoredEvent;
+    const tail = item.at(-1) as StoredEvent;
+    // The writer's mark makes the put idempotent: when the SDK retries a put whose answer was lost
+    // (a timeout after DynamoDB applied it), the item it finds is this very one, not a rival's.
+    const mark = `${head.run_id ?? ''}#${head.at}#${tail.seq}`;
+    try {
+      await rt.db.send(
+        new PutCommand({
+          TableName: rt.table,
+          Item: {
+            ...keys.event(first.session_id, head.seq),
+            first: head.seq,
+            last: tail.seq,
+            mark,
+            events: JSON.stringify(item),
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR mark = :mark',
+          ExpressionAttributeValues: { ':mark': mark },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+  return true;
+}
+
+/** The highest seq in a session's log, 0 when it is empty: one Query of one item. */
 export async function lastSeq(rt: Runtime, sessionId: string): Promise<number> {
   const [item] = await queryAll(
     rt,
@@ -65,37 +100,80 @@ export async function lastSeq(rt: Runtime, sessionId: string): Promise<number> {
       ExpressionAttributeValues: { ':pk': keys.session(sessionId).pk, ':evt': prefixes.event },
       ScanIndexForward: false,
       ConsistentRead: true,
-      ProjectionExpression: 'seq',
+      ProjectionExpression: '#last',
+      ExpressionAttributeNames: { '#last': 'last' },
     },
     1,
   );
-  return typeof item?.seq === 'number' ? item.seq : 0;
+  return typeof item?.last === 'number' ? item.last : 0;
 }
 
-/** Events with a seq above `after`, oldest first, at most `limit`. */
+async function eventsOf(
+  rt: Runtime,
+  sessionId: string,
+  item: Record<string, unknown>,
+): Promise<SessionEvent[]> {
+  const stored = JSON.parse(String(item.events)) as StoredEvent[];
+  return Promise.all(
+    stored.map(async ({ blobKey, ...event }) => ({
+      ...event,
+      session_id: sessionId,
+      data: blobKey ? await getBlob<Record<string, unknown>>(rt, blobKey) : event.data,
+    })),
+  );
+}
+
+/**
+ * Events with a seq above `after`, oldest first, at most `limit`: the item that holds `after + 1`
+ * (found from its first seq, at or before it) and the items after it.
+ */
 export async function listEvents(
   rt: Runtime,
   sessionId: string,
   after: number,
   limit: number,
 ): Promise<SessionEvent[]> {
-  const items = await queryAll(
-    rt,
-    {
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: {
-        ':pk': keys.session(sessionId).pk,
-        ':from': keys.event(sessionId, after + 1).sk,
-        ':to': `${prefixes.event}~`,
+  const pk = keys.session(sessionId).pk;
+  const wanted = (event: SessionEvent) => event.seq > after;
+  const found: SessionEvent[] = [];
+  if (after > 0) {
+    const [holding] = await queryAll(
+      rt,
+      {
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': pk,
+          ':from': prefixes.event,
+          ':to': keys.event(sessionId, after + 1).sk,
+        },
+        ScanIndexForward: false,
+        ConsistentRead: true,
       },
-      ConsistentRead: true,
-    },
-    limit,
-  );
-  return Promise.all(
-    items.map(async (item) => {
-      const { blobKey, ...event } = decodeJson<SessionEvent & { blobKey?: string }>(item, EVENT_JSON);
-      return blobKey ? { ...event, data: await getBlob<Record<string, unknown>>(rt, blobKey) } : event;
-    }),
-  );
+      1,
+    );
+    if (holding && Number(holding.last) > after)
+      found.push(...(await eventsOf(rt, sessionId, holding)).filter(wanted));
+  }
+  // Items are keyed by their first seq: the next one after an item starts at its last seq + 1.
+  let from = after + (after > 0 ? 2 : 1);
+  while (found.length < limit) {
+    const items = await queryAll(
+      rt,
+      {
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': pk,
+          ':from': keys.event(sessionId, from).sk,
+          ':to': `${prefixes.event}~`,
+        },
+        ConsistentRead: true,
+      },
+      READ_PAGE_ITEMS,
+    );
+    for (const item of items) found.push(...(await eventsOf(rt, sessionId, item)).filter(wanted));
+    const lastItem = items.at(-1);
+    if (items.length < READ_PAGE_ITEMS || !lastItem) break;
+    from = Number(lastItem.last) + 1;
+  }
+  return found.slice(0, limit);
 }

@@ -27,7 +27,7 @@ export {
   subscribe,
   subscribers,
 } from './connections.ts';
-export { appendEvent, lastSeq, listEvents, type SessionEvent } from './events.ts';
+export { appendEvents, lastSeq, listEvents, type SessionEvent } from './events.ts';
 export { type FeedbackRecord, listFeedback, putFeedback, type Rating } from './feedback.ts';
 export {
   addSessionFiles,

@@ -1,2 +1,11 @@
-export { broadcast, eventView, frameOf, type PushOutcome, pushToConnection } from './push.ts';
+export { Audience } from './audience.ts';
+export {
+  eventView,
+  forgetConnection,
+  framesOf,
+  MAX_FRAME_BYTES,
+  type PushOutcome,
+  pushFrames,
+  pushToConnection,
+} from './push.ts';
 export { asSwitchboardError, type ErrorOptions, errorFrame, errorResponse, json } from './responses.ts';

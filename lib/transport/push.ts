@@ -1,7 +1,7 @@
 import { PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import { hostSessionId } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { removeConnection, type SessionEvent, subscribers } from '../store/index.ts';
+import { removeConnection, type SessionEvent } from '../store/index.ts';
 
 /** How one send went: `gone` means API Gateway no longer knows the connection. */
 export type PushOutcome = 'sent' | 'gone' | 'failed';
@@ -40,8 +40,8 @@ export async function pushToConnection(
   }
 }
 
-/** A WebSocket message may be 128 KB; an event frame stays below it with room to spare. */
-const MAX_FRAME_BYTES = 120 * 1024;
+/** A WebSocket message may be 128 KB; a frame of events stays below it with room to spare. */
+export const MAX_FRAME_BYTES = 120 * 1024;
 
 /** An event as hosts see it: named by the host's own session id, not the session's ref. */
 export function eventView(event: SessionEvent): SessionEvent {
@@ -49,29 +49,61 @@ export function eventView(event: SessionEvent): SessionEvent {
 }
 
 /**
- * The frame of an event, encoded once for all its connections: the event itself, or, when it would
- * not fit one WebSocket message, its envelope with `data: {}`, `truncated: true` and `href`, where
- * the host reads it over HTTP.
+ * An event's JSON inside a frame: the event itself, or, when it would not fit one WebSocket message,
+ * its envelope with `data: {}`, `truncated: true` and `href`, where the host reads it over HTTP.
  */
-export function frameOf(stored: SessionEvent): Uint8Array {
+function eventJson(stored: SessionEvent): string {
   const event = eventView(stored);
-  const whole = encoder.encode(JSON.stringify(event));
-  if (whole.byteLength <= MAX_FRAME_BYTES) return whole;
+  const whole = JSON.stringify(event);
+  if (Buffer.byteLength(whole) <= MAX_FRAME_BYTES - 64) return whole;
   const href = `/api/sessions/${encodeURIComponent(event.session_id)}/events?after=${event.seq - 1}&limit=1`;
-  return encoder.encode(JSON.stringify({ ...event, data: {}, truncated: true, href }));
+  return JSON.stringify({ ...event, data: {}, truncated: true, href });
 }
 
-/** Sends an event to every connection joined to its session; a gone connection's records are deleted. */
-export async function broadcast(rt: Runtime, event: SessionEvent): Promise<void> {
-  const connectionIds = await subscribers(rt, event.session_id);
-  const frame = frameOf(event);
-  await Promise.all(
-    connectionIds.map(async (connectionId) => {
-      if ((await pushToConnection(rt, connectionId, frame)) === 'gone') {
-        await removeConnection(rt, connectionId, [event.session_id]).catch((error: unknown) =>
-          rt.logger.warn('Could not delete a gone connection', { connectionId, error: String(error) }),
-        );
-      }
-    }),
+const FRAME_HEAD = '{"type":"events","events":[';
+const FRAME_TAIL = ']}';
+
+/**
+ * The frames that carry events (oldest first) to a host: `{"type":"events","events":[…]}`, as few as
+ * fit within {@link MAX_FRAME_BYTES} each, encoded once for all connections. Each event is whole in
+ * exactly one frame, and the frames are in seq order.
+ */
+export function framesOf(events: SessionEvent[]): Uint8Array[] {
+  const frames: Uint8Array[] = [];
+  let parts: string[] = [];
+  let bytes = FRAME_HEAD.length + FRAME_TAIL.length;
+  const close = () => {
+    if (parts.length > 0) frames.push(encoder.encode(FRAME_HEAD + parts.join(',') + FRAME_TAIL));
+    parts = [];
+    bytes = FRAME_HEAD.length + FRAME_TAIL.length;
+  };
+  for (const event of events) {
+    const json = eventJson(event);
+    const size = Buffer.byteLength(json) + 1;
+    if (bytes + size > MAX_FRAME_BYTES) close();
+    parts.push(json);
+    bytes += size;
+  }
+  close();
+  return frames;
+}
+
+/** Sends frames to one connection in order; stops at the first that does not arrive (`gone` or `failed`). */
+export async function pushFrames(
+  rt: Runtime,
+  connectionId: string,
+  frames: Uint8Array[],
+): Promise<PushOutcome> {
+  for (const frame of frames) {
+    const outcome = await pushToConnection(rt, connectionId, frame);
+    if (outcome !== 'sent') return outcome;
+  }
+  return 'sent';
+}
+
+/** Deletes the records of a connection API Gateway no longer knows; a failure is logged, never thrown. */
+export async function forgetConnection(rt: Runtime, connectionId: string, sessionId: string): Promise<void> {
+  await removeConnection(rt, connectionId, [sessionId]).catch((error: unknown) =>
+    rt.logger.warn('Could not delete a gone connection', { connectionId, error: String(error) }),
   );
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
 import { enqueue } from '../../lib/runs/index.ts';
 import {
-  appendEvent,
+  appendEvents,
   claimRun,
   finishRun,
   getRun,
@@ -245,17 +245,15 @@ describe('lost workers and fencing', () => {
         ['agent.message.delta', { message_id: messageId(runId, 1), text: 'All done.' }],
         ...end,
       ];
-      for (const [i, [type, data]] of staged.entries()) {
-        const event = {
-          seq: from + i + 1,
-          type,
-          session_id: refOf(id),
-          run_id: runId,
-          at: new Date().toISOString(),
-          data,
-        };
-        expect(await appendEvent(rt, event)).toBe(true);
-      }
+      const events = staged.map(([type, data], i) => ({
+        seq: from + i + 1,
+        type,
+        session_id: refOf(id),
+        run_id: runId,
+        at: new Date().toISOString(),
+        data,
+      }));
+      expect(await appendEvents(rt, events)).toBe(true);
       await enqueue(rt, { v: 1, kind: 'turn', sessionId: refOf(id), runId, requestId: runId });
       await expect
         .poll(async () => (await getRun(rt, refOf(id), runId))?.status, queued('the lost run to be closed'))
@@ -267,21 +265,26 @@ describe('lost workers and fencing', () => {
     },
   );
 
-  it('rejects a stale worker’s writes: a seq another writer took, and an outcome over another owner’s', async () => {
+  it('rejects a stale worker’s writes: a place in the log another writer took, and an outcome over another owner’s', async () => {
     const id = sid('fence');
     const runId = await start(id, 'pauser', 'hello');
     await host.waitFor(idle(id, runId));
     const rt = sandbox.runtime;
-    const taken = await lastSeq(rt, refOf(id));
-    expect(
-      await appendEvent(rt, {
-        seq: taken,
-        type: 'agent.message.delta',
-        session_id: refOf(id),
-        at: new Date().toISOString(),
-        data: { text: 'zombie' },
-      }),
-    ).toBe(false);
+    // Two writers that both read the log's end append after it: the first takes the place, the second
+    // (the stale one) is refused, and a retry of the first's own put (its answer lost) is not.
+    const next = (await lastSeq(rt, refOf(id))) + 1;
+    const event = (text: string, at: string) => ({
+      seq: next,
+      type: 'agent.message.delta',
+      session_id: refOf(id),
+      at,
+      data: { text },
+    });
+    const first = event('first', new Date().toISOString());
+    expect(await appendEvents(rt, [first])).toBe(true);
+    expect(await appendEvents(rt, [first])).toBe(true);
+    expect(await appendEvents(rt, [event('zombie', new Date(Date.now() + 1).toISOString())])).toBe(false);
+    expect((await listEvents(rt, refOf(id), next - 1, 10)).map((e) => e.data.text)).toEqual(['first']);
     expect(
       await finishRun(
         rt,

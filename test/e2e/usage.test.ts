@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
 import { enqueue, runTurn } from '../../lib/runs/index.ts';
 import {
-  appendEvent,
+  appendEvents,
   claimRun,
   finishRun,
   getRun,
@@ -368,22 +368,20 @@ describe('the spend is counted once per run', () => {
       spent_usd: 0.9,
       usage: { costUsd: 0.7 },
     };
-    for (const [i, [type, data]] of (
+    const events = (
       [
         ['session.status_running', { kind: 'turn' }],
         ['session.status_idle', end],
       ] as const
-    ).entries()) {
-      const event = {
-        seq: from + i + 1,
-        type,
-        session_id: staged.sessionId,
-        run_id: staged.runId,
-        at: new Date().toISOString(),
-        data,
-      };
-      expect(await appendEvent(rt(), event)).toBe(true);
-    }
+    ).map(([type, data], i) => ({
+      seq: from + i + 1,
+      type,
+      session_id: staged.sessionId,
+      run_id: staged.runId,
+      at: new Date().toISOString(),
+      data,
+    }));
+    expect(await appendEvents(rt(), events)).toBe(true);
     await enqueue(rt(), {
       v: 1,
       kind: 'turn',

@@ -219,7 +219,7 @@ class HostileSocket {
     });
   }
 
-  /** Sends one frame and waits for the first frame after it that is not an event (events carry a seq). */
+  /** Sends one frame and waits for the first frame after it that does not carry events. */
   async exchange(data: string | Buffer, binary = false): Promise<unknown> {
     let from = this.frames.length;
     this.socket.send(withFixtures(data), { binary });
@@ -227,7 +227,7 @@ class HostileSocket {
     for (;;) {
       for (; from < this.frames.length; from += 1) {
         const frame = this.frames[from];
-        if (!(isObject(frame) && typeof frame.seq === 'number')) return frame;
+        if (!(isObject(frame) && (typeof frame.seq === 'number' || frame.type === 'events'))) return frame;
       }
       if (this.closed !== undefined) return { closed: this.closed };
       if (Date.now() > until) throw new Error('no answer within 15 s');

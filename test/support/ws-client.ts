@@ -3,22 +3,32 @@ import WebSocket from 'ws';
 /** A frame the server sent, parsed. */
 export type Frame = Record<string, unknown> & { type: string; seq?: number };
 
+/** The events of an `events` frame, one each, in order; any other frame as it is. */
+export function unpack(frame: Frame): Frame[] {
+  return frame.type === 'events' && Array.isArray(frame.events) ? (frame.events as Frame[]) : [frame];
+}
+
 /**
  * A WebSocket host for tests: it records every frame and lets a test wait for the one it
  * expects, instead of sleeping.
  */
 export class TestSocket {
+  /** What the server sent, in order, with each `events` frame unpacked into its events. */
   readonly frames: Frame[] = [];
+  /** How many WebSocket messages arrived (an `events` frame counts once). */
+  rawFrames = 0;
   #waiters: { predicate: (f: Frame) => boolean; resolve: (f: Frame) => void }[] = [];
   #closed: Promise<number>;
 
   private constructor(readonly socket: WebSocket) {
     socket.on('message', (data) => {
-      const frame = JSON.parse(String(data)) as Frame;
-      this.frames.push(frame);
-      const [ready, waiting] = [this.#waiters.filter((w) => w.predicate(frame)), this.#waiters];
-      this.#waiters = waiting.filter((w) => !ready.includes(w));
-      for (const w of ready) w.resolve(frame);
+      this.rawFrames += 1;
+      for (const frame of unpack(JSON.parse(String(data)) as Frame)) {
+        this.frames.push(frame);
+        const [ready, waiting] = [this.#waiters.filter((w) => w.predicate(frame)), this.#waiters];
+        this.#waiters = waiting.filter((w) => !ready.includes(w));
+        for (const w of ready) w.resolve(frame);
+      }
     });
     this.#closed = new Promise((resolve) => socket.on('close', (code) => resolve(code)));
   }
