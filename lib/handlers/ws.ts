@@ -34,6 +34,7 @@ import {
   getSession,
   lastSeq,
   listEvents,
+  markReplayed,
   putConnection,
   removeConnection,
   setHostContext,
@@ -141,12 +142,9 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
     // Joined before the replay, so an event written meanwhile arrives live or in the replay (or both:
     // hosts drop a seq they have already seen).
     await subscribe(rt, session.sessionId, connectionOf(rt, event, identity));
-    const replayedThrough = await replay(
-      rt,
-      event.requestContext.connectionId,
-      session.sessionId,
-      request.after_seq ?? 0,
-    );
+    const connectionId = event.requestContext.connectionId;
+    const replayedThrough = await replay(rt, connectionId, session.sessionId, request.after_seq ?? 0);
+    await markReplayed(rt, session.sessionId, connectionId, replayedThrough);
     return {
       type: 'assistant:joined',
       session_id: hostSessionId(session.sessionId),

@@ -1,13 +1,15 @@
 import type { Runtime } from '../config/index.ts';
-import { type CancelReason, getRun, type RunRecord, renewLease } from '../store/index.ts';
+import { type CancelReason, cancelRequestOf, type RunRecord, renewLease } from '../store/index.ts';
 
 /** Every run this process is working on, so that a shutdown can stop them all. */
 const active = new Set<RunWatch>();
 
 /**
- * Watches a run while its agent works: it reads the run item every `runs.cancelPollMs` (a
- * GetItem of one key, never a scan) to learn of a cancel, and renews the lease a third of the way
- * through it. A lost lease stops the run too: another worker owns it now.
+ * Watches a run while its agent works, whether it streams or is silent: every `runs.cancelPollMs`
+ * it reads the run's `cancelRequested` (an eventually consistent GetItem of one attribute, half a
+ * read unit), and a third of the way through the lease it renews it with a write that also returns
+ * `cancelRequested`, so that tick needs no read. A lost lease stops the run too: another worker
+ * owns it now.
  */
 export class RunWatch {
   readonly stopped: Promise<CancelReason>;
@@ -16,6 +18,7 @@ export class RunWatch {
   #poll: NodeJS.Timeout | undefined;
   #renew: NodeJS.Timeout | undefined;
   #deadline: NodeJS.Timeout | undefined;
+  #renewedAt = Number.NEGATIVE_INFINITY;
 
   /**
    * @param owner the worker holding the run (its lease owner: the invocation's request id)
@@ -67,8 +70,10 @@ export class RunWatch {
   async confirm(): Promise<boolean> {
     if (this.#reason === 'lease_lost') return false;
     const renewed = await renewLease(this.rt, this.run, this.owner, Date.now());
+    this.#renewedAt = Date.now();
     if (!renewed) this.stop('lease_lost');
-    return renewed;
+    else if (renewed.cancelRequested) this.stop(renewed.cancelRequested);
+    return renewed !== undefined;
   }
 
   end(): void {
@@ -79,13 +84,19 @@ export class RunWatch {
   }
 
   async #check(): Promise<void> {
-    const run = await getRun(this.rt, this.run.sessionId, this.run.runId).catch(() => undefined);
-    if (run?.cancelRequested) this.stop(run.cancelRequested);
+    // A renewal that just ran read the same attribute, strongly.
+    if (Date.now() - this.#renewedAt < this.rt.settings.runs.cancelPollMs) return;
+    const reason = await cancelRequestOf(this.rt, this.run).catch(() => undefined);
+    if (reason) this.stop(reason);
   }
 
   async #extend(): Promise<void> {
-    const renewed = await renewLease(this.rt, this.run, this.owner, Date.now()).catch(() => true);
+    this.#renewedAt = Date.now();
+    const renewed = await renewLease(this.rt, this.run, this.owner, Date.now()).catch(
+      (): { cancelRequested?: CancelReason } => ({}),
+    );
     if (!renewed) this.stop('lease_lost');
+    else if (renewed.cancelRequested) this.stop(renewed.cancelRequested);
   }
 }
 

@@ -73,17 +73,43 @@ export async function subscribe(rt: Runtime, sessionId: string, connection: Conn
   );
 }
 
+/** A connection joined to a session; `replayedThrough` once its join's replay was sent. */
+export interface Subscriber {
+  connectionId: string;
+  replayedThrough?: number;
+}
+
 /** The connections joined to a session. */
-export async function subscribers(rt: Runtime, sessionId: string): Promise<string[]> {
+export async function subscribers(rt: Runtime, sessionId: string): Promise<Subscriber[]> {
   const items = await queryAll(rt, {
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :conn)',
     ExpressionAttributeValues: { ':pk': keys.session(sessionId).pk, ':conn': prefixes.subscriber },
-    ProjectionExpression: 'connectionId',
-    // Strongly consistent: a connection that joined a moment ago must get the next event live,
-    // since its replay read the log before that event was written.
+    ProjectionExpression: 'connectionId, replayedThrough',
+    // Strongly consistent: a connection that joined a moment ago must get what its replay missed.
     ConsistentRead: true,
   });
-  return items.map((item) => String(item.connectionId));
+  return items.map((item) => ({
+    connectionId: String(item.connectionId),
+    ...(typeof item.replayedThrough === 'number' && { replayedThrough: item.replayedThrough }),
+  }));
+}
+
+/**
+ * Records how far a join's replay went, so that a streaming turn that finds the connection sends it
+ * only what came after; a connection that left meanwhile is not recorded again.
+ */
+export async function markReplayed(
+  rt: Runtime,
+  sessionId: string,
+  connectionId: string,
+  replayedThrough: number,
+): Promise<void> {
+  await updateIf(rt, {
+    Key: keys.subscriber(sessionId, connectionId),
+    UpdateExpression: 'SET replayedThrough = :seq',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':seq': replayedThrough },
+  });
 }
 
 /** Deletes every record of a connection. Deleting one that is already gone is fine. */

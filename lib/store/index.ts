@@ -22,8 +22,10 @@ export {
   type ConnectionRecord,
   dueConnections,
   getConnection,
+  markReplayed,
   putConnection,
   removeConnection,
+  type Subscriber,
   subscribe,
   subscribers,
 } from './connections.ts';
@@ -68,6 +70,7 @@ export { markReplaced } from './replacements.ts';
 export { findRequest, type RequestRecord, recordRequest } from './requests.ts';
 export {
   abandonQueuedRun,
+  cancelRequestOf,
   postponeRun,
   renewLease,
   requestCancel,

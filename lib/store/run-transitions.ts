@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
 import { keys } from './keys.ts';
 import { type CancelReason, dueIndex, RUN_JSON, type RunRecord } from './runs.ts';
@@ -55,24 +55,58 @@ export async function requestInterrupt(
   });
 }
 
-/** Extends this worker's lease; false when another worker took the run over (or it ended). */
+/**
+ * Renews the lease of a running run this worker owns, and reads in the same write whether a stop
+ * was asked for: the run's `cancelRequested` (none: `{}`), or undefined when the lease is not this
+ * worker's any more.
+ */
 export async function renewLease(
   rt: Runtime,
   run: Pick<RunRecord, 'sessionId' | 'runId'>,
   owner: string,
   now: number,
-): Promise<boolean> {
-  return updateIf(rt, {
-    Key: keys.run(run.sessionId, run.runId),
-    UpdateExpression: 'SET leaseExpiresAt = :exp',
-    ConditionExpression: 'leaseOwner = :owner AND #status = :running',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: {
-      ':exp': now + rt.settings.runs.leaseMs,
-      ':owner': owner,
-      ':running': 'running',
-    },
-  });
+): Promise<{ cancelRequested?: CancelReason } | undefined> {
+  try {
+    const { Attributes } = await rt.db.send(
+      new UpdateCommand({
+        TableName: rt.table,
+        Key: keys.run(run.sessionId, run.runId),
+        UpdateExpression: 'SET leaseExpiresAt = :exp',
+        ConditionExpression: 'leaseOwner = :owner AND #status = :running',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':exp': now + rt.settings.runs.leaseMs,
+          ':owner': owner,
+          ':running': 'running',
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const cancelRequested = Attributes?.cancelRequested as CancelReason | undefined;
+    return cancelRequested ? { cancelRequested } : {};
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Whether a stop of a run was asked for: one eventually consistent GetItem of one attribute (half a
+ * read unit), which is what a worker polls while its agent works. A stop written a moment ago may be
+ * seen one poll later; the lease renewal reads it strongly.
+ */
+export async function cancelRequestOf(
+  rt: Runtime,
+  run: Pick<RunRecord, 'sessionId' | 'runId'>,
+): Promise<CancelReason | undefined> {
+  const { Item } = await rt.db.send(
+    new GetCommand({
+      TableName: rt.table,
+      Key: keys.run(run.sessionId, run.runId),
+      ProjectionExpression: 'cancelRequested',
+    }),
+  );
+  return Item?.cancelRequested as CancelReason | undefined;
 }
 
 /**

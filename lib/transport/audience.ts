@@ -1,5 +1,5 @@
 import type { Runtime } from '../config/index.ts';
-import { type SessionEvent, subscribers } from '../store/index.ts';
+import { type SessionEvent, type Subscriber, subscribers } from '../store/index.ts';
 import { forgetConnection, framesOf, pushFrames } from './push.ts';
 
 /**
@@ -10,8 +10,9 @@ import { forgetConnection, framesOf, pushFrames } from './push.ts';
  * Why a connection that joins mid-turn misses nothing: it subscribes, then replays the log. If the
  * read that first finds it is read r, it subscribed after read r − 1 was made, so its replay holds
  * every event stored before read r − 1. The audience keeps the events stored since the last read
- * and sends them all to a connection it finds new, before anything later. Hosts drop a seq they
- * have already seen, so the overlap with the replay is harmless.
+ * and sends them to a connection it finds new, before anything later: those after the seq its join
+ * recorded as replayed, or all of them when the join has not recorded it yet (hosts drop a seq they
+ * have already seen, so that overlap with the replay is harmless).
  *
  * Each connection has its own chain of posts, so frames reach it in seq order and a slow
  * connection delays no other, nor the writer.
@@ -39,7 +40,7 @@ export class Audience {
     const due =
       Date.now() - this.#readAt >= this.rt.settings.stream.subscriberRefreshMs ||
       (final && this.#sinceRead.length > 0);
-    let joined: string[] = [];
+    let joined: Subscriber[] = [];
     let catchUp: SessionEvent[] = [];
     if (due) {
       const found = await subscribers(this.rt, this.sessionId).catch((error: unknown) => {
@@ -48,10 +49,10 @@ export class Audience {
       });
       if (found) {
         this.#readAt = Date.now();
-        const listed = new Set(found);
+        const listed = new Set(found.map((s) => s.connectionId));
         // A connection that left has no subscriber record any more: nothing more is sent to it.
         for (const id of this.#chains.keys()) if (!listed.has(id)) this.#chains.delete(id);
-        joined = found.filter((id) => !this.#chains.has(id) && !this.#gone.has(id));
+        joined = found.filter((s) => !this.#chains.has(s.connectionId) && !this.#gone.has(s.connectionId));
         catchUp = this.#sinceRead;
         this.#sinceRead = [];
       }
@@ -59,9 +60,14 @@ export class Audience {
     const frames = framesOf(events);
     if (frames.length > 0) for (const id of this.#chains.keys()) this.#post(id, frames);
     const catchUpFrames = framesOf(catchUp);
-    for (const id of joined) {
-      this.#chains.set(id, Promise.resolve());
-      if (catchUpFrames.length > 0) this.#post(id, catchUpFrames);
+    for (const { connectionId, replayedThrough } of joined) {
+      this.#chains.set(connectionId, Promise.resolve());
+      // What its replay sent is not sent again (when the join recorded it before this read).
+      const missed =
+        replayedThrough === undefined
+          ? catchUpFrames
+          : framesOf(catchUp.filter((e) => e.seq > replayedThrough));
+      if (missed.length > 0) this.#post(connectionId, missed);
     }
   }
 

@@ -74,7 +74,8 @@ const sid = (name: string) => {
 };
 
 beforeAll(async () => {
-  sandbox = await testSandbox({ app, settings: { stream: { coalesceMs: 0 } } });
+  // Every event its own window, and joins found within 100 ms: the most interleaving of replay and live.
+  sandbox = await testSandbox({ app, settings: { stream: { coalesceMs: 0, subscriberRefreshMs: 100 } } });
 });
 afterAll(async () => {
   await sandbox?.close();
