@@ -185,9 +185,10 @@ describe('lost workers and fencing', () => {
         queued('the lost run closed as incomplete'),
       )
       .toBe('incomplete');
-    expect(runs.cancelsOf(id).filter((c) => c.runId === runId)).toEqual([
-      { conversationId: refOf(id), runId, reason: 'lease_lost' },
-    ]);
+    // The agent's backend is told after the run is closed.
+    await expect
+      .poll(() => runs.cancelsOf(id).filter((c) => c.runId === runId), queued('the cancel hook'))
+      .toEqual([{ conversationId: refOf(id), runId, reason: 'lease_lost' }]);
     const next = await start(id, 'polite', 'after the lost one');
     await expect
       .poll(() => runs.invokedIn(id), queued('the next message to reach the agent'))
