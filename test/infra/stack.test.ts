@@ -136,7 +136,6 @@ describe('Switchboard storage and compute', () => {
       const variables = environmentOf(resources, id);
       expect(Object.keys(variables).sort()).toEqual([
         'LOG_LEVEL',
-        'NODE_OPTIONS',
         'POWERTOOLS_SERVICE_NAME',
         'SWITCHBOARD_BUCKET',
         'SWITCHBOARD_QUEUE_URL',
@@ -145,7 +144,6 @@ describe('Switchboard storage and compute', () => {
         'SWITCHBOARD_WS_ENDPOINT',
       ]);
       expect(variables.SWITCHBOARD_SETTINGS).toBe('{"runs":{"leaseMs":120000}}');
-      expect(variables.NODE_OPTIONS).toBe('--enable-source-maps');
     }
   });
 
@@ -163,7 +161,6 @@ describe('Switchboard storage and compute', () => {
     expect(environmentOf(resources, authorizer ?? '')).toEqual({
       SWITCHBOARD_AUTH_ISSUER: TEST_AUTH.issuer,
       SWITCHBOARD_AUTH_AUDIENCE: JSON.stringify(TEST_AUTH.audience),
-      NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: 'switchboard',
       LOG_LEVEL: 'INFO',
     });
