@@ -49,7 +49,7 @@ export const ENTRY_BUDGET_BYTES = 500 * 1024;
  * is met, and otherwise the size reached, so the bundles cannot grow back while the rest of the way
  * is made. The HTTP, WebSocket, worker and sweep functions are over the goal by the AWS SDK (its
  * four clients, about 400 KB with their shared core) and ajv (about 120 KB): see
- * docs/performance-functions.md for what reaching it takes.
+ * docs/performance.md ("Functions: size, import time and memory") for what reaching it takes.
  */
 export const ENTRY_CEILING_BYTES: Readonly<Record<SwitchboardEntry, number>> = {
   http: 760 * 1024,

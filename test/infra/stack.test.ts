@@ -166,9 +166,9 @@ describe('Switchboard storage and compute', () => {
     });
   });
 
-  it('the worker gets the longest timeout and the most memory', () => {
-    template.hasResourceProperties('AWS::Lambda::Function', { Timeout: 300, MemorySize: 1024 });
-    template.resourcePropertiesCountIs('AWS::Lambda::Function', { MemorySize: 512 }, 3);
+  it('the worker gets the longest timeout, and the same memory as the API and sweep functions', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', { Timeout: 300, MemorySize: 512 });
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { MemorySize: 512 }, 4);
   });
 
   it('outputs the API URLs, the table, the queue and the bucket', () => {
