@@ -13,7 +13,9 @@ import { bundleFunction, SWITCHBOARD_ENTRIES, type SwitchboardEntry } from './bu
 
 const [entry, agents, outdir] = process.argv.slice(2);
 if (!SWITCHBOARD_ENTRIES.includes(entry as SwitchboardEntry) || !agents || !outdir) {
-  console.error('Usage: tsx infra/bundle-function.ts <http|ws|worker|sweep|authorizer> <agents module> <outdir>');
+  console.error(
+    'Usage: tsx infra/bundle-function.ts <http|ws|worker|sweep|authorizer> <agents module> <outdir>',
+  );
   process.exit(2);
 }
 await bundleFunction(entry as SwitchboardEntry, agents, outdir);
