@@ -1,23 +1,16 @@
-import { fileURLToPath } from 'node:url';
-import type { Duration } from 'aws-cdk-lib';
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { AssetHashType, DockerImage, type Duration, type ILocalBundling } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { ENTRY_FILE, PACKAGE_ROOT, type SwitchboardEntry } from './bundling.ts';
 import type { ResolvedSwitchboardProps } from './props.ts';
 
-/** The package root, found from this file so the construct also works when installed in node_modules. */
-const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-/** The Lambda entry points under `functions/`; `authorizer` only with built-in `auth`. */
-export type SwitchboardEntry = 'http' | 'ws' | 'worker' | 'sweep' | 'authorizer';
-
-/**
- * ESM bundles have no `require`; CommonJS dependencies that call it (some of the AWS SDK's) need one.
- */
-const REQUIRE_BANNER =
-  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+export type { SwitchboardEntry } from './bundling.ts';
 
 /** What one function needs beyond the shared props. */
 export interface SwitchboardFunctionOptions {
@@ -32,7 +25,41 @@ export interface SwitchboardFunctionOptions {
 }
 
 /**
- * Builds one function: local esbuild bundling (no Docker), ESM for Node 22 on arm64, the team's agents
+ * Bundles one function at synth with `infra/bundle-function.ts`, that is with the options of
+ * `infra/bundling.ts` (local esbuild, no Docker). Asset bundling is synchronous in the CDK and
+ * esbuild's plugins are not, so the build runs in a child process; `tsx`, a dependency, loads the
+ * TypeScript. The fields are part of the asset's cache key: two functions never share a bundle.
+ */
+class SwitchboardBundler implements ILocalBundling {
+  constructor(
+    readonly entry: SwitchboardEntry,
+    readonly agents: string,
+  ) {}
+
+  tryBundle(outputDir: string): boolean {
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+    const script = join(PACKAGE_ROOT, 'infra', 'bundle-function.ts');
+    execFileSync(process.execPath, ['--import', tsx, script, this.entry, this.agents, outputDir], {
+      stdio: 'inherit',
+    });
+    return true;
+  }
+}
+
+/** The function's code: its bundle, hashed by content so an unchanged build deploys nothing. */
+function bundledCode(entry: SwitchboardEntry, agents: string): Code {
+  return Code.fromAsset(PACKAGE_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Never pulled: the local bundler succeeds or throws.
+      image: DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs22.x'),
+      local: new SwitchboardBundler(entry, agents),
+    },
+  });
+}
+
+/**
+ * Builds one function: the bundle of {@link bundledCode}, ESM for Node 22 on arm64, the team's agents
  * module swapped in for `#agents`. Each function has its own role that may write only to its own log
  * group, instead of AWSLambdaBasicExecutionRole, whose log permissions cover every log group.
  */
@@ -41,7 +68,7 @@ export function createSwitchboardFunction(
   id: string,
   props: ResolvedSwitchboardProps,
   options: SwitchboardFunctionOptions,
-): NodejsFunction {
+): LambdaFunction {
   const logGroup = new LogGroup(scope, `${id}Logs`, {
     retention: props.logRetention,
     removalPolicy: props.removalPolicy,
@@ -51,9 +78,9 @@ export function createSwitchboardFunction(
     description: `Switchboard ${options.entry} function`,
   });
   logGroup.grantWrite(role);
-  return new NodejsFunction(scope, id, {
-    entry: `${PACKAGE_ROOT}functions/${options.entry}.ts`,
-    handler: 'handler',
+  return new LambdaFunction(scope, id, {
+    code: bundledCode(options.entry, props.agents),
+    handler: `${ENTRY_FILE.replace(/\.mjs$/, '')}.handler`,
     runtime: Runtime.NODEJS_22_X,
     architecture: Architecture.ARM_64,
     memorySize: options.memorySize,
@@ -62,20 +89,5 @@ export function createSwitchboardFunction(
     role,
     logGroup,
     tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
-    bundling: {
-      forceDockerBundling: false,
-      format: OutputFormat.ESM,
-      target: 'node22',
-      minify: true,
-      sourceMap: true,
-      // The maps are for stack traces (NODE_OPTIONS=--enable-source-maps); sources would only add size.
-      sourcesContent: false,
-      mainFields: ['module', 'main'],
-      banner: REQUIRE_BANNER,
-      // Bundled rather than taken from the runtime: the code runs against the SDK versions it was tested
-      // with (the runtime's copy changes without notice), and tree-shaking keeps the bundle small.
-      bundleAwsSDK: true,
-      esbuildArgs: { '--alias:#agents': props.agents },
-    },
   });
 }

@@ -53,7 +53,10 @@ export interface SwitchboardProps {
   readonly removalPolicy?: RemovalPolicy;
   /** The turn worker's timeout: the longest a turn can run. At most 15 minutes. @default Duration.minutes(5) */
   readonly workerTimeout?: Duration;
-  /** Memory of the turn worker in MB. @default 1024 */
+  /**
+   * Memory of the turn worker in MB (CPU scales with it). It mostly waits on the agent: 512 MB is
+   * several times what a turn was measured to use (docs/performance.md, "Functions: size, import time and memory"). @default 512
+   */
   readonly workerMemorySize?: number;
   /** Memory of the HTTP, WebSocket and sweep functions in MB. @default 512 */
   readonly memorySize?: number;
@@ -141,7 +144,7 @@ export function resolveSwitchboardProps(props: SwitchboardProps): ResolvedSwitch
     throw new Error(`Switchboard: stageName "${stageName}" may only use letters, digits, "-" and "_".`);
   }
   const memorySize = checkRange('memorySize', props.memorySize ?? 512, 128, 10_240);
-  const workerMemorySize = checkRange('workerMemorySize', props.workerMemorySize ?? 1024, 128, 10_240);
+  const workerMemorySize = checkRange('workerMemorySize', props.workerMemorySize ?? 512, 128, 10_240);
   const workerBatchSize = checkRange('workerBatchSize', props.workerBatchSize ?? 10, 1, 10);
   if (props.workerMaxConcurrency !== undefined) {
     checkRange('workerMaxConcurrency', props.workerMaxConcurrency, 2, 1000);

@@ -4,8 +4,8 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Function as SwitchboardFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -63,9 +63,9 @@ export class Switchboard extends Construct {
   /** The WebSocket API's stage. */
   readonly webSocketStage: WebSocketStage;
   /** The four runtime functions, by entry point. */
-  readonly functions: Readonly<Record<Exclude<SwitchboardEntry, 'authorizer'>, NodejsFunction>>;
+  readonly functions: Readonly<Record<Exclude<SwitchboardEntry, 'authorizer'>, SwitchboardFunction>>;
   /** The WebSocket API's `$connect` authoriser, with built-in `auth` only. */
-  readonly authorizerFunction?: NodejsFunction;
+  readonly authorizerFunction?: SwitchboardFunction;
 
   /** Validates `props` (it throws on any that cannot deploy) and creates every resource. */
   constructor(scope: Construct, id: string, props: SwitchboardProps) {
@@ -145,8 +145,8 @@ export class Switchboard extends Construct {
    */
   private createAuthorizerFunction(
     resolved: ResolvedSwitchboardProps,
-    make: (name: string, options: SwitchboardFunctionOptions) => NodejsFunction,
-  ): NodejsFunction {
+    make: (name: string, options: SwitchboardFunctionOptions) => SwitchboardFunction,
+  ): SwitchboardFunction {
     const fn = make('AuthorizerFunction', {
       entry: 'authorizer',
       timeout: Duration.seconds(10),
@@ -155,7 +155,6 @@ export class Switchboard extends Construct {
     const environment: Record<string, string> = {
       [AUTH_ENV.issuer]: resolved.auth!.issuer,
       [AUTH_ENV.audience]: JSON.stringify(resolved.auth!.audience),
-      NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: 'switchboard',
       LOG_LEVEL: resolved.logLevel,
     };
@@ -173,7 +172,6 @@ export class Switchboard extends Construct {
       SWITCHBOARD_QUEUE_URL: this.queue.queueUrl,
       SWITCHBOARD_BUCKET: this.bucket.bucketName,
       SWITCHBOARD_WS_ENDPOINT: this.webSocketStage.callbackUrl,
-      NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: 'switchboard',
       LOG_LEVEL: resolved.logLevel,
       ...(resolved.settingsJson === undefined ? {} : { SWITCHBOARD_SETTINGS: resolved.settingsJson }),

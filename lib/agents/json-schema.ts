@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The JSON Schema (draft-07) of a zod schema, for an approval's `argsSchema`: hosts validate edited

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonSchemaProblem } from '../contract/index.ts';
 
 /** Why a turn stopped, as the seed names them. */

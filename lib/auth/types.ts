@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The JWT algorithms accepted: the RSA ones, the only kind API Gateway's JWT authoriser verifies on an

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { HostActionSchema, ToolNameSchema } from '../contract/host-context.ts';
 import { parseOrThrow } from '../errors/index.ts';
 import { LimitsSettingsSchema } from '../limits/types.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The most characters one attachment's data URI, URL or text may have. */
 export const MAX_ATTACHMENT_CHARS = 12_000_000;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseOrThrow, throwIssues } from '../errors/index.ts';
 import { AttachmentSchema } from './attachments.ts';
 import { HOST_CONTEXT_LIMITS, HostContextSchema, isPlainObject } from './host-context.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AttachmentSchema } from './attachments.ts';
 import { objectSchemaProblem } from './json-schema.ts';
 import { contractShapes, shapeOf } from './normalize.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The one rule for every id a caller names that becomes part of a table key (session ids, action

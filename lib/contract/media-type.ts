@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { UnsupportedMediaTypeError } from '../errors/index.ts';
 
 /** `type/subtype`, each an RFC 6838 restricted name (1-127 characters), so at most 255 in all. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseOrThrow } from '../errors/index.ts';
 import { isPlainObject } from './host-context.ts';
 import { SessionIdSchema } from './ids.ts';

@@ -1,7 +1,7 @@
 import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Identity, isOwner, ownerOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { MediaTypeSchema } from '../contract/index.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** One fixed-window rate rule: at most `requests` in every window of `windowSeconds`. */
 export const RateRuleSchema = z

@@ -1,29 +1,39 @@
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import { describe, expect, it } from 'vitest';
-import { FIXTURE_AGENTS } from './template-helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  type BuiltBundle,
+  bundleFunction,
+  ENTRY_BUDGET_BYTES,
+  ENTRY_CEILING_BYTES,
+  SWITCHBOARD_ENTRIES,
+  type SwitchboardEntry,
+} from '../../infra/bundling.ts';
 
-/** The bytes each package puts into a function's bundle, bundled as the stack does (tree-shaken, minified). */
-async function packagesIn(fn: string): Promise<Map<string, number>> {
-  const entry = fileURLToPath(new URL(`../../functions/${fn}.ts`, import.meta.url));
-  const result = await build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    outfile: `${fn}.mjs`,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    minify: true,
-    treeShaking: true,
-    mainFields: ['module', 'main'],
-    alias: { '#agents': FIXTURE_AGENTS },
-    metafile: true,
-    logLevel: 'error',
-  });
+/** The agents module this repository deploys: the bundles measured are the ones it ships. */
+const DEMO_AGENTS = fileURLToPath(new URL('../../demo/agents.ts', import.meta.url));
+
+const bundles = new Map<SwitchboardEntry, BuiltBundle>();
+
+/** Builds every function once, as the stack does (nothing written), for every test of this file. */
+beforeAll(async () => {
+  for (const fn of SWITCHBOARD_ENTRIES) {
+    bundles.set(fn, await bundleFunction(fn, DEMO_AGENTS, `/bundles/${fn}`, { write: false }));
+  }
+}, 150_000);
+
+function built(fn: SwitchboardEntry): BuiltBundle {
+  const bundle = bundles.get(fn);
+  if (!bundle) throw new Error(`${fn} was not built`);
+  return bundle;
+}
+
+/** The bytes each package puts into the given outputs of a bundle. */
+function packagesIn(fn: SwitchboardEntry, outputs: 'initial' | 'all'): Map<string, number> {
+  const { metafile, files } = built(fn);
+  const paths = outputs === 'initial' ? files.initial : [...files.initial, ...files.lazy];
   const bytes = new Map<string, number>();
-  for (const output of Object.values(result.metafile.outputs)) {
-    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+  for (const path of paths) {
+    for (const [input, { bytesInOutput }] of Object.entries(metafile.outputs[path]?.inputs ?? {})) {
       const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
       if (name && bytesInOutput > 0) bytes.set(name, (bytes.get(name) ?? 0) + bytesInOutput);
     }
@@ -31,20 +41,45 @@ async function packagesIn(fn: string): Promise<Map<string, number>> {
   return bytes;
 }
 
+/** Minified bytes read at a cold start: the entry chunk and what it imports statically. */
+function entryBytes(fn: SwitchboardEntry): number {
+  const { metafile, files } = built(fn);
+  return files.initial.reduce((sum, path) => sum + (metafile.outputs[path]?.bytes ?? 0), 0);
+}
+
 describe('function bundles', () => {
-  it('keeps the document readers (unpdf, mammoth) out of the HTTP, WebSocket and sweep functions', async () => {
-    for (const fn of ['http', 'ws', 'sweep']) {
-      const packages = await packagesIn(fn);
+  it('keeps the document readers (unpdf, mammoth) out of the HTTP, WebSocket, sweep and authoriser functions', () => {
+    for (const fn of ['http', 'ws', 'sweep', 'authorizer'] as const) {
       expect(
-        [...packages.keys()].filter((p) => /^(unpdf|mammoth|jszip)$/.test(p)),
+        [...packagesIn(fn, 'all').keys()].filter((p) => /^(unpdf|mammoth|jszip)$/.test(p)),
         fn,
       ).toEqual([]);
     }
-  }, 150_000);
+  });
 
-  it('gives the worker the document readers that io.files.text() imports when it reads a PDF or DOCX', async () => {
-    const packages = await packagesIn('worker');
-    expect(packages.get('unpdf')).toBeGreaterThan(0);
-    expect(packages.get('mammoth')).toBeGreaterThan(0);
-  }, 150_000);
+  it('gives the worker the document readers that io.files.text() imports, as chunks loaded on first use', () => {
+    const all = packagesIn('worker', 'all');
+    expect(all.get('unpdf')).toBeGreaterThan(0);
+    expect(all.get('mammoth')).toBeGreaterThan(0);
+    const initial = packagesIn('worker', 'initial');
+    expect([...initial.keys()].filter((p) => /^(unpdf|mammoth|jszip|pako)$/.test(p))).toEqual([]);
+  });
+
+  it('tree-shakes zod: no locales and no JSON Schema reader in any function', () => {
+    for (const fn of SWITCHBOARD_ENTRIES) {
+      const inputs = Object.values(built(fn).metafile.outputs).flatMap((o) => Object.keys(o.inputs));
+      expect(
+        inputs.filter((input) => /zod\/v4\/(locales\/(?!en\.)|classic\/from-json-schema)/.test(input)),
+        fn,
+      ).toEqual([]);
+    }
+  });
+
+  it('keeps each function entry chunk within its ceiling, and the authoriser within the 500 KB goal', () => {
+    const sizes = Object.fromEntries(SWITCHBOARD_ENTRIES.map((fn) => [fn, entryBytes(fn)]));
+    for (const fn of SWITCHBOARD_ENTRIES) {
+      expect(sizes[fn], `${fn}: ${sizes[fn]} bytes`).toBeLessThanOrEqual(ENTRY_CEILING_BYTES[fn]);
+    }
+    expect(sizes.authorizer).toBeLessThanOrEqual(ENTRY_BUDGET_BYTES);
+  });
 });

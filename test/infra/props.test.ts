@@ -92,7 +92,7 @@ describe('Switchboard props', () => {
     expect(resolved).toMatchObject({
       stageName: 'live',
       memorySize: 512,
-      workerMemorySize: 1024,
+      workerMemorySize: 512,
       workerBatchSize: 10,
     });
     expect(resolved.settingsJson).toBeUndefined();

@@ -136,7 +136,6 @@ describe('Switchboard storage and compute', () => {
       const variables = environmentOf(resources, id);
       expect(Object.keys(variables).sort()).toEqual([
         'LOG_LEVEL',
-        'NODE_OPTIONS',
         'POWERTOOLS_SERVICE_NAME',
         'SWITCHBOARD_BUCKET',
         'SWITCHBOARD_QUEUE_URL',
@@ -145,7 +144,6 @@ describe('Switchboard storage and compute', () => {
         'SWITCHBOARD_WS_ENDPOINT',
       ]);
       expect(variables.SWITCHBOARD_SETTINGS).toBe('{"runs":{"leaseMs":120000}}');
-      expect(variables.NODE_OPTIONS).toBe('--enable-source-maps');
     }
   });
 
@@ -163,15 +161,14 @@ describe('Switchboard storage and compute', () => {
     expect(environmentOf(resources, authorizer ?? '')).toEqual({
       SWITCHBOARD_AUTH_ISSUER: TEST_AUTH.issuer,
       SWITCHBOARD_AUTH_AUDIENCE: JSON.stringify(TEST_AUTH.audience),
-      NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: 'switchboard',
       LOG_LEVEL: 'INFO',
     });
   });
 
-  it('the worker gets the longest timeout and the most memory', () => {
-    template.hasResourceProperties('AWS::Lambda::Function', { Timeout: 300, MemorySize: 1024 });
-    template.resourcePropertiesCountIs('AWS::Lambda::Function', { MemorySize: 512 }, 3);
+  it('the worker gets the longest timeout, and the same memory as the API and sweep functions', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', { Timeout: 300, MemorySize: 512 });
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { MemorySize: 512 }, 4);
   });
 
   it('outputs the API URLs, the table, the queue and the bucket', () => {

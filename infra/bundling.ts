@@ -1,0 +1,168 @@
+import { readFile } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BuildOptions, Loader, Metafile, Plugin } from 'esbuild';
+
+/**
+ * How every function is bundled: one set of esbuild options, used by the stack (through
+ * `infra/bundle-function.ts`, which the construct runs at synth) and by `bench/bundles.ts` and
+ * `test/infra/bundles.test.ts`, so the sizes measured are those of the bundles deployed.
+ */
+
+/** The package root, found from this file so the construct also works when installed in node_modules. */
+export const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The Lambda entry points under `functions/`; `authorizer` only with built-in `auth`. */
+export type SwitchboardEntry = 'http' | 'ws' | 'worker' | 'sweep' | 'authorizer';
+
+/** Every entry point, in the order the bench reports them. */
+export const SWITCHBOARD_ENTRIES: readonly SwitchboardEntry[] = [
+  'http',
+  'ws',
+  'worker',
+  'sweep',
+  'authorizer',
+];
+
+/** The file Lambda loads (`index.handler`); the lazy chunks sit beside it. */
+export const ENTRY_FILE = 'index.mjs';
+
+/**
+ * The document readers `io.files.text()` imports when it reads a PDF or DOCX (about 2 MB together):
+ * only the worker reads documents, and it loads them as separate chunks on first use. Every other
+ * function leaves them out (with code splitting, esbuild would otherwise emit a chunk for each
+ * `import()` it sees, even in code it drops).
+ */
+export const WORKER_ONLY_PACKAGES = ['unpdf', 'mammoth'] as const;
+
+/**
+ * ESM bundles have no `require`; CommonJS dependencies that call it (some of the AWS SDK's) need one.
+ */
+const REQUIRE_BANNER =
+  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/** The goal for a function's entry chunk (with the chunks it imports statically), minified. */
+export const ENTRY_BUDGET_BYTES = 500 * 1024;
+
+/**
+ * What each function's entry chunk may not exceed, minified, as the tests check it: the goal where it
+ * is met, and otherwise the size reached, so the bundles cannot grow back while the rest of the way
+ * is made. The HTTP, WebSocket, worker and sweep functions are over the goal by the AWS SDK (its
+ * four clients, about 400 KB with their shared core) and ajv (about 120 KB): see
+ * docs/performance.md ("Functions: size, import time and memory") for what reaching it takes.
+ */
+export const ENTRY_CEILING_BYTES: Readonly<Record<SwitchboardEntry, number>> = {
+  http: 760 * 1024,
+  ws: 760 * 1024,
+  worker: 760 * 1024,
+  sweep: 700 * 1024,
+  authorizer: ENTRY_BUDGET_BYTES,
+};
+
+/**
+ * `import { z } from 'zod'` names zod's namespace object, which esbuild cannot tree-shake: every
+ * check, the JSON Schema converters and all 40-odd locales come along (about 440 KB minified).
+ * `import * as z from 'zod'` is the same namespace, read property by property, and shakes down to
+ * what is used (about 80 KB). This plugin reads the first form as the second in the project's own
+ * files and in the team's agents module, so neither has to remember it for the bundles to stay small.
+ */
+export const zodNamespaceImports: Plugin = {
+  name: 'zod-namespace-imports',
+  setup(build) {
+    build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, async (args) => {
+      if (args.path.includes(`${'/'}node_modules${'/'}`)) return undefined;
+      const source = await readFile(args.path, 'utf8');
+      const pattern = /^import \{ z \} from (['"])zod\1;?$/gm;
+      if (!pattern.test(source)) return undefined;
+      return {
+        contents: source.replace(pattern, "import * as z from 'zod';"),
+        loader: loaderOf(args.path),
+        resolveDir: join(args.path, '..'),
+      };
+    });
+  },
+};
+
+function loaderOf(path: string): Loader {
+  const ext = extname(path);
+  if (ext.endsWith('tsx')) return 'tsx';
+  if (ext.endsWith('ts')) return 'ts';
+  if (ext.endsWith('jsx')) return 'jsx';
+  return 'js';
+}
+
+/**
+ * The esbuild options of one function: ESM for Node 22, minified and tree-shaken, split so that what
+ * is imported with `import()` (the document readers, the AWS SDK's rarely used credential providers)
+ * is a chunk loaded on first use rather than parsed at every cold start, `#agents` replaced by the
+ * team's agents module, and source maps written beside the code but not loaded (see docs).
+ */
+export function functionBuildOptions(entry: SwitchboardEntry, agents: string, outdir: string): BuildOptions {
+  return {
+    entryPoints: { index: join(PACKAGE_ROOT, 'functions', `${entry}.ts`) },
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunks/[name]-[hash]',
+    minify: true,
+    treeShaking: true,
+    // Maps for decoding a logged stack trace, never read by the running function: no
+    // `sourceMappingURL` comment, no sources; the construct keeps them out of the asset.
+    sourcemap: 'external',
+    sourcesContent: false,
+    mainFields: ['module', 'main'],
+    banner: { js: REQUIRE_BANNER },
+    alias: { '#agents': agents },
+    external: entry === 'worker' ? [] : [...WORKER_ONLY_PACKAGES],
+    plugins: [zodNamespaceImports],
+    metafile: true,
+    logLevel: 'error',
+  };
+}
+
+/** The output files of one bundle: those loaded at cold start, and those loaded on first use. */
+export interface BundleFiles {
+  /** The entry chunk and every chunk it imports statically, transitively: read at every cold start. */
+  readonly initial: readonly string[];
+  /** Chunks reached only through `import()`. */
+  readonly lazy: readonly string[];
+}
+
+/** Splits a bundle's outputs (paths relative to esbuild's working directory) into initial and lazy. */
+export function bundleFiles(metafile: Metafile): BundleFiles {
+  const outputs = metafile.outputs;
+  const code = Object.keys(outputs).filter((path) => !path.endsWith('.map'));
+  const entry = code.find((path) => basename(path) === ENTRY_FILE);
+  const initial = new Set<string>();
+  const visit = (path: string) => {
+    if (initial.has(path)) return;
+    initial.add(path);
+    for (const imported of outputs[path]?.imports ?? []) {
+      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+    }
+  };
+  if (entry) visit(entry);
+  return { initial: [...initial], lazy: code.filter((path) => !initial.has(path)) };
+}
+
+/** What {@link bundleFunction} built. */
+export interface BuiltBundle {
+  readonly metafile: Metafile;
+  readonly files: BundleFiles;
+}
+
+/** Builds one function into `outdir` with {@link functionBuildOptions}. Needs esbuild installed. */
+export async function bundleFunction(
+  entry: SwitchboardEntry,
+  agents: string,
+  outdir: string,
+  overrides: Partial<BuildOptions> = {},
+): Promise<BuiltBundle> {
+  const { build } = await import('esbuild');
+  const result = await build({ ...functionBuildOptions(entry, agents, outdir), ...overrides });
+  return { metafile: result.metafile!, files: bundleFiles(result.metafile!) };
+}
