@@ -27,8 +27,9 @@ export function windowsOf(times: readonly number[], windowMs: number): number {
   return windows;
 }
 
-/** A number with `digits` decimals, or an em dash when it is not a finite number. */
+/** A number with `digits` decimals; ∞ for infinity, an em dash for NaN. */
 export function fmt(x: number, digits = 1): string {
+  if (x === Number.POSITIVE_INFINITY) return '∞';
   return Number.isFinite(x) ? x.toFixed(digits) : '—';
 }
 
@@ -70,6 +71,6 @@ export class Table {
 
 /** A goal's verdict: met when `figure` is within `target` by `compare`. */
 export function verdict(figure: number, target: number, compare: '<=' | '<' = '<='): string {
-  if (!Number.isFinite(figure) || !Number.isFinite(target)) return 'NOT met (not measured)';
+  if (Number.isNaN(figure) || Number.isNaN(target)) return 'NOT met (not measured)';
   return (compare === '<=' ? figure <= target : figure < target) ? 'met' : 'NOT met';
 }

@@ -37,6 +37,8 @@ import { fmt, mean, quantile, Table, usd, verdict, windowsOf } from './report.ts
 const TURNS = Number(process.env.TURNS ?? 3);
 const SESSIONS = Number(process.env.SESSIONS ?? 200);
 const CANCELS = Number(process.env.CANCELS ?? 10);
+/** How long the 200 sessions may take, from the agents' release, before what is missing counts as lost. */
+const MANY_DEADLINE_MS = Number(process.env.MANY_DEADLINE_MS ?? 60_000);
 const ONLY_CANCEL = process.argv.includes('cancel');
 const CONNECTIONS = 2;
 const TURN_TIMEOUT_MS = 180_000;
@@ -279,24 +281,44 @@ async function standardTurn(n: number, shape: TurnShape): Promise<TurnResult> {
 
 interface ManyResult {
   sessions: number;
+  /** Sessions whose turn ended (on the host's socket) before the deadline. */
   completed: number;
+  /** Chunks that never reached their host by the deadline. */
   lost: number;
   duplicated: number;
   outOfOrder: number;
+  /** Sessions whose received seqs are not 1, 2, 3, … */
   gaps: number;
   latencies: number[];
+  /** From the release of the agents to the last end, or to the deadline. */
   wallMs: number;
   calls: number;
+  /** Whether the deadline cut the run short (its sandbox is then left to the process's exit). */
+  cutShort: boolean;
 }
 
-async function manySessions(count: number): Promise<ManyResult> {
+/**
+ * `count` sessions streaming at once, on a sandbox of their own (so that a backlog they leave
+ * cannot slow the other parts), each with one connection. Turns that have not ended `deadlineMs`
+ * after the agents were let go are counted as lost where they had not delivered.
+ */
+async function manySessions(count: number, deadlineMs: number): Promise<ManyResult> {
   const shape: TurnShape = { before: 100, after: 0, intervalMs: 20, toolCalls: 0, approval: false };
-  await sleep(300);
-  meterOf.reset();
+  const own = await startSandbox({
+    app,
+    port: 0,
+    logLevel: 'ERROR',
+    sweepPeriodMs: 3_600_000,
+    // As on AWS, where the queue's visibility is above the worker's timeout: a slow turn's job is not
+    // delivered again while it runs.
+    visibilityTimeoutSeconds: 330,
+    settings: { limits: TEST_LIMITS },
+  });
+  const counting = meter(own.runtimes);
   const sockets: TestSocket[] = [];
   for (let i = 0; i < count; i += 25) {
     const batch = await Promise.all(
-      Array.from({ length: Math.min(25, count - i) }, () => TestSocket.open(sandbox.wsUrl)),
+      Array.from({ length: Math.min(25, count - i) }, () => TestSocket.open(own.wsUrl)),
     );
     sockets.push(...batch);
   }
@@ -314,44 +336,57 @@ async function manySessions(count: number): Promise<ManyResult> {
   );
   const started = performance.now();
   for (const id of ids) paced.release(id);
-  const ended = await Promise.allSettled(
+  let last = started;
+  const ended = await Promise.all(
     sockets.map((s, i) =>
-      s.waitFor(turnEnded(accepted[i]?.run_id), `session ${ids[i]} to end`, TURN_TIMEOUT_MS),
+      s.waitFor(turnEnded(accepted[i]?.run_id), `session ${ids[i]} to end`, deadlineMs).then(
+        () => {
+          last = Math.max(last, performance.now());
+          return true;
+        },
+        () => false,
+      ),
     ),
   );
-  const wallMs = performance.now() - started;
+  const completed = ended.filter(Boolean).length;
   const expected = expectedText(shape);
   const result: ManyResult = {
     sessions: count,
-    completed: ended.filter((e) => e.status === 'fulfilled').length,
+    completed,
     lost: 0,
     duplicated: 0,
     outOfOrder: 0,
     gaps: 0,
     latencies: [],
-    wallMs,
-    calls: 0,
+    wallMs: (completed === count ? last : performance.now()) - started,
+    calls: counting.snapshot().count((r) => r.kind !== 'idle-receive'),
+    cutShort: completed < count,
   };
+  counting.stop();
   ids.forEach((id, i) => {
     const arrivals = (logs[i]?.arrivals ?? []).filter((a) => a.sessionId === id);
     const seqs = arrivals.map((a) => a.seq);
     result.duplicated += seqs.length - new Set(seqs).size;
     result.outOfOrder += seqs.filter((s, k) => k > 0 && s < (seqs[k - 1] ?? 0)).length;
     const distinct = [...new Set(seqs)].sort((a, b) => a - b);
-    result.gaps += distinct.filter((s, k) => s !== k + 1).length > 0 ? 1 : 0;
+    result.gaps += distinct.some((s, k) => s !== k + 1) ? 1 : 0;
     const text = distinctEvents(arrivals)
       .filter((a) => a.type === 'agent.message.delta')
       .map((a) => a.text)
       .join('');
-    const record = paced.recordOf(id);
-    const { latencies, missing } = chunkLatencies(record, arrivals);
-    result.lost += text === expected ? 0 : Math.max(1, missing);
-    result.latencies.push(...latencies);
+    const { latencies, missing } = chunkLatencies(paced.recordOf(id), arrivals);
+    // A text that differs from what was streamed, with every chunk present, is a chunk out of order.
+    if (text !== expected && missing === 0) result.outOfOrder += 1;
+    const lost = shape.before - paced.recordOf(id).chunks.size + missing;
+    result.lost += lost;
+    // An undelivered chunk is later than any delivered one: it counts in the percentiles as never.
+    result.latencies.push(...latencies, ...Array.from({ length: lost }, () => Number.POSITIVE_INFINITY));
     paced.forget(id);
   });
-  await Promise.all(sockets.map((s) => s.close()));
-  await sleep(500);
-  result.calls = meterOf.snapshot().count((r) => r.kind !== 'idle-receive');
+  if (!result.cutShort) {
+    await Promise.all(sockets.map((s) => s.close()));
+    await own.close();
+  }
   return result;
 }
 
@@ -449,6 +484,8 @@ async function bundles(): Promise<BundleRow[] | undefined> {
 const table = new Table(['measure', 'Switchboard', 'per-token', 'floor / target', 'ratio', 'goal']);
 const goals = new Table(['goal', 'figure', 'floor / target', 'ratio', 'verdict']);
 const benchStarted = performance.now();
+/** The standard turn's p99 emit-to-client latency, the 200 sessions' yardstick. */
+let singleP99 = Number.NaN;
 
 if (!ONLY_CANCEL) {
   // Latency floors first, while nothing else runs.
@@ -703,11 +740,8 @@ if (!ONLY_CANCEL) {
     '',
   );
   table.row(
-    '  worker ms per invocation (job receipt to end of run)',
-    turns
-      .flatMap((t) => t.workerInvocationMs)
-      .map((x) => fmt(x, 0))
-      .join(' / '),
+    '  worker ms per invocation, job receipt to end of run (turn / answer, mean)',
+    [0, 1].map((i) => fmt(mean(turns.map((t) => t.workerInvocationMs[i] ?? Number.NaN)), 0)).join(' / '),
     '',
     '',
     '',
@@ -742,6 +776,7 @@ if (!ONLY_CANCEL) {
   const missing = turns.reduce((s, t) => s + t.missing, 0);
   const p50 = quantile(latencies, 0.5);
   const p99 = quantile(latencies, 0.99);
+  singleP99 = p99;
   const rawP50 = quantile(rawWs, 0.5);
   const postP50 = quantile(barePost, 0.5);
   const latencyTarget = COALESCE_MS + 2 * postP50;
@@ -770,79 +805,6 @@ if (!ONLY_CANCEL) {
     '',
     '',
   );
-
-  // 200 sessions
-  const many = await manySessions(SESSIONS);
-  const manyP99 = quantile(many.latencies, 0.99);
-  table.section(`${SESSIONS} sessions at once, 100 chunks each at 50/s, 1 connection each`);
-  table.row(
-    'completed / lost / duplicated / out of order / with gaps',
-    `${many.completed} / ${many.lost} / ${many.duplicated} / ${many.outOfOrder} / ${many.gaps}`,
-    '',
-    `${SESSIONS} / 0 / 0 / 0 / 0`,
-    '',
-    '',
-  );
-  table.row(
-    'latency p50 / p99 (ms)',
-    `${fmt(quantile(many.latencies, 0.5))} / ${fmt(manyP99)}`,
-    '',
-    `${fmt(10 * p99)} (10 × single p99)`,
-    fmt(manyP99 / p99, 2),
-    '',
-  );
-  table.row(
-    'wall time from release to the last end (s) / AWS requests',
-    `${fmt(many.wallMs / 1000)} / ${many.calls}`,
-    '',
-    '',
-    '',
-    '',
-  );
-
-  // Bundles
-  const bundleRows = await bundles().catch((error: unknown) => {
-    table.section(`bundles: not measured (bench/bundles.ts failed: ${String(error)})`);
-    return null;
-  });
-  if (bundleRows === undefined) table.section('bundles: not measured (bench/bundles.ts missing)');
-  else if (bundleRows) {
-    table.section(
-      'Lambda bundles (bench/bundles.ts): entry + lazy KB, cold import ms vs an empty Node process',
-    );
-    for (const b of bundleRows) {
-      table.row(
-        `${b.name}: entry / lazy KB, rss MB`,
-        `${fmt(b.entryBytes / 1024)} / ${fmt(b.lazyBytes / 1024)}, ${fmt(b.rssMb)}`,
-        '',
-        '500 KB',
-        fmt(b.entryBytes / 1024 / 500, 2),
-        '',
-      );
-      table.row(
-        `${b.name}: cold import ms`,
-        fmt(b.importMs),
-        '',
-        `${fmt(2 * b.emptyNodeMs)} (2 × empty node ${fmt(b.emptyNodeMs)})`,
-        fmt(b.importMs / (2 * b.emptyNodeMs), 2),
-        '',
-      );
-      goals.row(
-        `bundle ${b.name} < 500 KB minified`,
-        `${fmt(b.entryBytes / 1024)} KB`,
-        '500 KB',
-        fmt(b.entryBytes / 1024 / 500, 2),
-        verdict(b.entryBytes, 500 * 1024, '<'),
-      );
-      goals.row(
-        `bundle ${b.name} cold import < 2 × empty node`,
-        `${fmt(b.importMs)} ms`,
-        `${fmt(2 * b.emptyNodeMs)} ms`,
-        fmt(b.importMs / (2 * b.emptyNodeMs), 2),
-        verdict(b.importMs, 2 * b.emptyNodeMs, '<'),
-      );
-    }
-  }
 
   const requestRatio = switchboard.calls / perToken.calls;
   const eventWru = sumOf('wru', isEventWrite);
@@ -875,28 +837,6 @@ if (!ONLY_CANCEL) {
     fmt(p50 / latencyTarget, 2),
     verdict(p50, latencyTarget),
   );
-  goals.row(
-    `${SESSIONS} sessions: nothing lost, duplicated or out of order`,
-    `${many.lost + many.duplicated + many.outOfOrder + many.gaps + (SESSIONS - many.completed)} faults`,
-    '0',
-    '',
-    verdict(many.lost + many.duplicated + many.outOfOrder + many.gaps + (SESSIONS - many.completed), 0),
-  );
-  goals.row(
-    `${SESSIONS} sessions: p99 ≤ 10 × single-session p99`,
-    `${fmt(manyP99)} ms`,
-    `${fmt(10 * p99)} ms`,
-    fmt(manyP99 / p99, 2),
-    verdict(manyP99, 10 * p99),
-  );
-  if (bundleRows === undefined)
-    goals.row(
-      'bundles < 500 KB, cold import < 2 × empty node',
-      'not measured',
-      '',
-      '',
-      'NOT met (not measured)',
-    );
 }
 
 // Cancel
@@ -946,10 +886,115 @@ goals.row(
   verdict(cancelP99, 1000, '<'),
 );
 
+meterOf.stop();
+await sandbox.close();
+
+if (!ONLY_CANCEL) {
+  // Bundles
+  const bundleRows = await bundles().catch((error: unknown) => {
+    table.section(`bundles: not measured (bench/bundles.ts failed: ${String(error)})`);
+    return null;
+  });
+  if (bundleRows === undefined) table.section('bundles: not measured (bench/bundles.ts missing)');
+  else if (bundleRows) {
+    table.section(
+      'Lambda bundles (bench/bundles.ts): entry + lazy KB, cold import ms vs an empty Node process',
+    );
+    for (const b of bundleRows) {
+      table.row(
+        `${b.name}: entry / lazy KB, rss MB`,
+        `${fmt(b.entryBytes / 1024)} / ${fmt(b.lazyBytes / 1024)}, ${fmt(b.rssMb)}`,
+        '',
+        '500 KB',
+        fmt(b.entryBytes / 1024 / 500, 2),
+        '',
+      );
+      table.row(
+        `${b.name}: cold import ms`,
+        fmt(b.importMs),
+        '',
+        `${fmt(2 * b.emptyNodeMs)} (2 × empty node ${fmt(b.emptyNodeMs)})`,
+        fmt(b.importMs / (2 * b.emptyNodeMs), 2),
+        '',
+      );
+      goals.row(
+        `bundle ${b.name} < 500 KB minified`,
+        `${fmt(b.entryBytes / 1024)} KB`,
+        '500 KB',
+        fmt(b.entryBytes / 1024 / 500, 2),
+        verdict(b.entryBytes, 500 * 1024, '<'),
+      );
+      goals.row(
+        `bundle ${b.name} cold import < 2 × empty node`,
+        `${fmt(b.importMs)} ms`,
+        `${fmt(2 * b.emptyNodeMs)} ms`,
+        fmt(b.importMs / (2 * b.emptyNodeMs), 2),
+        verdict(b.importMs, 2 * b.emptyNodeMs, '<'),
+      );
+    }
+  }
+
+  if (bundleRows === undefined)
+    goals.row(
+      'bundles < 500 KB, cold import < 2 × empty node',
+      'not measured',
+      '',
+      '',
+      'NOT met (not measured)',
+    );
+
+  // 200 sessions
+  const many = await manySessions(SESSIONS, MANY_DEADLINE_MS);
+  const manyP99 = quantile(many.latencies, 0.99);
+  table.section(
+    `${SESSIONS} sessions at once, 100 chunks each at 50/s, 1 connection each, on a sandbox of their own; ` +
+      `deadline ${MANY_DEADLINE_MS / 1000} s${many.cutShort ? ' (cut short: what had not arrived counts as lost, its latency as ∞)' : ''}`,
+  );
+  table.row(
+    'completed / lost / duplicated / out of order / with gaps',
+    `${many.completed} / ${many.lost} / ${many.duplicated} / ${many.outOfOrder} / ${many.gaps}`,
+    '',
+    `${SESSIONS} / 0 / 0 / 0 / 0`,
+    '',
+    '',
+  );
+  table.row(
+    'latency p50 / p99 (ms)',
+    `${fmt(quantile(many.latencies, 0.5))} / ${fmt(manyP99)}`,
+    '',
+    `${fmt(10 * singleP99)} (10 × single p99)`,
+    fmt(manyP99 / singleP99, 2),
+    '',
+  );
+  table.row(
+    'wall time from release to the last end (s) / AWS requests',
+    `${fmt(many.wallMs / 1000)} / ${many.calls}`,
+    '',
+    '',
+    '',
+    '',
+  );
+
+  const faults = many.lost + many.duplicated + many.outOfOrder + many.gaps + (SESSIONS - many.completed);
+  goals.row(
+    `${SESSIONS} sessions: nothing lost, duplicated or out of order`,
+    `${many.lost} chunks lost, ${many.duplicated} dup., ${many.outOfOrder} out of order, ${SESSIONS - many.completed} unfinished`,
+    '0',
+    '',
+    verdict(faults, 0),
+  );
+  goals.row(
+    `${SESSIONS} sessions: p99 ≤ 10 × single-session p99`,
+    `${fmt(manyP99)} ms`,
+    `${fmt(10 * singleP99)} ms`,
+    fmt(manyP99 / singleP99, 2),
+    verdict(manyP99, 10 * singleP99),
+  );
+}
+
 console.log(table.toString());
 console.log('\n== Goals ==');
 console.log(goals.toString());
 console.log(`\nbench took ${fmt((performance.now() - benchStarted) / 1000)} s`);
-meterOf.stop();
-await sandbox.close();
+// A 200-session run cut short leaves its sandbox working on the backlog: the exit ends it.
 process.exit(0);
