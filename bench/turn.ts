@@ -500,7 +500,10 @@ if (!ONLY_CANCEL) {
     content: JSON.stringify({ before: 1, after: 0, intervalMs: 0, toolCalls: 0, approval: false }),
   });
   await floorHost.waitFor(turnEnded(created.run_id), 'the floor session to settle', 30_000);
-  const [connectionId] = await subscribers(sandbox.runtime, refOf(floorSession));
+  const [{ connectionId } = { connectionId: undefined }] = await subscribers(
+    sandbox.runtime,
+    refOf(floorSession),
+  );
   const connections = sandbox.runtimes.worker.connections;
   if (!connectionId || !connections) throw new Error('no connection to measure the bare post on');
   const barePost = await barePostFloor(connections, connectionId, floorHost.socket);
