@@ -8,8 +8,9 @@ import { Audience } from '../transport/index.ts';
  * (`stream.coalesceMs`, from its first event) are stored as one item, then sent to each connection
  * as one frame. Text within a window that belongs to one message becomes one delta event. A window
  * is sent only once it is stored, so a host never sees an event the log could lose in a crash.
- * Stores follow one another (the next waits for the one before, which may be a fence); posts run
- * beside them, one chain per connection, so a slow post stalls neither the log nor other hosts.
+ * Stores follow one another (the next waits for the one before, which may be a fence), and windows
+ * that close meanwhile are stored together; posts run beside them, one queue per connection, so a
+ * slow post stalls neither the log nor other hosts.
  */
 export class EventStream {
   #seq: number;
@@ -17,7 +18,10 @@ export class EventStream {
   #text = '';
   #textMessageId = '';
   #timer: NodeJS.Timeout | undefined;
-  #writes: Promise<void> = Promise.resolve();
+  /** Closed windows waiting for the store in flight; they are stored together when it ends. */
+  #ready: SessionEvent[] = [];
+  #readyFinal = false;
+  #storing: Promise<void> | undefined;
   #failure: unknown;
   readonly #audience: Audience;
 
@@ -52,7 +56,7 @@ export class EventStream {
   /** Stores and sends what was gathered, then waits until everything so far is; throws what went wrong, if anything. */
   async drain(): Promise<void> {
     this.#flush(true);
-    await this.#writes;
+    while (this.#storing) await this.#storing;
     await this.#audience.idle();
     if (this.#failure) throw this.#failure;
   }
@@ -92,10 +96,28 @@ export class EventStream {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#closeText();
-    const window = this.#window;
+    this.#ready.push(...this.#window);
     this.#window = [];
-    if (window.length === 0 && !final) return;
-    this.#writes = this.#writes.then(() => this.#store(window, final));
+    this.#readyFinal ||= final;
+    // The loop runs at least once, so it clears #storing only after this assignment.
+    if (!this.#storing && !this.#failure && (this.#ready.length > 0 || this.#readyFinal))
+      this.#storing = this.#storeReady();
+  }
+
+  /**
+   * Stores what is ready, one store at a time (the next may meet a fence the one before did not).
+   * Windows that close while a store is in flight wait for it and are then stored as one: when
+   * DynamoDB is slow, the stream makes fewer, larger writes instead of a queue of small ones.
+   */
+  async #storeReady(): Promise<void> {
+    while ((this.#ready.length > 0 || this.#readyFinal) && !this.#failure) {
+      const events = this.#ready;
+      const final = this.#readyFinal;
+      this.#ready = [];
+      this.#readyFinal = false;
+      await this.#store(events, final);
+    }
+    this.#storing = undefined;
   }
 
   async #store(window: SessionEvent[], final: boolean): Promise<void> {

@@ -14,11 +14,12 @@ import { forgetConnection, framesOf, pushFrames } from './push.ts';
  * recorded as replayed, or all of them when the join has not recorded it yet (hosts drop a seq they
  * have already seen, so that overlap with the replay is harmless).
  *
- * Each connection has its own chain of posts, so frames reach it in seq order and a slow
+ * Each connection has its own queue of posts, so frames reach it in seq order and a slow
  * connection delays no other, nor the writer.
  */
 export class Audience {
-  readonly #chains = new Map<string, Promise<void>>();
+  /** Per connection: what waits to be posted, and whether a post to it is in flight. */
+  readonly #queues = new Map<string, { waiting: Outgoing[]; busy: boolean }>();
   readonly #inFlight = new Set<Promise<void>>();
   readonly #gone = new Set<string>();
   /** Events stored since the last read of the subscribers: what a connection found new is sent. */
@@ -51,46 +52,68 @@ export class Audience {
         this.#readAt = Date.now();
         const listed = new Set(found.map((s) => s.connectionId));
         // A connection that left has no subscriber record any more: nothing more is sent to it.
-        for (const id of this.#chains.keys()) if (!listed.has(id)) this.#chains.delete(id);
-        joined = found.filter((s) => !this.#chains.has(s.connectionId) && !this.#gone.has(s.connectionId));
+        for (const id of this.#queues.keys()) if (!listed.has(id)) this.#queues.delete(id);
+        joined = found.filter((s) => !this.#queues.has(s.connectionId) && !this.#gone.has(s.connectionId));
         catchUp = this.#sinceRead;
         this.#sinceRead = [];
       }
     }
-    const frames = framesOf(events);
-    if (frames.length > 0) for (const id of this.#chains.keys()) this.#post(id, frames);
-    const catchUpFrames = framesOf(catchUp);
+    if (events.length > 0) {
+      const outgoing = { events, frames: framesOf(events) };
+      for (const id of this.#queues.keys()) this.#post(id, outgoing);
+    }
+    const whole = { events: catchUp, frames: framesOf(catchUp) };
     for (const { connectionId, replayedThrough } of joined) {
-      this.#chains.set(connectionId, Promise.resolve());
+      this.#queues.set(connectionId, { waiting: [], busy: false });
       // What its replay sent is not sent again (when the join recorded it before this read).
-      const missed =
-        replayedThrough === undefined
-          ? catchUpFrames
-          : framesOf(catchUp.filter((e) => e.seq > replayedThrough));
-      if (missed.length > 0) this.#post(connectionId, missed);
+      const missed = replayedThrough === undefined ? catchUp : catchUp.filter((e) => e.seq > replayedThrough);
+      if (missed.length === catchUp.length && missed.length > 0) this.#post(connectionId, whole);
+      else if (missed.length > 0) this.#post(connectionId, { events: missed, frames: framesOf(missed) });
     }
   }
 
   /** Waits until every frame queued so far was posted (or given up on). */
   async idle(): Promise<void> {
-    await Promise.all(this.#inFlight);
+    while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
   }
 
-  #post(connectionId: string, frames: Uint8Array[]): void {
-    const previous = this.#chains.get(connectionId) ?? Promise.resolve();
-    const next = previous
-      .then(async () => {
-        if (this.#gone.has(connectionId)) return;
-        if ((await pushFrames(this.rt, connectionId, frames)) !== 'gone') return;
-        this.#gone.add(connectionId);
-        this.#chains.delete(connectionId);
-        await forgetConnection(this.rt, connectionId, this.sessionId);
-      })
+  /**
+   * Queues events for one connection. While a post to it is in flight, what is queued waits and
+   * then goes as one post: a slow connection gets fewer, larger frames, never a backlog of small ones.
+   */
+  #post(connectionId: string, outgoing: Outgoing): void {
+    const queue = this.#queues.get(connectionId);
+    if (!queue) return;
+    queue.waiting.push(outgoing);
+    if (queue.busy) return;
+    queue.busy = true;
+    const run = this.#send(connectionId, queue)
       .catch((error: unknown) =>
         this.rt.logger.warn('Could not send events live', { connectionId, error: String(error) }),
-      );
-    if (this.#chains.has(connectionId)) this.#chains.set(connectionId, next);
-    this.#inFlight.add(next);
-    void next.finally(() => this.#inFlight.delete(next));
+      )
+      .finally(() => {
+        queue.busy = false;
+        this.#inFlight.delete(run);
+      });
+    this.#inFlight.add(run);
   }
+
+  async #send(connectionId: string, queue: { waiting: Outgoing[] }): Promise<void> {
+    while (queue.waiting.length > 0 && !this.#gone.has(connectionId)) {
+      const batch = queue.waiting;
+      queue.waiting = [];
+      const frames =
+        batch.length === 1 ? (batch[0] as Outgoing).frames : framesOf(batch.flatMap((o) => o.events));
+      if ((await pushFrames(this.rt, connectionId, frames)) !== 'gone') continue;
+      this.#gone.add(connectionId);
+      this.#queues.delete(connectionId);
+      await forgetConnection(this.rt, connectionId, this.sessionId);
+    }
+  }
+}
+
+/** Events to send, and their frames, encoded once for every connection that gets them as they are. */
+interface Outgoing {
+  events: SessionEvent[];
+  frames: Uint8Array[];
 }
