@@ -84,6 +84,8 @@ interface Arrival {
   /** The event's `at`, epoch ms. */
   stamped: number;
   at: number;
+  /** Bytes of the event's JSON. */
+  bytes: number;
 }
 
 /**
@@ -123,6 +125,7 @@ function recordArrivals(socket: TestSocket): { arrivals: Arrival[]; frames: () =
         text: typeof data.text === 'string' ? data.text : '',
         stamped: Date.parse(String(ev.at)),
         at,
+        bytes: Buffer.byteLength(JSON.stringify(e)),
       });
     }
   });
@@ -180,6 +183,11 @@ interface TurnResult {
   emitWindows: number;
   /** The log's events grouped by their `at` into windows of coalesceMs. */
   logWindows: number;
+  /**
+   * Write units past the first of each window that the turn's larger events need in any design (an
+   * event of b bytes needs ⌈b / 1 KB⌉): the whole answer in `final_response`, a tool's result, …
+   */
+  largeEventUnits: number;
   latencies: number[];
   missing: number;
   /** Raw frames each connection received. */
@@ -264,6 +272,7 @@ async function standardTurn(n: number, shape: TurnShape): Promise<TurnResult> {
       events.map((e) => e.stamped),
       COALESCE_MS,
     ),
+    largeEventUnits: events.reduce((sum, e) => sum + Math.max(0, Math.ceil(e.bytes / 1024) - 1), 0),
     latencies,
     missing: missing + logs.slice(1).reduce((s, l) => s + chunkLatencies(record, l.arrivals).missing, 0),
     framesPerConnection: logs.map((l) => l.frames()),
@@ -794,6 +803,7 @@ if (!ONLY_CANCEL) {
   const requestRatio = switchboard.calls / perToken.calls;
   const eventWru = sumOf('wru', isEventWrite);
   const logWindows = per((t) => t.logWindows);
+  const writeTarget = logWindows + per((t) => t.largeEventUnits);
   goals.row(
     'AWS requests per turn ≤ 1/10 of per-token',
     fmt(switchboard.calls),
@@ -802,11 +812,11 @@ if (!ONLY_CANCEL) {
     verdict(requestRatio, 0.1),
   );
   goals.row(
-    'event-log WRU per turn ≤ 1 per flush window (log events by `at`)',
+    'event-log WRU per turn ≤ 1 per flush window + the units of large events',
     fmt(eventWru),
-    fmt(logWindows),
-    fmt(eventWru / logWindows, 2),
-    verdict(eventWru, logWindows),
+    fmt(writeTarget),
+    fmt(eventWru / writeTarget, 2),
+    verdict(eventWru, writeTarget),
   );
   goals.row(
     'cost per million turns ≤ 1.5 × floor',

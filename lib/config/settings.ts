@@ -17,7 +17,7 @@ export const SettingsSchema = z
          * item and sent to each connection as one frame (text of one message becoming one delta); 0
          * stores and sends each event on its own.
          */
-        coalesceMs: z.number().int().min(0).max(1000).default(200),
+        coalesceMs: z.number().int().min(0).max(1000).default(250),
         /** How often a streaming turn reads the session's connections again, to find one that joined. */
         subscriberRefreshMs: z.number().int().min(100).max(60_000).default(1_000),
         /** The most characters one text event carries; more starts a new event. */

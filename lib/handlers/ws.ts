@@ -92,16 +92,24 @@ function bodyOf(event: WebSocketEvent): { body: Record<string, unknown>; request
   return { body, requestId: typeof body.id === 'string' ? body.id : undefined };
 }
 
-/** Sends a joining connection the log after `after`, a page of events in as few frames as fit; returns the last seq sent. */
-async function replay(rt: Runtime, connectionId: string, sessionId: string, after: number): Promise<number> {
-  let cursor = after;
+/**
+ * Sends a joining connection the log after `after`, a page of events in as few frames as fit: the
+ * last seq sent, and whether that was the end of the log when it was read.
+ */
+async function replay(
+  rt: Runtime,
+  connectionId: string,
+  sessionId: string,
+  after: number,
+): Promise<{ through: number; atEnd: boolean }> {
+  let through = after;
   for (;;) {
-    const page = await listEvents(rt, sessionId, cursor, REPLAY_PAGE);
+    const page = await listEvents(rt, sessionId, through, REPLAY_PAGE);
     if (page.length > 0) {
-      if ((await pushFrames(rt, connectionId, framesOf(page))) === 'gone') return cursor;
-      cursor = page.at(-1)?.seq ?? cursor;
+      if ((await pushFrames(rt, connectionId, framesOf(page))) === 'gone') return { through, atEnd: false };
+      through = page.at(-1)?.seq ?? through;
     }
-    if (page.length < REPLAY_PAGE) return cursor;
+    if (page.length < REPLAY_PAGE) return { through, atEnd: true };
   }
 }
 
@@ -143,13 +151,15 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
     // hosts drop a seq they have already seen).
     await subscribe(rt, session.sessionId, connectionOf(rt, event, identity));
     const connectionId = event.requestContext.connectionId;
-    const replayedThrough = await replay(rt, connectionId, session.sessionId, request.after_seq ?? 0);
-    await markReplayed(rt, session.sessionId, connectionId, replayedThrough);
+    const after = request.after_seq ?? 0;
+    const { through, atEnd } = await replay(rt, connectionId, session.sessionId, after);
+    await markReplayed(rt, session.sessionId, connectionId, through);
     return {
       type: 'assistant:joined',
       session_id: hostSessionId(session.sessionId),
-      replayed_through: replayedThrough,
-      last_seq: await lastSeq(rt, session.sessionId),
+      replayed_through: through,
+      // A replay that sent events and read to the end knows where the log ends.
+      last_seq: atEnd && through > after ? through : await lastSeq(rt, session.sessionId),
     };
   },
   async assistant_cancel(rt, _app, event, identity) {

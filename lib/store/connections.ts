@@ -112,20 +112,25 @@ export async function markReplayed(
   });
 }
 
-/** Deletes every record of a connection. Deleting one that is already gone is fine. */
+/**
+ * Deletes every record of a connection: its own (whose old value names its sessions), then its
+ * subscriber record in each. Deleting one that is already gone is fine.
+ */
 export async function removeConnection(
   rt: Runtime,
   connectionId: string,
   knownSessions: string[] = [],
 ): Promise<void> {
-  const record = await getConnection(rt, connectionId);
+  const { Attributes } = await rt.db.send(
+    new DeleteCommand({ TableName: rt.table, Key: keys.connection(connectionId), ReturnValues: 'ALL_OLD' }),
+  );
+  const record = Attributes as ConnectionRecord | undefined;
   const sessions = new Set([...knownSessions, ...(record?.sessions ?? [])]);
   await Promise.all(
     [...sessions].map((sessionId) =>
       rt.db.send(new DeleteCommand({ TableName: rt.table, Key: keys.subscriber(sessionId, connectionId) })),
     ),
   );
-  await rt.db.send(new DeleteCommand({ TableName: rt.table, Key: keys.connection(connectionId) }));
 }
 
 /** Connections whose lifetime ended before `now`, found through the due index, never a scan. */

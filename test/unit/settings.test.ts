@@ -5,7 +5,7 @@ import { ValidationError } from '../../lib/errors/index.ts';
 describe('deployment settings', () => {
   it('applies a default to every field', () => {
     expect(parseSettings(undefined)).toMatchObject({
-      stream: { coalesceMs: 200, subscriberRefreshMs: 1_000 },
+      stream: { coalesceMs: 250, subscriberRefreshMs: 1_000 },
       runs: { leaseMs: 60_000 },
     });
     expect(parseSettings('')).toEqual(parseSettings({}));
