@@ -7,7 +7,7 @@
  * today's event path and any later one alike:
  * - `event-write`: a PutItem (or a BatchWriteItem put) of an item whose sk begins `EVT#`;
  * - `subscriber-read`: a Query of a session's partition (`SESSION#…`) for the `CONN#` prefix;
- * - `run-poll`: a GetItem of a run item (sk `RUN#…`);
+ * - `run-poll`: a GetItem of a run item (sk `RUN#…`), or the worker's BatchGetItem of its runs;
  * - `lease-renew`: an UpdateItem of a run item that sets `leaseExpiresAt` and not its status;
  * - `event-post`: a PostToConnection by the worker of an event frame (`seq`, or `type: "events"`);
  * - `replay-post`: the same sent by another function (the join's replay);
@@ -180,6 +180,7 @@ function dynamoKind(operation: string, input: Json): CallKind {
   }
   const sk = skOf(input.Key);
   if (operation === 'GetItem' && sk.startsWith('RUN#')) return 'run-poll';
+  if (operation === 'BatchGetItem') return 'run-poll';
   if (operation === 'UpdateItem' && sk.startsWith('RUN#')) {
     const update = typeof input.UpdateExpression === 'string' ? input.UpdateExpression : '';
     if (update.includes('leaseExpiresAt') && !/status/i.test(update)) return 'lease-renew';

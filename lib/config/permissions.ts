@@ -54,7 +54,7 @@ const CONNECTIONS: Grant = { resource: 'connections', actions: ['execute-api:Man
  * - the HTTP function deletes a file its owner deletes, the sweep one that expired;
  * - the worker deletes a session's objects when the session is deleted, listing them first
  *   (`s3:ListBucket` also makes a missing object a 404 rather than a 403 for it) and batch-deletes its
- *   items; it consumes the queue as its event source (the stack's `SqsEventSource` grants those actions,
+ *   items, and reads whether the runs it holds were cancelled in one BatchGetItem; it consumes the queue as its event source (the stack's `SqsEventSource` grants those actions,
  *   `GetQueueUrl` among them), and hands records back early by shortening their visibility;
  * - only the sweep queries the due-item index; only the HTTP function lists an owner's sessions (the
  *   owner index);
@@ -75,7 +75,7 @@ export const FUNCTION_PERMISSIONS: Permissions = {
     CONNECTIONS,
   ],
   worker: [
-    { resource: 'table', actions: [...TABLE_ITEMS, 'dynamodb:BatchWriteItem'] },
+    { resource: 'table', actions: [...TABLE_ITEMS, 'dynamodb:BatchWriteItem', 'dynamodb:BatchGetItem'] },
     {
       resource: 'queue',
       actions: [

@@ -1,21 +1,69 @@
 import type { Runtime } from '../config/index.ts';
-import { type CancelReason, cancelRequestOf, type RunRecord, renewLease } from '../store/index.ts';
+import { type CancelReason, cancelRequestsOf, type RunRecord, renewLease } from '../store/index.ts';
 
 /** Every run this process is working on, so that a shutdown can stop them all. */
 const active = new Set<RunWatch>();
 
 /**
+ * One poll for cancels per runtime: every `runs.cancelPollMs` it reads whether any of the runs this
+ * process holds were asked to stop, in one BatchGetItem (a worker invocation holds up to a batch of
+ * runs), instead of one read per run.
+ */
+class CancelPoller {
+  readonly #watches = new Set<RunWatch>();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly rt: Runtime) {}
+
+  add(watch: RunWatch): void {
+    this.#watches.add(watch);
+    this.#timer ??= setInterval(() => void this.#poll(), this.rt.settings.runs.cancelPollMs);
+  }
+
+  delete(watch: RunWatch): void {
+    this.#watches.delete(watch);
+    if (this.#watches.size > 0) return;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  async #poll(): Promise<void> {
+    // A run whose lease was just renewed read the same attribute, strongly.
+    const due = [...this.#watches].filter((w) => w.wantsPoll());
+    if (due.length === 0) return;
+    const stops = await cancelRequestsOf(
+      this.rt,
+      due.map((w) => w.run),
+    ).catch(() => new Map<string, CancelReason>());
+    for (const watch of due) {
+      const reason = stops.get(watch.run.runId);
+      if (reason) watch.stop(reason);
+    }
+  }
+}
+
+const pollers = new WeakMap<Runtime, CancelPoller>();
+
+function pollerOf(rt: Runtime): CancelPoller {
+  let poller = pollers.get(rt);
+  if (!poller) {
+    poller = new CancelPoller(rt);
+    pollers.set(rt, poller);
+  }
+  return poller;
+}
+
+/**
  * Watches a run while its agent works, whether it streams or is silent: every `runs.cancelPollMs`
- * it reads the run's `cancelRequested` (an eventually consistent GetItem of one attribute, half a
- * read unit), and a third of the way through the lease it renews it with a write that also returns
- * `cancelRequested`, so that tick needs no read. A lost lease stops the run too: another worker
- * owns it now.
+ * the runtime's poller reads the run's `cancelRequested` (eventually consistent, one attribute, half
+ * a read unit; the runs of one invocation in one BatchGetItem), and a third of the way through the
+ * lease the watch renews it with a write that also returns `cancelRequested`, so that tick needs no
+ * read. A lost lease stops the run too: another worker owns it now.
  */
 export class RunWatch {
   readonly stopped: Promise<CancelReason>;
   #reason: CancelReason | undefined;
   #resolve!: (reason: CancelReason) => void;
-  #poll: NodeJS.Timeout | undefined;
   #renew: NodeJS.Timeout | undefined;
   #deadline: NodeJS.Timeout | undefined;
   #renewedAt = Number.NEGATIVE_INFINITY;
@@ -26,7 +74,7 @@ export class RunWatch {
    */
   constructor(
     private readonly rt: Runtime,
-    private readonly run: Pick<RunRecord, 'sessionId' | 'runId'>,
+    readonly run: Pick<RunRecord, 'sessionId' | 'runId'>,
     readonly owner: string,
     private readonly stopAt?: number,
   ) {
@@ -47,8 +95,8 @@ export class RunWatch {
 
   start(): this {
     active.add(this);
-    const { cancelPollMs, leaseMs } = this.rt.settings.runs;
-    this.#poll = setInterval(() => void this.#check(), cancelPollMs);
+    const { leaseMs } = this.rt.settings.runs;
+    pollerOf(this.rt).add(this);
     this.#renew = setInterval(() => void this.#extend(), Math.max(1_000, Math.floor(leaseMs / 3)));
     if (this.stopAt !== undefined) {
       this.#deadline = setTimeout(() => this.stop('shutdown'), Math.max(0, this.stopAt - Date.now()));
@@ -77,17 +125,15 @@ export class RunWatch {
   }
 
   end(): void {
-    clearInterval(this.#poll);
+    pollerOf(this.rt).delete(this);
     clearInterval(this.#renew);
     clearTimeout(this.#deadline);
     active.delete(this);
   }
 
-  async #check(): Promise<void> {
-    // A renewal that just ran read the same attribute, strongly.
-    if (Date.now() - this.#renewedAt < this.rt.settings.runs.cancelPollMs) return;
-    const reason = await cancelRequestOf(this.rt, this.run).catch(() => undefined);
-    if (reason) this.stop(reason);
+  /** Whether the poller should read this run: it is not stopped, and no renewal just read it. */
+  wantsPoll(): boolean {
+    return !this.#reason && Date.now() - this.#renewedAt >= this.rt.settings.runs.cancelPollMs;
   }
 
   async #extend(): Promise<void> {

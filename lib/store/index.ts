@@ -70,7 +70,7 @@ export { markReplaced } from './replacements.ts';
 export { findRequest, type RequestRecord, recordRequest } from './requests.ts';
 export {
   abandonQueuedRun,
-  cancelRequestOf,
+  cancelRequestsOf,
   postponeRun,
   renewLease,
   requestCancel,

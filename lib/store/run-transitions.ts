@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
 import { keys } from './keys.ts';
 import { type CancelReason, dueIndex, RUN_JSON, type RunRecord } from './runs.ts';
@@ -90,23 +90,36 @@ export async function renewLease(
   }
 }
 
+/** At most this many keys go in one BatchGetItem. */
+const BATCH_GET_KEYS = 100;
+
 /**
- * Whether a stop of a run was asked for: one eventually consistent GetItem of one attribute (half a
- * read unit), which is what a worker polls while its agent works. A stop written a moment ago may be
- * seen one poll later; the lease renewal reads it strongly.
+ * Which of some runs were asked to stop, and why: eventually consistent reads of one attribute
+ * (half a read unit each), up to 100 runs in one BatchGetItem, which is what a worker polls while
+ * its agents work. A stop written a moment ago may be seen one poll later; the lease renewal reads
+ * it strongly. A run whose read DynamoDB left unprocessed is read at the next poll.
  */
-export async function cancelRequestOf(
+export async function cancelRequestsOf(
   rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
-): Promise<CancelReason | undefined> {
-  const { Item } = await rt.db.send(
-    new GetCommand({
-      TableName: rt.table,
-      Key: keys.run(run.sessionId, run.runId),
-      ProjectionExpression: 'cancelRequested',
-    }),
-  );
-  return Item?.cancelRequested as CancelReason | undefined;
+  runs: readonly Pick<RunRecord, 'sessionId' | 'runId'>[],
+): Promise<Map<string, CancelReason>> {
+  const found = new Map<string, CancelReason>();
+  for (let i = 0; i < runs.length; i += BATCH_GET_KEYS) {
+    const { Responses } = await rt.db.send(
+      new BatchGetCommand({
+        RequestItems: {
+          [rt.table]: {
+            Keys: runs.slice(i, i + BATCH_GET_KEYS).map((run) => keys.run(run.sessionId, run.runId)),
+            ProjectionExpression: 'runId, cancelRequested',
+          },
+        },
+      }),
+    );
+    for (const item of Responses?.[rt.table] ?? []) {
+      if (item.cancelRequested) found.set(String(item.runId), item.cancelRequested as CancelReason);
+    }
+  }
+  return found;
 }
 
 /**

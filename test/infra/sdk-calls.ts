@@ -17,6 +17,7 @@ const COMMAND_NEEDS: Record<string, readonly Need[]> = {
   DeleteCommand: ['dynamodb:DeleteItem@table'],
   QueryCommand: ['dynamodb:Query@table'],
   BatchWriteCommand: ['dynamodb:BatchWriteItem@table'],
+  BatchGetCommand: ['dynamodb:BatchGetItem@table'],
   GetObjectCommand: ['s3:GetObject@objects'],
   // HeadObject is authorised as GetObject.
   HeadObjectCommand: ['s3:GetObject@objects'],
