@@ -28,12 +28,11 @@ function countRequests(
 const app = createSwitchboard();
 app.registerHostAgent(demoAgent({ chunkDelayMs: 0 }));
 const sandbox = await startSandbox({ app, port: 0, logLevel: 'ERROR' });
-// Every function's clients: each signs as its own role, so each has its own.
+// Every function's clients: each signs as its own role, so each has its own. `onClient` also gives
+// the clients created on first use (S3), when they are created.
+const SERVICE_LABELS = { dynamodb: 'DynamoDB', sqs: 'SQS', s3: 'S3', connections: 'ApiGateway' } as const;
 for (const runtime of Object.values(sandbox.runtimes)) {
-  countRequests(runtime.db as never, 'DynamoDB');
-  countRequests(runtime.sqs as never, 'SQS');
-  countRequests(runtime.s3 as never, 'S3');
-  if (runtime.connections) countRequests(runtime.connections as never, 'ApiGateway');
+  runtime.onClient((service, client) => countRequests(client as never, SERVICE_LABELS[service]));
 }
 
 const host = await TestSocket.open(sandbox.wsUrl);
