@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Switchboard } from '../lib/agents/index.ts';
+import { jsonSchemasReady } from '../lib/contract/index.ts';
 import { startSandbox } from './sandbox.ts';
 
 const USAGE = `Usage: npm start -- [--port 3000] [--host 127.0.0.1] [--data DIR | --persist] [--agents FILE] [--sweep-ms 60000] [--faults SEED] [--anonymous]
@@ -19,6 +20,8 @@ const USAGE = `Usage: npm start -- [--port 3000] [--host 127.0.0.1] [--data DIR 
 const DEMO_FAULT_RATES = { throttle: 0.02, error: 0.02, timeout: 0.02 };
 
 async function loadApp(file: string | undefined): Promise<Switchboard> {
+  // Loaded first, so that a JSON Schema ajv cannot use fails where the agents module registers it.
+  await jsonSchemasReady();
   const module = (await (file ? import(pathToFileURL(resolve(file)).href) : import('#agents'))) as {
     default?: unknown;
   };

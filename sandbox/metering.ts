@@ -29,7 +29,7 @@
  * const s = m.snapshot();
  * s.count((r) => r.kind === 'event-write'); // PutItems of event items in the phase
  */
-import type { Runtime } from '../lib/config/index.ts';
+import type { ClientService, Runtime } from '../lib/config/index.ts';
 
 /** The services the functions call. */
 export type MeteredService = 'DynamoDB' | 'SQS' | 'S3' | 'ApiGateway';
@@ -123,7 +123,7 @@ interface Stack {
 }
 
 /** The clients of one function, as a sandbox's `runtimes` holds them. */
-export type MeteredRuntime = Pick<Runtime, 'db' | 'sqs' | 's3' | 'connections'>;
+export type MeteredRuntime = Pick<Runtime, 'onClient'>;
 
 /** A client's middleware stack, seen through {@link Stack}: every SDK v3 stack has this shape. */
 function stackOf(client: { middlewareStack: object }): Stack {
@@ -293,6 +293,7 @@ export function meter(runtimes: Record<string, MeteredRuntime>): Meter {
   const name = `switchboard-meter-${meters}`;
   const rows = new Map<string, MeterRow>();
   const attached: Stack[] = [];
+  let stopped = false;
 
   const record = (call: MeteredCall) => {
     const key = `${call.fn}|${call.service}|${call.operation}|${call.kind}`;
@@ -384,11 +385,17 @@ export function meter(runtimes: Record<string, MeteredRuntime>): Meter {
     attached.push(stack);
   };
 
+  const SERVICES: Record<ClientService, MeteredService> = {
+    dynamodb: 'DynamoDB',
+    sqs: 'SQS',
+    s3: 'S3',
+    connections: 'ApiGateway',
+  };
+  // Every client, including those a function creates on first use (S3).
   for (const [fn, runtime] of Object.entries(runtimes)) {
-    attach(fn, 'DynamoDB', stackOf(runtime.db));
-    attach(fn, 'SQS', stackOf(runtime.sqs));
-    attach(fn, 'S3', stackOf(runtime.s3));
-    if (runtime.connections) attach(fn, 'ApiGateway', stackOf(runtime.connections));
+    runtime.onClient((service, client) => {
+      if (!stopped) attach(fn, SERVICES[service], stackOf(client));
+    });
   }
 
   const self: Meter = {
@@ -405,6 +412,7 @@ export function meter(runtimes: Record<string, MeteredRuntime>): Meter {
       rows.clear();
     },
     stop() {
+      stopped = true;
       for (const stack of attached) stack.remove(name);
       attached.length = 0;
     },

@@ -15,7 +15,7 @@ import {
   parseSettings,
   type Runtime,
 } from '../lib/config/index.ts';
-import { HTTP_API_CORS, HTTP_ROUTES, WEBSOCKET_ROUTES } from '../lib/contract/index.ts';
+import { HTTP_API_CORS, HTTP_ROUTES, jsonSchemasReady, WEBSOCKET_ROUTES } from '../lib/contract/index.ts';
 import {
   createHttpHandler,
   createSweepHandler,
@@ -167,6 +167,9 @@ function opaqueAuthorizers(tokens: NonNullable<SandboxOptions['tokens']>): Autho
  * the schedule, feeding the same handler factories the Lambda functions use with the same events.
  */
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
+  // The JSON Schema checker, and the checks of the app's tool schemas that waited for it: a schema
+  // ajv cannot use fails here, before anything starts. The settings below need it too.
+  await jsonSchemasReady();
   const services = await startLocalServices({
     dataDir: options.dataDir,
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,

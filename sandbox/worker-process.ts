@@ -15,6 +15,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Switchboard } from '../lib/agents/index.ts';
 import { createRuntime, parseSettings } from '../lib/config/index.ts';
+import { jsonSchemasReady } from '../lib/contract/index.ts';
 import { createWorkerHandler } from '../lib/handlers/index.ts';
 import { stopAllRuns } from '../lib/runs/index.ts';
 import { startSqsPoller } from './sqs-poller.ts';
@@ -29,6 +30,8 @@ function required(name: string): string {
 }
 
 async function loadApp(file: string): Promise<Switchboard> {
+  // Loaded first, so that a JSON Schema ajv cannot use fails where the agents module registers it.
+  await jsonSchemasReady();
   const module = (await import(pathToFileURL(resolve(file)).href)) as { default?: unknown };
   if (!(module.default instanceof Switchboard)) {
     throw new Error(`${file} must export a Switchboard server (createSwitchboard()) as its default.`);

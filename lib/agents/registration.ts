@@ -1,4 +1,4 @@
-import { objectSchemaProblem, ToolNameSchema } from '../contract/index.ts';
+import { objectSchemaProblem, ToolNameSchema, whenJsonSchemasReady } from '../contract/index.ts';
 import { AgentDefinitionError } from '../errors/index.ts';
 import { checkUsageOptions } from '../usage/options.ts';
 import type { HostAgentDefinition, HostAgentRegistration } from './types.ts';
@@ -8,6 +8,9 @@ const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 /**
  * Validates a host-agent definition and wraps it for serving. A definition that cannot work
  * (no `info.id`, no `invoke`, a hook that is not a function) throws here, not at the first message.
+ * A tool's JSON Schema is checked here too where the JSON Schema checker is loaded; in a function,
+ * whose bundle loads it on start-up, it is checked then, before the first event is served (see
+ * `jsonSchemasReady`).
  *
  * @example
  * ```ts
@@ -56,9 +59,14 @@ function checkTools(id: string, tools: HostAgentDefinition['tools']): void {
     if (names.has(tool.name))
       throw new AgentDefinitionError(`Host agent "${id}": tool "${tool.name}" is declared twice.`);
     names.add(tool.name);
-    const problem = tool.parameters === undefined ? undefined : objectSchemaProblem(tool.parameters);
-    if (problem)
-      throw new AgentDefinitionError(`Host agent "${id}": parameters of tool "${tool.name}" ${problem}.`);
+    const { name, parameters } = tool;
+    if (parameters === undefined) continue;
+    // At once where the checker is loaded (the sandbox, the tests); in a function, when it starts up.
+    whenJsonSchemasReady(() => {
+      const problem = objectSchemaProblem(parameters);
+      if (problem)
+        throw new AgentDefinitionError(`Host agent "${id}": parameters of tool "${name}" ${problem}.`);
+    });
   }
 }
 

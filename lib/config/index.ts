@@ -9,6 +9,9 @@ export {
 } from './permissions.ts';
 export { TURNS_MAX_RECEIVE_COUNT } from './queue.ts';
 export {
+  type AwsClient,
+  type ClientHook,
+  type ClientService,
   createRuntime,
   DYNAMODB_ATTEMPTS,
   type Runtime,

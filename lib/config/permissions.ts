@@ -50,7 +50,8 @@ const CONNECTIONS: Grant = { resource: 'connections', actions: ['execute-api:Man
  *   approval and requeues a lost run;
  * - objects: files, large attachments, screenshots and event bodies too big for an item are read and
  *   written by whichever function handles them (the WebSocket function takes the same messages as the
- *   HTTP one; the sweep appends events when it decides a lapse);
+ *   HTTP one); the sweep reads and writes none: it enqueues the resumption of a lapse, which the
+ *   worker runs;
  * - the HTTP function deletes a file its owner deletes, the sweep one that expired;
  * - the worker deletes a session's objects when the session is deleted, listing them first
  *   (`s3:ListBucket` also makes a missing object a 404 rather than a 403 for it) and batch-deletes its
@@ -94,7 +95,7 @@ export const FUNCTION_PERMISSIONS: Permissions = {
     { resource: 'table', actions: TABLE_ITEMS },
     { resource: 'sweepIndex', actions: ['dynamodb:Query'] },
     { resource: 'queue', actions: ['sqs:SendMessage'] },
-    { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] },
+    { resource: 'objects', actions: ['s3:DeleteObject'] },
     CONNECTIONS,
   ],
   authorizer: [],

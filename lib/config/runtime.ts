@@ -1,11 +1,20 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FunctionName } from './permissions.ts';
 import { parseSettings, type Settings } from './settings.ts';
+
+/** The AWS services a runtime has a client of, as {@link Runtime.onClient} names them. */
+export type ClientService = 'dynamodb' | 'sqs' | 's3' | 'connections';
+
+/** Any of a runtime's AWS clients: each has the SDK's `middlewareStack` and `send`. */
+export type AwsClient = DynamoDBDocumentClient | SQSClient | S3Client | ApiGatewayManagementApiClient;
+
+/** Called with each AWS client of a runtime: see {@link Runtime.onClient}. */
+export type ClientHook = (service: ClientService, client: AwsClient) => void;
 
 /** Everything the logic needs from the outside world, created once and passed in. */
 export interface Runtime {
@@ -13,10 +22,21 @@ export interface Runtime {
   table: string;
   sqs: SQSClient;
   queueUrl: string;
-  s3: S3Client;
+  /**
+   * The S3 client, created on the first call: the S3 SDK is a chunk loaded by a function's first
+   * file or blob operation (`import()`), not at its cold start. Later calls return the same client.
+   */
+  s3: () => Promise<S3Client>;
   bucket: string;
   /** The WebSocket API's management endpoint; absent where there is no WebSocket API. */
   connections: ApiGatewayManagementApiClient | undefined;
+  /**
+   * Calls `hook` with every AWS client of this runtime: at once with those already created (the
+   * table's, the queue's, the management API's), and with each client created later on first use
+   * (S3), before that client sends anything. The way to instrument every call a function makes
+   * (`client.middlewareStack.add(...)`), as the bench and the tests do through `sandbox.runtimes`.
+   */
+  onClient: (hook: ClientHook) => void;
   settings: Settings;
   logger: Logger;
   /** The time in epoch milliseconds, as the rate limits and file expiry read it: `Date.now`, or a test's clock. */
@@ -67,23 +87,48 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     endpoint: config.endpoints?.dynamodb,
     maxAttempts: DYNAMODB_ATTEMPTS[config.fn ?? 'worker'],
   });
+  const db = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
+  const sqs = new SQSClient({ ...base, endpoint: config.endpoints?.sqs, useQueueUrlAsEndpoint: false });
+  const connections = config.wsEndpoint
+    ? new ApiGatewayManagementApiClient({ ...base, endpoint: config.wsEndpoint })
+    : undefined;
+  const hooks: ClientHook[] = [];
+  const created: [ClientService, AwsClient][] = [
+    ['dynamodb', db],
+    ['sqs', sqs],
+    ...(connections ? [['connections', connections] as [ClientService, AwsClient]] : []),
+  ];
+  const add = (service: ClientService, client: AwsClient) => {
+    created.push([service, client]);
+    for (const hook of hooks) hook(service, client);
+  };
+  let s3: Promise<S3Client> | undefined;
   return {
-    db: DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } }),
+    db,
     table: config.table,
-    sqs: new SQSClient({ ...base, endpoint: config.endpoints?.sqs, useQueueUrlAsEndpoint: false }),
+    sqs,
     queueUrl: config.queueUrl,
-    s3: new S3Client({
-      ...base,
-      endpoint: config.endpoints?.s3,
-      forcePathStyle: config.endpoints?.s3 !== undefined,
-      // By default the SDK signs a checksum of the (empty) body into a presigned PUT URL, and S3 then
-      // refuses every real upload to it with BadDigest; checksums are sent only where S3 requires one.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-    }),
+    s3: () => {
+      s3 ??= import('./s3-client.ts').then(
+        ({ createS3Client }) => {
+          const client = createS3Client({ ...base, endpoint: config.endpoints?.s3 });
+          add('s3', client);
+          return client;
+        },
+        (error: unknown) => {
+          // A chunk that failed to load is tried again by the next call.
+          s3 = undefined;
+          throw error;
+        },
+      );
+      return s3;
+    },
     bucket: config.bucket,
-    connections: config.wsEndpoint
-      ? new ApiGatewayManagementApiClient({ ...base, endpoint: config.wsEndpoint })
-      : undefined,
+    connections,
+    onClient: (hook) => {
+      hooks.push(hook);
+      for (const [service, client] of created) hook(service, client);
+    },
     settings: config.settings ?? parseSettings(undefined),
     logger: new Logger({ serviceName: 'switchboard', logLevel: (config.logLevel ?? 'INFO') as 'INFO' }),
     clock: config.clock ?? Date.now,

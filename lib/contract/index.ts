@@ -34,7 +34,13 @@ export {
 } from './host-context.ts';
 export { ID_PATTERN, ID_RULE, IdSchema, isId, isSessionId, SESSION_ID_RULE, SessionIdSchema } from './ids.ts';
 export { BODY_LIMITS, checkDepth, MAX_JSON_DEPTH, parseJsonBody, tooDeepAt } from './json-body.ts';
-export { compiled, jsonSchemaProblem, objectSchemaProblem } from './json-schema.ts';
+export {
+  compiled,
+  jsonSchemaProblem,
+  jsonSchemasReady,
+  objectSchemaProblem,
+  whenJsonSchemasReady,
+} from './json-schema.ts';
 export { contentTypeOf, MediaTypeSchema, mediaTypeProblem } from './media-type.ts';
 export {
   ExportQuerySchema,

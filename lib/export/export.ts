@@ -1,5 +1,3 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { actionView } from '../actions/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { snakeCase } from '../contract/index.ts';
@@ -93,7 +91,12 @@ export async function exportSession(rt: Runtime, session: SessionRecord) {
 export async function exportLink(rt: Runtime, sessionId: string, exported: unknown): Promise<string> {
   const key = `exports/${sessionId}/${newId('export')}.json`;
   await putBlob(rt, key, exported);
-  return getSignedUrl(rt.s3, new GetObjectCommand({ Bucket: rt.bucket, Key: key }), {
+  const [s3, { GetObjectCommand }, { getSignedUrl }] = await Promise.all([
+    rt.s3(),
+    import('../store/s3/read.ts'),
+    import('../store/s3/presign.ts'),
+  ]);
+  return getSignedUrl(s3, new GetObjectCommand({ Bucket: rt.bucket, Key: key }), {
     expiresIn: EXPORT_LINK_SECONDS,
   });
 }

@@ -1,4 +1,3 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
 import type { HostAgentFile, HostAgentFiles } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { type FileRecord, getFile, type MessageRecord } from '../store/index.ts';
@@ -42,7 +41,8 @@ export function sessionFiles(rt: Runtime, files: FileRecord[]): HostAgentFiles {
     return file && file.status === 'stored' && isLive(file, rt.clock()) ? file : undefined;
   };
   const bytesOf = async (file: FileRecord) => {
-    const { Body } = await rt.s3
+    const [s3, { GetObjectCommand }] = await Promise.all([rt.s3(), import('../store/s3/read.ts')]);
+    const { Body } = await s3
       .send(new GetObjectCommand({ Bucket: rt.bucket, Key: file.s3Key }))
       .catch(() => ({ Body: undefined }));
     return Body

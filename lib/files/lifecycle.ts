@@ -1,4 +1,3 @@
-import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { type Identity, isOwner } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { NotFoundError } from '../errors/index.ts';
@@ -25,7 +24,8 @@ export function isLive(file: FileRecord, now: number): boolean {
 export async function deleteFile(rt: Runtime, fileId: string): Promise<boolean> {
   const file = await markFileDeleting(rt, fileId);
   if (!file) return false;
-  await rt.s3.send(new DeleteObjectCommand({ Bucket: rt.bucket, Key: file.s3Key }));
+  const [s3, { DeleteObjectCommand }] = await Promise.all([rt.s3(), import('../store/s3/remove.ts')]);
+  await s3.send(new DeleteObjectCommand({ Bucket: rt.bucket, Key: file.s3Key }));
   await releaseFileBytes(rt, file);
   await deleteFileRecord(rt, fileId);
   return true;

@@ -1,6 +1,4 @@
-import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import * as z from 'zod';
 import { type Identity, isOwner, ownerOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
@@ -109,8 +107,9 @@ export async function storeUpload(
   checkDirectUpload(bytes.length);
   tooLarge(bytes.length, maxBytes, ['body']);
   const file = record(rt, identity, name, mediaType, bytes.length, 'stored');
+  const [s3, { PutObjectCommand }] = await Promise.all([rt.s3(), import('../store/s3/write.ts')]);
   await withinQuota(rt, file, ['body'], async () => {
-    await rt.s3.send(
+    await s3.send(
       new PutObjectCommand({ Bucket: rt.bucket, Key: file.s3Key, Body: bytes, ContentType: mediaType }),
     );
     await putFile(rt, file);
@@ -131,8 +130,13 @@ export async function createUpload(
   // The declared size is counted: the presigned URL takes no other (S3 refuses a different length).
   await withinQuota(rt, file, ['size'], () => putFile(rt, file));
   const expiresIn = rt.settings.files.uploadUrlSeconds;
+  const [s3, { PutObjectCommand }, { getSignedUrl }] = await Promise.all([
+    rt.s3(),
+    import('../store/s3/write.ts'),
+    import('../store/s3/presign.ts'),
+  ]);
   const url = await getSignedUrl(
-    rt.s3,
+    s3,
     new PutObjectCommand({
       Bucket: rt.bucket,
       Key: file.s3Key,
@@ -161,7 +165,8 @@ export async function ownedFile(rt: Runtime, identity: Identity, fileId: string)
   if (!file || !isOwner(file, identity) || !isLive(file, rt.clock()))
     throw new NotFoundError('file_not_found', `File "${fileId}" does not exist.`);
   if (file.status === 'stored') return file;
-  const head = await rt.s3
+  const [s3, { HeadObjectCommand }] = await Promise.all([rt.s3(), import('../store/s3/read.ts')]);
+  const head = await s3
     .send(new HeadObjectCommand({ Bucket: rt.bucket, Key: file.s3Key }))
     .catch(() => undefined);
   if (!head) return file;

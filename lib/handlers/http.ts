@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import { jsonSchemasReady } from '../contract/index.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { limitUser } from '../limits/index.ts';
 import { errorResponse } from '../transport/index.ts';
@@ -48,6 +49,7 @@ export function createHttpHandler(app: Switchboard, runtime?: Runtime) {
   const rt = lazyRuntime('http', runtime);
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
     .handler(async (event) => {
+      await jsonSchemasReady();
       const found = findRoute(event);
       if (!found)
         throw new NotFoundError(

@@ -2,13 +2,15 @@ import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import { jsonSchemasReady } from '../contract/index.ts';
 import { type SweepReport, sweep } from '../sweep/index.ts';
 import { lazyRuntime } from './runtime.ts';
 
 /** The sweep's Lambda handler, run by the EventBridge rule once a minute. */
 export function createSweepHandler(app: Switchboard, runtime?: Runtime) {
   const rt = lazyRuntime('sweep', runtime);
-  return middy<ScheduledEvent, SweepReport, Error, Context>().handler(async () =>
-    sweep(rt(), app, Date.now()),
-  );
+  return middy<ScheduledEvent, SweepReport, Error, Context>().handler(async () => {
+    await jsonSchemasReady();
+    return sweep(rt(), app, Date.now());
+  });
 }

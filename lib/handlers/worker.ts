@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import { jsonSchemasReady } from '../contract/index.ts';
 import { RetryLaterError } from '../errors/index.ts';
 import { newId } from '../ids/index.ts';
 import {
@@ -103,6 +104,7 @@ export function createWorkerHandler(app: Switchboard, runtime?: Runtime) {
   // invocation. Each turn is stopped well before the timeout instead (see stopAtFor).
   return middy<SQSEvent, SQSBatchResponse, Error, Context>({ timeoutEarlyInMillis: 0 }).handler(
     async (event, context) => {
+      await jsonSchemasReady();
       const inv: Invocation = {
         rt: rt(),
         app,

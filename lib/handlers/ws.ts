@@ -13,6 +13,7 @@ import {
 import type { Runtime } from '../config/index.ts';
 import {
   BODY_LIMITS,
+  jsonSchemasReady,
   parseChatRequest,
   parseFeedbackRequest,
   parseFeedbackTarget,
@@ -237,6 +238,7 @@ export function createWebSocketHandler(app: Switchboard, runtime?: Runtime) {
     const routeKey = event.requestContext.routeKey;
     const route = ROUTES[routeKey as keyof typeof ROUTES] ?? ROUTES.$default;
     try {
+      await jsonSchemasReady();
       const identity = await resolveIdentity(event.requestContext.authorizer, app.resolveContext);
       // Every frame is counted, a malformed one too; connecting and leaving are not frames.
       if (routeKey !== '$connect' && routeKey !== '$disconnect')

@@ -1,9 +1,3 @@
-import {
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-} from '@aws-sdk/client-s3';
 import type { Runtime } from '../config/index.ts';
 
 /**
@@ -14,7 +8,8 @@ export const INLINE_LIMIT_BYTES = 64 * 1024;
 
 /** Stores a JSON value under `key`. */
 export async function putBlob(rt: Runtime, key: string, value: unknown): Promise<void> {
-  await rt.s3.send(
+  const [s3, { PutObjectCommand }] = await Promise.all([rt.s3(), import('./s3/write.ts')]);
+  await s3.send(
     new PutObjectCommand({
       Bucket: rt.bucket,
       Key: key,
@@ -26,14 +21,16 @@ export async function putBlob(rt: Runtime, key: string, value: unknown): Promise
 
 /** The JSON value stored under `key`. */
 export async function getBlob<T>(rt: Runtime, key: string): Promise<T> {
-  const { Body } = await rt.s3.send(new GetObjectCommand({ Bucket: rt.bucket, Key: key }));
+  const [s3, { GetObjectCommand }] = await Promise.all([rt.s3(), import('./s3/read.ts')]);
+  const { Body } = await s3.send(new GetObjectCommand({ Bucket: rt.bucket, Key: key }));
   return JSON.parse(await (Body as { transformToString(): Promise<string> }).transformToString()) as T;
 }
 
 /** Deletes objects; keys already gone are fine. */
 export async function deleteBlobs(rt: Runtime, keys: string[]): Promise<void> {
+  const [s3, { DeleteObjectsCommand }] = await Promise.all([rt.s3(), import('./s3/remove.ts')]);
   for (let i = 0; i < keys.length; i += 1000) {
-    await rt.s3.send(
+    await s3.send(
       new DeleteObjectsCommand({
         Bucket: rt.bucket,
         Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
@@ -49,10 +46,11 @@ export function jsonBytes(value: unknown): number {
 
 /** Deletes a session's objects: its attachments, moved messages and events, leftover screenshots, exports. */
 export async function deleteSessionObjects(rt: Runtime, sessionId: string): Promise<void> {
+  const [s3, { ListObjectsV2Command }] = await Promise.all([rt.s3(), import('./s3/list.ts')]);
   for (const prefix of ['attachments', 'messages', 'events', 'screenshots', 'exports']) {
     let token: string | undefined;
     do {
-      const page = await rt.s3.send(
+      const page = await s3.send(
         new ListObjectsV2Command({
           Bucket: rt.bucket,
           Prefix: `${prefix}/${sessionId}/`,

@@ -427,8 +427,9 @@ describe('attachments', () => {
     const stored = run?.screenshots ?? [];
     expect(stored).toHaveLength(1);
     /** What reading the object gives: 'present', or the S3 error's name and HTTP status. */
+    const s3 = await sandbox.runtime.s3();
     const read = (key: string) =>
-      sandbox.runtime.s3.send(new GetObjectCommand({ Bucket: sandbox.runtime.bucket, Key: key })).then(
+      s3.send(new GetObjectCommand({ Bucket: sandbox.runtime.bucket, Key: key })).then(
         async (object) => {
           await object.Body?.transformToString(); // frees the connection
           return 'present';

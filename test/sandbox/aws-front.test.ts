@@ -41,7 +41,7 @@ describe('the sandbox enforces each function role', () => {
       ExpressionAttributeValues: { ':p': 'x' },
     });
     expect(await outcome(http.db.send(index))).toBe('AccessDeniedException 400');
-    expect(await outcome(http.s3.send(new ListObjectsV2Command({ Bucket: bucket })))).toBe(
+    expect(await outcome((await http.s3()).send(new ListObjectsV2Command({ Bucket: bucket })))).toBe(
       'AccessDenied 403',
     );
     expect(await outcome(sweep.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl })))).toMatch(
@@ -69,16 +69,17 @@ describe('the sandbox enforces each function role', () => {
     });
     expect(await outcome(sweep.sqs.send(send))).toBe('ok');
     const key = 'files/probe-ws';
-    expect(await outcome(ws.s3.send(new PutObjectCommand({ Bucket: ws.bucket, Key: key, Body: 'hi' })))).toBe(
+    const wsS3 = await ws.s3();
+    expect(await outcome(wsS3.send(new PutObjectCommand({ Bucket: ws.bucket, Key: key, Body: 'hi' })))).toBe(
       'ok',
     );
-    expect(await outcome(ws.s3.send(new GetObjectCommand({ Bucket: ws.bucket, Key: key })))).toBe('ok');
+    expect(await outcome(wsS3.send(new GetObjectCommand({ Bucket: ws.bucket, Key: key })))).toBe('ok');
   });
 
   it('answers a missing object with 403 to a role without s3:ListBucket and 404 to one with it', async () => {
     const get = () => new GetObjectCommand({ Bucket: sandbox.runtime.bucket, Key: 'files/never-written' });
-    expect(await outcome(sandbox.runtimes.http.s3.send(get()))).toBe('AccessDenied 403');
-    expect(await outcome(sandbox.runtimes.worker.s3.send(get()))).toBe('NoSuchKey 404');
+    expect(await outcome((await sandbox.runtimes.http.s3()).send(get()))).toBe('AccessDenied 403');
+    expect(await outcome((await sandbox.runtimes.worker.s3()).send(get()))).toBe('NoSuchKey 404');
   });
 
   it('fails a function the way AWS would when a grant is taken away', async () => {
@@ -107,15 +108,17 @@ describe('presigned uploads are checked as S3 checks them', () => {
   async function presign(key: string, size: number, expiresIn = 60) {
     const { http } = sandbox.runtimes;
     return getSignedUrl(
-      http.s3,
+      await http.s3(),
       new PutObjectCommand({ Bucket: http.bucket, Key: key, ContentLength: size }),
       {
         expiresIn,
       },
     );
   }
-  const stored = (key: string) =>
-    outcome(sandbox.runtime.s3.send(new GetObjectCommand({ Bucket: sandbox.runtime.bucket, Key: key })));
+  const stored = async (key: string) =>
+    outcome(
+      (await sandbox.runtime.s3()).send(new GetObjectCommand({ Bucket: sandbox.runtime.bucket, Key: key })),
+    );
 
   it('takes a body of the declared size', async () => {
     const url = await presign('files/exact', 5);
