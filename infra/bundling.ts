@@ -48,7 +48,7 @@ export const ENTRY_BUDGET_BYTES = 500 * 1024;
  * What each function's entry chunk may not exceed, minified, as the tests check it: the 500 KB goal
  * for every function. What is not needed at every cold start is imported with `import()` where it is
  * used, so that it is a lazy chunk (the S3 client and its commands, ajv, the document readers): see
- * docs/performance-functions.md ("Functions: size, import time and memory").
+ * docs/performance.md ("Functions: size, import time and memory").
  */
 export const ENTRY_CEILING_BYTES: Readonly<Record<SwitchboardEntry, number>> = {
   http: ENTRY_BUDGET_BYTES,

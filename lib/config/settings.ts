@@ -31,7 +31,7 @@ export const SettingsSchema = z
         leaseMs: z.number().int().min(1_000).max(900_000).default(60_000),
         /** How long a cancel hook (and, later, an agent told to stop) is waited for before it is given up on. */
         cancelGraceMs: z.number().int().min(0).max(60_000).default(5_000),
-        /** How often a worker looks for a cancel of the run it holds (one eventually consistent GetItem of one attribute). */
+        /** How often a worker looks for a cancel of the runs it holds (one eventually consistent BatchGetItem of one attribute each). */
         cancelPollMs: z.number().int().min(50).max(10_000).default(500),
       })
       .strict()
