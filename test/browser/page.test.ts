@@ -86,8 +86,9 @@ async function converse(page: Page, message: string): Promise<{ sessionId: strin
 beforeAll(async () => {
   if (!haveChromium) return;
   const app = createSwitchboard();
-  // Slow enough chunks that the page visibly renders each one before the next arrives.
-  app.registerHostAgent(demoAgent({ chunkDelayMs: 40 }));
+  // Its six chunks take longer than a few flush windows (stream.coalesceMs), so the page renders the
+  // reply in steps.
+  app.registerHostAgent(demoAgent({ chunkDelayMs: 150 }));
   sandbox = await startSandbox({ app, port: 0, logLevel: 'ERROR' });
   browser = await chromium.launch({
     executablePath: chromiumPath,
