@@ -107,8 +107,10 @@ async function replay(
   for (;;) {
     const page = await listEvents(rt, sessionId, through, REPLAY_PAGE);
     if (page.length > 0) {
-      if ((await pushFrames(rt, connectionId, framesOf(page))) === 'gone') return { through, atEnd: false };
-      through = page.at(-1)?.seq ?? through;
+      // Only what arrived counts as replayed: a streaming turn sends a joiner what comes after it.
+      const sent = await pushFrames(rt, connectionId, framesOf(page));
+      through = sent.through ?? through;
+      if (sent.outcome !== 'sent') return { through, atEnd: false };
     }
     if (page.length < REPLAY_PAGE) return { through, atEnd: true };
   }

@@ -24,6 +24,8 @@ export class EventStream {
   #storing: Promise<void> | undefined;
   #failure: unknown;
   readonly #audience: Audience;
+  /** This writer, in its items' marks and blob keys: a retry of its own put is told from a rival's. */
+  readonly #writer = crypto.randomUUID();
 
   constructor(
     private readonly rt: Runtime,
@@ -53,12 +55,32 @@ export class EventStream {
     this.#schedule();
   }
 
-  /** Stores and sends what was gathered, then waits until everything so far is; throws what went wrong, if anything. */
-  async drain(): Promise<void> {
+  /**
+   * Stores what was gathered and waits until everything so far is stored (not yet sent): the fence
+   * check before a turn's answer is stored, which a slow connection must not hold up. Throws what
+   * went wrong, if anything (a {@link FencedError} when another writer took the log).
+   */
+  async stored(): Promise<void> {
     this.#flush(true);
     while (this.#storing) await this.#storing;
-    await this.#audience.idle();
     if (this.#failure) throw this.#failure;
+  }
+
+  /** Stores and sends what was gathered, then waits until everything so far is; throws what went wrong, if anything. */
+  async drain(): Promise<void> {
+    await this.stored().finally(() => this.#audience.idle());
+  }
+
+  /**
+   * Gives up what was gathered and not yet stored, as a crash would: a turn that failed is closed
+   * by a new writer, which this one must not race with a window its timer would store later.
+   */
+  abandon(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#text = '';
+    this.#window = [];
+    this.#ready = [];
   }
 
   /** The gathered text, as events of at most `stream.maxDeltaChars` characters. */
@@ -123,7 +145,8 @@ export class EventStream {
   async #store(window: SessionEvent[], final: boolean): Promise<void> {
     if (this.#failure) return;
     try {
-      if (!(await appendEvents(this.rt, window))) throw new FencedError(window[0]?.seq ?? this.#seq);
+      if (!(await appendEvents(this.rt, window, this.#writer)))
+        throw new FencedError(window[0]?.seq ?? this.#seq);
     } catch (error) {
       this.#failure = error;
       if (error instanceof FencedError) this.onFenced();

@@ -169,6 +169,10 @@ async function runClaimed(
       };
       outcome = run.kind === 'resolve' ? await runResolve(scope) : await runMessage(scope);
     }
+  } catch (error) {
+    // The turn is closed as error by a new writer (see runTurn): nothing gathered here may follow it.
+    stream.abandon();
+    throw error;
   } finally {
     watch.end();
   }

@@ -85,7 +85,7 @@ export async function settle(
 ): Promise<RunOutcome> {
   const { rt, run, stream, hitl, accounting } = scope;
   // Fenced before anything is stored: the log must still be this worker's, and so must the lease.
-  const fenced = await stream.drain().then(
+  const fenced = await stream.stored().then(
     () => false,
     () => true,
   );

@@ -12,6 +12,7 @@ const active = new Set<RunWatch>();
 class CancelPoller {
   readonly #watches = new Set<RunWatch>();
   #timer: NodeJS.Timeout | undefined;
+  #polling = false;
 
   constructor(private readonly rt: Runtime) {}
 
@@ -28,16 +29,27 @@ class CancelPoller {
   }
 
   async #poll(): Promise<void> {
-    // A run whose lease was just renewed read the same attribute, strongly.
+    // A poll slower than the interval is not overlapped by the next one.
+    if (this.#polling) return;
     const due = [...this.#watches].filter((w) => w.wantsPoll());
     if (due.length === 0) return;
-    const stops = await cancelRequestsOf(
-      this.rt,
-      due.map((w) => w.run),
-    ).catch(() => new Map<string, CancelReason>());
-    for (const watch of due) {
-      const reason = stops.get(watch.run.runId);
-      if (reason) watch.stop(reason);
+    this.#polling = true;
+    try {
+      const stops = await cancelRequestsOf(
+        this.rt,
+        due.map((w) => w.run),
+      );
+      for (const watch of due) {
+        const reason = stops.get(watch.run.runId);
+        if (reason) watch.stop(reason);
+      }
+    } catch (error) {
+      // The next poll, or the lease renewal, reads it again.
+      this.rt.logger.warn('Could not read whether the running turns were cancelled', {
+        error: String(error),
+      });
+    } finally {
+      this.#polling = false;
     }
   }
 }

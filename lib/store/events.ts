@@ -47,17 +47,18 @@ function itemsOf(events: StoredEvent[]): StoredEvent[][] {
  * seq (more only past {@link ITEM_LIMIT_BYTES}). Each put is conditional on its key being unused,
  * which is also the fence against a stale writer: it returns false when someone else already wrote
  * there. Every writer starts where it read the log's end and continues from its own items, so two
- * writers' items can only collide on their first key, never overlap.
+ * writers' items can only collide on their first key, never overlap. `writer` names this writer
+ * (one per stream) in its marks and blob keys.
  */
-export async function appendEvents(rt: Runtime, events: SessionEvent[]): Promise<boolean> {
+export async function appendEvents(rt: Runtime, events: SessionEvent[], writer: string): Promise<boolean> {
   const [first] = events;
   if (!first) return true;
   const stored = await Promise.all(
     events.map(async ({ session_id, ...event }): Promise<StoredEvent> => {
       if (jsonBytes(event.data) <= INLINE_LIMIT_BYTES) return event;
-      // Claim check: the event keeps its place in the log, the bucket keeps the data. The writer's
-      // run in the key: a stale writer's put of the same seq cannot overwrite the owner's data.
-      const blobKey = `events/${session_id}/${seqKey(event.seq)}-${event.run_id ?? 'session'}.json`;
+      // Claim check: the event keeps its place in the log, the bucket keeps the data. The writer in
+      // the key: a stale writer's put of the same seq cannot overwrite the owner's data.
+      const blobKey = `events/${session_id}/${seqKey(event.seq)}-${writer}.json`;
       await putBlob(rt, blobKey, event.data);
       return { ...event, data: {}, blobKey };
     }),
@@ -67,7 +68,7 @@ export async function appendEvents(rt: Runtime, events: SessionEvent[]): Promise
     const tail = item.at(-1) as StoredEvent;
     // The writer's mark makes the put idempotent: when the SDK retries a put whose answer was lost
     // (a timeout after DynamoDB applied it), the item it finds is this very one, not a rival's.
-    const mark = `${head.run_id ?? ''}#${head.at}#${tail.seq}`;
+    const mark = `${writer}#${tail.seq}`;
     try {
       await rt.db.send(
         new PutCommand({
@@ -108,12 +109,17 @@ export async function lastSeq(rt: Runtime, sessionId: string): Promise<number> {
   return typeof item?.last === 'number' ? item.last : 0;
 }
 
+/** The events of an item with a seq above `after`, at most `max`, their data read back from the bucket where it was moved. */
 async function eventsOf(
   rt: Runtime,
   sessionId: string,
   item: Record<string, unknown>,
+  after: number,
+  max: number,
 ): Promise<SessionEvent[]> {
-  const stored = JSON.parse(String(item.events)) as StoredEvent[];
+  const stored = (JSON.parse(String(item.events)) as StoredEvent[])
+    .filter((e) => e.seq > after)
+    .slice(0, max);
   return Promise.all(
     stored.map(async ({ blobKey, ...event }) => ({
       ...event,
@@ -134,7 +140,6 @@ export async function listEvents(
   limit: number,
 ): Promise<SessionEvent[]> {
   const pk = keys.session(sessionId).pk;
-  const wanted = (event: SessionEvent) => event.seq > after;
   const found: SessionEvent[] = [];
   if (after > 0) {
     const [holding] = await queryAll(
@@ -152,11 +157,13 @@ export async function listEvents(
       1,
     );
     if (holding && Number(holding.last) > after)
-      found.push(...(await eventsOf(rt, sessionId, holding)).filter(wanted));
+      found.push(...(await eventsOf(rt, sessionId, holding, after, limit)));
   }
   // Items are keyed by their first seq: the next one after an item starts at its last seq + 1.
   let from = after + (after > 0 ? 2 : 1);
   while (found.length < limit) {
+    // Every item holds at least one event: no more items than events still wanted.
+    const requested = Math.min(READ_PAGE_ITEMS, limit - found.length);
     const items = await queryAll(
       rt,
       {
@@ -168,11 +175,14 @@ export async function listEvents(
         },
         ConsistentRead: true,
       },
-      READ_PAGE_ITEMS,
+      requested,
     );
-    for (const item of items) found.push(...(await eventsOf(rt, sessionId, item)).filter(wanted));
+    for (const item of items) {
+      if (found.length >= limit) break;
+      found.push(...(await eventsOf(rt, sessionId, item, after, limit - found.length)));
+    }
     const lastItem = items.at(-1);
-    if (items.length < READ_PAGE_ITEMS || !lastItem) break;
+    if (items.length < requested || !lastItem) break;
     from = Number(lastItem.last) + 1;
   }
   return found.slice(0, limit);

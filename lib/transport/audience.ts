@@ -1,6 +1,6 @@
 import type { Runtime } from '../config/index.ts';
 import { type SessionEvent, type Subscriber, subscribers } from '../store/index.ts';
-import { forgetConnection, framesOf, pushFrames } from './push.ts';
+import { type EventFrame, forgetConnection, framesOf, pushFrames } from './push.ts';
 
 /**
  * The connections a turn streams to, kept off the per-event path: the session's subscribers are
@@ -17,9 +17,12 @@ import { forgetConnection, framesOf, pushFrames } from './push.ts';
  * Each connection has its own queue of posts, so frames reach it in seq order and a slow
  * connection delays no other, nor the writer.
  */
+/** How often the read of the connections at a turn's end is tried. */
+const FINAL_READ_ATTEMPTS = 3;
+
 export class Audience {
   /** Per connection: what waits to be posted, and whether a post to it is in flight. */
-  readonly #queues = new Map<string, { waiting: Outgoing[]; busy: boolean }>();
+  readonly #queues = new Map<string, Queue>();
   readonly #inFlight = new Set<Promise<void>>();
   readonly #gone = new Set<string>();
   /** Events stored since the last read of the subscribers: what a connection found new is sent. */
@@ -44,10 +47,7 @@ export class Audience {
     let joined: Subscriber[] = [];
     let catchUp: SessionEvent[] = [];
     if (due) {
-      const found = await subscribers(this.rt, this.sessionId).catch((error: unknown) => {
-        this.rt.logger.warn('Could not read the session’s connections', { error: String(error) });
-        return undefined;
-      });
+      const found = await this.#readSubscribers(final ? FINAL_READ_ATTEMPTS : 1);
       if (found) {
         this.#readAt = Date.now();
         const listed = new Set(found.map((s) => s.connectionId));
@@ -72,6 +72,22 @@ export class Audience {
     }
   }
 
+  /**
+   * The session's connections, or undefined when they could not be read. The read at a turn's end
+   * is tried again: it is the last chance for a connection that joined late to get the turn's end.
+   */
+  async #readSubscribers(attempts: number): Promise<Subscriber[] | undefined> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await subscribers(this.rt, this.sessionId);
+      } catch (error) {
+        this.rt.logger.warn('Could not read the session’s connections', { attempt, error: String(error) });
+        if (attempt >= attempts) return undefined;
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      }
+    }
+  }
+
   /** Waits until every frame queued so far was posted (or given up on). */
   async idle(): Promise<void> {
     while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
@@ -87,33 +103,39 @@ export class Audience {
     queue.waiting.push(outgoing);
     if (queue.busy) return;
     queue.busy = true;
-    const run = this.#send(connectionId, queue)
-      .catch((error: unknown) =>
-        this.rt.logger.warn('Could not send events live', { connectionId, error: String(error) }),
-      )
-      .finally(() => {
-        queue.busy = false;
-        this.#inFlight.delete(run);
-      });
+    const run = this.#send(connectionId, queue).finally(() => this.#inFlight.delete(run));
     this.#inFlight.add(run);
   }
 
-  async #send(connectionId: string, queue: { waiting: Outgoing[] }): Promise<void> {
-    while (queue.waiting.length > 0 && !this.#gone.has(connectionId)) {
-      const batch = queue.waiting;
-      queue.waiting = [];
-      const frames =
-        batch.length === 1 ? (batch[0] as Outgoing).frames : framesOf(batch.flatMap((o) => o.events));
-      if ((await pushFrames(this.rt, connectionId, frames)) !== 'gone') continue;
-      this.#gone.add(connectionId);
-      this.#queues.delete(connectionId);
-      await forgetConnection(this.rt, connectionId, this.sessionId);
+  /** Posts what waits for one connection until nothing does; clears `busy` in the same turn it finds the queue empty. */
+  async #send(connectionId: string, queue: Queue): Promise<void> {
+    try {
+      while (queue.waiting.length > 0 && !this.#gone.has(connectionId)) {
+        const batch = queue.waiting;
+        queue.waiting = [];
+        const frames =
+          batch.length === 1 ? (batch[0] as Outgoing).frames : framesOf(batch.flatMap((o) => o.events));
+        if ((await pushFrames(this.rt, connectionId, frames)).outcome !== 'gone') continue;
+        this.#gone.add(connectionId);
+        this.#queues.delete(connectionId);
+        await forgetConnection(this.rt, connectionId, this.sessionId);
+      }
+    } catch (error) {
+      this.rt.logger.warn('Could not send events live', { connectionId, error: String(error) });
+    } finally {
+      queue.busy = false;
     }
   }
+}
+
+/** One connection's posts: what waits, and whether a post is in flight. */
+interface Queue {
+  waiting: Outgoing[];
+  busy: boolean;
 }
 
 /** Events to send, and their frames, encoded once for every connection that gets them as they are. */
 interface Outgoing {
   events: SessionEvent[];
-  frames: Uint8Array[];
+  frames: EventFrame[];
 }

@@ -1,5 +1,6 @@
 export { Audience } from './audience.ts';
 export {
+  type EventFrame,
   eventView,
   forgetConnection,
   framesOf,

@@ -63,17 +63,25 @@ function eventJson(stored: SessionEvent): string {
 const FRAME_HEAD = '{"type":"events","events":[';
 const FRAME_TAIL = ']}';
 
+/** A frame of events, encoded, and the seq of the last event it carries. */
+export interface EventFrame {
+  data: Uint8Array;
+  last: number;
+}
+
 /**
  * The frames that carry events (oldest first) to a host: `{"type":"events","events":[…]}`, as few as
  * fit within {@link MAX_FRAME_BYTES} each, encoded once for all connections. Each event is whole in
  * exactly one frame, and the frames are in seq order.
  */
-export function framesOf(events: SessionEvent[]): Uint8Array[] {
-  const frames: Uint8Array[] = [];
+export function framesOf(events: SessionEvent[]): EventFrame[] {
+  const frames: EventFrame[] = [];
   let parts: string[] = [];
+  let last = 0;
   let bytes = FRAME_HEAD.length + FRAME_TAIL.length;
   const close = () => {
-    if (parts.length > 0) frames.push(encoder.encode(FRAME_HEAD + parts.join(',') + FRAME_TAIL));
+    if (parts.length > 0)
+      frames.push({ data: encoder.encode(FRAME_HEAD + parts.join(',') + FRAME_TAIL), last });
     parts = [];
     bytes = FRAME_HEAD.length + FRAME_TAIL.length;
   };
@@ -82,23 +90,29 @@ export function framesOf(events: SessionEvent[]): Uint8Array[] {
     const size = Buffer.byteLength(json) + 1;
     if (bytes + size > MAX_FRAME_BYTES) close();
     parts.push(json);
+    last = event.seq;
     bytes += size;
   }
   close();
   return frames;
 }
 
-/** Sends frames to one connection in order; stops at the first that does not arrive (`gone` or `failed`). */
+/**
+ * Sends frames to one connection in order; stops at the first that does not arrive (`gone` or
+ * `failed`). `through` is the last seq of the frames that did, when any did.
+ */
 export async function pushFrames(
   rt: Runtime,
   connectionId: string,
-  frames: Uint8Array[],
-): Promise<PushOutcome> {
+  frames: EventFrame[],
+): Promise<{ outcome: PushOutcome; through?: number }> {
+  let through: number | undefined;
   for (const frame of frames) {
-    const outcome = await pushToConnection(rt, connectionId, frame);
-    if (outcome !== 'sent') return outcome;
+    const outcome = await pushToConnection(rt, connectionId, frame.data);
+    if (outcome !== 'sent') return { outcome, through };
+    through = frame.last;
   }
-  return 'sent';
+  return { outcome: 'sent', through };
 }
 
 /** Deletes the records of a connection API Gateway no longer knows; a failure is logged, never thrown. */

@@ -254,7 +254,7 @@ describe('lost workers and fencing', () => {
         at: new Date().toISOString(),
         data,
       }));
-      expect(await appendEvents(rt, events)).toBe(true);
+      expect(await appendEvents(rt, events, 'dead-worker')).toBe(true);
       await enqueue(rt, { v: 1, kind: 'turn', sessionId: refOf(id), runId, requestId: runId });
       await expect
         .poll(async () => (await getRun(rt, refOf(id), runId))?.status, queued('the lost run to be closed'))
@@ -282,9 +282,9 @@ describe('lost workers and fencing', () => {
       data: { text },
     });
     const first = event('first', new Date().toISOString());
-    expect(await appendEvents(rt, [first])).toBe(true);
-    expect(await appendEvents(rt, [first])).toBe(true);
-    expect(await appendEvents(rt, [event('zombie', new Date(Date.now() + 1).toISOString())])).toBe(false);
+    expect(await appendEvents(rt, [first], 'writer-a')).toBe(true);
+    expect(await appendEvents(rt, [first], 'writer-a')).toBe(true);
+    expect(await appendEvents(rt, [event('zombie', new Date().toISOString())], 'writer-b')).toBe(false);
     expect((await listEvents(rt, refOf(id), next - 1, 10)).map((e) => e.data.text)).toEqual(['first']);
     expect(
       await finishRun(

@@ -381,7 +381,7 @@ describe('the spend is counted once per run', () => {
       at: new Date().toISOString(),
       data,
     }));
-    expect(await appendEvents(rt(), events)).toBe(true);
+    expect(await appendEvents(rt(), events, 'dead-worker')).toBe(true);
     await enqueue(rt(), {
       v: 1,
       kind: 'turn',
