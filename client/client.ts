@@ -266,10 +266,11 @@ export class SwitchboardClient {
   #heartbeatTimer: unknown;
   #lifetimeTimer: unknown;
   #resumeTimer: unknown;
-  /** Set when a heartbeat is sent, cleared by any frame: still set at the next one means the socket is dead. */
-  #awaitingAnswer = false;
-  #lastFrameAt = 0;
+  /** Counts frames received: a heartbeat that sees no new frame within `resumeTimeoutMs` finds the socket dead. */
+  #framesReceived = 0;
   #status: ConnectionStatus = 'idle';
+  /** Set while a socket is being made (its token fetched): no second one is started meanwhile. */
+  #opening = false;
   #closed = false;
 
   constructor(options: ClientOptions) {
@@ -350,7 +351,14 @@ export class SwitchboardClient {
    * ```
    */
   connect(): void {
-    if (this.#closed || this.transport !== 'websocket' || this.#socket || this.#reconnectTimer) return;
+    if (
+      this.#closed ||
+      this.transport !== 'websocket' ||
+      this.#socket ||
+      this.#reconnectTimer ||
+      this.#opening
+    )
+      return;
     void this.#open();
   }
 
@@ -378,13 +386,7 @@ export class SwitchboardClient {
       else this.#replace();
       return;
     }
-    const asked = this.#lastFrameAt;
     this.#heartbeat();
-    this.#clear('resume');
-    this.#resumeTimer = this.timers.setTimeout(() => {
-      this.#resumeTimer = undefined;
-      if (this.#lastFrameAt === asked) this.#replace();
-    }, this.options.resumeTimeoutMs ?? 5_000);
   }
 
   /**
@@ -570,15 +572,18 @@ export class SwitchboardClient {
   async #open(): Promise<void> {
     const WS = this.#WebSocket;
     const url = this.options.wsUrl;
-    if (this.#closed || !WS || !url) return;
+    if (this.#closed || !WS || !url || this.#opening) return;
     this.#setStatus(this.#attempt === 0 && this.#status === 'idle' ? 'connecting' : 'reconnecting');
     let token: string | undefined;
+    this.#opening = true;
     try {
       token = await this.token();
     } catch (error) {
       this.reportError(error);
       this.#scheduleReconnect();
       return;
+    } finally {
+      this.#opening = false;
     }
     if (this.#closed) return;
     let socket: WebSocketLike;
@@ -594,7 +599,6 @@ export class SwitchboardClient {
     socket.onopen = () => {
       if (this.#socket !== socket) return;
       this.#setStatus('open');
-      this.#awaitingAnswer = false;
       this.#startTimers();
       for (const session of this.#sessions.values()) this.#join(session, true);
       if (previous && previous !== socket) previous.close(1000, 'replaced');
@@ -603,6 +607,8 @@ export class SwitchboardClient {
     socket.onclose = () => {
       if (this.#socket !== socket) return;
       this.#socket = undefined;
+      // A replacement that never opened: the socket it was to replace goes too.
+      if (previous && previous !== socket) previous.close(1000, 'replaced');
       this.#clear('heartbeat');
       this.#clear('lifetime');
       this.#clear('resume');
@@ -650,13 +656,8 @@ export class SwitchboardClient {
     const every = this.options.heartbeatMs ?? 300_000;
     if (every > 0) {
       const tick = () => {
-        this.#heartbeatTimer = undefined;
-        // No frame since the last heartbeat: the socket is dead without knowing it.
-        if (this.#awaitingAnswer) this.#replace();
-        else {
-          this.#heartbeat();
-          this.#heartbeatTimer = this.timers.setTimeout(tick, every);
-        }
+        this.#heartbeat();
+        this.#heartbeatTimer = this.timers.setTimeout(tick, every);
       };
       this.#heartbeatTimer = this.timers.setTimeout(tick, every);
     }
@@ -671,12 +672,31 @@ export class SwitchboardClient {
   /**
    * A heartbeat: each session joins again from its last applied seq, which API Gateway counts as
    * activity, replays nothing new (or exactly what was missed), and is answered by `assistant:joined`.
-   * With no session there is nothing to keep alive.
+   * When no frame at all arrives within `resumeTimeoutMs`, the socket is dead without knowing it (a
+   * phone that slept, a network that changed) and is replaced. With no session there is nothing to
+   * keep alive.
    */
   #heartbeat(): void {
     let sent = false;
     for (const session of this.#sessions.values()) sent = this.#join(session, false) || sent;
-    if (sent) this.#awaitingAnswer = true;
+    if (!sent || this.#resumeTimer !== undefined) return;
+    const before = this.#framesReceived;
+    this.#resumeTimer = this.timers.setTimeout(() => {
+      this.#resumeTimer = undefined;
+      if (this.#framesReceived === before) this.#replace();
+    }, this.options.resumeTimeoutMs ?? 5_000);
+  }
+
+  /**
+   * Joins a session again from its last applied seq (after its first message created it).
+   *
+   * @example
+   * ```ts
+   * client.rejoin(session);
+   * ```
+   */
+  rejoin(session: Session): boolean {
+    return this.#join(session, true);
   }
 
   #join(session: Session, catchUp: boolean): boolean {
@@ -685,8 +705,7 @@ export class SwitchboardClient {
   }
 
   #onMessage(data: unknown): void {
-    this.#awaitingAnswer = false;
-    this.#lastFrameAt += 1;
+    this.#framesReceived += 1;
     let frame: ServerFrame;
     try {
       frame = JSON.parse(String(data)) as ServerFrame;
@@ -701,7 +720,10 @@ export class SwitchboardClient {
       this.#attempt = 0;
       this.#sessions.get(joined.session_id)?.joined(joined);
     } else if (frame.type === 'assistant:error') {
-      this.reportError(frameError(frame as ErrorFrame));
+      const error = frameError(frame as ErrorFrame);
+      // A join of a session that has no message yet: it is joined again once its first message is accepted.
+      const waiting = [...this.#sessions.values()].some((session) => session.awaitingJoin);
+      if (!(error.code === 'session_not_found' && waiting)) this.reportError(error);
     }
   }
 }

@@ -70,6 +70,8 @@ export class Session {
   /** Deliveries run one after the other (a truncated event is read whole first). */
   #delivery: Promise<void> = Promise.resolve();
   #polling = false;
+  /** A (re)connection's join was sent and no `assistant:joined` has answered it yet. */
+  #awaitingJoin = false;
   #closed = false;
 
   constructor(client: SwitchboardClient, id: string, options: SessionOptions) {
@@ -491,9 +493,17 @@ export class Session {
     this.#client.forget(this);
   }
 
+  /** Whether a join of this session is unanswered (a session with no message yet cannot be joined). */
+  get awaitingJoin(): boolean {
+    return this.#awaitingJoin;
+  }
+
   /** The join frame for this session; `catchUp` when it is a (re)connection's, whose replay must end before host calls run. */
   joinFrame(catchUp: boolean): Record<string, unknown> {
-    if (catchUp) this.#catchUpTo = Number.POSITIVE_INFINITY;
+    if (catchUp) {
+      this.#catchUpTo = Number.POSITIVE_INFINITY;
+      this.#awaitingJoin = true;
+    }
     const context = catchUp && this.#options.hostContext;
     return {
       action: 'assistant_join_session',
@@ -505,6 +515,7 @@ export class Session {
 
   /** The `assistant:joined` answer: the replay is through `replayed_through`. */
   joined(frame: JoinedFrame): void {
+    this.#awaitingJoin = false;
     if (this.#catchUpTo === Number.POSITIVE_INFINITY) this.#catchUpTo = frame.replayed_through;
     this.#maybePerform();
     this.#armGapTimer(frame.last_seq);
@@ -646,8 +657,12 @@ export class Session {
     run().catch((error) => this.#client.reportError(error));
   }
 
-  #chat(body: Record<string, unknown>): Promise<Accepted> {
-    if (this.#client.transport === 'websocket') this.#client.connect();
-    return this.#client.request<Accepted>('POST', '/api/chat', body);
+  async #chat(body: Record<string, unknown>): Promise<Accepted> {
+    const socket = this.#client.transport === 'websocket';
+    if (socket) this.#client.connect();
+    const accepted = await this.#client.request<Accepted>('POST', '/api/chat', body);
+    // The session exists now: a join refused before (no such session yet) is made again.
+    if (socket && this.#awaitingJoin) this.#client.rejoin(this);
+    return accepted;
   }
 }
