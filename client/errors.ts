@@ -1,0 +1,74 @@
+/**
+ * One problem with a field: its path and what is wrong, as the server's `issues` name them.
+ *
+ * @example
+ * ```ts
+ * const issue: Issue = { path: ['approved_args', 'amount'], message: 'must be <= 100' };
+ * ```
+ */
+export interface Issue {
+  path: (string | number)[];
+  message: string;
+}
+
+/**
+ * An error answer of the API (`{ error: { code, message, issues? } }`), or of API Gateway itself
+ * (`{ message }`, code `gateway_error`). `status` is the HTTP status; `retryAfter` the seconds a
+ * `429` asks to wait; `body` the whole error object (`run_id` of a `session_busy`, `spent_usd` …).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await session.send('hello', { onBusy: 'reject' });
+ * } catch (e) {
+ *   if (e instanceof SwitchboardApiError && e.code === 'session_busy') showBusy(e.body.run_id);
+ * }
+ * ```
+ */
+export class SwitchboardApiError extends Error {
+  override name = 'SwitchboardApiError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly issues: Issue[] = [],
+    readonly body: Record<string, unknown> = {},
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Edited arguments of an approval that do not fit the request's `argsSchema`, found by the client
+ * before anything is sent. `issues` name each field under `approved_args`, as the server's `422` would.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await session.approve('req_wire', { args: { amount: 500 } });
+ * } catch (e) {
+ *   if (e instanceof ArgsValidationError) form.showErrors(e.issues);
+ * }
+ * ```
+ */
+export class ArgsValidationError extends Error {
+  override name = 'ArgsValidationError';
+  constructor(readonly issues: Issue[]) {
+    super(
+      `Invalid approved_args: ${issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+    );
+  }
+}
+
+/**
+ * A wait that did not end in time (`session.next`, `session.waitForTurn`).
+ *
+ * @example
+ * ```ts
+ * await session.waitForTurn(runId, { timeoutMs: 30_000 }).catch((e) => e instanceof TimeoutError && retry());
+ * ```
+ */
+export class TimeoutError extends Error {
+  override name = 'TimeoutError';
+}

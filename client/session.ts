@@ -1,0 +1,668 @@
+import type { PendingAction } from '../lib/agents/index.ts';
+import type { ResolveRequest } from '../lib/contract/index.ts';
+import {
+  type Accepted,
+  chatBody,
+  type EventsPage,
+  type HostActionHandlers,
+  type HostContextInput,
+  type SendOptions,
+  type SwitchboardClient,
+} from './client.ts';
+import { ArgsValidationError, TimeoutError } from './errors.ts';
+import type { EventOf, EventType, JoinedFrame, PendingToolCall, SwitchboardEvent } from './events.ts';
+import { checkJsonSchema, type JsonSchema } from './json-schema.ts';
+
+/**
+ * Options of {@link SwitchboardClient.session}.
+ *
+ * @example
+ * ```ts
+ * const session = client.session('s1', { agentId: 'support', afterSeq: Number(localStorage.lastSeq ?? 0) });
+ * ```
+ */
+export interface SessionOptions {
+  /** The agent, for the session's first message (each `send` may name it too). */
+  agentId?: string;
+  /** The last seq the host already applied (kept across app restarts): events after it are delivered. 0 by default: the whole log. */
+  afterSeq?: number;
+  /** Sent with the join (stored on the session for the messages that follow). */
+  hostContext?: HostContextInput;
+  /** Host action handlers of this session, over the client's. */
+  hostActions?: HostActionHandlers;
+}
+
+type Listener = (event: SwitchboardEvent) => void;
+
+/** The turn-ending event types. */
+const TURN_ENDS = new Set(['session.status_idle', 'session.status_requires_action']);
+
+/**
+ * One session as a host follows it: its events, applied by the host rule (in seq order, a repeat
+ * dropped, an early one held until the ones before it arrive, a gap that stays open read over HTTP),
+ * and every request a host makes of it. Get one with {@link SwitchboardClient.session}.
+ *
+ * @example
+ * ```ts
+ * const session = client.session('support-42', { agentId: 'demo' });
+ * for await (const event of session.events()) {
+ *   if (event.type === 'agent.message.delta') process.stdout.write(event.data.text);
+ *   if (event.type === 'session.status_idle') break;
+ * }
+ * ```
+ */
+export class Session {
+  readonly id: string;
+  readonly #client: SwitchboardClient;
+  readonly #options: SessionOptions;
+  #lastSeq: number;
+  readonly #held = new Map<number, SwitchboardEvent>();
+  #gapTimer: unknown;
+  /** Until a join's replay is through this seq, pending host calls wait (they may be answered further on). */
+  #catchUpTo = Number.POSITIVE_INFINITY;
+  readonly #listeners = new Map<string, Set<Listener>>();
+  readonly #delivered: SwitchboardEvent[] = [];
+  readonly #pending = new Map<string, PendingAction>();
+  #pendingCall: PendingToolCall | undefined;
+  #callReady = false;
+  readonly #performed = new Set<string>();
+  #lastAnswerId: string | undefined;
+  /** Deliveries run one after the other (a truncated event is read whole first). */
+  #delivery: Promise<void> = Promise.resolve();
+  #polling = false;
+  /** A (re)connection's join was sent and no `assistant:joined` has answered it yet. */
+  #awaitingJoin = false;
+  #closed = false;
+
+  constructor(client: SwitchboardClient, id: string, options: SessionOptions) {
+    this.#client = client;
+    this.id = id;
+    this.#options = options;
+    this.#lastSeq = options.afterSeq ?? 0;
+  }
+
+  /**
+   * The highest seq applied: every event up to it was delivered, once, in order. Keep it to resume
+   * after a restart (`afterSeq`).
+   *
+   * @example
+   * ```ts
+   * session.on('*', () => localStorage.setItem('lastSeq', String(session.lastSeq)));
+   * ```
+   */
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  /**
+   * The approvals, questions and client tools the session waits on, as `action.required` announced
+   * them and until `action.resolved` closes them.
+   *
+   * @example
+   * ```ts
+   * for (const action of session.pendingActions) if (action.type === 'tool_approval') showApproval(action);
+   * ```
+   */
+  get pendingActions(): PendingAction[] {
+    return [...this.#pending.values()];
+  }
+
+  /**
+   * Listens to events of some types (or `'*'` for all); returns the function that stops listening.
+   * Each event is delivered once, in seq order.
+   *
+   * @example
+   * ```ts
+   * const stop = session.on('agent.message.delta', (e) => append(e.data.message_id, e.data.text));
+   * session.on(['session.status_idle', 'session.status_requires_action'], (e) => setBusy(false));
+   * ```
+   */
+  on<T extends EventType>(type: T | T[], listener: (event: EventOf<T>) => void): () => void;
+  on(type: '*', listener: (event: SwitchboardEvent) => void): () => void;
+  on(type: string | string[], listener: (event: never) => void): () => void {
+    const types = Array.isArray(type) ? type : [type];
+    for (const t of types) {
+      let set = this.#listeners.get(t);
+      if (!set) {
+        set = new Set();
+        this.#listeners.set(t, set);
+      }
+      set.add(listener as Listener);
+    }
+    return () => {
+      for (const t of types) this.#listeners.get(t)?.delete(listener as Listener);
+    };
+  }
+
+  /**
+   * The events delivered from now on, as an async iterator (leave the loop to stop listening).
+   *
+   * @example
+   * ```ts
+   * for await (const event of session.events()) console.log(event.seq, event.type);
+   * ```
+   */
+  events(): AsyncIterableIterator<SwitchboardEvent> {
+    const queue: SwitchboardEvent[] = [];
+    let wake: (() => void) | undefined;
+    let done = false;
+    const stop = this.on('*', (event) => {
+      queue.push(event);
+      wake?.();
+    });
+    const iterator: AsyncIterableIterator<SwitchboardEvent> = {
+      next: async () => {
+        while (queue.length === 0 && !done && !this.#closed) await new Promise<void>((r) => (wake = r));
+        wake = undefined;
+        const value = queue.shift();
+        return value ? { value, done: false } : { value: undefined, done: true };
+      },
+      return: async () => {
+        done = true;
+        stop();
+        wake?.();
+        return { value: undefined, done: true };
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  /**
+   * Every event delivered so far, in order.
+   *
+   * @example
+   * ```ts
+   * const text = session.delivered.filter((e) => e.type === 'agent.message.delta').map((e) => e.data.text).join('');
+   * ```
+   */
+  get delivered(): readonly SwitchboardEvent[] {
+    return this.#delivered;
+  }
+
+  /**
+   * The first event (already delivered or still to come) that matches, or a {@link TimeoutError}.
+   *
+   * @example
+   * ```ts
+   * const final = await session.next((e) => e.type === 'final_response', { timeoutMs: 30_000 });
+   * ```
+   */
+  next(
+    predicate: (event: SwitchboardEvent) => boolean,
+    options: { timeoutMs?: number; since?: number } = {},
+  ): Promise<SwitchboardEvent> {
+    const since = options.since ?? 0;
+    const seen = this.#delivered.find((e) => e.seq > since && predicate(e));
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timers = this.#client.timers;
+      const timer = timers.setTimeout(() => {
+        stop();
+        reject(new TimeoutError(`Timed out waiting for an event of session ${this.id}.`));
+      }, options.timeoutMs ?? 60_000);
+      const stop = this.on('*', (event) => {
+        if (!predicate(event)) return;
+        stop();
+        timers.clearTimeout(timer);
+        resolve(event);
+      });
+    });
+  }
+
+  /**
+   * The event that ends the run `runId` (`session.status_idle` or `session.status_requires_action`).
+   *
+   * @example
+   * ```ts
+   * const { run_id } = await session.send('hello');
+   * const end = await session.waitForTurn(run_id);
+   * if (end.type === 'session.status_requires_action') showPending(session.pendingActions);
+   * ```
+   */
+  waitForTurn(
+    runId: string,
+    options: { timeoutMs?: number } = {},
+  ): Promise<EventOf<'session.status_idle' | 'session.status_requires_action'>> {
+    return this.next((e) => TURN_ENDS.has(e.type) && e.run_id === runId, options) as Promise<
+      EventOf<'session.status_idle' | 'session.status_requires_action'>
+    >;
+  }
+
+  /**
+   * Sends a message (`POST /api/chat`); its events arrive on the session. Creates the session on first use.
+   *
+   * @example
+   * ```ts
+   * const file = await client.upload(photo);
+   * await session.send('What is on this receipt?', {
+   *   hostContext: { view: { name: 'expenses' } },
+   *   attachments: [{ kind: 'text', text: 'Trip to Lyon' }],
+   *   files: [file],
+   *   onBusy: 'interrupt',
+   * });
+   * ```
+   */
+  send(content: string, options: SendOptions = {}): Promise<Accepted> {
+    const agentId = options.agentId ?? this.#options.agentId;
+    return this.#chat(chatBody(this.id, content, { ...options, agentId }, this.#client.random));
+  }
+
+  /**
+   * Sends the continuation of a pending host tool call: its result, or `outcome: 'failed'` when the
+   * host could not perform it. Host action handlers send it on their own.
+   *
+   * @example
+   * ```ts
+   * await session.continueToolCall('call_select', { selected: 42 });
+   * await session.continueToolCall('call_open', 'no such page', { outcome: 'failed' });
+   * ```
+   */
+  continueToolCall(
+    callId: string,
+    result: unknown,
+    options: { outcome?: 'succeeded' | 'failed'; hostContext?: HostContextInput; id?: string } = {},
+  ): Promise<Accepted> {
+    return this.#chat({
+      id: options.id ?? `cont_${callId}`.slice(0, 128),
+      session_id: this.id,
+      content: '',
+      tool_call_id: callId,
+      tool_result: result === undefined ? null : result,
+      ...(options.outcome === 'failed' && { tool_outcome: 'failed' }),
+      ...(options.hostContext !== undefined && { host_context: options.hostContext }),
+    });
+  }
+
+  /**
+   * Asks for the newest answer again (`mode: "regenerate"`); by default the newest answer this session saw.
+   *
+   * @example
+   * ```ts
+   * await session.regenerate();
+   * ```
+   */
+  regenerate(fromMessageId?: string, options: { id?: string } = {}): Promise<Accepted> {
+    const from = fromMessageId ?? this.#lastAnswerId;
+    if (!from)
+      return Promise.reject(new Error('regenerate: no answer to regenerate yet; name its message id.'));
+    return this.#chat({
+      id: options.id ?? chatBody(this.id, '', {}, this.#client.random).id,
+      session_id: this.id,
+      content: '',
+      mode: 'regenerate',
+      from_message_id: from,
+    });
+  }
+
+  /**
+   * Changes a sent user message (`mode: "edit"`): the conversation is cut back to it and runs again.
+   *
+   * @example
+   * ```ts
+   * await session.edit(userMessageId, 'Where is order 43?');
+   * ```
+   */
+  edit(messageId: string, content: string, options: SendOptions = {}): Promise<Accepted> {
+    return this.#chat({
+      ...chatBody(this.id, content, options, this.#client.random),
+      mode: 'edit',
+      from_message_id: messageId,
+    });
+  }
+
+  /**
+   * Stops the running (or queued) turn, or withdraws the open requests of a paused session.
+   *
+   * @example
+   * ```ts
+   * stopButton.onclick = () => session.cancel();
+   * ```
+   */
+  cancel(): Promise<Record<string, unknown>> {
+    return this.#client.request('POST', `/api/sessions/${encodeURIComponent(this.id)}/cancel`, {});
+  }
+
+  /**
+   * Rates an answer (`up`, `down`, or `null` to withdraw the rating).
+   *
+   * @example
+   * ```ts
+   * await session.feedback(answerId, 'down', { reasons: ['too short'], comment: 'say more' });
+   * ```
+   */
+  feedback(
+    messageId: string,
+    rating: 'up' | 'down' | null,
+    options: { reasons?: string[]; comment?: string } = {},
+  ): Promise<Record<string, unknown>> {
+    return this.#client.request(
+      'POST',
+      `/api/sessions/${encodeURIComponent(this.id)}/messages/${encodeURIComponent(messageId)}/feedback`,
+      { rating, ...options },
+    );
+  }
+
+  /**
+   * Answers a request the turn waits on (`POST /api/sessions/{id}/actions/{actionId}`) with the body
+   * its type takes. {@link approve}, {@link deny}, {@link answerQuestion} and {@link answerClientTool}
+   * are the same with a shape for each.
+   *
+   * @example
+   * ```ts
+   * await session.resolve('req_17', { decision: 'approve', comment: 'ok' });
+   * ```
+   */
+  resolve(actionId: string, answer: ResolveRequest): Promise<Record<string, unknown>> {
+    return this.#client.request(
+      'POST',
+      `/api/sessions/${encodeURIComponent(this.id)}/actions/${encodeURIComponent(actionId)}`,
+      answer,
+    );
+  }
+
+  /**
+   * Approves a `tool_approval`, optionally with edited arguments. Edited `args` are checked first
+   * against the request's `argsSchema` (when the session saw the request): a mismatch throws an
+   * {@link ArgsValidationError} and nothing is sent. The server checks them again; what it refuses
+   * throws a `SwitchboardApiError` (`422`, `issues` at `approved_args.<field>`).
+   *
+   * @example
+   * ```ts
+   * await session.approve('req_wire', { args: { amount: 50 }, comment: 'halved' });
+   * ```
+   */
+  approve(
+    actionId: string,
+    options: {
+      args?: Record<string, unknown>;
+      comment?: string;
+      rememberForSession?: boolean;
+      validate?: boolean;
+    } = {},
+  ): Promise<Record<string, unknown>> {
+    if (options.args !== undefined && options.validate !== false) {
+      const schema = this.#pending.get(actionId)?.argsSchema as JsonSchema | undefined;
+      const issues = schema ? checkJsonSchema(schema, options.args, ['approved_args']) : [];
+      if (issues.length > 0) return Promise.reject(new ArgsValidationError(issues));
+    }
+    return this.resolve(actionId, {
+      decision: 'approve',
+      ...(options.args !== undefined && { approved_args: options.args }),
+      ...(options.comment !== undefined && { comment: options.comment }),
+      ...(options.rememberForSession !== undefined && { remember_for_session: options.rememberForSession }),
+    });
+  }
+
+  /**
+   * Denies a `tool_approval`.
+   *
+   * @example
+   * ```ts
+   * await session.deny('req_wire', { comment: 'not this month' });
+   * ```
+   */
+  deny(actionId: string, options: { comment?: string } = {}): Promise<Record<string, unknown>> {
+    return this.resolve(actionId, { decision: 'deny', ...options });
+  }
+
+  /**
+   * Answers a `user_question`: a list (one answer per question) or an object by question.
+   *
+   * @example
+   * ```ts
+   * await session.answerQuestion('req_account', ['savings']);
+   * ```
+   */
+  answerQuestion(
+    actionId: string,
+    answers: unknown[] | Record<string, unknown>,
+    options: { comment?: string } = {},
+  ): Promise<Record<string, unknown>> {
+    return this.resolve(actionId, { answers, ...options });
+  }
+
+  /**
+   * Answers a `client_tool`: its output, or the error that kept the host from running it.
+   *
+   * @example
+   * ```ts
+   * await session.answerClientTool('req_page', { output: await navigator.clipboard.readText() });
+   * await session.answerClientTool('req_page', { error: 'clipboard denied' });
+   * ```
+   */
+  answerClientTool(
+    actionId: string,
+    answer: { output: unknown } | { error: string },
+  ): Promise<Record<string, unknown>> {
+    return this.resolve(actionId, answer as ResolveRequest);
+  }
+
+  /**
+   * Reads the event log over HTTP (`GET /api/sessions/{id}/events`): after `after` (default: the last
+   * applied seq), at most `limit`, waiting up to `wait` seconds (0–20) for the next event when there is
+   * none yet. The events are returned, not delivered; see {@link catchUp} for that.
+   *
+   * @example
+   * ```ts
+   * const { events, has_more } = await session.readEvents({ after: 0, limit: 100 });
+   * ```
+   */
+  readEvents(options: { after?: number; limit?: number; wait?: number } = {}): Promise<EventsPage> {
+    const query = new URLSearchParams({ after: String(options.after ?? this.#lastSeq) });
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    if (options.wait !== undefined) query.set('wait', String(options.wait));
+    return this.#client.request<EventsPage>(
+      'GET',
+      `/api/sessions/${encodeURIComponent(this.id)}/events?${query}`,
+    );
+  }
+
+  /**
+   * Reads over HTTP every event after the last applied one and delivers them (by the same rule);
+   * resolves once the log is read to its end.
+   *
+   * @example
+   * ```ts
+   * await session.catchUp(); // e.g. before showing a session restored from storage
+   * ```
+   */
+  async catchUp(options: { wait?: number } = {}): Promise<void> {
+    for (;;) {
+      const page = await this.readEvents({ wait: options.wait });
+      for (const event of page.events) this.receive(event);
+      if (!page.has_more || page.events.length === 0) {
+        this.#catchUpTo = Math.min(this.#catchUpTo, page.last_seq);
+        this.#maybePerform();
+        return;
+      }
+    }
+  }
+
+  /**
+   * Stops following the session (its listeners stay, but nothing more is delivered).
+   *
+   * @example
+   * ```ts
+   * session.close();
+   * ```
+   */
+  close(): void {
+    this.#closed = true;
+    if (this.#gapTimer !== undefined) this.#client.timers.clearTimeout(this.#gapTimer);
+    this.#client.forget(this);
+  }
+
+  /** Whether a join of this session is unanswered (a session with no message yet cannot be joined). */
+  get awaitingJoin(): boolean {
+    return this.#awaitingJoin;
+  }
+
+  /** The join frame for this session; `catchUp` when it is a (re)connection's, whose replay must end before host calls run. */
+  joinFrame(catchUp: boolean): Record<string, unknown> {
+    if (catchUp) {
+      this.#catchUpTo = Number.POSITIVE_INFINITY;
+      this.#awaitingJoin = true;
+    }
+    const context = catchUp && this.#options.hostContext;
+    return {
+      action: 'assistant_join_session',
+      session_id: this.id,
+      after_seq: this.#lastSeq,
+      ...(context && { host_context: context }),
+    };
+  }
+
+  /** The `assistant:joined` answer: the replay is through `replayed_through`. */
+  joined(frame: JoinedFrame): void {
+    this.#awaitingJoin = false;
+    if (this.#catchUpTo === Number.POSITIVE_INFINITY) this.#catchUpTo = frame.replayed_through;
+    this.#maybePerform();
+    this.#armGapTimer(frame.last_seq);
+  }
+
+  /**
+   * Takes one event from any transport, by the host rule: a seq not above the last applied is dropped;
+   * one further ahead is held until those before it arrive; a gap that stays open is read over HTTP.
+   */
+  receive(event: SwitchboardEvent): void {
+    if (this.#closed || event.seq <= this.#lastSeq || this.#held.has(event.seq)) return;
+    this.#held.set(event.seq, event);
+    for (let next = this.#held.get(this.#lastSeq + 1); next; next = this.#held.get(this.#lastSeq + 1)) {
+      this.#held.delete(next.seq);
+      this.#lastSeq = next.seq;
+      this.#apply(next);
+    }
+    this.#armGapTimer();
+  }
+
+  /** Reads the gap over HTTP when events are held (or the log is known to be ahead) for `gapTimeoutMs`. */
+  #armGapTimer(knownLast = 0): void {
+    const timers = this.#client.timers;
+    if (this.#gapTimer !== undefined) timers.clearTimeout(this.#gapTimer);
+    this.#gapTimer = undefined;
+    if (this.#held.size === 0 && knownLast <= this.#lastSeq) return;
+    this.#gapTimer = timers.setTimeout(() => {
+      this.#gapTimer = undefined;
+      this.catchUp().catch((error) => this.#client.reportError(error));
+    }, this.#client.options.gapTimeoutMs ?? 2_000);
+  }
+
+  /** Long polls of the event log, for a client without WebSocket; runs until the session or client closes. */
+  startPolling(): void {
+    if (this.#polling || this.#closed) return;
+    this.#polling = true;
+    const wait = this.#client.options.pollWaitSeconds ?? 20;
+    const loop = async () => {
+      let failures = 0;
+      while (!this.#closed && !this.#client.closed) {
+        try {
+          await this.catchUp({ wait });
+          failures = 0;
+        } catch (error) {
+          this.#client.reportError(error);
+          failures += 1;
+          const delay = Math.min(30_000, 500 * 2 ** failures) * (1 - 0.5 * this.#client.random());
+          await new Promise<void>((r) => this.#client.timers.setTimeout(r, delay));
+        }
+      }
+      this.#polling = false;
+    };
+    void loop();
+  }
+
+  /** Tracks what the event means for the session, then hands it to listeners (in order, after any earlier one). */
+  #apply(event: SwitchboardEvent): void {
+    this.#track(event);
+    this.#delivery = this.#delivery.then(async () => {
+      const whole = event.truncated && event.href ? await this.#readWhole(event) : event;
+      this.#delivered.push(whole);
+      for (const key of [whole.type, '*']) {
+        for (const listener of [...(this.#listeners.get(key) ?? [])]) {
+          try {
+            listener(whole);
+          } catch (error) {
+            this.#client.reportError(error);
+          }
+        }
+      }
+    });
+  }
+
+  /** A truncated event, read whole from its `href`. */
+  async #readWhole(event: SwitchboardEvent): Promise<SwitchboardEvent> {
+    try {
+      const page = await this.#client.request<{ events?: SwitchboardEvent[] }>('GET', event.href as string);
+      return page.events?.find((e) => e.seq === event.seq) ?? event;
+    } catch (error) {
+      this.#client.reportError(error);
+      return event;
+    }
+  }
+
+  /** Keeps the pending requests, the pending host call and the newest answer up to date. */
+  #track(event: SwitchboardEvent): void {
+    switch (event.type) {
+      case 'action.required':
+        for (const action of event.data.actions ?? []) this.#pending.set(action.id, action);
+        break;
+      case 'action.resolved':
+        this.#pending.delete(event.data.action_id);
+        if (this.#pendingCall?.call_id === event.data.action_id) this.#pendingCall = undefined;
+        break;
+      case 'final_response':
+        this.#lastAnswerId = event.data.message_id;
+        this.#pendingCall = event.data.pending_tool_call ?? undefined;
+        this.#callReady = false;
+        break;
+      case 'session.status_running':
+      case 'user.message':
+        // A newer turn: whatever was pending was continued or superseded.
+        this.#pendingCall = undefined;
+        break;
+      case 'session.status_requires_action':
+        this.#callReady = true;
+        this.#maybePerform();
+        break;
+    }
+  }
+
+  /** Performs the pending host call with its handler once the session is caught up, and sends the continuation. */
+  #maybePerform(): void {
+    const call = this.#pendingCall;
+    // Only once the turn that made it has ended (the call can be continued from then on) and the
+    // replay is through: a call answered further on in the log is not performed again.
+    if (!call || !this.#callReady || this.#lastSeq < this.#catchUpTo || this.#performed.has(call.call_id))
+      return;
+    const handler =
+      this.#options.hostActions?.[call.tool_name] ?? this.#client.options.hostActions?.[call.tool_name];
+    if (!handler) return;
+    this.#performed.add(call.call_id);
+    this.#pendingCall = undefined;
+    const run = async () => {
+      let result: unknown;
+      let failed = false;
+      try {
+        result = await handler(call.arguments, {
+          session: this,
+          callId: call.call_id,
+          toolName: call.tool_name,
+        });
+      } catch (error) {
+        failed = true;
+        result = error instanceof Error ? error.message : String(error);
+      }
+      await this.continueToolCall(call.call_id, result, failed ? { outcome: 'failed' } : {});
+    };
+    run().catch((error) => this.#client.reportError(error));
+  }
+
+  async #chat(body: Record<string, unknown>): Promise<Accepted> {
+    const socket = this.#client.transport === 'websocket';
+    if (socket) this.#client.connect();
+    const accepted = await this.#client.request<Accepted>('POST', '/api/chat', body);
+    // The session exists now: a join refused before (no such session yet) is made again.
+    if (socket && this.#awaitingJoin) this.#client.rejoin(this);
+    return accepted;
+  }
+}

@@ -1,0 +1,44 @@
+import { builtinModules } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+const ENTRY = fileURLToPath(new URL('../../client/index.ts', import.meta.url));
+const BUILTINS = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+
+describe('the client bundle', () => {
+  it('bundles for the browser without any Node built-in and without the server’s dependencies', async () => {
+    const wanted: string[] = [];
+    // Records every import of a Node built-in instead of letting esbuild fail on the first one.
+    const nodeBuiltins: Plugin = {
+      name: 'node-builtins',
+      setup(b) {
+        b.onResolve({ filter: /.*/ }, (args) => {
+          if (args.path.startsWith('node:') || BUILTINS.has(args.path)) {
+            wanted.push(`${args.path} (from ${args.importer})`);
+            return { path: args.path, external: true };
+          }
+          return undefined;
+        });
+      },
+    };
+    const result = await build({
+      entryPoints: [ENTRY],
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      target: 'es2020',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+      plugins: [nodeBuiltins],
+    });
+    expect(wanted).toEqual([]);
+    expect(result.errors).toEqual([]);
+    // Only the client's own files are in it: the shared types are imported as types and erased.
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.filter((input) => !input.startsWith('client/'))).toEqual([]);
+    const code = result.outputFiles[0]?.text ?? '';
+    expect(code).not.toMatch(/\brequire\(|\bprocess\.|\bBuffer\b/);
+  });
+});

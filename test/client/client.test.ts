@@ -1,0 +1,305 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import {
+  ArgsValidationError,
+  type ClientOptions,
+  createClient,
+  type Session,
+  SwitchboardApiError,
+  type SwitchboardClient,
+  type SwitchboardEvent,
+  type WebSocketConstructor,
+} from '../../client/index.ts';
+import { demoAgent } from '../../demo/demo-agent.ts';
+import type { HostAgentDefinition } from '../../lib/agents/index.ts';
+import { createSwitchboard } from '../../lib/index.ts';
+import { mintDevToken } from '../../sandbox/dev-key.ts';
+import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { pauseAgents } from '../support/pause-agents.ts';
+import { sessionIds, testSandbox } from '../support/sandbox.ts';
+import { queued, within } from '../support/wait.ts';
+
+/** Streams `count` chunks, a pause after each, so that a test can break the socket mid-stream. */
+const paced: HostAgentDefinition = {
+  info: { id: 'paced' },
+  async invoke({ message }, { emit, signal }) {
+    const count = Number(message) || 20;
+    for (let i = 1; i <= count && !signal.aborted; i += 1) {
+      emit({ type: 'text', text: `${i} ` });
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    return {};
+  },
+};
+
+const agents = pauseAgents();
+const app = createSwitchboard();
+app.registerHostAgent(demoAgent({ chunkDelayMs: 5 }));
+app.registerHostAgent(paced);
+for (const definition of agents.definitions) app.registerHostAgent(definition);
+
+let sandbox: Sandbox;
+const sid = sessionIds('client');
+const clients: SwitchboardClient[] = [];
+const token = () => mintDevToken({ user: 'alice', tenant: 'acme' });
+
+const ACTIONS = [
+  { name: 'select_issue', parameters: { type: 'object', properties: { number: { type: 'integer' } } } },
+];
+
+beforeAll(async () => {
+  sandbox = await testSandbox({ app, jwt: true });
+});
+afterEach(() => {
+  for (const client of clients.splice(0)) client.close();
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+/** The `ws` WebSocket (Node 20 has no global one), recording every socket and every frame sent. */
+function recordingWebSocket() {
+  const sockets: WebSocket[] = [];
+  const sent: Record<string, unknown>[] = [];
+  const Recording = ((url: string, protocols?: string | string[]) => {
+    const socket = new WebSocket(url, protocols);
+    sockets.push(socket);
+    const send = socket.send.bind(socket);
+    socket.send = ((data: string) => {
+      sent.push(JSON.parse(data) as Record<string, unknown>);
+      send(data);
+    }) as typeof socket.send;
+    return socket;
+  }) as unknown as WebSocketConstructor;
+  return { Recording, sockets, sent };
+}
+
+function client(options: Partial<ClientOptions> = {}) {
+  const recorded = recordingWebSocket();
+  const made = createClient({
+    url: sandbox.url,
+    wsUrl: sandbox.wsUrl,
+    token,
+    WebSocket: recorded.Recording,
+    gapTimeoutMs: 300,
+    reconnect: { initialDelayMs: 20, maxDelayMs: 200 },
+    ...options,
+  });
+  clients.push(made);
+  return { client: made, ...recorded };
+}
+
+/** The seqs a session delivered, checked to be 1..n exactly once and in order, and equal to the log. */
+async function expectWholeLog(session: Session) {
+  const seqs = session.delivered.map((e) => e.seq);
+  expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+  const log = await session.readEvents({ after: 0, limit: 1000 });
+  expect(session.delivered.map((e) => [e.seq, e.type])).toEqual(log.events.map((e) => [e.seq, e.type]));
+}
+
+const text = (events: readonly SwitchboardEvent[]) =>
+  events.map((e) => (e.type === 'agent.message.delta' ? e.data.text : '')).join('');
+
+/** Resolves once `check` holds, polling; rejects after the queue wait. */
+const until = (check: () => boolean, what: string) => expect.poll(check, queued(what)).toBe(true);
+
+describe('the client SDK against the sandbox', () => {
+  it('streams an answer: typed events, in order, each once, through the iterator and listeners', async () => {
+    const { client: c, sent } = client();
+    const session = c.session(sid('stream'), { agentId: 'demo' });
+    const deltas: string[] = [];
+    session.on('agent.message.delta', (e) => deltas.push(e.data.text));
+    const iterated: string[] = [];
+    const iterating = (async () => {
+      for await (const event of session.events()) {
+        iterated.push(event.type);
+        if (event.type === 'session.status_idle') break;
+      }
+    })();
+    const accepted = await session.send('hello there', { hostContext: { view: { name: 'home' } } });
+    const end = await session.waitForTurn(accepted.run_id, { timeoutMs: 15_000 });
+    await within(iterating, 'the iterator to end');
+    expect(end.type).toBe('session.status_idle');
+    const final = session.delivered.find((e) => e.type === 'final_response');
+    expect(final?.type === 'final_response' && final.data.content).toBe(deltas.join(''));
+    expect(iterated.at(-1)).toBe('session.status_idle');
+    expect(sent[0]).toMatchObject({ action: 'assistant_join_session', after_seq: 0 });
+    await expectWholeLog(session);
+  });
+
+  it('sends attachments and uploaded files with a message', async () => {
+    const { client: c } = client();
+    const file = await c.upload('some notes', { name: 'notes.txt', mediaType: 'text/plain' });
+    expect(file).toMatchObject({ name: 'notes.txt', status: 'stored' });
+    const session = c.session(sid('files'), { agentId: 'demo' });
+    const accepted = await session.send('read this', {
+      attachments: [{ kind: 'text', text: 'a note' }],
+      files: [file],
+      metadata: { ticket: 7 },
+    });
+    await session.waitForTurn(accepted.run_id, { timeoutMs: 15_000 });
+    const { messages } = await c.request<{ messages: Record<string, unknown>[] }>(
+      'GET',
+      `/api/sessions/${session.id}/messages`,
+    );
+    expect(messages[0]).toMatchObject({
+      metadata: { ticket: 7 },
+      attachments: [{ kind: 'text' }, { kind: 'document', file_id: file.id }],
+    });
+  });
+
+  it('reconnects after the socket is killed mid-stream, with no gap and no duplicate', async () => {
+    const { client: c, sockets } = client();
+    const session = c.session(sid('kill'), { agentId: 'paced' });
+    const accepted = await session.send('20');
+    await session.next((e) => e.type === 'agent.message.delta', { timeoutMs: 15_000 });
+    sockets.at(-1)?.terminate();
+    await session.waitForTurn(accepted.run_id, { timeoutMs: 15_000 });
+    expect(sockets).toHaveLength(2);
+    expect(text(session.delivered)).toBe(Array.from({ length: 20 }, (_, i) => `${i + 1} `).join(''));
+    await expectWholeLog(session);
+  });
+
+  it('sends a heartbeat (a join from the last seq) and reconnects as planned, losing nothing', async () => {
+    const { client: c, sent, sockets } = client({ heartbeatMs: 100, maxConnectionMs: 500 });
+    const session = c.session(sid('beat'), { agentId: 'paced' });
+    const accepted = await session.send('30');
+    await session.waitForTurn(accepted.run_id, { timeoutMs: 15_000 });
+    await until(() => sockets.length >= 2, 'a planned reconnect');
+    const joins = sent.filter((f) => f.action === 'assistant_join_session');
+    expect(joins.length).toBeGreaterThanOrEqual(3);
+    expect(joins.every((f) => f.session_id === session.id && typeof f.after_seq === 'number')).toBe(true);
+    expect(text(session.delivered)).toBe(Array.from({ length: 30 }, (_, i) => `${i + 1} `).join(''));
+    await expectWholeLog(session);
+  });
+
+  it('resumes at once when an app comes back with a dead socket, without waiting for the backoff', async () => {
+    const { client: c, sockets } = client({ reconnect: { initialDelayMs: 600_000 } });
+    const session = c.session(sid('resume'), { agentId: 'paced' });
+    const accepted = await session.send('15');
+    await session.next((e) => e.type === 'agent.message.delta', { timeoutMs: 15_000 });
+    sockets.at(-1)?.terminate();
+    await until(() => c.status === 'reconnecting', 'the client to see the socket gone');
+    c.resume();
+    await session.waitForTurn(accepted.run_id, { timeoutMs: 15_000 });
+    expect(sockets).toHaveLength(2);
+    await expectWholeLog(session);
+  });
+
+  it('performs a pending host tool call with its handler and sends the continuation', async () => {
+    const seen: unknown[] = [];
+    const { client: c } = client({
+      hostActions: {
+        select_issue: async (args) => {
+          seen.push(args);
+          return { selected: (args as { number: number }).number };
+        },
+      },
+    });
+    const session = c.session(sid('host'), { agentId: 'driver' });
+    await session.send('one', { hostContext: { actions: ACTIONS } });
+    const final = await session.next(
+      (e) => e.type === 'final_response' && e.data.pending_tool_call === null,
+      { timeoutMs: 15_000 },
+    );
+    expect(seen).toEqual([{ number: 42 }]);
+    expect(final.type === 'final_response' && final.data.content).toBe('Done: {"selected":42}');
+  });
+
+  it('sends tool_outcome "failed" when a host action handler throws', async () => {
+    const { client: c } = client();
+    const session = c.session(sid('host-fails'), {
+      agentId: 'driver',
+      hostActions: {
+        select_issue: () => {
+          throw new Error('no such issue');
+        },
+      },
+    });
+    await session.send('one', { hostContext: { actions: ACTIONS } });
+    const final = await session.next(
+      (e) => e.type === 'final_response' && e.data.pending_tool_call === null,
+      { timeoutMs: 15_000 },
+    );
+    expect(final.type === 'final_response' && final.data.content).toBe('It failed: "no such issue"');
+  });
+
+  it('answers an approval with edited args: checked against argsSchema first, the server’s 422 surfaced, valid ones accepted', async () => {
+    const { client: c } = client();
+    const session = c.session(sid('approve'), { agentId: 'pauser' });
+    const asked = await session.send('wire');
+    expect((await session.waitForTurn(asked.run_id, { timeoutMs: 15_000 })).type).toBe(
+      'session.status_requires_action',
+    );
+    expect(session.pendingActions.map((a) => a.id)).toEqual(['req_wire']);
+
+    const local = await session.approve('req_wire', { args: { amount: 500 } }).catch((e: unknown) => e);
+    expect(local).toBeInstanceOf(ArgsValidationError);
+    expect((local as ArgsValidationError).issues).toEqual([
+      { path: ['approved_args', 'amount'], message: 'must be <= 100' },
+    ]);
+    const extra = await session.approve('req_wire', { args: { amount: 5, x: 1 } }).catch((e: unknown) => e);
+    expect((extra as ArgsValidationError).issues[0]?.path).toEqual(['approved_args', 'x']);
+
+    const remote = await session
+      .approve('req_wire', { args: { amount: 500 }, validate: false })
+      .catch((e: unknown) => e);
+    expect(remote).toBeInstanceOf(SwitchboardApiError);
+    expect(remote).toMatchObject({ status: 422, code: 'validation_error' });
+    expect((remote as SwitchboardApiError).issues[0]?.path).toEqual(['approved_args', 'amount']);
+
+    const answered = await session.approve('req_wire', { args: { amount: 99 } });
+    const reply = await session.waitForTurn(answered.run_id as string, { timeoutMs: 15_000 });
+    expect(reply.type).toBe('session.status_idle');
+    const final = session.delivered.filter((e) => e.type === 'final_response').at(-1);
+    expect(final?.type === 'final_response' && final.data.content).toBe(
+      'resolved req_wire: "approve" with {"amount":99}',
+    );
+    expect(session.pendingActions).toEqual([]);
+  });
+
+  it('answers a question and a client tool', async () => {
+    const { client: c } = client();
+    const session = c.session(sid('answers'), { agentId: 'pauser' });
+    await session.waitForTurn((await session.send('two')).run_id, { timeoutMs: 15_000 });
+    await session.approve('req_wire');
+    const last = await session.answerQuestion('req_account', ['savings']);
+    await session.waitForTurn(last.run_id as string, { timeoutMs: 15_000 });
+    const page = c.session(sid('page'), { agentId: 'pauser' });
+    await page.waitForTurn((await page.send('page')).run_id, { timeoutMs: 15_000 });
+    const tool = await page.answerClientTool('req_page', { output: 'copied' });
+    await page.waitForTurn(tool.run_id as string, { timeoutMs: 15_000 });
+    const final = page.delivered.filter((e) => e.type === 'final_response').at(-1);
+    expect(final?.type === 'final_response' && final.data.content).toBe('resolved req_page: "copied"');
+  });
+
+  it('rates, regenerates, edits and cancels', async () => {
+    const { client: c } = client();
+    const session = c.session(sid('rewrite'), { agentId: 'demo' });
+    const first = await session.send('first');
+    await session.waitForTurn(first.run_id, { timeoutMs: 15_000 });
+    const rated = await session.feedback(first.assistant_message_id, 'up', { reasons: ['clear'] });
+    expect(rated).toMatchObject({ rating: 'up', reasons: ['clear'] });
+    const again = await session.regenerate();
+    await session.waitForTurn(again.run_id, { timeoutMs: 15_000 });
+    expect(
+      session.delivered.some((e) => e.type === 'messages.replaced' && e.data.mode === 'regenerate'),
+    ).toBe(true);
+    const edited = await session.edit(first.message_id, 'second');
+    await session.waitForTurn(edited.run_id, { timeoutMs: 15_000 });
+    const cancel = await session.cancel().catch((e: unknown) => e);
+    expect(cancel).toMatchObject({ status: 409, code: 'nothing_to_cancel' });
+    await expectWholeLog(session);
+  });
+
+  it('reads the event log over HTTP when no WebSocket is available', async () => {
+    const { client: c, sockets } = client({ transport: 'http', pollWaitSeconds: 1 });
+    expect(c.transport).toBe('http');
+    const session = c.session(sid('http'), { agentId: 'demo' });
+    const accepted = await session.send('over http');
+    await session.waitForTurn(accepted.run_id, { timeoutMs: 15_000 });
+    expect(sockets).toHaveLength(0);
+    expect(text(session.delivered)).toContain('You wrote 2 words');
+    await expectWholeLog(session);
+  });
+});
