@@ -61,17 +61,19 @@ afterAll(async () => {
 function recordingWebSocket() {
   const sockets: WebSocket[] = [];
   const sent: Record<string, unknown>[] = [];
-  const Recording = ((url: string, protocols?: string | string[]) => {
-    const socket = new WebSocket(url, protocols);
-    sockets.push(socket);
-    const send = socket.send.bind(socket);
-    socket.send = ((data: string) => {
+  // A class, not a function: the client constructs it with `new`.
+  class Recording extends WebSocket {
+    constructor(url: string, protocols?: string | string[]) {
+      super(url, protocols);
+      sockets.push(this);
+    }
+
+    override send(data: string): void {
       sent.push(JSON.parse(data) as Record<string, unknown>);
-      send(data);
-    }) as typeof socket.send;
-    return socket;
-  }) as unknown as WebSocketConstructor;
-  return { Recording, sockets, sent };
+      super.send(data);
+    }
+  }
+  return { Recording: Recording as unknown as WebSocketConstructor, sockets, sent };
 }
 
 function client(options: Partial<ClientOptions> = {}) {
