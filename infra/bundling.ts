@@ -25,6 +25,9 @@ function isDependency(path: string): boolean {
   return own.includes(`${'/'}node_modules${'/'}`);
 }
 
+/** The condition under which the package's `exports` name its TypeScript sources instead of `dist/`. */
+export const SOURCE_CONDITION = 'switchboard-source';
+
 /** The Lambda entry points under `functions/`; `authorizer` only with built-in `auth`. */
 export type SwitchboardEntry = 'http' | 'ws' | 'worker' | 'sweep' | 'authorizer';
 
@@ -127,6 +130,10 @@ export function functionBuildOptions(entry: SwitchboardEntry, agents: string, ou
     sourcemap: 'external',
     sourcesContent: false,
     mainFields: ['module', 'main'],
+    // The team's agents module imports 'switchboard': its sources, the same modules the functions
+    // import (one copy of each class in the bundle), not the package's build. `module` is esbuild's
+    // default condition, which naming any condition would drop.
+    conditions: [SOURCE_CONDITION, 'module'],
     banner: { js: REQUIRE_BANNER },
     alias: { '#agents': agents },
     external: entry === 'worker' ? [] : [...WORKER_ONLY_PACKAGES],
