@@ -187,5 +187,14 @@ describe('the package', () => {
     expect(bundles).toHaveLength(4);
     const withAgent = bundles.filter((file) => readFileSync(file, 'utf8').includes('Packed agent heard: '));
     expect(withAgent).toHaveLength(4); // http, ws, worker and sweep: each imports #agents
+    // The agents module's 'switchboard' is the sources the functions import, not a second copy from dist/.
+    const maps = join(project, 'cdk.out', 'switchboard-source-maps');
+    const sources = readdirSync(maps, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.map'))
+      .flatMap(
+        (file) => (JSON.parse(readFileSync(join(maps, file), 'utf8')) as { sources: string[] }).sources,
+      );
+    expect(sources.some((source) => source.includes('switchboard/lib/agents/'))).toBe(true);
+    expect(sources.filter((source) => source.includes('switchboard/dist/'))).toEqual([]);
   }, 480_000);
 });
