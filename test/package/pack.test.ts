@@ -149,7 +149,6 @@ describe('the package', () => {
         'es2023',
         '--types',
         'node',
-        '--skipLibCheck',
         'types.ts',
       ],
       { cwd: project },
