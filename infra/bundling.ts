@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,8 +10,23 @@ import type { BuildOptions, Loader, Metafile, Plugin } from 'esbuild';
  * `test/infra/bundles.test.ts`, so the sizes measured are those of the bundles deployed.
  */
 
-/** The package root, found from this file so the construct also works when installed in node_modules. */
-export const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+/**
+ * The package root, found from this file (`infra/` in the sources, `dist/infra/` in the build) so the
+ * construct also works when installed in node_modules: the functions are bundled from the sources
+ * under it (`functions/`, `lib/`), which the package ships beside its build.
+ */
+export const PACKAGE_ROOT = [new URL('..', import.meta.url), new URL('../..', import.meta.url)]
+  .map((url) => fileURLToPath(url))
+  .find((dir) => existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'functions'))) as string;
+
+/** Whether a file belongs to a dependency, not to this package (installed or not) or the team's code. */
+function isDependency(path: string): boolean {
+  const own = path.startsWith(PACKAGE_ROOT) ? path.slice(PACKAGE_ROOT.length - 1) : path;
+  return own.includes(`${'/'}node_modules${'/'}`);
+}
+
+/** The condition under which the package's `exports` name its TypeScript sources instead of `dist/`. */
+export const SOURCE_CONDITION = 'switchboard-source';
 
 /** The Lambda entry points under `functions/`; `authorizer` only with built-in `auth`. */
 export type SwitchboardEntry = 'http' | 'ws' | 'worker' | 'sweep' | 'authorizer';
@@ -69,7 +85,7 @@ export const zodNamespaceImports: Plugin = {
   name: 'zod-namespace-imports',
   setup(build) {
     build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, async (args) => {
-      if (args.path.includes(`${'/'}node_modules${'/'}`)) return undefined;
+      if (isDependency(args.path)) return undefined;
       const source = await readFile(args.path, 'utf8');
       const pattern = /^import \{ z \} from (['"])zod\1;?$/gm;
       if (!pattern.test(source)) return undefined;
@@ -114,6 +130,10 @@ export function functionBuildOptions(entry: SwitchboardEntry, agents: string, ou
     sourcemap: 'external',
     sourcesContent: false,
     mainFields: ['module', 'main'],
+    // The team's agents module imports 'switchboard': its sources, the same modules the functions
+    // import (one copy of each class in the bundle), not the package's build. `module` is esbuild's
+    // default condition, which naming any condition would drop.
+    conditions: [SOURCE_CONDITION, 'module'],
     banner: { js: REQUIRE_BANNER },
     alias: { '#agents': agents },
     external: entry === 'worker' ? [] : [...WORKER_ONLY_PACKAGES],

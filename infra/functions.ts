@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AssetHashType, DockerImage, type Duration, type ILocalBundling } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -27,8 +28,9 @@ export interface SwitchboardFunctionOptions {
 /**
  * Bundles one function at synth with `infra/bundle-function.ts`, that is with the options of
  * `infra/bundling.ts` (local esbuild, no Docker). Asset bundling is synchronous in the CDK and
- * esbuild's plugins are not, so the build runs in a child process; `tsx`, a dependency, loads the
- * TypeScript. The fields are part of the asset's cache key: two functions never share a bundle.
+ * esbuild's plugins are not, so the build runs in a child process: the built script beside this file
+ * when the construct runs from the package's build (`dist/infra/`), else the source with `tsx`, a
+ * dependency. The fields are part of the asset's cache key: two functions never share a bundle.
  */
 class SwitchboardBundler implements ILocalBundling {
   constructor(
@@ -37,9 +39,12 @@ class SwitchboardBundler implements ILocalBundling {
   ) {}
 
   tryBundle(outputDir: string): boolean {
-    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-    const script = join(PACKAGE_ROOT, 'infra', 'bundle-function.ts');
-    execFileSync(process.execPath, ['--import', tsx, script, this.entry, this.agents, outputDir], {
+    const built = fileURLToPath(new URL('./bundle-function.js', import.meta.url));
+    const loader = existsSync(built)
+      ? []
+      : ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href];
+    const script = existsSync(built) ? built : join(PACKAGE_ROOT, 'infra', 'bundle-function.ts');
+    execFileSync(process.execPath, [...loader, script, this.entry, this.agents, outputDir], {
       stdio: 'inherit',
     });
     return true;

@@ -4,7 +4,7 @@ import { DEV_AUDIENCE, mintDevToken } from './dev-key.ts';
 /** What `switchboard token` prints for `--help`. */
 export const TOKEN_USAGE = `Usage: switchboard token --user NAME [--tenant NAME] [--ttl 1h] [--audience ${DEV_AUDIENCE}]
 
-Prints a JWT signed with the sandbox's development key, which \`npm start\` accepts. For local use only.
+Prints a JWT signed with the sandbox's development key, which \`switchboard dev\` (\`npm start\`) accepts. For local use only.
 
   --user      the token's subject (sub): who the caller is
   --tenant    the caller's tenant (the tenant claim)

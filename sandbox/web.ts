@@ -1,7 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-const PAGE = new URL('../web/index.html', import.meta.url);
+/** The page, found from the sources (`sandbox/`) or from the build (`dist/sandbox/`). */
+const PAGE =
+  [new URL('../web/index.html', import.meta.url), new URL('../../web/index.html', import.meta.url)].find(
+    (url) => existsSync(url),
+  ) ?? new URL('../web/index.html', import.meta.url);
 
 /** Serves the demo host page at `/`. Read per request, so editing the page needs no restart. */
 export function serveDemoPage(req: IncomingMessage, res: ServerResponse): boolean {

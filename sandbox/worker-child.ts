@@ -4,6 +4,7 @@
  * execution environment), and stops it with the sandbox.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -37,8 +38,16 @@ export interface WorkerProcessOptions {
   readyTimeoutMs?: number;
 }
 
-/** The child's script, run with `--import tsx` from the repository's root. */
-const SCRIPT = fileURLToPath(new URL('./worker-process.ts', import.meta.url));
+/**
+ * The child's script, run with `--import tsx` (for a TypeScript agents module) from the package's
+ * root: the built one beside this file when the sandbox runs from the build (`dist/sandbox/`).
+ */
+const SCRIPT = [
+  new URL('./worker-process.js', import.meta.url),
+  new URL('./worker-process.ts', import.meta.url),
+]
+  .map((url) => fileURLToPath(url))
+  .find((path) => existsSync(path)) as string;
 const ROOT = resolve(dirname(SCRIPT), '..');
 
 function exited(child: ChildProcess): Promise<void> {

@@ -23,7 +23,19 @@ afterAll(() => {
 function startProcess(): Promise<{ url: string; wsUrl: string }> {
   child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'sandbox/main.ts', '--port', '0', '--data', dataDir, '--anonymous'],
+    [
+      '--import',
+      'tsx',
+      'bin/switchboard.ts',
+      'dev',
+      '--agents',
+      'demo/agents.ts',
+      '--port',
+      '0',
+      '--data',
+      dataDir,
+      '--anonymous',
+    ],
     {
       cwd: root,
       env: { ...process.env, SWITCHBOARD_DEMO_DELAY_MS: '400', LOG_LEVEL: 'ERROR' },

@@ -1,40 +1,55 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Switchboard } from '../lib/agents/index.ts';
 import { jsonSchemasReady } from '../lib/contract/index.ts';
 import { startSandbox } from './sandbox.ts';
+import { UsageError } from './token-command.ts';
 
-const USAGE = `Usage: npm start -- [--port 3000] [--host 127.0.0.1] [--data DIR | --persist] [--agents FILE] [--sweep-ms 60000] [--faults SEED] [--anonymous]
+/**
+ * `switchboard dev`: the sandbox with the demo host page, serving the agents module given by
+ * `--agents`. This repository's `npm start` runs it with its demo agent (`--agents demo/agents.ts`).
+ */
+export const DEV_USAGE = `Usage: switchboard dev --agents FILE [--port 3000] [--host 127.0.0.1] [--data DIR | --persist] [--sweep-ms 60000] [--faults SEED] [--anonymous]
 
+  --agents    a module whose default export is a Switchboard server (createSwitchboard()); a .ts
+              module is loaded with tsx
   --port      port of the page, the HTTP API and the WebSocket API (default 3000; 0 picks one)
   --data DIR  keep DynamoDB's data in DIR across restarts (in memory without it)
   --persist   the same, in .sandbox-data
-  --agents    a module whose default export is a Switchboard server (default: the demo agent)
   --sweep-ms  how often the sweep runs (default 60000, the EventBridge rule's rate)
   --faults    throttle, fail and time out the functions' AWS calls now and then (2% each), drawn from SEED
   --anonymous no authentication: every caller is the same anonymous user (default: JWTs of the
-              development key, as the stack's built-in auth; mint one with npm run token -- --user NAME)`;
+              development key, as the stack's built-in auth; mint one with switchboard token --user NAME)`;
 
 /** The rates `--faults` injects on every service, each per call. */
 const DEMO_FAULT_RATES = { throttle: 0.02, error: 0.02, timeout: 0.02 };
 
-async function loadApp(file: string | undefined): Promise<Switchboard> {
+/** Imports the agents module; TypeScript through tsx (a dependency), when Node is not already loading it. */
+async function loadApp(file: string): Promise<Switchboard> {
   // Loaded first, so that a JSON Schema ajv cannot use fails where the agents module registers it.
   await jsonSchemasReady();
-  const module = (await (file ? import(pathToFileURL(resolve(file)).href) : import('#agents'))) as {
-    default?: unknown;
-  };
+  const path = resolve(file);
+  if (!existsSync(path)) throw new UsageError(`--agents: ${file} does not exist.`, DEV_USAGE);
+  // From the sources (this repository's npm start) a TypeScript loader is already there.
+  if (/\.[cm]?tsx?$/.test(path) && !import.meta.url.endsWith('.ts')) {
+    const { register } = await import('tsx/esm/api');
+    register();
+  }
+  const module = (await import(pathToFileURL(path).href)) as { default?: unknown };
   if (!(module.default instanceof Switchboard)) {
     throw new Error(
-      `${file ?? 'the agents module'} must export a Switchboard server (createSwitchboard()) as its default.`,
+      `${file} must export a Switchboard server (createSwitchboard() from 'switchboard') as its default.`,
     );
   }
   return module.default;
 }
 
-async function main(): Promise<void> {
+/** Starts the sandbox from the command line's arguments and stops it on SIGINT or SIGTERM. */
+export async function devCommand(args: string[]): Promise<void> {
   const { values } = parseArgs({
+    args,
     options: {
       port: { type: 'string', default: process.env.PORT ?? '3000' },
       host: { type: 'string', default: '127.0.0.1' },
@@ -48,8 +63,11 @@ async function main(): Promise<void> {
     },
   });
   if (values.help) {
-    console.log(USAGE);
+    console.log(DEV_USAGE);
     return;
+  }
+  if (values.agents === undefined) {
+    throw new UsageError('--agents FILE is required: the module that registers your agents.', DEV_USAGE);
   }
   if (values.faults !== undefined && !/^\d+$/.test(values.faults)) {
     throw new Error(`--faults takes a seed, a whole number (got "${values.faults}").`);
@@ -83,7 +101,7 @@ async function main(): Promise<void> {
   Page:       ${sandbox.url}/
   HTTP API:   ${sandbox.url}/api
   WebSocket:  ${sandbox.wsUrl}
-  Auth:       ${values.anonymous ? 'none: every caller is anonymous' : 'JWTs of the development key (npm run token -- --user NAME); the page gets its own'}
+  Auth:       ${values.anonymous ? 'none: every caller is anonymous' : 'JWTs of the development key (switchboard token --user NAME); the page gets its own'}
   Data:       ${dataDir ?? 'in memory (pass --data to keep it)'}${values.faults !== undefined ? `\n  Faults:     injected, seed ${values.faults}` : ''}
 Press Ctrl+C to stop.`);
   let stopping = false;
@@ -97,8 +115,3 @@ Press Ctrl+C to stop.`);
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
-
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});

@@ -1,0 +1,18 @@
+/**
+ * The local sandbox as a library: {@link startSandbox} runs the HTTP and WebSocket APIs, DynamoDB,
+ * SQS, S3 and the functions in one process, as `switchboard dev` does, and {@link mintDevToken}
+ * makes the tokens it accepts (the development key: for local use only).
+ *
+ * @example
+ * ```ts
+ * import { mintDevToken, startSandbox } from 'switchboard/sandbox';
+ * import app from './agents.ts';
+ *
+ * const sandbox = await startSandbox({ app, jwt: true });
+ * const token = await mintDevToken({ user: 'alice' });
+ * await fetch(`${sandbox.url}/api/chat`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '…' });
+ * await sandbox.close();
+ * ```
+ */
+export { DEV_AUDIENCE, DEV_ISSUER, type DevTokenOptions, mintDevToken } from './dev-key.ts';
+export { type Sandbox, type SandboxOptions, startSandbox } from './sandbox.ts';
