@@ -17,7 +17,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 /**
  * The package as a team gets it: `npm pack` of this repository, installed into a fresh project
  * outside it, an agents module written there with the README's import, one turn through the bin's
- * sandbox (`switchboard dev`), and a stack synthesised with the construct from the installed package.
+ * sandbox (`switchboard dev`) over HTTP and with the installed client, and a stack synthesised with
+ * the construct from the installed package.
  * Slow (a build, an install and four bundles): one test, one file.
  */
 
@@ -53,6 +54,20 @@ server.registerHostAgent({
 });
 
 export default server;
+`;
+
+/** A host of the team's: the installed client, reading events over HTTP (Node 20 has no global WebSocket). */
+const HOST = `import { createClient } from 'switchboard/client';
+
+const [url, token] = process.argv.slice(2);
+const client = createClient({ url, token: () => token, transport: 'http' });
+const session = client.session('packed-client', { agentId: 'support' });
+const texts = [];
+session.on('agent.message.delta', (e) => texts.push(e.data.text));
+const accepted = await session.send('from the client');
+const end = await session.waitForTurn(accepted.run_id);
+client.close();
+console.log(JSON.stringify({ end: end.type, text: texts.join('') }));
 `;
 
 /** A CDK app of the team's, with the construct from the installed package. */
@@ -134,6 +149,7 @@ describe('the package', () => {
     );
     writeFileSync(join(project, 'agents.ts'), AGENTS);
     writeFileSync(join(project, 'stack.mjs'), STACK);
+    writeFileSync(join(project, 'host.mjs'), HOST);
     writeFileSync(join(project, 'types.ts'), TYPES);
 
     // The declarations: every entry point's types resolve for a NodeNext project.
@@ -171,6 +187,15 @@ describe('the package', () => {
     expect(response.status).toBe(200);
     expect(JSON.stringify(await response.json())).toContain('Packed agent heard: hello');
     expect(await (await fetch(`${url}/`)).text()).toContain('<html');
+    // The same sandbox through the installed client.
+    const { stdout: hosted } = await run(process.execPath, ['host.mjs', url, token.trim()], {
+      cwd: project,
+      timeout: 60_000,
+    });
+    expect(JSON.parse(hosted)).toEqual({
+      end: 'session.status_idle',
+      text: 'Packed agent heard: from the client',
+    });
     sandbox?.kill('SIGTERM');
 
     // The construct from the installed package bundles the functions with the team's agents.
