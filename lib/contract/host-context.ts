@@ -37,7 +37,7 @@ export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
  * `__proto__`, and the host's keys are passed through verbatim.
  */
 export const jsonObject = z.custom<Record<string, unknown>>(isPlainObject, 'Expected an object');
-jsonForms.add(jsonObject, { as: z.record(z.string(), z.unknown()) });
+jsonForms.add(jsonObject, z.record(z.string(), z.unknown()));
 
 const BackgroundEntrySchema = z
   .object({ state: z.string().max(200), summary: z.unknown().optional() })
@@ -61,7 +61,7 @@ const BackgroundSchema: z.ZodType<Record<string, { state: string; summary?: unkn
     }
   });
 contractShapes.add(BackgroundSchema, { shape: { kind: 'map', of: shapeOf(BackgroundEntrySchema) } });
-jsonForms.add(BackgroundSchema, { as: z.record(z.string(), BackgroundEntrySchema) });
+jsonForms.add(BackgroundSchema, z.record(z.string(), BackgroundEntrySchema));
 
 /** An action the host performs when the agent calls it: it becomes a host tool. */
 export const HostActionSchema = z

@@ -22,10 +22,10 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'
     unrepresentable: 'any',
     override(ctx) {
       if (typeOf(ctx.zodSchema) !== 'custom') return;
-      const form = jsonForms.get(ctx.zodSchema as unknown as z.ZodType);
+      const form = jsonForms.get(ctx.zodSchema);
       // A refined custom schema is read after the one it refines: its form replaces the mark.
       delete ctx.jsonSchema[NO_FORM];
-      if (form) Object.assign(ctx.jsonSchema, jsonSchemaOf(form.as, io));
+      if (form) Object.assign(ctx.jsonSchema, jsonSchemaOf(form, io));
       else ctx.jsonSchema[NO_FORM] = true;
     },
   }) as JsonSchema;
