@@ -24,6 +24,7 @@ import {
 } from '../lib/handlers/index.ts';
 import { stopAllRuns, stopRunsOf } from '../lib/runs/index.ts';
 import { type FaultOptions, type FaultPlan, startFronts } from './aws/index.ts';
+import { serveContract } from './contract.ts';
 import { DISCOVERY_PATH, serveDevAuth } from './dev-auth.ts';
 import { DEV_AUDIENCE, DEV_ISSUER } from './dev-key.ts';
 import {
@@ -197,6 +198,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     host: options.host,
     static: (req, res) =>
       (jwt !== undefined && serveDevAuth(req, res, jwt.audience[0] ?? DEV_AUDIENCE)) ||
+      serveContract(req, res) ||
       serveDemoPage(req, res),
     http: {
       routes: [...HTTP_ROUTES],

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { parseOrThrow, throwIssues } from '../errors/index.ts';
 import { AttachmentSchema } from './attachments.ts';
-import { HOST_CONTEXT_LIMITS, HostContextSchema, isPlainObject } from './host-context.ts';
+import { HOST_CONTEXT_LIMITS, HostContextSchema, jsonObject } from './host-context.ts';
 import { IdSchema, SessionIdSchema } from './ids.ts';
 import { checkDepth } from './json-body.ts';
 import { MessageIdSchema, RewriteModeSchema, rewriteIssues } from './messages.ts';
@@ -21,7 +21,7 @@ export const ChatRequestSchema = z
     session_id: SessionIdSchema.optional(),
     agent_id: z.string().min(1).max(128).optional(),
     content: z.string().max(100_000),
-    metadata: z.custom<Record<string, unknown>>(isPlainObject, 'Expected an object').optional(),
+    metadata: jsonObject.optional(),
     host_context: HostContextSchema.optional(),
     attachments: z.array(AttachmentSchema).max(HOST_CONTEXT_LIMITS.attachments).optional(),
     /** Legacy: data URIs that become screenshot attachments. */
@@ -206,22 +206,22 @@ export function parseResolveRequest(value: unknown): ResolveRequest {
   return parseContract(ResolveRequestSchema, value, 'answer');
 }
 
+/** Which request an `assistant_resolve_action` frame answers (its other fields are the answer). */
+export const ResolveTargetSchema = z.object({ session_id: SessionIdSchema, action_id: IdSchema }).strict();
+
 /** Which request an `assistant_resolve_action` frame answers. */
 export function parseResolveTarget(value: unknown): { session_id: string; action_id: string } {
-  return parseOrThrow(
-    z.object({ session_id: SessionIdSchema, action_id: IdSchema }).strict(),
-    value,
-    'answer',
-  );
+  return parseOrThrow(ResolveTargetSchema, value, 'answer');
 }
+
+/** The body of an `assistant_cancel` frame: which session it stops. */
+// Like every frame, it may carry an `id`, which comes back as `request_id`.
+export const SessionTargetSchema = z
+  .object({ session_id: SessionIdSchema, id: RequestIdSchema.optional() })
+  .strict();
 
 /** Which session an `assistant_cancel` frame stops. */
 export function parseSessionTarget(value: unknown): { session_id: string } {
-  // Like every frame, it may carry an `id`, which comes back as `request_id`.
-  const target = parseOrThrow(
-    z.object({ session_id: SessionIdSchema, id: RequestIdSchema.optional() }).strict(),
-    value,
-    'cancel',
-  );
+  const target = parseOrThrow(SessionTargetSchema, value, 'cancel');
   return { session_id: target.session_id };
 }

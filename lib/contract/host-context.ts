@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { AttachmentSchema } from './attachments.ts';
+import { jsonForms } from './json-forms.ts';
 import { objectSchemaProblem } from './json-schema.ts';
 import { contractShapes, shapeOf } from './normalize.ts';
 
@@ -35,7 +36,8 @@ export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
  * A host-owned JSON object, checked but never rebuilt: rebuilding would lose keys such as
  * `__proto__`, and the host's keys are passed through verbatim.
  */
-const jsonObject = z.custom<Record<string, unknown>>(isPlainObject, 'Expected an object');
+export const jsonObject = z.custom<Record<string, unknown>>(isPlainObject, 'Expected an object');
+jsonForms.add(jsonObject, z.record(z.string(), z.unknown()));
 
 const BackgroundEntrySchema = z
   .object({ state: z.string().max(200), summary: z.unknown().optional() })
@@ -59,6 +61,7 @@ const BackgroundSchema: z.ZodType<Record<string, { state: string; summary?: unkn
     }
   });
 contractShapes.add(BackgroundSchema, { shape: { kind: 'map', of: shapeOf(BackgroundEntrySchema) } });
+jsonForms.add(BackgroundSchema, z.record(z.string(), BackgroundEntrySchema));
 
 /** An action the host performs when the agent calls it: it becomes a host tool. */
 export const HostActionSchema = z

@@ -20,7 +20,9 @@ export {
   RequestIdSchema,
   type ResolveRequest,
   ResolveRequestSchema,
+  ResolveTargetSchema,
   SessionsQuerySchema,
+  SessionTargetSchema,
 } from './chat.ts';
 export { type CorsConfig, type CorsMethod, FILE_BUCKET_CORS, HTTP_API_CORS } from './cors.ts';
 export {
@@ -46,6 +48,7 @@ export {
   ExportQuerySchema,
   type FeedbackRequest,
   FeedbackRequestSchema,
+  FeedbackTargetSchema,
   isMessageId,
   MessageIdSchema,
   parseFeedbackRequest,

@@ -89,13 +89,14 @@ export function parseFeedbackRequest(value: unknown): FeedbackRequest {
   return parseOrThrow(FeedbackRequestSchema, normalized, 'feedback', (path) => pathAsSent(path, renames));
 }
 
+/** Which message an `assistant_feedback` frame rates (its other fields are the rating). */
+export const FeedbackTargetSchema = z
+  .object({ session_id: SessionIdSchema, message_id: MessageIdSchema })
+  .strict();
+
 /** Which message an `assistant_feedback` frame rates. */
 export function parseFeedbackTarget(value: unknown): { session_id: string; message_id: string } {
-  return parseOrThrow(
-    z.object({ session_id: SessionIdSchema, message_id: MessageIdSchema }).strict(),
-    value,
-    'feedback',
-  );
+  return parseOrThrow(FeedbackTargetSchema, value, 'feedback');
 }
 
 /** The query of `GET /api/sessions/{id}/export`: none. */

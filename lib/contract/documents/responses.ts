@@ -1,0 +1,116 @@
+import * as z from 'zod';
+
+/**
+ * The shapes of the answers the documents describe with a schema: each is checked against the
+ * server's real answers by test/e2e/contract-documents.test.ts. Other answers are described in
+ * words only (docs/protocol.md).
+ */
+
+const IssueSchema = z
+  .object({ path: z.array(z.union([z.string(), z.number()])), message: z.string() })
+  .strict();
+
+/** What a spent budget's refusal adds to its error. */
+const budgetFields = {
+  spent_usd: z.number().optional(),
+  budget_usd: z.number().optional(),
+  scope: z.enum(['session', 'user', 'tenant']).optional(),
+};
+
+/** Every error Switchboard answers over HTTP (`errorResponse` in lib/transport/responses.ts). */
+export const ErrorResponseSchema = z
+  .object({
+    error: z
+      .object({
+        code: z.string(),
+        message: z.string(),
+        issues: z.array(IssueSchema).optional(),
+        /** `session_busy`: the turn the message waits on. */
+        run_id: z.string().optional(),
+        ...budgetFields,
+      })
+      .strict(),
+  })
+  .strict();
+
+/** An answer of API Gateway itself, before or after the function (`{"message": "Unauthorized"}`). */
+export const GatewayErrorSchema = z.object({ message: z.string() }).strict();
+
+/** A message accepted: `202` of `POST /api/chat`, and the fields of `assistant:accepted`. */
+const acceptedFields = {
+  request_id: z.string(),
+  session_id: z.string(),
+  run_id: z.string(),
+  message_id: z.string(),
+  assistant_message_id: z.string(),
+  status: z.literal('queued'),
+  duplicate: z.boolean(),
+  interrupted: z.array(z.string()).optional(),
+};
+export const AcceptedSchema = z.object(acceptedFields).strict();
+
+/** The answer to `assistant_message`. */
+export const AcceptedFrameSchema = z
+  .object({ type: z.literal('assistant:accepted'), ...acceptedFields })
+  .strict();
+
+/** The answer to `assistant_join_session`, after the stored events. */
+export const JoinedFrameSchema = z
+  .object({
+    type: z.literal('assistant:joined'),
+    session_id: z.string(),
+    replayed_through: z.number().int().nonnegative(),
+    last_seq: z.number().int().nonnegative(),
+  })
+  .strict();
+
+/** The answer to any frame that cannot be applied (`errorFrame` in lib/transport/responses.ts). */
+export const ErrorFrameSchema = z
+  .object({
+    type: z.literal('assistant:error'),
+    request_id: z.string().optional(),
+    error: z
+      .object({
+        type: z.enum(['validation', 'session', 'not_found', 'auth', 'limit', 'internal']),
+        code: z.string(),
+        message: z.string(),
+        path: z.array(z.union([z.string(), z.number()])),
+        issues: z.array(IssueSchema).optional(),
+        retry_after: z.number().optional(),
+        run_id: z.string().optional(),
+        ...budgetFields,
+      })
+      .strict(),
+  })
+  .strict();
+
+/** One event of a session's log, on the socket and over HTTP. */
+export const EventSchema = z
+  .object({
+    seq: z.number().int().min(1),
+    type: z.string(),
+    session_id: z.string(),
+    run_id: z.string().optional(),
+    at: z.string(),
+    /** The event type's own fields (docs/protocol.md#events); `{}` when the event is truncated. */
+    data: z.record(z.string(), z.unknown()),
+    /** An event too large for a frame: read it whole at `href`. */
+    truncated: z.literal(true).optional(),
+    href: z.string().optional(),
+  })
+  .strict();
+
+/** The server→client frame that carries events. */
+export const EventsFrameSchema = z
+  .object({ type: z.literal('events'), events: z.array(EventSchema) })
+  .strict();
+
+/** `GET /api/sessions/{id}/events`. */
+export const EventsPageSchema = z
+  .object({
+    session_id: z.string(),
+    events: z.array(EventSchema),
+    last_seq: z.number().int().nonnegative(),
+    has_more: z.boolean(),
+  })
+  .strict();

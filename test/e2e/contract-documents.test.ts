@@ -1,0 +1,141 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { createSwitchboard } from '../../lib/index.ts';
+import { mintDevToken } from '../../sandbox/dev-key.ts';
+import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { api, testSandbox } from '../support/sandbox.ts';
+
+/**
+ * The documents the sandbox serves, and the server's real answers checked against the schemas they
+ * give: the error envelope (of Switchboard and of the gateway), a message accepted, a page of
+ * events, and the WebSocket's accepted, joined, error and events frames.
+ */
+type Json = Record<string, unknown>;
+const app = createSwitchboard();
+app.registerHostAgent({
+  info: { id: 'echo' },
+  async invoke({ message }, { emit }) {
+    emit({ type: 'text', text: `echo: ${message}` });
+    return {};
+  },
+});
+
+let sandbox: Sandbox;
+let token: string;
+let openapi: Json;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+
+beforeAll(async () => {
+  sandbox = await testSandbox({ app, jwt: true });
+  token = await mintDevToken({ user: 'contract', tenant: 'docs' });
+});
+afterAll(() => sandbox?.close());
+
+/** Checks `value` against the schema at `pointer` of the document named `doc`. */
+function expectValid(doc: 'openapi' | 'asyncapi', pointer: string, value: unknown) {
+  const validate = ajv.getSchema(`${doc}#${pointer}`);
+  if (!validate) throw new Error(`No schema at ${doc}#${pointer}`);
+  expect(validate(value), `${JSON.stringify(value)}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+}
+
+const response = (path: string, method: string, status: number) =>
+  `/paths/${path.replaceAll('/', '~1')}/${method}/responses/${status}/content/application~1json/schema`;
+
+const message = (name: string) => `/channels/socket/messages/${name}/payload`;
+
+describe('the contract documents, served by the sandbox', () => {
+  it('are served at /api/openapi.json and /api/asyncapi.json without a token', async () => {
+    for (const [path, key] of [
+      ['/api/openapi.json', 'openapi'],
+      ['/api/asyncapi.json', 'asyncapi'],
+    ] as const) {
+      const res = await fetch(`${sandbox.url}${path}`);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      const doc = (await res.json()) as Json;
+      expect(doc[key]).toMatch(/^3\./);
+      if (key === 'openapi') openapi = doc;
+      ajv.addSchema({ ...doc, $id: key }, key);
+    }
+    // The API itself still asks for one.
+    expect((await api(sandbox.url, 'GET', '/api/sessions')).status).toBe(401);
+  });
+
+  it("describe the HTTP API's real answers: accepted, events, errors", async () => {
+    const asAlice = { token };
+    const accepted = await api(
+      sandbox.url,
+      'POST',
+      '/api/chat',
+      { session_id: 'doc-1', content: 'hi' },
+      asAlice,
+    );
+    expect(accepted.status).toBe(202);
+    expectValid('openapi', response('/api/chat', 'post', 202), accepted.json);
+
+    const events = await api(sandbox.url, 'GET', '/api/sessions/doc-1/events?wait=5', undefined, asAlice);
+    expect(events.status).toBe(200);
+    expect((events.json.events as unknown[]).length).toBeGreaterThan(0);
+    expectValid('openapi', response('/api/sessions/{id}/events', 'get', 200), events.json);
+
+    const errors: [string, string, string, unknown, number, string?][] = [
+      ['/api/chat', 'post', '/api/chat', { content: 'hi', colour: 'red' }, 422],
+      ['/api/chat', 'post', '/api/chat', '{not json', 400],
+      ['/api/sessions/{id}', 'get', '/api/sessions/nobody-here', undefined, 404],
+      ['/api/sessions/{id}/events', 'get', '/api/sessions/doc-1/events?after=-1', undefined, 422],
+      ['/api/files/{id}', 'get', '/api/files/file_none', undefined, 404],
+      ['/api/sessions/{id}/cancel', 'post', '/api/sessions/doc-none/cancel', undefined, 404],
+    ];
+    for (const [path, method, url, body, status] of errors) {
+      const res = await api(sandbox.url, method.toUpperCase(), url, body, asAlice);
+      expect(res.status, url).toBe(status);
+      expectValid('openapi', response(path, method, status), res.json);
+      const codes = (openapi.paths as Record<string, Record<string, Json>>)[path]?.[method]
+        ?.responses as Record<string, { 'x-error-codes'?: string[] }>;
+      expect(codes[status]?.['x-error-codes'], url).toContain((res.json.error as { code: string }).code);
+    }
+    // The gateway's own answer: no token.
+    const refused = await api(sandbox.url, 'GET', '/api/sessions/doc-1');
+    expect(refused.status).toBe(401);
+    expectValid('openapi', response('/api/sessions/{id}', 'get', 401), refused.json);
+  });
+
+  it("describe the WebSocket's real frames: accepted, joined, error, events", async () => {
+    const socket = new WebSocket(sandbox.wsUrl, ['switchboard', `switchboard.bearer.${token}`]);
+    const frames: Json[] = [];
+    const waiters: { test: (f: Json) => boolean; done: (f: Json) => void }[] = [];
+    socket.on('message', (data) => {
+      const frame = JSON.parse(String(data)) as Json;
+      frames.push(frame);
+      for (const w of waiters.filter((w) => w.test(frame))) w.done(frame);
+    });
+    const next = (test: (f: Json) => boolean) =>
+      new Promise<Json>((done) => {
+        const seen = frames.find(test);
+        if (seen) done(seen);
+        else waiters.push({ test, done });
+      });
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    try {
+      socket.send(
+        JSON.stringify({ action: 'assistant_message', id: 'doc-ws-1', session_id: 'doc-2', content: 'hi' }),
+      );
+      expectValid(
+        'asyncapi',
+        message('AssistantAccepted'),
+        await next((f) => f.type === 'assistant:accepted'),
+      );
+      await next((f) => f.type === 'events' && JSON.stringify(f).includes('session.status_idle'));
+      socket.send(JSON.stringify({ action: 'assistant_join_session', session_id: 'doc-2', after_seq: 1 }));
+      expectValid('asyncapi', message('AssistantJoined'), await next((f) => f.type === 'assistant:joined'));
+      socket.send(JSON.stringify({ action: 'assistant_cancel', session_id: 'doc-2', extra: 1 }));
+      expectValid('asyncapi', message('AssistantError'), await next((f) => f.type === 'assistant:error'));
+      const eventFrames = frames.filter((f) => f.type === 'events');
+      expect(eventFrames.length).toBeGreaterThan(0);
+      for (const frame of eventFrames) expectValid('asyncapi', message('Events'), frame);
+    } finally {
+      socket.close();
+    }
+  });
+});
