@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -11,10 +11,12 @@ import { UsageError } from './token-command.ts';
  * `switchboard dev`: the sandbox with the demo host page, serving the agents module given by
  * `--agents`. This repository's `npm start` runs it with its demo agent (`--agents demo/agents.ts`).
  */
-export const DEV_USAGE = `Usage: switchboard dev --agents FILE [--port 3000] [--host 127.0.0.1] [--data DIR | --persist] [--sweep-ms 60000] [--faults SEED] [--anonymous]
+export const DEV_USAGE = `Usage: switchboard dev --agents FILE [--settings FILE] [--port 3000] [--host 127.0.0.1] [--data DIR | --persist] [--sweep-ms 60000] [--faults SEED] [--anonymous]
 
   --agents    a module whose default export is a Switchboard server (createSwitchboard()); a .ts
               module is loaded with tsx
+  --settings  a JSON file of runtime settings (docs/configuration.md), as the construct's settings prop;
+              a bad one stops the sandbox at start-up with the field it names
   --port      port of the page, the HTTP API and the WebSocket API (default 3000; 0 picks one)
   --data DIR  keep DynamoDB's data in DIR across restarts (in memory without it)
   --persist   the same, in .sandbox-data
@@ -25,6 +27,23 @@ export const DEV_USAGE = `Usage: switchboard dev --agents FILE [--port 3000] [--
 
 /** The rates `--faults` injects on every service, each per call. */
 const DEMO_FAULT_RATES = { throttle: 0.02, error: 0.02, timeout: 0.02 };
+
+/** The `--settings` file: a JSON object (its fields are checked by startSandbox, before anything starts). */
+function readSettings(file: string): Record<string, unknown> {
+  const path = resolve(file);
+  if (!existsSync(path)) throw new UsageError(`--settings: ${file} does not exist.`, DEV_USAGE);
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`--settings: ${file} is not valid JSON (${(error as Error).message}).`, DEV_USAGE);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new UsageError(`--settings: ${file} must hold a JSON object.`, DEV_USAGE);
+  }
+  // startSandbox checks every field, once the JSON Schema checker the settings need is loaded.
+  return value as Record<string, unknown>;
+}
 
 /** Imports the agents module; TypeScript through tsx (a dependency), when Node is not already loading it. */
 async function loadApp(file: string): Promise<Switchboard> {
@@ -59,6 +78,7 @@ export async function devCommand(args: string[]): Promise<void> {
       'sweep-ms': { type: 'string', default: '60000' },
       faults: { type: 'string' },
       anonymous: { type: 'boolean', default: false },
+      settings: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -78,8 +98,10 @@ export async function devCommand(args: string[]): Promise<void> {
       : values.persist
         ? resolve('.sandbox-data')
         : undefined;
+  const settings = values.settings === undefined ? undefined : readSettings(values.settings);
   const sandbox = await startSandbox({
     app: await loadApp(values.agents),
+    ...(settings && { settings }),
     port: Number(values.port),
     host: values.host,
     dataDir,
