@@ -4,6 +4,7 @@
  * it emitted what, and an idle one that waits on its backend until the turn is cancelled.
  */
 import { performance } from 'node:perf_hooks';
+import { pause } from '../demo/demo-agent.ts';
 import type { HostAgentDefinition, HostAgentIO } from '../lib/agents/index.ts';
 import { hostSessionId } from '../lib/auth/index.ts';
 
@@ -54,22 +55,6 @@ export interface EmitRecord {
   emits: number[];
 }
 
-/** Resolves after `ms`, or at once when the signal is aborted. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal.aborted) return resolve();
-    const abort = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', abort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', abort, { once: true });
-  });
-}
-
 /**
  * The paced agent (id `paced`) and what it recorded. Each turn waits, before its first emit, until
  * the caller lets its session go (`release`), so that every connection has joined first; the
@@ -116,7 +101,7 @@ export function pacedAgent(id = 'paced') {
     const start = performance.now();
     let slot = 0;
     // A fixed schedule (start + slot × interval), so the pace does not drift with timer lateness.
-    const next = () => sleep(start + slot * shape.intervalMs - performance.now(), signal);
+    const next = () => pause(start + slot * shape.intervalMs - performance.now(), signal);
     for (let i = 0; i < count && !signal.aborted; i += 1) {
       if (toolAt.has(i)) {
         const toolId = `lookup_${segment}${i}`;

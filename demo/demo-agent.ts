@@ -1,7 +1,7 @@
 import type { HostAgentDefinition } from '../lib/index.ts';
 
 /** Resolves after `ms`, or at once when the turn is stopped; leaves no listener on the signal. */
-const pause = (ms: number, signal: AbortSignal) =>
+export const pause = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal.aborted || ms <= 0) return resolve();
     const abort = () => {
