@@ -8,6 +8,7 @@ import type {
   OutputMode,
   ResolveRequest,
 } from '../lib/contract/index.ts';
+import type { Accepted as ServerAccepted } from '../lib/runs/index.ts';
 import { SwitchboardApiError } from './errors.ts';
 import type { ErrorFrame, EventsFrame, JoinedFrame, ServerFrame, SwitchboardEvent } from './events.ts';
 import { Session, type SessionOptions } from './session.ts';
@@ -154,7 +155,7 @@ export interface ClientOptions {
 export type ConnectionStatus = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'closed';
 
 /**
- * The answer to a message (`202` of `POST /api/chat`).
+ * The answer to a message (`202` of `POST /api/chat`): the server's own type.
  *
  * @example
  * ```ts
@@ -162,16 +163,7 @@ export type ConnectionStatus = 'idle' | 'connecting' | 'open' | 'reconnecting' |
  * await session.waitForTurn(accepted.run_id);
  * ```
  */
-export interface Accepted {
-  request_id: string;
-  session_id: string;
-  run_id: string;
-  message_id: string;
-  assistant_message_id: string;
-  status: string;
-  duplicate: boolean;
-  interrupted?: string[];
-}
+export type Accepted = ServerAccepted;
 
 /**
  * A page of the event log (`GET /api/sessions/{id}/events`).
