@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
 import { dueBucket, INDEXES, keys, prefixes, ttlAt } from './keys.ts';
 import { queryAll, updateIf } from './table.ts';
@@ -36,17 +36,6 @@ export async function putConnection(
       },
     }),
   );
-}
-
-/** The connection, or undefined when it is gone. */
-export async function getConnection(
-  rt: Runtime,
-  connectionId: string,
-): Promise<ConnectionRecord | undefined> {
-  const { Item } = await rt.db.send(
-    new GetCommand({ TableName: rt.table, Key: keys.connection(connectionId) }),
-  );
-  return Item as ConnectionRecord | undefined;
 }
 
 /** Joins a connection to a session: both directions, since `$disconnect` only knows the connection. */

@@ -21,7 +21,6 @@ export {
 export {
   type ConnectionRecord,
   dueConnections,
-  getConnection,
   markReplayed,
   putConnection,
   removeConnection,

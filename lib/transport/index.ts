@@ -2,9 +2,7 @@ export { Audience } from './audience.ts';
 export {
   type EventFrame,
   eventView,
-  forgetConnection,
   framesOf,
-  MAX_FRAME_BYTES,
   type PushOutcome,
   pushFrames,
   pushToConnection,

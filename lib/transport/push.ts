@@ -41,7 +41,7 @@ export async function pushToConnection(
 }
 
 /** A WebSocket message may be 128 KB; a frame of events stays below it with room to spare. */
-export const MAX_FRAME_BYTES = 120 * 1024;
+const MAX_FRAME_BYTES = 120 * 1024;
 
 /** An event as hosts see it: named by the host's own session id, not the session's ref. */
 export function eventView(event: SessionEvent): SessionEvent {
