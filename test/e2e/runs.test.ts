@@ -5,6 +5,7 @@ import { createSwitchboard } from '../../lib/index.ts';
 import { enqueue } from '../../lib/runs/index.ts';
 import {
   appendEvents,
+  cancelRequestsOf,
   claimRun,
   finishRun,
   getRun,
@@ -14,6 +15,8 @@ import {
   messageId,
   putRun,
   type RunRecord,
+  renewLease,
+  requestCancel,
 } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
@@ -296,6 +299,22 @@ describe('lost workers and fencing', () => {
       ),
     ).toBe(false);
     expect((await getRun(rt, refOf(id), runId))?.status).toBe('completed');
+  });
+});
+
+describe('cancel reads of a running run', () => {
+  it('returns a cancel with the lease renewal and from the batched poll, and nothing before it was asked', async () => {
+    const rt = sandbox.runtime;
+    const run = { sessionId: refOf(sid('reads')), runId: 'run_01M8ZZZZZZZZZZZZZZZZZZZZZY' };
+    await putRun(rt, queuedRun(run.sessionId, run.runId, 'polite'));
+    expect(await claimRun(rt, run, 'worker-a', Date.now())).toBe(true);
+    expect(await renewLease(rt, run, 'worker-a', Date.now())).toEqual({});
+    expect(await cancelRequestsOf(rt, [run])).toEqual(new Map());
+    await requestCancel(rt, run, 'user');
+    expect(await renewLease(rt, run, 'worker-a', Date.now())).toEqual({ cancelRequested: 'user' });
+    expect(await cancelRequestsOf(rt, [run])).toEqual(new Map([[run.runId, 'user']]));
+    // Another owner's renewal is refused: the lease is not theirs.
+    expect(await renewLease(rt, run, 'worker-b', Date.now())).toBeUndefined();
   });
 });
 
