@@ -18,11 +18,20 @@ export async function readAll(stream: IncomingMessage): Promise<Buffer> {
   return read.ok ? read.body : Buffer.alloc(0);
 }
 
-/** A {@link Forward} to `target` over one keep-alive agent; `close` ends its connections. */
-export function forwarder(target: URL): { forward: Forward; close(): void } {
+/** How long a closing front waits for the requests it has passed on to be answered. */
+const DRAIN_MS = 5_000;
+
+/**
+ * A {@link Forward} to `target` over one keep-alive agent. `close` waits (at most
+ * {@link DRAIN_MS}) for the requests already passed on to be answered, then ends its connections:
+ * an emulator stopped under a request it is still serving fails outside any caller (dynalite throws
+ * on a closed database).
+ */
+export function forwarder(target: URL): { forward: Forward; close(): Promise<void> } {
   const agent = new Agent({ keepAlive: true });
-  const forward: Forward = (req, body) =>
-    new Promise((resolve, reject) => {
+  const inFlight = new Set<Promise<Forwarded>>();
+  const forward: Forward = (req, body) => {
+    const sent = new Promise<Forwarded>((resolve, reject) => {
       const out = request(
         {
           host: target.hostname,
@@ -38,7 +47,25 @@ export function forwarder(target: URL): { forward: Forward; close(): void } {
       out.on('error', reject);
       out.end(body);
     });
-  return { forward, close: () => agent.destroy() };
+    inFlight.add(sent);
+    const settled = () => inFlight.delete(sent);
+    sent.then(settled, settled);
+    return sent;
+  };
+  const close = async () => {
+    // Requests passed on while it waits (a handler's next call) are waited for too.
+    const deadline = Date.now() + DRAIN_MS;
+    while (inFlight.size > 0 && Date.now() < deadline) {
+      let timer: NodeJS.Timeout | undefined;
+      const cap = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, deadline - Date.now());
+      });
+      await Promise.race([Promise.allSettled([...inFlight]), cap]);
+      clearTimeout(timer);
+    }
+    agent.destroy();
+  };
+  return { forward, close };
 }
 
 /**

@@ -99,7 +99,7 @@ export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront>
   return {
     url: `http://127.0.0.1:${port}${path}`,
     async close() {
-      closeAgent();
+      await closeAgent();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
