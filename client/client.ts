@@ -104,6 +104,31 @@ export type HostActionHandler = (
 export type HostActionHandlers = Record<string, HostActionHandler>;
 
 /**
+ * A client tool handler: answers a `client_tool` request the agent made (an `action.required` event
+ * whose action has `type: "client_tool"`), with `toolName`, `args` and the request itself. What it
+ * returns is sent as the request's `output`; a handler that throws sends its message as `error`.
+ *
+ * @example
+ * ```ts
+ * const localTime: ClientToolHandler = () => ({ time: new Date().toLocaleTimeString() });
+ * ```
+ */
+export type ClientToolHandler = (
+  args: unknown,
+  context: { session: Session; actionId: string; toolName: string; action: PendingAction },
+) => unknown;
+
+/**
+ * Client tool handlers by tool name.
+ *
+ * @example
+ * ```ts
+ * const clientTools: ClientToolHandlers = { read_clipboard: () => navigator.clipboard.readText() };
+ * ```
+ */
+export type ClientToolHandlers = Record<string, ClientToolHandler>;
+
+/**
  * Options of {@link createClient}. Durations are in milliseconds.
  *
  * @example
@@ -126,6 +151,8 @@ export interface ClientOptions {
   transport?: 'websocket' | 'http';
   /** Host action handlers, by tool name, for every session of this client (a session may add its own). */
   hostActions?: HostActionHandlers;
+  /** Client tool handlers, by tool name, for every session of this client (a session may add its own). */
+  clientTools?: ClientToolHandlers;
   /** Reconnect backoff: the first delay (500), the ceiling (30 000), the factor (2), the jitter fraction (0.5). */
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number; factor?: number; jitter?: number };
   /** A heartbeat every this often (300 000: under API Gateway's 10-minute idle limit). 0 turns it off. */

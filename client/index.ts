@@ -19,6 +19,8 @@ export {
   type Accepted,
   type AttachmentInput,
   type ClientOptions,
+  type ClientToolHandler,
+  type ClientToolHandlers,
   type ConnectionStatus,
   createClient,
   type EventsPage,

@@ -2,6 +2,7 @@ import type { PendingAction } from '../lib/agents/index.ts';
 import type { ResolveRequest } from '../lib/contract/index.ts';
 import {
   type Accepted,
+  type ClientToolHandlers,
   chatBody,
   type EventsPage,
   type HostActionHandlers,
@@ -30,6 +31,8 @@ export interface SessionOptions {
   hostContext?: HostContextInput;
   /** Host action handlers of this session, over the client's. */
   hostActions?: HostActionHandlers;
+  /** Client tool handlers of this session, over the client's. */
+  clientTools?: ClientToolHandlers;
 }
 
 type Listener = (event: SwitchboardEvent) => void;
@@ -627,32 +630,63 @@ export class Session {
     }
   }
 
-  /** Performs the pending host call with its handler once the session is caught up, and sends the continuation. */
+  /**
+   * Performs the pending host call and the open client tool requests that have a handler, once the
+   * turn that made them has ended and the session is caught up, and sends their answers.
+   */
   #maybePerform(): void {
+    // Only once the turn that made them has ended (they can be answered from then on) and the replay
+    // is through: a call or request answered further on in the log is not performed again.
+    if (!this.#callReady || this.#lastSeq < this.#catchUpTo) return;
     const call = this.#pendingCall;
-    // Only once the turn that made it has ended (the call can be continued from then on) and the
-    // replay is through: a call answered further on in the log is not performed again.
-    if (!call || !this.#callReady || this.#lastSeq < this.#catchUpTo || this.#performed.has(call.call_id))
-      return;
-    const handler =
-      this.#options.hostActions?.[call.tool_name] ?? this.#client.options.hostActions?.[call.tool_name];
-    if (!handler) return;
-    this.#performed.add(call.call_id);
-    this.#pendingCall = undefined;
+    const hostAction =
+      call &&
+      !this.#performed.has(call.call_id) &&
+      (this.#options.hostActions?.[call.tool_name] ?? this.#client.options.hostActions?.[call.tool_name]);
+    if (call && hostAction) {
+      this.#pendingCall = undefined;
+      this.#perform(
+        call.call_id,
+        () => hostAction(call.arguments, { session: this, callId: call.call_id, toolName: call.tool_name }),
+        ({ result, error }) =>
+          this.continueToolCall(
+            call.call_id,
+            error ?? result,
+            error === undefined ? {} : { outcome: 'failed' },
+          ),
+      );
+    }
+    for (const action of this.#pending.values()) {
+      const toolName = action.toolName ?? '';
+      const clientTool =
+        action.type === 'client_tool' &&
+        !this.#performed.has(action.id) &&
+        (this.#options.clientTools?.[toolName] ?? this.#client.options.clientTools?.[toolName]);
+      if (!clientTool) continue;
+      this.#perform(
+        action.id,
+        () => clientTool(action.args, { session: this, actionId: action.id, toolName, action }),
+        ({ result, error }) =>
+          this.answerClientTool(action.id, error === undefined ? { output: result ?? null } : { error }),
+      );
+    }
+  }
+
+  /** Runs a handler once per id and sends what it returned, or the message of what it threw. */
+  #perform(
+    id: string,
+    handler: () => unknown,
+    send: (outcome: { result?: unknown; error?: string }) => Promise<unknown>,
+  ): void {
+    this.#performed.add(id);
     const run = async () => {
-      let result: unknown;
-      let failed = false;
+      let outcome: { result?: unknown; error?: string };
       try {
-        result = await handler(call.arguments, {
-          session: this,
-          callId: call.call_id,
-          toolName: call.tool_name,
-        });
+        outcome = { result: await handler() };
       } catch (error) {
-        failed = true;
-        result = error instanceof Error ? error.message : String(error);
+        outcome = { error: error instanceof Error ? error.message : String(error) };
       }
-      await this.continueToolCall(call.call_id, result, failed ? { outcome: 'failed' } : {});
+      await send(outcome);
     };
     run().catch((error) => this.#client.reportError(error));
   }

@@ -275,6 +275,46 @@ describe('the client SDK against the sandbox', () => {
     expect(final?.type === 'final_response' && final.data.content).toBe('resolved req_page: "copied"');
   });
 
+  it('answers a client tool with its handler once, and sends what a throwing handler says as its error', async () => {
+    const calls: unknown[] = [];
+    const { client: c } = client({
+      clientTools: {
+        read_clipboard: (_args, { actionId, toolName }) => {
+          calls.push([actionId, toolName]);
+          return 'from the handler';
+        },
+      },
+    });
+    const page = c.session(sid('tool-handler'), { agentId: 'pauser' });
+    await page.send('page');
+    const answered = await page.next(
+      (e) => e.type === 'final_response' && e.data.content?.startsWith('resolved') === true,
+      { timeoutMs: 15_000 },
+    );
+    expect(answered.type === 'final_response' && answered.data.content).toBe(
+      'resolved req_page: "from the handler"',
+    );
+    expect(calls).toEqual([['req_page', 'read_clipboard']]);
+
+    const failing = c.session(sid('tool-throws'), {
+      agentId: 'pauser',
+      clientTools: {
+        read_clipboard: () => {
+          throw new Error('clipboard denied');
+        },
+      },
+    });
+    await failing.send('page');
+    const refused = await failing.next(
+      (e) => e.type === 'final_response' && e.data.content?.startsWith('resolved') === true,
+      { timeoutMs: 15_000 },
+    );
+    expect(refused.type === 'final_response' && refused.data.content).toBe(
+      'resolved req_page: "clipboard denied"',
+    );
+    // The session's own handler was used, not the client's.
+    expect(calls).toHaveLength(1);
+  });
   it('rates, regenerates, edits and cancels', async () => {
     const { client: c } = client();
     const session = c.session(sid('rewrite'), { agentId: 'demo' });
