@@ -13,13 +13,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { shownOutput, tourFiles } from './readme-tour.ts';
 
 /**
- * The package as a team gets it: `npm pack` of this repository, installed into a fresh project
- * outside it, an agents module written there with the README's import, one turn through the bin's
- * sandbox (`switchboard dev`) over HTTP and with the installed client, and a stack synthesised with
- * the construct from the installed package.
- * Slow (a build, an install and four bundles): one test, one file.
+ * The package as a team gets it, and the README's five-minute tour as a team follows it: `npm pack`
+ * of this repository, installed into a fresh project outside it; the tour's `agents.ts`,
+ * `client.ts`, `app.ts` and `cdk.json`, taken as they are from the README's blocks, type-checked;
+ * the agent with its approval run through the bin's sandbox (`switchboard dev`), over HTTP and by
+ * the client script, which answers the approval and prints what the README says it prints; and the
+ * tour's CDK app synthesised by the `cdk` command with the construct from the installed package.
+ * Slow (a build, an install and five bundles): one test, one file.
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -27,8 +30,11 @@ const run = promisify(execFile);
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   devDependencies: Record<string, string>;
 };
+const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const tour = tourFiles(readme);
 const work = mkdtempSync(join(tmpdir(), 'switchboard-pack-'));
 const project = join(work, 'team');
+const bin = (name: string) => join(project, 'node_modules', '.bin', name);
 let sandbox: ChildProcess | undefined;
 
 afterAll(() => {
@@ -39,48 +45,6 @@ afterAll(() => {
 function npm(args: string[], cwd: string) {
   return run('npm', args, { cwd, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 });
 }
-
-/** The agents module of the README ("Register an agent"), in JavaScript-compatible TypeScript. */
-const AGENTS = `import { createSwitchboard } from 'switchboard';
-
-const server = createSwitchboard();
-
-server.registerHostAgent({
-  info: { id: 'support', name: 'Support' },
-  async invoke({ message }, { emit }) {
-    emit({ type: 'text', text: 'Packed agent heard: ' + message });
-    return {};
-  },
-});
-
-export default server;
-`;
-
-/** A host of the team's: the installed client, reading events over HTTP (Node 20 has no global WebSocket). */
-const HOST = `import { createClient } from 'switchboard/client';
-
-const [url, token] = process.argv.slice(2);
-const client = createClient({ url, token: () => token, transport: 'http' });
-const session = client.session('packed-client', { agentId: 'support' });
-const texts = [];
-session.on('agent.message.delta', (e) => texts.push(e.data.text));
-const accepted = await session.send('from the client');
-const end = await session.waitForTurn(accepted.run_id);
-client.close();
-console.log(JSON.stringify({ end: end.type, text: texts.join('') }));
-`;
-
-/** A CDK app of the team's, with the construct from the installed package. */
-const STACK = `import { App, Stack } from 'aws-cdk-lib';
-import { Switchboard } from 'switchboard/infra';
-
-const app = new App({ outdir: 'cdk.out' });
-const stack = new Stack(app, 'Assistant');
-new Switchboard(stack, 'S', { agents: './agents.ts', allowAnonymous: true });
-const template = app.synth().getStackByName('Assistant').template;
-const functions = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
-console.log(JSON.stringify({ functions: functions.length }));
-`;
 
 /** Types of every entry point, checked as the team's TypeScript would see them. */
 const TYPES = `import { createSwitchboard, type HostAgentDefinition } from 'switchboard';
@@ -96,11 +60,11 @@ export { Switchboard, mintDevToken, startSandbox, props, options };
 
 /** Starts `switchboard dev` in the project and resolves with its URL once it printed it. */
 function startDev(): Promise<string> {
-  sandbox = spawn(
-    join(project, 'node_modules', '.bin', 'switchboard'),
-    ['dev', '--agents', './agents.ts', '--port', '0'],
-    { cwd: project, env: { ...process.env, LOG_LEVEL: 'ERROR' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  sandbox = spawn(bin('switchboard'), ['dev', '--agents', './agents.ts', '--port', '0'], {
+    cwd: project,
+    env: { ...process.env, LOG_LEVEL: 'ERROR' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     const read = (chunk: Buffer) => {
@@ -115,7 +79,12 @@ function startDev(): Promise<string> {
 }
 
 describe('the package', () => {
-  it('installs from its tarball into a fresh project, serves a turn with switchboard dev and synthesises the construct', async () => {
+  it('installs from its tarball into a fresh project and runs the README tour: the agent, its approval from the client, cdk synth', async () => {
+    // The README gives the tour's files; without them there is nothing to follow.
+    expect([...tour.keys()]).toEqual(['agents.ts', 'client.ts', 'app.ts', 'cdk.json']);
+    const printed = shownOutput(readme, 'npx tsx client.ts');
+    expect(printed.length).toBeGreaterThan(0);
+
     // npm pack runs the build (prepack); the tarball is what a registry would serve.
     const { stdout: packed } = await npm(['pack', '--json', '--pack-destination', work], ROOT);
     const [tarball] = JSON.parse(packed) as { filename: string; files: { path: string }[] }[];
@@ -135,24 +104,24 @@ describe('the package', () => {
     );
     expect(files.filter((path) => /^demo\/|\.test\.ts$|(^|\/)demo-stack\./.test(path))).toEqual([]);
 
+    // The tour's install: the tarball, the construct's peers and the cdk command, at the README's versions.
     mkdirSync(project);
     writeFileSync(
       join(project, 'package.json'),
       JSON.stringify({ name: 'team', private: true, type: 'module' }),
     );
-    const deps = ['aws-cdk-lib', 'constructs', 'esbuild', 'typescript', '@types/node'].map(
+    const deps = ['aws-cdk-lib', 'constructs', 'esbuild', 'aws-cdk', 'typescript', '@types/node'].map(
       (name) => `${name}@${manifest.devDependencies[name]}`,
     );
+    for (const dep of deps.slice(0, 4)) expect(readme).toContain(dep);
     await npm(
       ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball!.filename), ...deps],
       project,
     );
-    writeFileSync(join(project, 'agents.ts'), AGENTS);
-    writeFileSync(join(project, 'stack.mjs'), STACK);
-    writeFileSync(join(project, 'host.mjs'), HOST);
+    for (const [name, text] of tour) writeFileSync(join(project, name), text);
     writeFileSync(join(project, 'types.ts'), TYPES);
 
-    // The declarations: every entry point's types resolve for a NodeNext project.
+    // The declarations: every entry point's types resolve for a NodeNext project, and the tour compiles.
     await run(
       process.execPath,
       [
@@ -166,50 +135,57 @@ describe('the package', () => {
         '--types',
         'node',
         'types.ts',
+        'agents.ts',
+        'client.ts',
+        'app.ts',
       ],
       { cwd: project },
     );
 
-    // A turn through the bin's sandbox, with a token of the bin's token command.
+    // The tour's agent in the bin's sandbox, with a token of the bin's token command.
     const url = await startDev();
-    const { stdout: token } = await run(
-      join(project, 'node_modules', '.bin', 'switchboard'),
-      ['token', '--user', 'alice'],
-      {
-        cwd: project,
-      },
-    );
+    const { stdout: minted } = await run(bin('switchboard'), ['token', '--user', 'alice'], { cwd: project });
+    const token = minted.trim();
     const response = await fetch(`${url}/api/chat`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token.trim()}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ session_id: 'packed', agent_id: 'support', content: 'hello', wait_ms: 20_000 }),
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id: 'packed', agent_id: 'refunds', content: 'hello', wait_ms: 20_000 }),
     });
     expect(response.status).toBe(200);
-    expect(JSON.stringify(await response.json())).toContain('Packed agent heard: hello');
+    expect(JSON.stringify(await response.json())).toContain('Which order? Give me its number.');
     expect(await (await fetch(`${url}/`)).text()).toContain('<html');
-    // The same sandbox through the installed client.
-    const { stdout: hosted } = await run(process.execPath, ['host.mjs', url, token.trim()], {
+
+    // The tour's client script: a message, the approval it waits on, the answer; it prints what the README shows.
+    const { stdout: hosted } = await run(bin('tsx'), ['client.ts'], {
       cwd: project,
-      timeout: 60_000,
+      env: { ...process.env, SWITCHBOARD_URL: url, TOKEN: token },
+      timeout: 90_000,
     });
-    expect(JSON.parse(hosted)).toEqual({
-      end: 'session.status_idle',
-      text: 'Packed agent heard: from the client',
-    });
+    expect(hosted.trim().split('\n')).toEqual(printed);
     sandbox?.kill('SIGTERM');
 
-    // The construct from the installed package bundles the functions with the team's agents.
-    const { stdout: synth } = await run(process.execPath, ['stack.mjs'], {
+    // The tour's CDK app, synthesised by the cdk command: the construct bundles the tour's agents.
+    await run(bin('cdk'), ['synth', '--quiet'], {
       cwd: project,
       timeout: 240_000,
       maxBuffer: 16 * 1024 * 1024,
     });
-    expect(JSON.parse(synth.trim().split('\n').at(-1)!)).toEqual({ functions: 4 });
+    const template = JSON.parse(readFileSync(join(project, 'cdk.out', 'Refunds.template.json'), 'utf8')) as {
+      Resources: Record<string, { Type: string }>;
+      Outputs: Record<string, unknown>;
+    };
+    const functions = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
+    expect(functions).toHaveLength(5); // http, ws, worker, sweep and the $connect authoriser
+    expect(Object.keys(template.Outputs)).toEqual(
+      expect.arrayContaining(['SwitchboardHttpApiUrl', 'SwitchboardWebSocketUrl']),
+    );
     const bundles = readdirSync(join(project, 'cdk.out'))
       .map((dir) => join(project, 'cdk.out', dir, 'index.mjs'))
       .filter((file) => existsSync(file));
-    expect(bundles).toHaveLength(4);
-    const withAgent = bundles.filter((file) => readFileSync(file, 'utf8').includes('Packed agent heard: '));
+    expect(bundles).toHaveLength(5);
+    const withAgent = bundles.filter((file) =>
+      readFileSync(file, 'utf8').includes('I can refund it once you approve.'),
+    );
     expect(withAgent).toHaveLength(4); // http, ws, worker and sweep: each imports #agents
     // The agents module's 'switchboard' is the sources the functions import, not a second copy from dist/.
     const maps = join(project, 'cdk.out', 'switchboard-source-maps');
@@ -220,5 +196,5 @@ describe('the package', () => {
       );
     expect(sources.some((source) => source.includes('switchboard/lib/agents/'))).toBe(true);
     expect(sources.filter((source) => source.includes('switchboard/dist/'))).toEqual([]);
-  }, 480_000);
+  }, 540_000);
 });
