@@ -108,6 +108,8 @@ export interface Sandbox {
   faults?: FaultPlan;
   /** Runs the sweep now, as the schedule would. */
   sweep(): Promise<void>;
+  /** Ids of the WebSocket connections open now (for `DeleteConnection`, as an operator or API Gateway's limits would cut them). */
+  connections(): string[];
   close(): Promise<void>;
   /** The worker's child process; only with the `workerProcess` option. */
   worker?: WorkerProcess;
@@ -282,6 +284,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     runtimes,
     faults: fronts.faults,
     sweep: () => schedule.tick(),
+    connections: () => gateway.connections(),
     ...(worker && {
       worker: {
         get pid() {

@@ -1,12 +1,15 @@
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DeleteConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoAgent } from '../../demo/demo-agent.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { type Sandbox, startSandbox } from '../../sandbox/sandbox.ts';
 
+// Chromium from Debian's package (`apt-get install chromium`; .ci/run installs it), or CHROMIUM_PATH.
+// As root (CI, containers) Chromium refuses to start without `--no-sandbox`: see docs/testing.md.
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(chromiumPath);
 if (!haveChromium) {
@@ -14,81 +17,111 @@ if (!haveChromium) {
 }
 
 // The type check has no DOM lib, so the in-page functions see the page through this narrow view.
-type PageNode = { textContent: string | null };
+type PageNode = {
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+  querySelectorAll(selector: string): ArrayLike<PageNode>;
+};
 type PageWindow = typeof globalThis & {
   document: { querySelector(selector: string): PageNode | null };
   sessionStorage: { getItem(key: string): string | null };
   MutationObserver: new (
     callback: () => void,
-  ) => { observe(target: PageNode, options: Record<string, boolean>): void };
-  assistantTexts: string[];
+  ) => { observe(target: PageNode, options: Record<string, unknown>): void };
+  answerTexts: string[];
+  connectionStates: string[];
 };
 
 type StoredMessage = { role: string; content: string };
+
+/** The story the demo tells for "Tell me a long story", as its chunks add up. */
+const STORY_START = 'Once upon a time, a switchboard operator named Ada';
+const STORY_END = 'The town called it the night nothing was lost.';
 
 let sandbox: Sandbox;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
 
 async function openPage(): Promise<Page> {
-  // Every test gets its own profile, so its sessionStorage (and so its session) starts empty.
-  const context = await browser.newContext({ viewport: { width: 900, height: 640 } });
+  // Every test gets its own profile, so its sessionStorage (its session and its issue list) starts empty.
+  const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
   contexts.push(context);
   const page = await context.newPage();
   await page.goto(`${sandbox.url}/`);
-  await waitUntilConnected(page);
+  await connected(page);
   return page;
 }
 
-async function waitUntilConnected(page: Page) {
-  await page.locator('#status', { hasText: /^connected$/ }).waitFor();
-  await page.locator('#send:not([disabled])').waitFor();
-}
+const connected = (page: Page) => page.locator('#connection[data-status="open"]').waitFor();
 
-const sessionIdOf = (page: Page) =>
-  page.evaluate(() => (globalThis as PageWindow).sessionStorage.getItem('switchboard-session'));
+/** Waits until no turn runs: the page clears its activity line when the session is idle. */
+const idle = (page: Page) => page.locator('#cancel[disabled]').waitFor();
+
+const sessionIdOf = async (page: Page) =>
+  (await page.evaluate(() => (globalThis as PageWindow).sessionStorage.getItem('switchboard-session')))!;
 
 async function storedMessages(sessionId: string): Promise<StoredMessage[]> {
   const res = await fetch(`${sandbox.url}/api/sessions/${encodeURIComponent(sessionId)}/messages`);
   if (res.status !== 200) return [];
-  return ((await res.json()) as { messages: StoredMessage[] }).messages;
+  return ((await res.json()) as { messages: StoredMessage[] }).messages.map(({ role, content }) => ({
+    role,
+    content,
+  }));
 }
 
-/** Types a message like a person would, sends it, and returns once the streamed reply is complete. */
-async function converse(page: Page, message: string): Promise<{ sessionId: string; answer: string }> {
-  // Every text the assistant bubble takes on is recorded in the page, as it happens, so that no
-  // intermediate state can be missed the way polling from here could miss it.
-  await page.evaluate(() => {
+/** The stored conversation, once it equals `expected` (the worker stores the answer as the turn ends). */
+const expectStored = (sessionId: string, expected: StoredMessage[]) =>
+  expect
+    .poll(() => storedMessages(sessionId), {
+      timeout: 15_000,
+      message: 'waiting for the stored conversation',
+    })
+    .toEqual(expected);
+
+/**
+ * Records, in the page, every text the newest answer bubble takes on and every state of the
+ * connection indicator, as they happen, so that no intermediate state is missed.
+ */
+function record(page: Page) {
+  return page.evaluate(() => {
     const w = globalThis as PageWindow;
-    w.assistantTexts = [];
-    const log = w.document.querySelector('#log')!;
+    w.answerTexts = [];
+    w.connectionStates = [];
+    const answers = () => w.document.querySelector('#log')!.querySelectorAll('.msg.assistant .text');
     new w.MutationObserver(() => {
-      const text = w.document.querySelector('.msg.assistant')?.textContent ?? '';
-      if (text !== '' && text !== w.assistantTexts.at(-1)) w.assistantTexts.push(text);
-    }).observe(log, { childList: true, subtree: true, characterData: true });
+      const all = answers();
+      const text = all.length > 0 ? (all[all.length - 1]!.textContent ?? '') : '';
+      if (text !== '' && text !== w.answerTexts.at(-1)) w.answerTexts.push(text);
+    }).observe(w.document.querySelector('#log')!, { childList: true, subtree: true, characterData: true });
+    const indicator = w.document.querySelector('#connection')!;
+    new w.MutationObserver(() => {
+      const state = indicator.getAttribute('data-status') ?? '';
+      if (state !== w.connectionStates.at(-1)) w.connectionStates.push(state);
+    }).observe(indicator, { attributes: true, attributeFilter: ['data-status'] });
   });
-  await page.locator('#input').pressSequentially(message);
-  await page.locator('#send').click();
-
-  // The demo agent's reply always ends this way; the status goes back once the run is idle.
-  await page.waitForFunction(() =>
-    (globalThis as PageWindow).document
-      .querySelector('.msg.assistant')
-      ?.textContent?.endsWith('by a host-backed agent.'),
-  );
-  await waitUntilConnected(page);
-  const sessionId = await sessionIdOf(page);
-  expect(sessionId).toMatch(/^web-/);
-  const answer = (await page.locator('.msg.assistant').textContent()) ?? '';
-  return { sessionId: sessionId!, answer };
 }
+
+const recorded = (page: Page) =>
+  page.evaluate(() => {
+    const w = globalThis as PageWindow;
+    return { texts: w.answerTexts, states: w.connectionStates };
+  });
+
+/** Every text grows the one before it: streamed, never repeated or rewound. */
+function expectGrowing(texts: string[]) {
+  for (const [i, text] of texts.entries()) {
+    if (i > 0) expect(text.startsWith(texts[i - 1]!) && text.length > texts[i - 1]!.length, text).toBe(true);
+  }
+}
+
+const suggest = (page: Page, text: string) => page.locator('#suggestions button', { hasText: text }).click();
 
 beforeAll(async () => {
   if (!haveChromium) return;
   const app = createSwitchboard();
-  // Its six chunks take longer than a few flush windows (stream.coalesceMs), so the page renders the
-  // reply in steps.
-  app.registerHostAgent(demoAgent({ chunkDelayMs: 150 }));
+  // Its chunks take longer than a few flush windows (stream.coalesceMs), so the page renders the
+  // reply in steps; the story's 22 chunks take over 5 s, time to reload or lose the connection.
+  app.registerHostAgent(demoAgent({ chunkDelayMs: 150, storyDelayMs: 250 }));
   sandbox = await startSandbox({ app, port: 0, logLevel: 'ERROR' });
   browser = await chromium.launch({
     executablePath: chromiumPath,
@@ -112,56 +145,154 @@ afterAll(async () => {
 });
 
 describe.skipIf(!haveChromium)('the demo host page in a real browser', () => {
-  it('a person types a message on the demo page and watches the reply stream in', async () => {
+  it('a person types a message and watches the reply stream in, with the tool call shown as it happens', async () => {
     const page = await openPage();
+    await record(page);
     const message = 'please count these few words';
-    const { sessionId, answer } = await converse(page, message);
+    await page.locator('#message').pressSequentially(message);
+    await page.locator('#send').click();
+    await page.locator('.msg.assistant', { hasText: 'by a host-backed agent.' }).waitFor();
+    await idle(page);
 
     expect(await page.locator('.msg.user').allTextContents()).toEqual([message]);
-    expect(await page.locator('.msg.assistant').count()).toBe(1);
+    const answer = (await page.locator('.msg.assistant').textContent()) ?? '';
     expect(answer).toMatch(/^You wrote 5 words \(28 characters\); the longest is "please"\. /);
-    // The tool call and its result are shown as they happen, before the reply.
     const tools = await page.locator('.tool').allTextContents();
     expect(tools).toHaveLength(2);
     expect(tools[0]).toContain('text_stats');
 
-    // Streaming: the bubble went through partial states, each extending the one before, and
-    // ended on the full answer.
-    const texts = await page.evaluate(() => (globalThis as PageWindow).assistantTexts);
+    // Streaming: the bubble went through partial states, each extending the one before.
+    const { texts } = await recorded(page);
     expect(texts.at(-1)).toBe(answer);
-    const partials = texts.slice(0, -1);
-    expect(partials.length).toBeGreaterThanOrEqual(2);
-    for (const [i, text] of texts.entries()) {
-      if (i > 0) expect(text.startsWith(texts[i - 1]!) && text.length > texts[i - 1]!.length).toBe(true);
-    }
-
-    // What the page shows is what the runtime stored.
-    await expect
-      .poll(async () => (await storedMessages(sessionId)).map(({ role, content }) => ({ role, content })), {
-        timeout: 15_000,
-        message: 'waiting for the stored conversation',
-      })
-      .toEqual([
-        { role: 'user', content: message },
-        { role: 'assistant', content: answer },
-      ]);
-
-    await page.screenshot({ path: join(tmpdir(), 'switchboard-page.png'), fullPage: true });
+    expect(texts.length).toBeGreaterThanOrEqual(3);
+    expectGrowing(texts);
+    await expectStored(await sessionIdOf(page), [
+      { role: 'user', content: message },
+      { role: 'assistant', content: answer },
+    ]);
+    await page.screenshot({ path: join(tmpdir(), 'switchboard-page.png') });
   });
 
-  it('after a reload, the page re-joins its session and shows the conversation again', async () => {
+  it('an approval card: arguments edited beyond the schema are refused in the page, valid ones approved', async () => {
     const page = await openPage();
-    const message = 'remember this one';
-    const { sessionId, answer } = await converse(page, message);
+    await suggest(page, 'Refund order 1042');
+    const card = page.locator('.card.tool_approval');
+    await card.waitFor();
+    expect(await card.locator('strong').textContent()).toBe('Refund $25 on order 1042?');
+    await idle(page);
+
+    // Over the schema's maximum: the client checks argsSchema and sends nothing.
+    await card.locator('textarea').fill('{"order": 1042, "amount": 500}');
+    await card.locator('.approve').click();
+    await expect
+      .poll(() => card.locator('.problem').textContent())
+      .toBe('approved_args.amount: must be <= 100');
+    expect(await card.getAttribute('class')).not.toContain('settled');
+
+    await card.locator('textarea').fill('{"order": 1042, "amount": 40}');
+    await card.locator('.approve').click();
+    await page.locator('.msg.assistant', { hasText: 'Refunded $40 on order 1042.' }).waitFor();
+    await card.locator('.outcome', { hasText: 'Approved' }).waitFor();
+    expect(await card.locator('.approve').isDisabled()).toBe(true);
+    await expectStored(await sessionIdOf(page), [
+      { role: 'user', content: 'Refund order 1042' },
+      {
+        role: 'assistant',
+        content:
+          'I can refund order 1042 for $25. It needs your approval; you may change the amount (at most $100).',
+      },
+      { role: 'assistant', content: 'Refunded $40 on order 1042.' },
+    ]);
+  });
+
+  it('a host action: the agent changes the page’s filter and closes an issue through the page’s own handlers', async () => {
+    const page = await openPage();
+    expect(await page.locator('#issues li').count()).toBe(6);
+    await suggest(page, 'Show only closed issues');
+    await page.locator('.msg.assistant', { hasText: 'Done: your page now shows 2 closed issues.' }).waitFor();
+    expect(await page.locator('#filters [aria-pressed="true"]').textContent()).toBe('Closed');
+    expect(
+      await page
+        .locator('#issues li')
+        .evaluateAll((items) => items.map((li) => li.getAttribute('data-status'))),
+    ).toEqual(['closed', 'closed']);
+    await idle(page);
+
+    await suggest(page, 'Close issue #2');
+    await page.locator('.msg.assistant', { hasText: 'Done: issue #2 is closed.' }).waitFor();
+    expect(await page.locator('#issues li[data-number="2"]').getAttribute('data-status')).toBe('closed');
+    expect(await page.locator('#issues li').count()).toBe(3);
+    // The calls are shown where they happened, each once.
+    expect(await page.locator('.tool.host').allTextContents()).toEqual([
+      '⇢ set_filter({"status":"closed"}) on this page',
+      '⇢ close_issue({"number":2}) on this page',
+    ]);
+  });
+
+  it('a reload in the middle of a streamed answer resumes where it was: nothing lost, nothing twice', async () => {
+    const page = await openPage();
+    await suggest(page, 'Tell me a long story');
+    const bubble = page.locator('.msg.assistant .text');
+    await page.waitForFunction(
+      (start) =>
+        (
+          (globalThis as PageWindow).document.querySelector('.msg.assistant .text')?.textContent ?? ''
+        ).startsWith(start),
+      STORY_START,
+    );
+    const before = (await bubble.textContent()) ?? '';
+    const sessionId = await sessionIdOf(page);
 
     await page.reload();
-    await waitUntilConnected(page);
+    await record(page);
+    await connected(page);
     expect(await sessionIdOf(page)).toBe(sessionId);
-    // The replayed log rebuilds the same bubbles, once each.
-    await page.locator('.msg.assistant', { hasText: 'by a host-backed agent.' }).waitFor();
-    expect(await page.locator('.msg.user').allTextContents()).toEqual([message]);
-    expect(await page.locator('.msg.assistant').allTextContents()).toEqual([answer]);
-    expect(await page.locator('.tool').count()).toBe(2);
+    await page.locator('.msg.assistant', { hasText: STORY_END }).waitFor();
+    await idle(page);
+
+    const story = (await bubble.textContent()) ?? '';
+    // The reload came mid-stream, and the page went on from there to the end.
+    expect(before.length).toBeLessThan(story.length);
+    expect(story.startsWith(before)).toBe(true);
+    expect(await page.locator('.msg.user').allTextContents()).toEqual(['Tell me a long story']);
+    expect(await page.locator('.msg.assistant').count()).toBe(1);
+    expectGrowing((await recorded(page)).texts);
+    await expectStored(sessionId, [
+      { role: 'user', content: 'Tell me a long story' },
+      { role: 'assistant', content: story },
+    ]);
+  });
+
+  it('a connection lost mid-stream comes back: the indicator says so and the answer completes without a gap', async () => {
+    const page = await openPage();
+    await record(page);
+    await suggest(page, 'Tell me a long story');
+    await page.waitForFunction(
+      (start) =>
+        (
+          (globalThis as PageWindow).document.querySelector('.msg.assistant .text')?.textContent ?? ''
+        ).startsWith(start),
+      STORY_START,
+    );
+    // The server side cuts the page's socket, as API Gateway does at its limits.
+    const ids = sandbox.connections();
+    expect(ids.length).toBeGreaterThan(0);
+    for (const id of ids)
+      await sandbox.runtime.connections!.send(new DeleteConnectionCommand({ ConnectionId: id }));
+
+    await page.locator('.msg.assistant', { hasText: STORY_END }).waitFor();
+    await idle(page);
+    await connected(page);
+    const { texts, states } = await recorded(page);
+    // The indicator showed the loss, then the connection back.
+    expect(states).toContain('reconnecting');
+    expect(states.slice(states.indexOf('reconnecting')).at(-1)).toBe('open');
+    const story = texts.at(-1)!;
+    expectGrowing(texts);
+    await expectStored(await sessionIdOf(page), [
+      { role: 'user', content: 'Tell me a long story' },
+      { role: 'assistant', content: story },
+    ]);
   });
 
   it('the page uploads a file straight to the bucket with a presigned URL, across origins, as the bucket’s CORS allows', async () => {
