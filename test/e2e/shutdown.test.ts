@@ -61,7 +61,7 @@ describe('shutdown', () => {
     const accepted = await host.request({
       action: 'assistant_message',
       session_id: 'sigterm',
-      content: 'please take your time',
+      content: 'please answer slowly',
     });
     await host.waitFor((f) => f.type === 'agent.message.delta', 'the first text delta');
     const exited = new Promise<number | null>((resolve) => child?.once('exit', (code) => resolve(code)));
