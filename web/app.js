@@ -182,6 +182,8 @@ document.addEventListener('visibilitychange', () => {
 // The conversation: every event of the session's log, applied once and in order by the client.
 
 const log = $('#log');
+// The agent a new conversation talks to: `?agent=ID`, or the sandbox's only agent when there is one.
+const AGENT_ID = new URLSearchParams(location.search).get('agent') ?? undefined;
 let session;
 let running = false;
 
@@ -485,7 +487,7 @@ function openSession(id) {
   sessionStorage.setItem('switchboard-session', id);
   log.replaceChildren();
   setRunning(false);
-  session = client.session(id, { agentId: 'demo' });
+  session = client.session(id, { agentId: AGENT_ID });
   session.on('*', apply);
 }
 
