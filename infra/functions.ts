@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -8,6 +8,7 @@ import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { SETTINGS_FILE } from '../lib/config/index.ts';
 import { ENTRY_FILE, PACKAGE_ROOT, type SwitchboardEntry } from './bundling.ts';
 import type { ResolvedSwitchboardProps } from './props.ts';
 
@@ -30,12 +31,15 @@ export interface SwitchboardFunctionOptions {
  * `infra/bundling.ts` (local esbuild, no Docker). Asset bundling is synchronous in the CDK and
  * esbuild's plugins are not, so the build runs in a child process: the built script beside this file
  * when the construct runs from the package's build (`dist/infra/`), else the source with `tsx`, a
- * dependency. The fields are part of the asset's cache key: two functions never share a bundle.
+ * dependency. The deployment's settings are written beside the code ({@link SETTINGS_FILE}), so they
+ * are part of the bundle and of its hash. The fields are part of the asset's cache key: two functions
+ * never share a bundle, and other settings make another one.
  */
-class SwitchboardBundler implements ILocalBundling {
+export class SwitchboardBundler implements ILocalBundling {
   constructor(
     readonly entry: SwitchboardEntry,
     readonly agents: string,
+    readonly settingsJson: string,
   ) {}
 
   tryBundle(outputDir: string): boolean {
@@ -47,18 +51,19 @@ class SwitchboardBundler implements ILocalBundling {
     execFileSync(process.execPath, [...loader, script, this.entry, this.agents, outputDir], {
       stdio: 'inherit',
     });
+    writeFileSync(join(outputDir, SETTINGS_FILE), this.settingsJson);
     return true;
   }
 }
 
 /** The function's code: its bundle, hashed by content so an unchanged build deploys nothing. */
-function bundledCode(entry: SwitchboardEntry, agents: string): Code {
+function bundledCode(entry: SwitchboardEntry, agents: string, settingsJson: string): Code {
   return Code.fromAsset(PACKAGE_ROOT, {
     assetHashType: AssetHashType.OUTPUT,
     bundling: {
       // Never pulled: the local bundler succeeds or throws.
       image: DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs22.x'),
-      local: new SwitchboardBundler(entry, agents),
+      local: new SwitchboardBundler(entry, agents, settingsJson),
     },
   });
 }
@@ -84,7 +89,7 @@ export function createSwitchboardFunction(
   });
   logGroup.grantWrite(role);
   return new LambdaFunction(scope, id, {
-    code: bundledCode(options.entry, props.agents),
+    code: bundledCode(options.entry, props.agents, props.settingsJson ?? '{}'),
     handler: `${ENTRY_FILE.replace(/\.mjs$/, '')}.handler`,
     runtime: Runtime.NODEJS_22_X,
     architecture: Architecture.ARM_64,

@@ -4,6 +4,11 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { IHttpRouteAuthorizer, IWebSocketRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AuthConfigSchema } from '../lib/auth/types.ts';
+import { parseSettings, type SettingsInput } from '../lib/config/index.ts';
+import { jsonSchemasReady } from '../lib/contract/index.ts';
+
+// The settings are checked at synth, JSON Schemas (host tools' parameters) compiled included.
+await jsonSchemasReady();
 
 /** The log levels the functions understand (Powertools' `LOG_LEVEL`). */
 export type SwitchboardLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -47,8 +52,12 @@ export interface SwitchboardProps {
    * current working directory (where `cdk` runs).
    */
   readonly agents: string;
-  /** JSON-serialisable runtime settings, passed to every function as `SWITCHBOARD_SETTINGS`. */
-  readonly settings?: Record<string, unknown>;
+  /**
+   * Runtime settings (docs/configuration.md): checked at synth, where a bad one fails naming its
+   * field, and delivered to every function as a JSON file in its bundle (`switchboard-settings.json`),
+   * so they are not bound by Lambda's 4 KB of environment variables. @default every setting's default
+   */
+  readonly settings?: SettingsInput;
   /** What happens to the table, bucket and log groups when the stack is deleted. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
   /** The turn worker's timeout: the longest a turn can run. At most 15 minutes. @default Duration.minutes(5) */
@@ -229,16 +238,19 @@ function checkThrottle(name: string, throttle: StageThrottle | false): StageThro
   return { rateLimit, burstLimit };
 }
 
-function serialiseSettings(settings: Record<string, unknown>): string {
+/** The settings as the functions read them: JSON, checked here so that a bad one fails the synth. */
+function serialiseSettings(settings: SettingsInput): string {
   let json: string | undefined;
   try {
     json = JSON.stringify(settings);
   } catch (error) {
     throw new Error(`Switchboard: settings must be JSON-serialisable (${(error as Error).message}).`);
   }
-  // Lambda caps all environment variables of a function at 4 KB together.
-  if (json === undefined || json.length > 3072) {
-    throw new Error('Switchboard: settings must serialise to a JSON object of at most 3 KB.');
+  if (json === undefined) throw new Error('Switchboard: settings must be a JSON object.');
+  try {
+    parseSettings(JSON.parse(json) as Record<string, unknown>);
+  } catch (error) {
+    throw new Error(`Switchboard: ${(error as Error).message} (docs/configuration.md).`);
   }
   return json;
 }

@@ -10,7 +10,12 @@ import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { AUTH_ENV } from '../lib/auth/env.ts';
-import { FUNCTION_NAMES, FUNCTION_PERMISSIONS, type ResourceKind } from '../lib/config/index.ts';
+import {
+  FUNCTION_NAMES,
+  FUNCTION_PERMISSIONS,
+  type ResourceKind,
+  SETTINGS_FILE,
+} from '../lib/config/index.ts';
 import { addAccessLog, HTTP_ACCESS_LOG_FORMAT, WEBSOCKET_ACCESS_LOG_FORMAT } from './access-logs.ts';
 import { builtInAuthorizers, createHttpApi, createWebSocketApi, throttleStage } from './apis.ts';
 import {
@@ -174,7 +179,8 @@ export class Switchboard extends Construct {
       SWITCHBOARD_WS_ENDPOINT: this.webSocketStage.callbackUrl,
       POWERTOOLS_SERVICE_NAME: 'switchboard',
       LOG_LEVEL: resolved.logLevel,
-      ...(resolved.settingsJson === undefined ? {} : { SWITCHBOARD_SETTINGS: resolved.settingsJson }),
+      // The settings travel in the bundle, not here: Lambda caps a function's environment at 4 KB.
+      SWITCHBOARD_SETTINGS_FILE: SETTINGS_FILE,
     };
     for (const fn of Object.values(this.functions)) {
       for (const [key, value] of Object.entries(environment)) fn.addEnvironment(key, value);

@@ -19,4 +19,10 @@ export {
   runtimeFromEnv,
   settingsFromEnv,
 } from './runtime.ts';
-export { parseSettings, type Settings, SettingsSchema } from './settings.ts';
+export {
+  parseSettings,
+  SETTINGS_FILE,
+  type Settings,
+  type SettingsInput,
+  SettingsSchema,
+} from './settings.ts';

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -142,7 +144,35 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
 }
 
 /**
- * SWITCHBOARD_SETTINGS, with the seed's tool variables (TOOLS__HOST_TOOLS, TOOLS__PAGE_SCOPES,
+ * The deployment's settings: the file `SWITCHBOARD_SETTINGS_FILE` names (relative to the function's
+ * root, `LAMBDA_TASK_ROOT`; what the construct deploys), or else SWITCHBOARD_SETTINGS as JSON.
+ */
+function baseSettings(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const file = env.SWITCHBOARD_SETTINGS_FILE?.trim();
+  if (file) {
+    const path = isAbsolute(file) ? file : join(env.LAMBDA_TASK_ROOT ?? process.cwd(), file);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new Error(`SWITCHBOARD_SETTINGS_FILE: ${path} cannot be read (${(error as Error).message}).`);
+    }
+    try {
+      return JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      throw new Error(`SWITCHBOARD_SETTINGS_FILE: ${path} is not valid JSON.`);
+    }
+  }
+  if (!env.SWITCHBOARD_SETTINGS?.trim()) return {};
+  try {
+    return JSON.parse(env.SWITCHBOARD_SETTINGS) as Record<string, unknown>;
+  } catch {
+    throw new Error('SWITCHBOARD_SETTINGS is not valid JSON.');
+  }
+}
+
+/**
+ * The deployment's settings (see baseSettings), with the seed's tool variables (TOOLS__HOST_TOOLS, TOOLS__PAGE_SCOPES,
  * JSON) laid over it when they are set.
  */
 export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings {
@@ -153,10 +183,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings 
       throw new Error(`${name} is not valid JSON.`);
     }
   };
-  const base = (env.SWITCHBOARD_SETTINGS?.trim() ? fromEnv('SWITCHBOARD_SETTINGS') : {}) as Record<
-    string,
-    unknown
-  >;
+  const base = baseSettings(env);
   const tools = { ...(base.tools as Record<string, unknown> | undefined) };
   if (env.TOOLS__HOST_TOOLS) tools.hostTools = fromEnv('TOOLS__HOST_TOOLS');
   if (env.TOOLS__PAGE_SCOPES) tools.pageScopes = fromEnv('TOOLS__PAGE_SCOPES');

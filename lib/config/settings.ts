@@ -130,6 +130,16 @@ export const SettingsSchema = z
 /** The validated settings, defaults applied. */
 export type Settings = z.infer<typeof SettingsSchema>;
 
+/** The settings as a deployment gives them (the construct's `settings` prop): every field optional. */
+export type SettingsInput = z.input<typeof SettingsSchema>;
+
+/**
+ * The file, at the root of each function's bundle, that holds the deployment's settings as JSON
+ * (the construct writes it; `SWITCHBOARD_SETTINGS_FILE` names it). Lambda caps a function's
+ * environment at 4 KB; a file in the bundle has no such bound, and it changes with the bundle's hash.
+ */
+export const SETTINGS_FILE = 'switchboard-settings.json';
+
 /** Settings from a JSON string (or an object); throws a ValidationError naming the bad field. */
 export function parseSettings(input: string | Record<string, unknown> | undefined): Settings {
   let value: unknown = input ?? {};

@@ -76,6 +76,35 @@ describe('Switchboard props', () => {
     );
   });
 
+  it('checks the settings at synth, naming the bad one, and takes settings far past 4 KB of environment', () => {
+    const bad = (settings: Record<string, unknown>) => () =>
+      resolveSwitchboardProps({ agents: FIXTURE_AGENTS, auth: TEST_AUTH, settings });
+    expect(bad({ runs: { leaseMs: 10 } })).toThrow(/^Switchboard: Invalid settings at runs\.leaseMs: /);
+    expect(bad({ stream: { coalesceMs: 250, window: 1 } })).toThrow(/settings at stream\b.*window/);
+    expect(
+      bad({
+        tools: {
+          hostTools: [
+            { name: 'open', parameters: { type: 'object', properties: { a: { $ref: '#/nope' } } } },
+          ],
+        },
+      }),
+    ).toThrow(/settings at tools\.hostTools\.0\.parameters: parameters is not a usable JSON schema/);
+    // 40 host tools with descriptions: about 10 KB, which no Lambda environment could hold.
+    const hostTools = Array.from({ length: 40 }, (_, i) => ({
+      name: `tool_${i}`,
+      description: 'x'.repeat(200),
+      parameters: { type: 'object', properties: { id: { type: 'string' } } },
+    }));
+    const resolved = resolveSwitchboardProps({
+      agents: FIXTURE_AGENTS,
+      auth: TEST_AUTH,
+      settings: { tools: { hostTools } },
+    });
+    expect(resolved.settingsJson!.length).toBeGreaterThan(8_000);
+    expect(JSON.parse(resolved.settingsJson!)).toEqual({ tools: { hostTools } });
+  });
+
   it('rejects a FIFO batch larger than ten and an invalid stage name', () => {
     expect(() =>
       resolveSwitchboardProps({ agents: FIXTURE_AGENTS, auth: TEST_AUTH, workerBatchSize: 11 }),

@@ -139,11 +139,12 @@ describe('Switchboard storage and compute', () => {
         'POWERTOOLS_SERVICE_NAME',
         'SWITCHBOARD_BUCKET',
         'SWITCHBOARD_QUEUE_URL',
-        'SWITCHBOARD_SETTINGS',
+        'SWITCHBOARD_SETTINGS_FILE',
         'SWITCHBOARD_TABLE',
         'SWITCHBOARD_WS_ENDPOINT',
       ]);
-      expect(variables.SWITCHBOARD_SETTINGS).toBe('{"runs":{"leaseMs":120000}}');
+      // The settings are in the bundle (test/infra/settings-delivery.test.ts), not the environment.
+      expect(variables.SWITCHBOARD_SETTINGS_FILE).toBe('switchboard-settings.json');
     }
   });
 
