@@ -39,7 +39,7 @@ export class AguiTranslator {
   /** The AG-UI events for one log event of a followed run, and whether it ended that run. */
   translate(event: SessionEvent): { events: AguiEvent[]; end: RunEnd } {
     const d = event.data;
-    const messageId = text(d.message_id);
+    const messageId = aguiMessageId(text(d.message_id), event.run_id);
     switch (event.type) {
       case 'agent.message.delta':
         return { events: this.delta(messageId, text(d.text)), end: undefined };
@@ -154,6 +154,18 @@ export class AguiTranslator {
     this.open.clear();
     return out;
   }
+}
+
+/**
+ * The AG-UI id of what a run says on a message. A continuation carries on the assistant message
+ * that called the frontend tool, but an AG-UI client reads the text after the tool's result as a
+ * message of its own: what a run adds to a message an earlier run made (a run and the messages it
+ * makes share a ULID) gets an id of its own, `<message id>.<run id>`, the same on every replay.
+ */
+export function aguiMessageId(messageId: string, runId: string | undefined): string {
+  const made = /^msg_([0-9A-Za-z]+)_/.exec(messageId)?.[1];
+  if (!made || !runId || runId === `run_${made}`) return messageId;
+  return `${messageId}.${runId}`;
 }
 
 /** A Switchboard request as an AG-UI interrupt: `reason` is its kind, the request itself in `metadata`. */
