@@ -125,10 +125,10 @@ export class Switchboard extends Construct {
     this.authorizerFunction = resolved.auth ? this.createAuthorizerFunction(resolved, make) : undefined;
     const custom = resolved.httpAuthorizer !== undefined || resolved.webSocketAuthorizer !== undefined;
     if (resolved.auth || (resolved.allowAnonymous && !custom)) {
-      // A stream may follow a run for as long as a function may live.
+      // A stream follows a run to its end: as long as the worker may run it, and a minute to spare.
       this.aguiFunction = make('AgUiFunction', {
         entry: 'agui',
-        timeout: Duration.minutes(15),
+        timeout: Duration.seconds(Math.min(900, resolved.workerTimeout.toSeconds() + 60)),
         memorySize: resolved.memorySize,
       });
       this.aguiUrl = this.aguiFunction.addFunctionUrl({

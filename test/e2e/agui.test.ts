@@ -188,8 +188,8 @@ describe('the AG-UI endpoint with the real HttpAgent', () => {
     await agent.runAgent({ tools }, first.subscriber);
     expect(first.failures).toEqual([]);
     expect(first.finished).toEqual([{ outcome: 'success', pendingToolCallIds: ['call_color'] }]);
-    const caller = agent.messages.find((m) => m.role === 'assistant' && m.toolCalls?.length);
-    expect(caller?.toolCalls?.[0]).toMatchObject({
+    const caller = agent.messages.find((m) => m.role === 'assistant');
+    expect(caller?.role === 'assistant' && caller.toolCalls?.[0]).toMatchObject({
       id: 'call_color',
       function: { name: 'pick_color', arguments: '{"palette":"warm"}' },
     });
