@@ -93,6 +93,9 @@ export function createFunctionUrl(options: FunctionUrlOptions, api: ApiIdentity)
       return writeResponse(res, gatewayError(413, 'Request must be smaller than 6291456 bytes'), awsId());
     const match = { route: { key: '$default', method: 'ANY', segments: [] } };
     const event = buildHttpEvent(req, read.body, match, api);
+    // Lambda refuses an event (body, headers and all) of 6 MB or more before the function runs.
+    if (Buffer.byteLength(JSON.stringify(event)) >= LAMBDA_EVENT_MAX_BYTES)
+      return writeResponse(res, gatewayError(413, 'Request must be smaller than 6291456 bytes'), awsId());
     const rawPath = event.rawPath.slice(options.prefix.length) || '/';
     Object.assign(event, { rawPath });
     Object.assign(event.requestContext.http, { path: rawPath });
