@@ -11,7 +11,7 @@ beforeAll(async () => {
       {
         prefix: '/big',
         maxResponseBytes: 1_000,
-        handler: async (event, sink) => {
+        handler: async (_event, sink) => {
           sink.start(200, { 'content-type': 'text/plain' });
           for (let i = 0; i < 20 && !sink.closed; i += 1) sink.write('x'.repeat(100));
           sink.end();
