@@ -28,8 +28,11 @@ function isDependency(path: string): boolean {
 /** The condition under which the package's `exports` name its TypeScript sources instead of `dist/`. */
 export const SOURCE_CONDITION = 'switchboard-source';
 
-/** The Lambda entry points under `functions/`; `authorizer` only with built-in `auth`. */
-export type SwitchboardEntry = 'http' | 'ws' | 'worker' | 'sweep' | 'authorizer';
+/**
+ * The Lambda entry points under `functions/`; `authorizer` only with built-in `auth`, `agui` only with
+ * built-in `auth` or `allowAnonymous`.
+ */
+export type SwitchboardEntry = 'http' | 'ws' | 'worker' | 'sweep' | 'authorizer' | 'agui';
 
 /** Every entry point, in the order the bench reports them. */
 export const SWITCHBOARD_ENTRIES: readonly SwitchboardEntry[] = [
@@ -38,6 +41,7 @@ export const SWITCHBOARD_ENTRIES: readonly SwitchboardEntry[] = [
   'worker',
   'sweep',
   'authorizer',
+  'agui',
 ];
 
 /** The file Lambda loads (`index.handler`); the lazy chunks sit beside it. */
@@ -72,6 +76,7 @@ export const ENTRY_CEILING_BYTES: Readonly<Record<SwitchboardEntry, number>> = {
   worker: ENTRY_BUDGET_BYTES,
   sweep: ENTRY_BUDGET_BYTES,
   authorizer: ENTRY_BUDGET_BYTES,
+  agui: ENTRY_BUDGET_BYTES,
 };
 
 /**

@@ -43,6 +43,7 @@ const NO_ASYNC_DLQ: Record<SwitchboardEntry, string> = {
     'The sweep is idempotent and runs every minute with no retries; a missed tick holds nothing to replay, since the next tick does the same work.',
   authorizer:
     'API Gateway invokes the $connect authoriser synchronously; a failure refuses the connection to its caller, so there is nothing for an asynchronous dead-letter queue to catch.',
+  agui: 'Its function URL invokes it synchronously with a streamed response; a failed run is answered on the stream to its caller, so there is nothing for an asynchronous dead-letter queue to catch.',
 };
 
 /** What the construct knows that the acknowledgments depend on. */
@@ -59,7 +60,7 @@ export interface SwitchboardNagContext {
  */
 export function acknowledgeSwitchboardFindings(sb: Switchboard, context: SwitchboardNagContext): void {
   for (const entry of FUNCTION_NAMES) {
-    const fn = entry === 'authorizer' ? sb.authorizerFunction : sb.functions[entry];
+    const fn = sb.functionOf(entry);
     if (!fn) continue;
     acknowledge(fn, {
       'AwsSolutions-L1': RUNTIME,

@@ -4,7 +4,13 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { Function as SwitchboardFunction } from 'aws-cdk-lib/aws-lambda';
+import {
+  type FunctionUrl,
+  FunctionUrlAuthType,
+  HttpMethod,
+  InvokeMode,
+  type Function as SwitchboardFunction,
+} from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -13,9 +19,11 @@ import { AUTH_ENV } from '../lib/auth/env.ts';
 import {
   FUNCTION_NAMES,
   FUNCTION_PERMISSIONS,
+  type FunctionName,
   type ResourceKind,
   SETTINGS_FILE,
 } from '../lib/config/index.ts';
+import { AGUI_CORS } from '../lib/contract/index.ts';
 import { addAccessLog, HTTP_ACCESS_LOG_FORMAT, WEBSOCKET_ACCESS_LOG_FORMAT } from './access-logs.ts';
 import { builtInAuthorizers, createHttpApi, createWebSocketApi, throttleStage } from './apis.ts';
 import {
@@ -68,9 +76,16 @@ export class Switchboard extends Construct {
   /** The WebSocket API's stage. */
   readonly webSocketStage: WebSocketStage;
   /** The four runtime functions, by entry point. */
-  readonly functions: Readonly<Record<Exclude<SwitchboardEntry, 'authorizer'>, SwitchboardFunction>>;
+  readonly functions: Readonly<Record<Exclude<SwitchboardEntry, 'authorizer' | 'agui'>, SwitchboardFunction>>;
   /** The WebSocket API's `$connect` authoriser, with built-in `auth` only. */
   readonly authorizerFunction?: SwitchboardFunction;
+  /**
+   * The AG-UI endpoint (docs/ag-ui.md): a function URL in RESPONSE_STREAM mode, whose function verifies
+   * the JWT itself. With built-in `auth`, or `allowAnonymous` without custom authorisers (a custom
+   * authoriser's rules cannot be applied by the function).
+   */
+  readonly aguiFunction?: SwitchboardFunction;
+  readonly aguiUrl?: FunctionUrl;
 
   /** Validates `props` (it throws on any that cannot deploy) and creates every resource. */
   constructor(scope: Construct, id: string, props: SwitchboardProps) {
@@ -109,6 +124,30 @@ export class Switchboard extends Construct {
       }),
     };
     this.authorizerFunction = resolved.auth ? this.createAuthorizerFunction(resolved, make) : undefined;
+    const custom = resolved.httpAuthorizer !== undefined || resolved.webSocketAuthorizer !== undefined;
+    if (resolved.auth || (resolved.allowAnonymous && !custom)) {
+      // A stream follows a run to its end: as long as the worker may run it, and a minute to spare.
+      this.aguiFunction = make('AgUiFunction', {
+        entry: 'agui',
+        timeout: Duration.seconds(Math.min(900, resolved.workerTimeout.toSeconds() + 60)),
+        memorySize: resolved.memorySize,
+      });
+      this.aguiUrl = this.aguiFunction.addFunctionUrl({
+        // The function verifies the JWT itself: a function URL knows only IAM or nothing.
+        authType: FunctionUrlAuthType.NONE,
+        invokeMode: InvokeMode.RESPONSE_STREAM,
+        cors: {
+          allowedOrigins: [...AGUI_CORS.allowOrigins],
+          allowedHeaders: [...AGUI_CORS.allowHeaders],
+          allowedMethods: AGUI_CORS.allowMethods.map((m) => HttpMethod[m as 'POST']),
+          maxAge: Duration.seconds(AGUI_CORS.maxAgeSeconds ?? 0),
+        },
+      });
+      if (resolved.auth) {
+        this.aguiFunction.addEnvironment(AUTH_ENV.issuer, resolved.auth.issuer);
+        this.aguiFunction.addEnvironment(AUTH_ENV.audience, JSON.stringify(resolved.auth.audience));
+      }
+    }
     const authorizers =
       resolved.auth && this.authorizerFunction
         ? builtInAuthorizers(resolved.auth, this.authorizerFunction)
@@ -148,6 +187,13 @@ export class Switchboard extends Construct {
    * The `$connect` authoriser of built-in `auth`: only the issuer and audiences in its environment (it
    * reads no table, queue or bucket), 10 s (a cold start fetches the issuer's keys once).
    */
+  /** The function of an entry point, if the stack has it. */
+  functionOf(name: FunctionName): SwitchboardFunction | undefined {
+    if (name === 'authorizer') return this.authorizerFunction;
+    if (name === 'agui') return this.aguiFunction;
+    return this.functions[name];
+  }
+
   private createAuthorizerFunction(
     resolved: ResolvedSwitchboardProps,
     make: (name: string, options: SwitchboardFunctionOptions) => SwitchboardFunction,
@@ -182,7 +228,7 @@ export class Switchboard extends Construct {
       // The settings travel in the bundle, not here: Lambda caps a function's environment at 4 KB.
       SWITCHBOARD_SETTINGS_FILE: SETTINGS_FILE,
     };
-    for (const fn of Object.values(this.functions)) {
+    for (const fn of [...Object.values(this.functions), ...(this.aguiFunction ? [this.aguiFunction] : [])]) {
       for (const [key, value] of Object.entries(environment)) fn.addEnvironment(key, value);
     }
   }
@@ -208,7 +254,7 @@ export class Switchboard extends Construct {
       ],
     };
     for (const name of FUNCTION_NAMES) {
-      const fn = name === 'authorizer' ? this.authorizerFunction : this.functions[name];
+      const fn = this.functionOf(name);
       for (const grant of FUNCTION_PERMISSIONS[name]) {
         fn?.addToRolePolicy(
           new PolicyStatement({ actions: [...grant.actions], resources: arns[grant.resource] }),
@@ -264,5 +310,7 @@ export class Switchboard extends Construct {
     output('TableName', this.table.tableName, 'DynamoDB table');
     output('QueueUrl', this.queue.queueUrl, 'SQS FIFO turns queue');
     output('BucketName', this.bucket.bucketName, 'S3 file bucket');
+    if (this.aguiUrl)
+      output('AgUiUrl', this.aguiUrl.url, 'AG-UI endpoint (POST RunAgentInput, server-sent events)');
   }
 }

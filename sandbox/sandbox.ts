@@ -1,5 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Switchboard } from '../lib/agents/index.ts';
+import { type AguiAuthenticate, createAguiHandler, jwtAuthentication } from '../lib/agui/index.ts';
 import {
   type AuthConfig,
   bearerToken,
@@ -15,7 +16,14 @@ import {
   parseSettings,
   type Runtime,
 } from '../lib/config/index.ts';
-import { HTTP_API_CORS, HTTP_ROUTES, jsonSchemasReady, WEBSOCKET_ROUTES } from '../lib/contract/index.ts';
+import {
+  AGUI_CORS,
+  HTTP_API_CORS,
+  HTTP_ROUTES,
+  jsonSchemasReady,
+  WEBSOCKET_ROUTES,
+} from '../lib/contract/index.ts';
+import { UnauthorizedError } from '../lib/errors/index.ts';
 import {
   createHttpHandler,
   createSweepHandler,
@@ -93,12 +101,19 @@ export interface SandboxOptions {
   permissions?: Permissions;
   /** The clock the functions' rate limits read, so that a test can move time on. Default `Date.now`. */
   clock?: () => number;
+  /** The AG-UI function's timeout, at which its stream is cut off. Default 900 000, the stack's. */
+  aguiTimeoutMs?: number;
 }
+
+/** Where the sandbox serves the AG-UI endpoint (on AWS, a function URL of its own). */
+export const AGUI_PATH = '/agui';
 
 /** A running sandbox. */
 export interface Sandbox {
   url: string;
   wsUrl: string;
+  /** The AG-UI endpoint: `${url}/agui` (POST, or `/agui/{agentId}` for one agent). */
+  aguiUrl: string;
   /** What tokens the sandbox takes, with the `jwt` option. */
   auth?: AuthConfig;
   runtime: Runtime;
@@ -118,6 +133,8 @@ export interface Sandbox {
 type Authorizers = {
   http: Pick<HttpApiOptions, 'authorizer' | 'identityHeaders' | 'jwtAuthorizer'>;
   websocket: Pick<WebSocketApiOptions, 'authorizer'>;
+  /** The AG-UI function checks the caller itself, as the deployed one does. */
+  agui?: AguiAuthenticate;
 };
 
 /** The `jwt` option with its default applied; undefined without it. */
@@ -137,6 +154,7 @@ function jwtAuthorizers(verify: JwtVerifier, logLevel: string): Authorizers {
   return {
     http: { jwtAuthorizer: { verify } },
     websocket: { authorizer: lambdaPolicyAuthorizer(createConnectAuthorizer({ verifier: verify, logger })) },
+    agui: jwtAuthentication(verify),
   };
 }
 
@@ -162,6 +180,11 @@ function opaqueAuthorizers(tokens: NonNullable<SandboxOptions['tokens']>): Autho
       authorizer: async (event) =>
         identityOf(tokens, event.queryStringParameters?.token ?? bearerToken(event.headers?.authorization)),
     },
+    agui: async (event) => {
+      const who = identityOf(tokens, bearerToken(event.headers?.authorization));
+      if (!who) throw new UnauthorizedError('An AG-UI request needs a token the sandbox knows.');
+      return { lambda: who };
+    },
   };
 }
 
@@ -178,7 +201,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
   });
   let handlers:
-    | { http: ReturnType<typeof createHttpHandler>; ws: ReturnType<typeof createWebSocketHandler> }
+    | {
+        http: ReturnType<typeof createHttpHandler>;
+        ws: ReturnType<typeof createWebSocketHandler>;
+        agui: ReturnType<typeof createAguiHandler>;
+      }
     | undefined;
   const jwt = jwtConfig(options);
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN';
@@ -208,6 +235,14 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       handler: (event, context) => handlers!.http(event, context),
       ...authorizers.http,
     },
+    functionUrls: [
+      {
+        prefix: AGUI_PATH,
+        cors: AGUI_CORS,
+        handler: (event, sink, context) => handlers!.agui(event, sink, context),
+        timeoutMs: options.aguiTimeoutMs,
+      },
+    ],
     websocket: {
       routes: [...WEBSOCKET_ROUTES],
       handler: (event, context) => handlers!.ws(event, context),
@@ -247,6 +282,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   handlers = {
     http: createHttpHandler(options.app, runtimes.http),
     ws: createWebSocketHandler(options.app, runtimes.ws),
+    agui: createAguiHandler(options.app, runtimes.agui, { authenticate: authorizers.agui }),
   };
   let poller: SqsPoller | undefined;
   let worker: Awaited<ReturnType<typeof startWorkerProcess>> | undefined;
@@ -279,6 +315,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   return {
     url: gateway.url,
     wsUrl: gateway.wsUrl,
+    aguiUrl: `${gateway.url}${AGUI_PATH}`,
     ...(auth && { auth }),
     runtime,
     runtimes,

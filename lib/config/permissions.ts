@@ -8,9 +8,10 @@
 
 /**
  * The Lambda functions, by entry point under `functions/`. `authorizer` (the WebSocket API's
- * `$connect` authoriser) exists only in a stack with built-in `auth`.
+ * `$connect` authoriser) exists only in a stack with built-in `auth`; `agui` (the AG-UI endpoint's
+ * function URL) in a stack with built-in `auth` or `allowAnonymous`.
  */
-export const FUNCTION_NAMES = ['http', 'ws', 'worker', 'sweep', 'authorizer'] as const;
+export const FUNCTION_NAMES = ['http', 'ws', 'worker', 'sweep', 'authorizer', 'agui'] as const;
 /** One of {@link FUNCTION_NAMES}. */
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
@@ -60,7 +61,9 @@ const CONNECTIONS: Grant = { resource: 'connections', actions: ['execute-api:Man
  * - only the sweep queries the due-item index; only the HTTP function lists an owner's sessions (the
  *   owner index);
  * - all but the HTTP function post to WebSocket connections;
- * - the `$connect` authoriser calls no AWS service (it reads the issuer's keys over HTTPS): nothing.
+ * - the `$connect` authoriser calls no AWS service (it reads the issuer's keys over HTTPS): nothing;
+ * - the AG-UI function takes messages and answers as the HTTP function does (items, the queue, the
+ *   objects of large attachments and event bodies) and reads the log; it posts to no connection.
  */
 export const FUNCTION_PERMISSIONS: Permissions = {
   http: [
@@ -99,6 +102,11 @@ export const FUNCTION_PERMISSIONS: Permissions = {
     CONNECTIONS,
   ],
   authorizer: [],
+  agui: [
+    { resource: 'table', actions: TABLE_ITEMS },
+    { resource: 'queue', actions: ['sqs:SendMessage'] },
+    { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject'] },
+  ],
 };
 
 /** Grants by function: {@link FUNCTION_PERMISSIONS}, or a variant of it in a test. */

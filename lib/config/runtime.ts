@@ -76,6 +76,8 @@ export const DYNAMODB_ATTEMPTS: Readonly<Record<FunctionName, number>> = {
   sweep: 10,
   // The `$connect` authoriser calls no AWS service; the entry only keeps the record complete.
   authorizer: 4,
+  // The AG-UI function answers a person waiting on a stream: as the other API functions.
+  agui: 4,
 };
 
 /** Builds the clients for a {@link RuntimeConfig}. */

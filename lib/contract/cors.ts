@@ -28,6 +28,18 @@ export const HTTP_API_CORS: CorsConfig = {
 };
 
 /**
+ * The AG-UI endpoint's CORS: an AG-UI client in a browser POSTs JSON with a bearer token and reads
+ * the stream. The CDK stack gives the function URL this configuration (Lambda answers the preflight)
+ * and the sandbox's gateway applies it to the endpoint's path.
+ */
+export const AGUI_CORS: CorsConfig = {
+  allowOrigins: ['*'],
+  allowHeaders: ['content-type', 'authorization', 'accept'],
+  allowMethods: ['POST'],
+  maxAgeSeconds: 3600,
+};
+
+/**
  * The file bucket's CORS rule: browsers upload with presigned PUT URLs and read files back, from any
  * origin, since the URL's signature, not the origin, is what authorises the request. The CDK stack
  * gives the bucket this rule and the sandbox's S3 answers preflight by it.

@@ -24,7 +24,7 @@ export {
   SessionsQuerySchema,
   SessionTargetSchema,
 } from './chat.ts';
-export { type CorsConfig, type CorsMethod, FILE_BUCKET_CORS, HTTP_API_CORS } from './cors.ts';
+export { AGUI_CORS, type CorsConfig, type CorsMethod, FILE_BUCKET_CORS, HTTP_API_CORS } from './cors.ts';
 export {
   HOST_CONTEXT_LIMITS,
   HOST_CONTEXT_VERSION,

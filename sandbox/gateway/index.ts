@@ -1,3 +1,8 @@
+export {
+  type FunctionUrlOptions,
+  STREAMED_RESPONSE_MAX_BYTES,
+  type StreamingHandler,
+} from './function-url.ts';
 export { startGateway } from './server.ts';
 export type {
   ApiIdentity,

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createFunctionUrl } from './function-url.ts';
 import { createHttpApi } from './http-api.ts';
 import { gatewayError, writeResponse } from './http-response.ts';
 import { createManagementApi } from './management-api.ts';
@@ -35,9 +36,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const wsApi = options.websocket ? createWebSocketApi(options.websocket, api) : undefined;
   const registry = wsApi?.registry ?? new ConnectionRegistry();
   const management = createManagementApi(registry, api.stage);
+  const functionUrls = (options.functionUrls ?? []).map((url) => createFunctionUrl(url, api));
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     if (management(req, res)) return;
+    if (functionUrls.some((serve) => serve(req, res))) return;
     if (req.method === 'GET' && options.static?.(req, res)) return;
     if (httpApi) {
       httpApi(req, res).catch((error: unknown) => {

@@ -6,6 +6,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import type { CorsConfig } from '../../lib/contract/index.ts';
+import type { FunctionUrlOptions } from './function-url.ts';
 import type { WebSocketAuthorizerEvent, WebSocketEvent } from './ws-event-types.ts';
 
 /** An HTTP API (payload format 2.0) Lambda handler. */
@@ -103,6 +104,8 @@ export interface GatewayOptions {
   host?: string;
   http?: HttpApiOptions;
   websocket?: WebSocketApiOptions;
+  /** Lambda function URLs in RESPONSE_STREAM mode, each under a path prefix of this port. */
+  functionUrls?: FunctionUrlOptions[];
   /** Consulted first for GET requests; returns true when it answered. */
   static?: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** The WebSocket API's stage, the first segment of the management endpoint. Default 'local'. */

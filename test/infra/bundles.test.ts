@@ -48,8 +48,8 @@ function entryBytes(fn: SwitchboardEntry): number {
 }
 
 describe('function bundles', () => {
-  it('keeps the document readers (unpdf, mammoth) out of the HTTP, WebSocket, sweep and authoriser functions', () => {
-    for (const fn of ['http', 'ws', 'sweep', 'authorizer'] as const) {
+  it('keeps the document readers (unpdf, mammoth) out of the HTTP, WebSocket, sweep, authoriser and AG-UI functions', () => {
+    for (const fn of ['http', 'ws', 'sweep', 'authorizer', 'agui'] as const) {
       expect(
         [...packagesIn(fn, 'all').keys()].filter((p) => /^(unpdf|mammoth|jszip)$/.test(p)),
         fn,
@@ -76,7 +76,7 @@ describe('function bundles', () => {
   });
 
   it('loads the S3 SDK, the presigner and ajv on first use: lazy chunks, never in the entry code', () => {
-    for (const fn of ['http', 'ws', 'worker', 'sweep'] as const) {
+    for (const fn of ['http', 'ws', 'worker', 'sweep', 'agui'] as const) {
       const initial = packagesIn(fn, 'initial');
       expect(
         [...initial.keys()].filter((p) => /^(ajv|@aws-sdk\/(client-s3|s3-request-presigner))$/.test(p)),

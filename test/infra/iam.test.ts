@@ -36,6 +36,7 @@ const ROLE_PREFIX: Record<FunctionName, string> = {
   worker: 'SwitchboardWorkerFunctionRole',
   sweep: 'SwitchboardSweepFunctionRole',
   authorizer: 'SwitchboardAuthorizerFunctionRole',
+  agui: 'SwitchboardAgUiFunctionRole',
 };
 
 /** Which kind of Switchboard resource a statement's resource names; undefined for logs and X-Ray. */

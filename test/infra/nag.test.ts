@@ -130,6 +130,7 @@ describe('cdk-nag AwsSolutions and Serverless checks', () => {
     expect(unauthorised).toContain('Test/Switchboard/WebSocketApi/$connect-Route/Resource');
     expect(unauthorised.filter((path) => path.includes('/WebSocketApi/'))).toHaveLength(1);
     expect(unauthorised.filter((path) => path.includes('/HttpApi/')).length).toBeGreaterThan(0);
-    expect(bare.filter((finding) => finding.rule === 'Serverless-LambdaTracing')).toHaveLength(4);
+    // The four runtime functions and the AG-UI function (an anonymous stack has no authoriser function).
+    expect(bare.filter((finding) => finding.rule === 'Serverless-LambdaTracing')).toHaveLength(5);
   });
 });

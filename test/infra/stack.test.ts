@@ -128,15 +128,20 @@ describe('Switchboard storage and compute', () => {
 
   it('every function runs Node 22 on arm64 with the Switchboard configuration', () => {
     const functions = idsOfType(resources, 'AWS::Lambda::Function');
-    expect(functions).toHaveLength(5);
+    expect(functions).toHaveLength(6);
     for (const id of functions.filter((fn) => !fn.startsWith('SwitchboardAuthorizerFunction'))) {
       const props = resources[id]?.Properties ?? {};
       expect(props.Runtime).toBe('nodejs22.x');
       expect(props.Architectures).toEqual(['arm64']);
       const variables = environmentOf(resources, id);
+      // The AG-UI function verifies the JWT itself, as the $connect authoriser does.
+      const auth = id.startsWith('SwitchboardAgUiFunction')
+        ? ['SWITCHBOARD_AUTH_AUDIENCE', 'SWITCHBOARD_AUTH_ISSUER']
+        : [];
       expect(Object.keys(variables).sort()).toEqual([
         'LOG_LEVEL',
         'POWERTOOLS_SERVICE_NAME',
+        ...auth,
         'SWITCHBOARD_BUCKET',
         'SWITCHBOARD_QUEUE_URL',
         'SWITCHBOARD_SETTINGS_FILE',
@@ -167,14 +172,44 @@ describe('Switchboard storage and compute', () => {
     });
   });
 
-  it('the worker gets the longest timeout, and the same memory as the API and sweep functions', () => {
+  it('the worker gets a long timeout, the AG-UI function a minute more to follow a run to its end', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { Timeout: 300, MemorySize: 512 });
-    template.resourcePropertiesCountIs('AWS::Lambda::Function', { MemorySize: 512 }, 4);
+    template.hasResourceProperties('AWS::Lambda::Function', { Timeout: 360, MemorySize: 512 });
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { MemorySize: 512 }, 5);
   });
 
-  it('outputs the API URLs, the table, the queue and the bucket', () => {
+  it('serves AG-UI through a response-streaming function URL with CORS, the JWT checked by the function', () => {
+    const [fn] = idsOfType(resources, 'AWS::Lambda::Function').filter((id) =>
+      id.startsWith('SwitchboardAgUiFunction'),
+    );
+    expect(environmentOf(resources, fn ?? '')).toMatchObject({
+      SWITCHBOARD_AUTH_ISSUER: TEST_AUTH.issuer,
+      SWITCHBOARD_AUTH_AUDIENCE: JSON.stringify(TEST_AUTH.audience),
+    });
+    template.resourceCountIs('AWS::Lambda::Url', 1);
+    template.hasResourceProperties('AWS::Lambda::Url', {
+      AuthType: 'NONE',
+      InvokeMode: 'RESPONSE_STREAM',
+      TargetFunctionArn: { 'Fn::GetAtt': [fn, 'Arn'] },
+      Cors: {
+        AllowOrigins: ['*'],
+        AllowHeaders: ['content-type', 'authorization', 'accept'],
+        AllowMethods: ['POST'],
+        MaxAge: 3600,
+      },
+    });
+    // A URL without IAM auth needs a resource policy letting anyone invoke the function through it.
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunctionUrl',
+      FunctionUrlAuthType: 'NONE',
+      Principal: '*',
+    });
+  });
+
+  it('outputs the API URLs, the AG-UI URL, the table, the queue and the bucket', () => {
     const outputs = Object.keys(template.toJSON().Outputs as Record<string, unknown>).sort();
     expect(outputs).toEqual([
+      'SwitchboardAgUiUrl',
       'SwitchboardBucketName',
       'SwitchboardHttpApiUrl',
       'SwitchboardQueueUrl',

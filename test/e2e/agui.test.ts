@@ -1,0 +1,366 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type AgentSubscriber,
+  type BaseEvent,
+  EventType,
+  HttpAgent,
+  type Interrupt,
+  type RunAgentInput,
+  verifyEvents,
+} from '@ag-ui/client';
+import { lastValueFrom, toArray } from 'rxjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSwitchboard } from '../../lib/index.ts';
+import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
+
+/** Released by a test: the agents that wait on it go on. */
+const gates = new Map<string, () => void>();
+const gate = (key: string) => new Promise<void>((resolve) => gates.set(key, resolve));
+const open = async (key: string) => {
+  await expect.poll(() => gates.has(key), { timeout: 10_000 }).toBe(true);
+  gates.get(key)?.();
+};
+
+const app = createSwitchboard();
+app.registerHostAgent({
+  info: { id: 'talker' },
+  async invoke({ message }, { emit }) {
+    emit({ type: 'tool_use', id: 'look_1', name: 'lookup', args: { q: message } });
+    emit({ type: 'tool_result', id: 'look_1', result: { found: 2 } });
+    emit({ type: 'text', text: 'Hello' });
+    emit({ type: 'text', text: ' world' });
+    return {};
+  },
+});
+app.registerHostAgent({
+  info: { id: 'painter' },
+  async invoke({ hostContext }, { emit }) {
+    const offered = hostContext?.actions?.some((a) => a.name === 'pick_color');
+    if (!offered) return { content: 'No color picker offered.' };
+    emit({ type: 'text', text: 'Let me ask the page.' });
+    emit({ type: 'tool_use', id: 'call_color', name: 'pick_color', args: { palette: 'warm' } });
+    return {};
+  },
+  async resolveAction({ resolution }) {
+    return { content: `The page picked ${JSON.stringify(resolution.result)}.` };
+  },
+});
+app.registerHostAgent({
+  info: { id: 'banker' },
+  async invoke() {
+    return {
+      content: 'I need your OK first.',
+      pendingActions: [
+        {
+          id: 'req_wire',
+          type: 'tool_approval',
+          toolName: 'wire_money',
+          title: 'Wire $5?',
+          args: { amount: 5 },
+        },
+      ],
+    };
+  },
+  async resolveAction({ resolution }) {
+    return { content: `Wire ${resolution.decision === 'approve' ? 'sent' : 'refused'}.` };
+  },
+});
+app.registerHostAgent({
+  info: { id: 'slow' },
+  async invoke({ message }, { emit, signal }) {
+    emit({ type: 'text', text: 'part one, ' });
+    const stopped = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
+    await Promise.race([gate(message), stopped]);
+    if (signal.aborted) return {};
+    emit({ type: 'text', text: 'part two.' });
+    return {};
+  },
+});
+
+let sandbox: Sandbox;
+const sid = sessionIds('agui');
+const TOKENS: Record<string, string> = { 'token-alice': 'alice' };
+
+beforeAll(async () => {
+  sandbox = await testSandbox({
+    app,
+    tokens: (token) => (TOKENS[token] ? { user: TOKENS[token] } : null),
+    settings: { stream: { coalesceMs: 20 } },
+  });
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+/** The real AG-UI client for one agent and one thread, as alice. */
+function client(agentId: string, threadId: string) {
+  return new HttpAgent({
+    url: `${sandbox.aguiUrl}/${agentId}`,
+    threadId,
+    headers: { authorization: 'Bearer token-alice' },
+    initialMessages: [],
+  });
+}
+
+/** Records every event a run hands its subscribers, and how it finished. */
+function recorder() {
+  const events: BaseEvent[] = [];
+  const finished: Array<{ outcome: string; interrupts?: Interrupt[]; pendingToolCallIds?: string[] }> = [];
+  const failures: Error[] = [];
+  const subscriber: AgentSubscriber = {
+    onEvent: ({ event }) => {
+      events.push(event);
+    },
+    onRunFinishedEvent: (params) => {
+      finished.push({
+        outcome: params.outcome,
+        ...(params.outcome === 'interrupt' && { interrupts: params.interrupts }),
+        ...(params.outcome === 'success' && { pendingToolCallIds: params.pendingToolCallIds }),
+      });
+    },
+    onRunFailed: ({ error }) => {
+      failures.push(error);
+    },
+  };
+  return { events, finished, failures, subscriber, types: () => events.map((e) => e.type) };
+}
+
+const say = (agent: HttpAgent, content: string) =>
+  agent.addMessage({ id: randomUUID(), role: 'user', content });
+
+describe('the AG-UI endpoint with the real HttpAgent', () => {
+  it('streams an answer: tool use, tool result and text, as events the client verifies', async () => {
+    const agent = client('talker', sid('talk'));
+    say(agent, 'find it');
+    const run = recorder();
+    await agent.runAgent({}, run.subscriber);
+    expect(run.failures).toEqual([]);
+    expect(run.types()).toEqual([
+      EventType.RUN_STARTED,
+      EventType.TOOL_CALL_START,
+      EventType.TOOL_CALL_ARGS,
+      EventType.TOOL_CALL_END,
+      EventType.TOOL_CALL_RESULT,
+      EventType.TEXT_MESSAGE_START,
+      ...run.types().filter((t) => t === EventType.TEXT_MESSAGE_CONTENT),
+      EventType.TEXT_MESSAGE_END,
+      EventType.RUN_FINISHED,
+    ]);
+    expect(run.finished).toEqual([{ outcome: 'success', pendingToolCallIds: [] }]);
+    const answer = agent.messages.find(
+      (m) => m.role === 'assistant' && typeof m.content === 'string' && m.content,
+    );
+    expect(answer?.content).toBe('Hello world');
+    const result = agent.messages.find((m) => m.role === 'tool');
+    expect(result).toMatchObject({ toolCallId: 'look_1', content: '{"found":2}' });
+  });
+
+  it('passes the raw stream through verifyEvents, RUN_STARTED naming the thread and the run', async () => {
+    const threadId = sid('raw');
+    const agent = client('talker', threadId);
+    const input: RunAgentInput = {
+      threadId,
+      runId: randomUUID(),
+      messages: [{ id: 'u1', role: 'user', content: 'hi' }],
+      tools: [],
+      context: [],
+      state: {},
+      forwardedProps: {},
+    };
+    const events = await lastValueFrom(agent.run(input).pipe(verifyEvents(), toArray()));
+    expect(events[0]).toMatchObject({ type: EventType.RUN_STARTED, threadId, runId: input.runId });
+    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, threadId, runId: input.runId });
+  });
+
+  it('offers a frontend tool, ends the run on its call, and continues with its result on the next run', async () => {
+    const agent = client('painter', sid('tool'));
+    const tools = [
+      {
+        name: 'pick_color',
+        description: 'Ask the person for a color.',
+        parameters: { type: 'object', properties: { palette: { type: 'string' } } },
+      },
+    ];
+    say(agent, 'paint it');
+    const first = recorder();
+    await agent.runAgent({ tools }, first.subscriber);
+    expect(first.failures).toEqual([]);
+    expect(first.finished).toEqual([{ outcome: 'success', pendingToolCallIds: ['call_color'] }]);
+    const caller = agent.messages.find((m) => m.role === 'assistant');
+    expect(caller?.role === 'assistant' && caller.toolCalls?.[0]).toMatchObject({
+      id: 'call_color',
+      function: { name: 'pick_color', arguments: '{"palette":"warm"}' },
+    });
+
+    agent.addMessage({ id: randomUUID(), role: 'tool', toolCallId: 'call_color', content: '"blue"' });
+    const second = recorder();
+    await agent.runAgent({ tools }, second.subscriber);
+    expect(second.failures).toEqual([]);
+    expect(second.finished).toEqual([{ outcome: 'success', pendingToolCallIds: [] }]);
+    // The answer follows the tool's result, as a message of its own.
+    expect(agent.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(agent.messages.at(-1)?.content).toBe('The page picked "blue".');
+  });
+
+  it('surfaces an approval as an interrupt and resumes it with the answer', async () => {
+    const agent = client('banker', sid('hitl'));
+    say(agent, 'wire five dollars');
+    const first = recorder();
+    await agent.runAgent({}, first.subscriber);
+    expect(first.failures).toEqual([]);
+    expect(first.finished).toHaveLength(1);
+    expect(first.finished[0]?.outcome).toBe('interrupt');
+    expect(first.finished[0]?.interrupts).toMatchObject([
+      {
+        id: 'req_wire',
+        reason: 'tool_approval',
+        message: 'Wire $5?',
+        metadata: { request: { toolName: 'wire_money' } },
+      },
+    ]);
+    expect(agent.pendingInterrupts.map((i) => i.id)).toEqual(['req_wire']);
+
+    const second = recorder();
+    await agent.runAgent(
+      { resume: [{ interruptId: 'req_wire', status: 'resolved', payload: { decision: 'approve' } }] },
+      second.subscriber,
+    );
+    expect(second.failures).toEqual([]);
+    expect(second.finished).toEqual([{ outcome: 'success', pendingToolCallIds: [] }]);
+    expect(agent.messages.at(-1)?.content).toBe('Wire sent.');
+    expect(agent.pendingInterrupts).toEqual([]);
+  });
+
+  it('ends a cancelled run with the cancelled outcome', async () => {
+    const threadId = sid('cancel');
+    const agent = client('slow', threadId);
+    say(agent, 'take your time');
+    const run = recorder();
+    let cancelled = false;
+    await agent.runAgent(
+      {},
+      {
+        ...run.subscriber,
+        onTextMessageContentEvent: async () => {
+          if (cancelled) return;
+          cancelled = true;
+          const res = await api(sandbox.url, 'POST', `/api/sessions/${threadId}/cancel`, undefined, {
+            token: 'token-alice',
+          });
+          expect(res.status).toBe(202);
+        },
+      },
+    );
+    expect(run.failures).toEqual([]);
+    expect(run.finished).toEqual([{ outcome: 'cancelled' }]);
+  });
+
+  it('gives a client whose connection dropped the rest of the run when it posts the same run again', async () => {
+    const threadId = sid('drop');
+    const agent = client('slow', threadId);
+    say(agent, 'long answer');
+    const runId = randomUUID();
+    const cut = new AbortController();
+    const first = recorder();
+    await agent.runAgent(
+      { runId, abortController: cut },
+      {
+        ...first.subscriber,
+        onTextMessageContentEvent: () => {
+          cut.abort();
+        },
+      },
+    );
+    expect(first.finished).toEqual([]);
+    const partial = agent.messages.find((m) => m.role === 'assistant');
+    expect(partial?.content).toBe('part one, ');
+
+    await open('long answer');
+    const again = recorder();
+    await agent.runAgent({ runId }, again.subscriber);
+    expect(again.failures).toEqual([]);
+    expect(again.finished).toEqual([{ outcome: 'success', pendingToolCallIds: [] }]);
+    const answers = agent.messages.filter((m) => m.role === 'assistant');
+    expect(answers.map((m) => m.content)).toEqual(['part one, part two.']);
+    // The same run, not a second turn: one user message and one answer in the session.
+    const stored = await api<{ messages: unknown[] }>(
+      sandbox.url,
+      'GET',
+      `/api/sessions/${threadId}/messages`,
+      undefined,
+      {
+        token: 'token-alice',
+      },
+    );
+    expect(stored.json.messages).toHaveLength(2);
+  });
+});
+
+describe('what the AG-UI endpoint refuses', () => {
+  const post = (body: unknown, headers: Record<string, string> = { authorization: 'Bearer token-alice' }) =>
+    fetch(`${sandbox.aguiUrl}/talker`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  const input = (extra: Record<string, unknown> = {}) => ({
+    threadId: sid('bad'),
+    runId: randomUUID(),
+    messages: [{ id: 'u1', role: 'user', content: 'hi' }],
+    ...extra,
+  });
+
+  it('answers 401 without a token, or with one it does not know', async () => {
+    expect((await post(input(), {})).status).toBe(401);
+    const res = await post(input(), { authorization: 'Bearer nobody' });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+  });
+
+  it('answers 422 naming the field the client sent', async () => {
+    const cases: Array<[Record<string, unknown>, (string | number)[]]> = [
+      [{ threadId: 'has space' }, ['threadId']],
+      [{ messages: [{ id: 'a1', role: 'assistant', content: 'hi' }] }, ['messages', 0, 'role']],
+      [
+        { tools: [{ name: 'bad name!', description: 'x', parameters: { type: 'object' } }] },
+        ['tools', 0, 'name'],
+      ],
+      [{ messages: [{ id: 'u1', role: 'user' }] }, ['messages', 0, 'content']],
+    ];
+    for (const [extra, path] of cases) {
+      const res = await post(input(extra));
+      const body = (await res.json()) as { error: { code: string; issues: Array<{ path: unknown[] }> } };
+      expect(res.status, JSON.stringify(extra)).toBe(422);
+      expect(body.error.issues[0]?.path, JSON.stringify(body)).toEqual(path);
+    }
+  });
+
+  it('answers 400 for a body that is not JSON, and 404 for a GET', async () => {
+    const res = await fetch(`${sandbox.aguiUrl}/talker`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer token-alice', 'content-type': 'application/json' },
+      body: '{not json',
+    });
+    expect(res.status).toBe(400);
+    const get = await fetch(`${sandbox.aguiUrl}/talker`, {
+      headers: { authorization: 'Bearer token-alice' },
+    });
+    expect(get.status).toBe(404);
+  });
+
+  it('answers a browser preflight by the endpoint CORS', async () => {
+    const res = await fetch(`${sandbox.aguiUrl}/talker`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-allow-methods')).toBe('POST');
+  });
+});
