@@ -160,7 +160,10 @@ describe('Switchboard APIs', () => {
         allRoutes,
       );
       open.template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 0);
-      expect(idsOfType(open.resources, 'AWS::Lambda::Function')).toHaveLength(4);
+      // http, ws, worker, sweep and the AG-UI endpoint; no $connect authoriser.
+      const functions = idsOfType(open.resources, 'AWS::Lambda::Function');
+      expect(functions).toHaveLength(5);
+      expect(functions.filter((id) => id.startsWith('SwitchboardAuthorizerFunction'))).toEqual([]);
     },
     SYNTH_TIMEOUT_MS,
   );
