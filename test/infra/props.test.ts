@@ -6,7 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { resolveSwitchboardProps } from '../../infra/props.ts';
 import { HTTP_ROUTES } from '../../infra/routes.ts';
 import { Switchboard } from '../../infra/switchboard.ts';
-import { FIXTURE_AGENTS, newStack, SYNTH_TIMEOUT_MS, TEST_AUTH } from './template-helpers.ts';
+import {
+  FIXTURE_AGENTS,
+  LARGE_HOST_TOOLS,
+  newStack,
+  SYNTH_TIMEOUT_MS,
+  TEST_AUTH,
+} from './template-helpers.ts';
 
 describe('Switchboard props', () => {
   it('refuses a stack without authentication unless allowAnonymous says so, naming the options', () => {
@@ -90,12 +96,7 @@ describe('Switchboard props', () => {
         },
       }),
     ).toThrow(/settings at tools\.hostTools\.0\.parameters: parameters is not a usable JSON schema/);
-    // 40 host tools with descriptions: about 10 KB, which no Lambda environment could hold.
-    const hostTools = Array.from({ length: 40 }, (_, i) => ({
-      name: `tool_${i}`,
-      description: 'x'.repeat(200),
-      parameters: { type: 'object', properties: { id: { type: 'string' } } },
-    }));
+    const hostTools = LARGE_HOST_TOOLS;
     const resolved = resolveSwitchboardProps({
       agents: FIXTURE_AGENTS,
       auth: TEST_AUTH,

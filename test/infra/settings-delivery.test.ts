@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SwitchboardBundler } from '../../infra/functions.ts';
 import { resolveSwitchboardProps } from '../../infra/props.ts';
 import { SETTINGS_FILE, settingsFromEnv } from '../../lib/config/index.ts';
-import { FIXTURE_AGENTS, TEST_AUTH } from './template-helpers.ts';
+import { FIXTURE_AGENTS, LARGE_HOST_TOOLS, TEST_AUTH } from './template-helpers.ts';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -14,11 +14,7 @@ afterAll(() => {
 
 describe('settings delivered in the bundle', () => {
   it('the construct writes the settings beside the code and the function reads them from there at start-up', () => {
-    const hostTools = Array.from({ length: 40 }, (_, i) => ({
-      name: `tool_${i}`,
-      description: 'y'.repeat(200),
-      parameters: { type: 'object', properties: { id: { type: 'string' } } },
-    }));
+    const hostTools = LARGE_HOST_TOOLS;
     const resolved = resolveSwitchboardProps({
       agents: FIXTURE_AGENTS,
       auth: TEST_AUTH,

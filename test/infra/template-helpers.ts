@@ -133,3 +133,10 @@ export function policyStatements(resources: Resources): FoundStatement[] {
 export function asList(value: unknown): unknown[] {
   return Array.isArray(value) ? value : value === undefined ? [] : [value];
 }
+
+/** 40 host tools with descriptions: about 10 KB of settings, more than a Lambda environment holds (4 KB). */
+export const LARGE_HOST_TOOLS = Array.from({ length: 40 }, (_, i) => ({
+  name: `tool_${i}`,
+  description: 'x'.repeat(200),
+  parameters: { type: 'object', properties: { id: { type: 'string' } } },
+}));
