@@ -53,7 +53,13 @@ function claimsOf(token: string): Record<string, unknown> {
 
 /** Sends a message to `echo` in session `id`; its run id. */
 async function send(dev: DevProcess, id: string, content: string, token?: string): Promise<string> {
-  const res = await api(dev.url, 'POST', '/api/chat', { session_id: id, agent_id: 'echo', content }, { token });
+  const res = await api(
+    dev.url,
+    'POST',
+    '/api/chat',
+    { session_id: id, agent_id: 'echo', content },
+    { token },
+  );
   expect(res.status, res.text).toBe(202);
   return String(res.json.run_id);
 }
@@ -62,17 +68,20 @@ async function send(dev: DevProcess, id: string, content: string, token?: string
 async function answers(dev: DevProcess, id: string, count: number, token?: string): Promise<string[]> {
   let found: string[] = [];
   await expect
-    .poll(async () => {
-      const res = await api<{ messages?: { role: string; content: string }[] }>(
-        dev.url,
-        'GET',
-        `/api/sessions/${id}/messages`,
-        undefined,
-        { token },
-      );
-      found = (res.json.messages ?? []).filter((m) => m.role === 'assistant').map((m) => m.content);
-      return found.length;
-    }, queued(`${count} answer(s) in session ${id}`))
+    .poll(
+      async () => {
+        const res = await api<{ messages?: { role: string; content: string }[] }>(
+          dev.url,
+          'GET',
+          `/api/sessions/${id}/messages`,
+          undefined,
+          { token },
+        );
+        found = (res.json.messages ?? []).filter((m) => m.role === 'assistant').map((m) => m.content);
+        return found.length;
+      },
+      queued(`${count} answer(s) in session ${id}`),
+    )
     .toBe(count);
   return found;
 }
@@ -133,7 +142,9 @@ describe('switchboard dev', () => {
     );
     expect(lines[head + 1]).toBe('  TypeError: the backend is down');
     // The agent's own frame, with its line, and nothing of the runtime's or its dependencies'.
-    expect(lines[head + 2]).toMatch(new RegExp(`^ {4}at .*invoke \\(${dir}/agents\\.ts:${THROW_LINE}:\\d+\\)$`));
+    expect(lines[head + 2]).toMatch(
+      new RegExp(`^ {4}at .*invoke \\(${dir}/agents\\.ts:${THROW_LINE}:\\d+\\)$`),
+    );
     expect(text).not.toContain('{"level"');
     expect(text).not.toContain('node_modules');
     expect(text).not.toContain(join(root, 'lib'));
@@ -144,7 +155,9 @@ describe('switchboard dev', () => {
     const runId = await send(dev, 'invalid', 'invalid', token);
     const text = await dev.waitFor('stderr', /cannot use.*\n.*\n {2}- status: /, 'the invalid result', since);
     const who = `agent echo · session invalid · run ${runId}`;
-    expect(text).toMatch(new RegExp(`WARN {2}${who}: Ignored a malformed event.*\\n {2}- id: .+\\n {2}- name: `));
+    expect(text).toMatch(
+      new RegExp(`WARN {2}${who}: Ignored a malformed event.*\\n {2}- id: .+\\n {2}- name: `),
+    );
     expect(text).toMatch(
       new RegExp(
         `ERROR ${who}: The agent returned a result the runtime cannot use \\(code=invalid_host_result\\)\\n` +
@@ -164,7 +177,9 @@ describe('switchboard dev', () => {
     const both = await answers(dev, 'reload', 2, token);
     // The session's first answer is still there: dynalite kept it across the reload.
     expect(both[0]).toBe(first);
-    expect(both[1]).toMatch(new RegExp(`^${prefix}: second from file://.*agents\\.ts\\?switchboard-reload=\\d+$`));
+    expect(both[1]).toMatch(
+      new RegExp(`^${prefix}: second from file://.*agents\\.ts\\?switchboard-reload=\\d+$`),
+    );
   });
 
   it('keeps serving the agents it had when the new code does not load, and prints why', async () => {
@@ -174,7 +189,9 @@ describe('switchboard dev', () => {
       const since = dev.stderr.length;
       writeFileSync(file, `${good}\nexport const broken = ;\n`);
       const text = await dev.waitFor('stderr', /keep serving\.\n.+/, 'the failed reload', since);
-      expect(text).toMatch(/Could not reload agents from .*agents\.ts; the agents loaded before keep serving\./);
+      expect(text).toMatch(
+        /Could not reload agents from .*agents\.ts; the agents loaded before keep serving\./,
+      );
       expect(text).toMatch(/agents\.ts:\d+:\d+/);
       await send(dev, 'broken', 'still here', token);
       expect((await answers(dev, 'broken', 1, token))[0]).toMatch(/: still here from /);

@@ -35,7 +35,13 @@ export class DevProcess {
       { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const dev = new DevProcess(child);
-    const started = await dev.waitFor('stdout', /Press Ctrl\+C to stop\./, 'the sandbox to start', 0, START_MS);
+    const started = await dev.waitFor(
+      'stdout',
+      /Press Ctrl\+C to stop\./,
+      'the sandbox to start',
+      0,
+      START_MS,
+    );
     dev.url = /HTTP API:\s+(http:\/\/\S+)\/api/.exec(started)?.[1] ?? '';
     return dev;
   }
@@ -63,10 +69,12 @@ export class DevProcess {
       wake();
     });
     this.waiters.add(wake);
-    return within(found, `${what}\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`, timeoutMs).finally(() => {
-      this.waiters.delete(wake);
-      this.child.off('exit', wake);
-    });
+    return within(found, `${what}\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`, timeoutMs).finally(
+      () => {
+        this.waiters.delete(wake);
+        this.child.off('exit', wake);
+      },
+    );
   }
 
   /** Stops it with SIGTERM (SIGKILL if it has not ended 10 s later) and waits until it has. */
