@@ -24,12 +24,14 @@ export async function callCancelHook(
     if (outcome === 'late')
       rt.logger.warn('A cancel hook did not answer in time; gave up on it', {
         agentId: agent.id,
+        sessionId: input.conversationId,
         ...(input.runId && { runId: input.runId }),
         reason: input.reason,
       });
   } catch (error) {
     rt.logger.warn('A cancel hook failed', {
       agentId: agent.id,
+      sessionId: input.conversationId,
       ...(input.runId && { runId: input.runId }),
       reason: input.reason,
       error,
