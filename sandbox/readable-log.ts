@@ -100,7 +100,8 @@ function show(value: unknown): string {
 function errorLines(error: unknown, frames: 'all' | 'agents' | 'none', paint: Paint): string[] {
   if (!(error instanceof Error)) return error === undefined ? [] : [`  ${show(error)}`];
   const name = error.name && error.name !== 'Error' ? `${error.name}: ` : '';
-  const lines = [`  ${name}${error.message}`];
+  // A message of several lines (a transform error's) stays indented under its entry.
+  const lines = `${name}${error.message}`.split('\n').map((line) => `  ${line}`);
   if (frames !== 'none')
     lines.push(...framesOf(error.stack, frames === 'agents').map((frame) => paint(`    ${frame}`, 'dim')));
   if (error.cause !== undefined)
