@@ -151,3 +151,48 @@ describe('sandbox.reload', () => {
     expect(first[0]?.content).toBe('first: one');
   });
 });
+
+describe("the sandbox's readable log, for a turn that outlasts the worker", () => {
+  const lines: string[] = [];
+  let short: Sandbox;
+
+  beforeAll(async () => {
+    const app = createSwitchboard();
+    app.registerHostAgent({
+      info: { id: 'slow' },
+      // Works until it is told to stop.
+      invoke: (_input, { signal }) =>
+        new Promise((resolve) => signal.addEventListener('abort', () => resolve({ content: 'stopped' }))),
+    });
+    // The turn is stopped the shutdown margin (the grace, 300 ms, plus 5 s to close) before the
+    // function's timeout: about a second after it starts.
+    short = await testSandbox({
+      app,
+      logLevel: 'WARN',
+      worker: { timeoutMs: 6_300 },
+      settings: { runs: { cancelGraceMs: 300 } },
+      readableLogs: { write: (text) => lines.push(text), color: false },
+    });
+  });
+
+  afterAll(async () => {
+    await short?.close();
+  });
+
+  it('prints that the turn ran out of time, naming the agent, the session and the run', async () => {
+    const sent = await api(short.url, 'POST', '/api/chat', {
+      session_id: 'slow',
+      agent_id: 'slow',
+      content: 'hi',
+    });
+    expect(sent.status, sent.text).toBe(202);
+    await expect
+      .poll(() => lines.some((l) => l.includes('ran out of the worker’s time')), queued('the warning'))
+      .toBe(true);
+    expect(lines.find((l) => l.includes('ran out of the worker’s time'))).toMatch(
+      new RegExp(
+        `^\\d\\d:\\d\\d:\\d\\d WARN {2}agent slow · session slow · run ${sent.json.run_id}: The turn ran out of the worker’s time: it is stopped \\(reason shutdown\\)\\n$`,
+      ),
+    );
+  });
+});
