@@ -115,14 +115,19 @@ export async function loadAgentsModule(file: string, options: LoadOptions = {}):
     return importServer(options.reloadable ? `${href}?${RELOAD_PARAM}=${loads}` : href, file);
   };
   let app = await load();
+  // A change during a reload starts another: only the latest one started has the last word.
+  let latest = 0;
   const reload = () => {
+    const mine = ++latest;
     load().then(
       (fresh) => {
+        if (mine !== latest) return;
         app = fresh;
         listener?.reloaded(fresh);
         watchKnown();
       },
       (error: unknown) => {
+        if (mine !== latest) return;
         listener?.failed(error);
         watchKnown();
       },

@@ -44,7 +44,6 @@ const QUIET_KEYS = new Set([
 /** The keys that say whose work a line is about, in the order they are printed. */
 const WHO: [key: string, label: string][] = [
   ['agentId', 'agent'],
-  ['agent', 'agent'],
   ['sessionId', 'session'],
   ['runId', 'run'],
 ];
