@@ -203,12 +203,18 @@ describe('switchboard dev', () => {
   });
 });
 
-describe('switchboard dev --no-watch', () => {
+describe('switchboard dev --no-watch --json-logs', () => {
   const dir = agentsDir();
   let dev: DevProcess;
 
   beforeAll(async () => {
-    dev = await DevProcess.start(['--agents', join(dir, 'agents.ts'), '--no-watch', '--anonymous']);
+    dev = await DevProcess.start([
+      '--agents',
+      join(dir, 'agents.ts'),
+      '--no-watch',
+      '--anonymous',
+      '--json-logs',
+    ]);
   }, 90_000);
 
   afterAll(async () => {
@@ -221,6 +227,19 @@ describe('switchboard dev --no-watch', () => {
     await send(dev, 'plain', 'hello');
     const [answer] = await answers(dev, 'plain', 1);
     expect(answer).toBe(`v1: hello from ${pathToFileURL(join(dir, 'agents.ts')).href}`);
+  });
+
+  it("prints the log as Lambda's JSON lines", async () => {
+    const since = dev.stderr.length;
+    const runId = await send(dev, 'json', 'throw');
+    const text = await dev.waitFor('stderr', /"message":"The agent failed"/, 'the failure', since);
+    const line = text.split('\n').find((l) => l.includes('"message":"The agent failed"')) ?? '';
+    expect(JSON.parse(line)).toMatchObject({
+      level: 'ERROR',
+      agentId: 'echo',
+      runId,
+      error: { name: 'TypeError', message: 'the backend is down' },
+    });
   });
 });
 
