@@ -139,6 +139,8 @@ export async function loadAgentsModule(file: string, options: LoadOptions = {}):
     timer = setTimeout(reload, options.settleMs ?? 100);
   };
   // A directory is watched rather than each file: an editor that saves by renaming replaces the file.
+  // node:fs's watch is enough for a handful of known files (no watcher library is needed): the
+  // directories are few and an event for any other file in them is ignored.
   function watchKnown() {
     if (!listener) return;
     for (const dir of new Set([...known].map((f) => dirname(f)))) {

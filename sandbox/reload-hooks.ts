@@ -6,6 +6,10 @@
  * evaluated afresh. Dependencies (node_modules) and Switchboard's own code keep their one instance,
  * so the reloaded agents are served by the running runtime's classes. Each such file's URL is posted
  * back on the port, for the dev command to watch.
+ *
+ * Why not tsx's `tsImport`, whose namespaces also load a module afresh: a namespace reaches every
+ * module the load imports, Switchboard's own included, so the reloaded module's `Switchboard` is
+ * another class than the runtime's (and its errors other classes than those the runtime checks for).
  */
 import type { MessagePort } from 'node:worker_threads';
 
