@@ -7,7 +7,7 @@
  *
  * @example
  * ```sh
- * npx switchboard dev --agents ./agents.ts --port 3000
+ * npx switchboard dev --agents ./agents.ts --port 3000 --user alice --user bob
  * npx switchboard token --user alice --tenant acme --ttl 15m
  * ```
  */

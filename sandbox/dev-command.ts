@@ -1,29 +1,43 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Switchboard } from '../lib/agents/index.ts';
-import { jsonSchemasReady } from '../lib/contract/index.ts';
+import { type AgentsModule, loadAgentsModule } from './agents-module.ts';
+import { DEV_AUDIENCE } from './dev-key.ts';
+import { devTokensText } from './dev-tokens.ts';
+import { formatError } from './readable-log.ts';
 import { startSandbox } from './sandbox.ts';
-import { UsageError } from './token-command.ts';
+import { parseTtl, UsageError } from './token-command.ts';
 
 /**
  * `switchboard dev`: the sandbox with the demo host page, serving the agents module given by
  * `--agents`. This repository's `npm start` runs it with its demo agent (`--agents demo/agents.ts`).
  */
-export const DEV_USAGE = `Usage: switchboard dev --agents FILE [--settings FILE] [--port 3000] [--host 127.0.0.1] [--data DIR | --persist] [--sweep-ms 60000] [--faults SEED] [--anonymous]
+export const DEV_USAGE = `Usage: switchboard dev --agents FILE [options]
 
-  --agents    a module whose default export is a Switchboard server (createSwitchboard()); a .ts
-              module is loaded with tsx
-  --settings  a JSON file of runtime settings (docs/configuration.md), as the construct's settings prop;
-              a bad one stops the sandbox at start-up with the field it names
-  --port      port of the page, the HTTP API and the WebSocket API (default 3000; 0 picks one)
-  --data DIR  keep DynamoDB's data in DIR across restarts (in memory without it)
-  --persist   the same, in .sandbox-data
-  --sweep-ms  how often the sweep runs (default 60000, the EventBridge rule's rate)
-  --faults    throttle, fail and time out the functions' AWS calls now and then (2% each), drawn from SEED
-  --anonymous no authentication: every caller is the same anonymous user (default: JWTs of the
-              development key, as the stack's built-in auth; mint one with switchboard token --user NAME)`;
+  --agents FILE    a module whose default export is a Switchboard server (createSwitchboard()); a .ts
+                   module is loaded with tsx. It is loaded again when it, or a local file it imports,
+                   changes: sessions and everything else the sandbox holds stay
+  --no-watch       do not reload the agents module when it changes
+  --settings FILE  a JSON file of runtime settings (docs/configuration.md), as the construct's settings
+                   prop; a bad one stops the sandbox at start-up with the field it names
+  --port N         port of the page, the HTTP API and the WebSocket API (default 3000; 0 picks one)
+  --host ADDR      the address it listens on (default 127.0.0.1)
+  --data DIR       keep DynamoDB's data in DIR across restarts (in memory without it)
+  --persist        the same, in .sandbox-data
+  --sweep-ms N     how often the sweep runs (default 60000, the EventBridge rule's rate)
+  --faults SEED    throttle, fail and time out the functions' AWS calls now and then (2% each), drawn
+                   from SEED
+  --anonymous      no authentication: every caller is the same anonymous user (default: JWTs of the
+                   development key, as the stack's built-in auth)
+  --user NAME      print a token of the development key for NAME at start-up, with a curl and a wscat
+                   command that use it; repeat it for more users (or: switchboard token --user NAME)
+  --tenant NAME    the tenant claim of those tokens
+  --token-ttl T    how long those tokens are valid: seconds, or a number with s, m, h or d (default 12h)
+  --json-logs      print the functions' log as the JSON lines Lambda writes, instead of readable lines
+
+The agents' errors and warnings (a throw, an invalid result or event, a retried job, a lapsed request,
+a budget reached) are printed on standard error with the agent, session and run, and the stack frames
+of the agent's own files. LOG_LEVEL (default WARN) sets how much is printed.`;
 
 /** The rates `--faults` injects on every service, each per call. */
 const DEMO_FAULT_RATES = { throttle: 0.02, error: 0.02, timeout: 0.02 };
@@ -45,53 +59,75 @@ function readSettings(file: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** Imports the agents module; TypeScript through tsx (a dependency), when Node is not already loading it. */
-async function loadApp(file: string): Promise<Switchboard> {
-  // Loaded first, so that a JSON Schema ajv cannot use fails where the agents module registers it.
-  await jsonSchemasReady();
-  const path = resolve(file);
-  if (!existsSync(path)) throw new UsageError(`--agents: ${file} does not exist.`, DEV_USAGE);
-  // From the sources (this repository's npm start) a TypeScript loader is already there.
-  if (/\.[cm]?tsx?$/.test(path) && !import.meta.url.endsWith('.ts')) {
-    const { register } = await import('tsx/esm/api');
-    register();
+/** The command line, parsed: a mistake is a {@link UsageError}. */
+function parse(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowNegative: true,
+      options: {
+        port: { type: 'string', default: process.env.PORT ?? '3000' },
+        host: { type: 'string', default: '127.0.0.1' },
+        data: { type: 'string' },
+        persist: { type: 'boolean', default: false },
+        agents: { type: 'string' },
+        watch: { type: 'boolean', default: true },
+        'sweep-ms': { type: 'string', default: '60000' },
+        faults: { type: 'string' },
+        anonymous: { type: 'boolean', default: false },
+        user: { type: 'string', multiple: true, default: [] },
+        tenant: { type: 'string' },
+        'token-ttl': { type: 'string', default: '12h' },
+        'json-logs': { type: 'boolean', default: false },
+        settings: { type: 'string' },
+        help: { type: 'boolean', default: false },
+      },
+    }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message, DEV_USAGE);
   }
-  const module = (await import(pathToFileURL(path).href)) as { default?: unknown };
-  if (!(module.default instanceof Switchboard)) {
-    throw new Error(
-      `${file} must export a Switchboard server (createSwitchboard() from 'switchboard') as its default.`,
+}
+
+/** `--user`, `--tenant` and `--token-ttl`, checked before anything starts. */
+function tokenOptions(values: ReturnType<typeof parse>) {
+  const users = values.user.map((user) => user.trim());
+  if (users.some((user) => user === ''))
+    throw new UsageError('--user must name someone (got an empty name).', DEV_USAGE);
+  if (users.length > 0 && values.anonymous)
+    throw new UsageError(
+      '--user makes tokens, and --anonymous takes none: give one or the other.',
+      DEV_USAGE,
     );
+  const tenant = values.tenant?.trim();
+  if (tenant === '') throw new UsageError('--tenant must not be empty when given.', DEV_USAGE);
+  let ttlSeconds: number;
+  try {
+    ttlSeconds = parseTtl(values['token-ttl']);
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace('--ttl', '--token-ttl'), DEV_USAGE);
   }
-  return module.default;
+  return { users, ...(tenant && { tenant }), ttlSeconds };
+}
+
+/** Loads the agents module; `--agents` names a file that must exist. */
+async function agentsModule(file: string | undefined, watch: boolean): Promise<AgentsModule> {
+  if (file === undefined)
+    throw new UsageError('--agents FILE is required: the module that registers your agents.', DEV_USAGE);
+  if (!existsSync(resolve(file))) throw new UsageError(`--agents: ${file} does not exist.`, DEV_USAGE);
+  return loadAgentsModule(file, { reloadable: watch });
 }
 
 /** Starts the sandbox from the command line's arguments and stops it on SIGINT or SIGTERM. */
 export async function devCommand(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      port: { type: 'string', default: process.env.PORT ?? '3000' },
-      host: { type: 'string', default: '127.0.0.1' },
-      data: { type: 'string' },
-      persist: { type: 'boolean', default: false },
-      agents: { type: 'string' },
-      'sweep-ms': { type: 'string', default: '60000' },
-      faults: { type: 'string' },
-      anonymous: { type: 'boolean', default: false },
-      settings: { type: 'string' },
-      help: { type: 'boolean', default: false },
-    },
-  });
+  const values = parse(args);
   if (values.help) {
     console.log(DEV_USAGE);
     return;
   }
-  if (values.agents === undefined) {
-    throw new UsageError('--agents FILE is required: the module that registers your agents.', DEV_USAGE);
-  }
   if (values.faults !== undefined && !/^\d+$/.test(values.faults)) {
-    throw new Error(`--faults takes a seed, a whole number (got "${values.faults}").`);
+    throw new UsageError(`--faults takes a seed, a whole number (got "${values.faults}").`, DEV_USAGE);
   }
+  const tokens = tokenOptions(values);
   const dataDir =
     values.data !== undefined
       ? resolve(values.data || '.sandbox-data')
@@ -99,14 +135,16 @@ export async function devCommand(args: string[]): Promise<void> {
         ? resolve('.sandbox-data')
         : undefined;
   const settings = values.settings === undefined ? undefined : readSettings(values.settings);
+  const agents = await agentsModule(values.agents, values.watch);
   const sandbox = await startSandbox({
-    app: await loadApp(values.agents),
+    app: agents.app,
     ...(settings && { settings }),
     port: Number(values.port),
     host: values.host,
     dataDir,
     sweepPeriodMs: Number(values['sweep-ms']),
     jwt: !values.anonymous,
+    readableLogs: !values['json-logs'],
     ...(values.faults !== undefined && {
       faults: {
         seed: Number(values.faults),
@@ -123,14 +161,31 @@ export async function devCommand(args: string[]): Promise<void> {
   Page:       ${sandbox.url}/
   HTTP API:   ${sandbox.url}/api
   WebSocket:  ${sandbox.wsUrl}
-  Auth:       ${values.anonymous ? 'none: every caller is anonymous' : 'JWTs of the development key (switchboard token --user NAME); the page gets its own'}
-  Data:       ${dataDir ?? 'in memory (pass --data to keep it)'}${values.faults !== undefined ? `\n  Faults:     injected, seed ${values.faults}` : ''}
-Press Ctrl+C to stop.`);
+  Agents:     ${values.agents}${values.watch ? ' (reloaded when it changes)' : ''}
+  Auth:       ${values.anonymous ? 'none: every caller is anonymous' : `JWTs of the development key, audience ${DEV_AUDIENCE} (switchboard token --user NAME); the page gets its own`}
+  Data:       ${dataDir ?? 'in memory (pass --data to keep it)'}${values.faults !== undefined ? `\n  Faults:     injected, seed ${values.faults}` : ''}`);
+  if (tokens.users.length > 0)
+    console.log(await devTokensText({ ...tokens, url: sandbox.url, wsUrl: sandbox.wsUrl }));
+  console.log('Press Ctrl+C to stop.');
+  if (values.watch) {
+    agents.watch({
+      reloaded(app) {
+        sandbox.reload(app);
+        console.log(`Reloaded agents from ${values.agents}`);
+      },
+      failed(error) {
+        console.error(
+          `Could not reload agents from ${values.agents}; the agents loaded before keep serving.\n${formatError(error)}`,
+        );
+      },
+    });
+  }
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`\n${signal}: stopping…`);
+    agents.close();
     await sandbox.close();
     process.exit(0);
   };

@@ -15,4 +15,5 @@
  * ```
  */
 export { DEV_AUDIENCE, DEV_ISSUER, type DevTokenOptions, mintDevToken } from './dev-key.ts';
+export type { ReadableOutput } from './readable-log.ts';
 export { type Sandbox, type SandboxOptions, startSandbox } from './sandbox.ts';

@@ -41,6 +41,7 @@ import {
   startGateway,
   type WebSocketApiOptions,
 } from './gateway/index.ts';
+import { ReadableLogger, type ReadableOutput } from './readable-log.ts';
 import { startSchedule } from './schedule.ts';
 import { SANDBOX_CREDENTIALS, SANDBOX_NAMES, SANDBOX_REGION, startLocalServices } from './services.ts';
 import { type EventSourceOptions, type SqsPoller, startSqsPoller } from './sqs-poller.ts';
@@ -103,6 +104,12 @@ export interface SandboxOptions {
   clock?: () => number;
   /** The AG-UI function's timeout, at which its stream is cut off. Default 900 000, the stack's. */
   aguiTimeoutMs?: number;
+  /**
+   * Print the functions' log for a person (see sandbox/readable-log.ts) instead of Powertools'
+   * JSON lines: `true` on standard error, or to the output given. `switchboard dev` turns it on.
+   * Not for the worker's child process (`workerProcess`), which keeps the JSON lines.
+   */
+  readableLogs?: boolean | ReadableOutput;
 }
 
 /** Where the sandbox serves the AG-UI endpoint (on AWS, a function URL of its own). */
@@ -125,6 +132,12 @@ export interface Sandbox {
   sweep(): Promise<void>;
   /** Ids of the WebSocket connections open now (for `DeleteConnection`, as an operator or API Gateway's limits would cut them). */
   connections(): string[];
+  /**
+   * Serves another server's agents from now on (a reloaded agents module), keeping everything the
+   * sandbox holds: sessions, connections, queued jobs. A turn already running finishes with the
+   * agent it started with. Not with `workerProcess`, whose child loaded the agents itself.
+   */
+  reload(app: Switchboard): void;
   close(): Promise<void>;
   /** The worker's child process; only with the `workerProcess` option. */
   worker?: WorkerProcess;
@@ -149,13 +162,19 @@ function jwtConfig(options: SandboxOptions): { audience: string[] } | undefined 
  * The stack's built-in authentication: the HTTP API's JWT authoriser, and the `$connect` Lambda
  * authoriser the stack deploys (the same handler, answering with an IAM policy).
  */
-function jwtAuthorizers(verify: JwtVerifier, logLevel: string): Authorizers {
-  const logger = new Logger({ serviceName: 'switchboard', logLevel: logLevel as 'WARN' });
+function jwtAuthorizers(verify: JwtVerifier, logger: Logger): Authorizers {
   return {
     http: { jwtAuthorizer: { verify } },
     websocket: { authorizer: lambdaPolicyAuthorizer(createConnectAuthorizer({ verifier: verify, logger })) },
     agui: jwtAuthentication(verify),
   };
+}
+
+/** The functions' logger with `readableLogs`; without it each runtime has its own JSON logger. */
+function readableLogger(readable: SandboxOptions['readableLogs'], logLevel: string): Logger | undefined {
+  if (!readable) return undefined;
+  const options = { serviceName: 'switchboard', logLevel: logLevel as 'WARN' };
+  return new ReadableLogger(options, readable === true ? undefined : readable);
 }
 
 /** The context an authoriser hands on for an opaque token, or null (403). */
@@ -209,6 +228,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     | undefined;
   const jwt = jwtConfig(options);
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN';
+  const logger = readableLogger(options.readableLogs, logLevel);
   // The verifier finds the key set through the discovery document the gateway serves, once it listens.
   let auth: AuthConfig | undefined;
   let verifier: JwtVerifier | undefined;
@@ -218,7 +238,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     return verifier(token);
   };
   const authorizers = jwt
-    ? jwtAuthorizers(verify, logLevel)
+    ? jwtAuthorizers(
+        verify,
+        logger ?? new Logger({ serviceName: 'switchboard', logLevel: logLevel as 'WARN' }),
+      )
     : options.tokens
       ? opaqueAuthorizers(options.tokens)
       : { http: {}, websocket: {} };
@@ -263,6 +286,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     credentials: SANDBOX_CREDENTIALS,
     endpoints: { dynamodb: services.dynamodbEndpoint, sqs: services.awsEndpoint, s3: services.awsEndpoint },
     logLevel,
+    ...(logger && { logger }),
     clock: options.clock,
   };
   // The sandbox's own runtime (tests read state with it) goes straight to the emulators; each
@@ -279,17 +303,28 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const runtimes = Object.fromEntries(
     FUNCTION_NAMES.map((fn) => [fn, createRuntime(fronts.configFor(fn, config))]),
   ) as Record<FunctionName, Runtime>;
-  handlers = {
-    http: createHttpHandler(options.app, runtimes.http),
-    ws: createWebSocketHandler(options.app, runtimes.ws),
-    agui: createAguiHandler(options.app, runtimes.agui, { authenticate: authorizers.agui }),
+  // Every handler is built from the app, and built again when it is reloaded: the handlers keep
+  // nothing of their own between invocations, and what a turn holds lives in the table.
+  let workerHandler = createWorkerHandler(options.app, runtimes.worker);
+  let sweepHandler = createSweepHandler(options.app, runtimes.sweep);
+  const serve = (app: Switchboard) => {
+    handlers = {
+      http: createHttpHandler(app, runtimes.http),
+      ws: createWebSocketHandler(app, runtimes.ws),
+      agui: createAguiHandler(app, runtimes.agui, { authenticate: authorizers.agui }),
+    };
+    workerHandler = createWorkerHandler(app, runtimes.worker);
+    sweepHandler = createSweepHandler(app, runtimes.sweep);
   };
+  serve(options.app);
   let poller: SqsPoller | undefined;
   let worker: Awaited<ReturnType<typeof startWorkerProcess>> | undefined;
   if (options.workerProcess) {
+    // The child builds its own logger: a logger does not cross a process boundary.
+    const { logger: _, ...childConfig } = fronts.configFor('worker', config);
     worker = await startWorkerProcess({
       config: {
-        ...fronts.configFor('worker', config),
+        ...childConfig,
         queueArn: services.queueArn,
         eventSource: options.worker,
       },
@@ -302,7 +337,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       sqs: runtimes.worker.sqs,
       queueUrl: services.queueUrl,
       queueArn: services.queueArn,
-      handler: createWorkerHandler(options.app, runtimes.worker),
+      handler: (event, context) => workerHandler(event, context),
       ...options.worker,
       // The handler cannot be killed in this process: its runs are told to stop instead.
       onTimeout: (context) => void stopRunsOf(context.awsRequestId, 'shutdown', runtimes.worker),
@@ -310,7 +345,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   }
   const schedule = startSchedule({
     periodMs: options.sweepPeriodMs ?? 60_000,
-    handler: createSweepHandler(options.app, runtimes.sweep),
+    handler: (event, context) => sweepHandler(event, context),
   });
   return {
     url: gateway.url,
@@ -322,6 +357,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     faults: fronts.faults,
     sweep: () => schedule.tick(),
     connections: () => gateway.connections(),
+    reload(app) {
+      if (worker)
+        throw new Error('reload: the worker process loaded its agents itself; restart the sandbox.');
+      serve(app);
+    },
     ...(worker && {
       worker: {
         get pid() {

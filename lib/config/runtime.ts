@@ -60,6 +60,11 @@ export interface RuntimeConfig {
   fn?: FunctionName;
   /** The clock the rate limits read. Default `Date.now`. */
   clock?: () => number;
+  /**
+   * The logger, when not Powertools' JSON logger at `logLevel` (the sandbox's `switchboard dev`
+   * prints readable lines with a subclass of it).
+   */
+  logger?: Logger;
 }
 
 /**
@@ -134,7 +139,9 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       for (const [service, client] of created) hook(service, client);
     },
     settings: config.settings ?? parseSettings(undefined),
-    logger: new Logger({ serviceName: 'switchboard', logLevel: (config.logLevel ?? 'INFO') as 'INFO' }),
+    logger:
+      config.logger ??
+      new Logger({ serviceName: 'switchboard', logLevel: (config.logLevel ?? 'INFO') as 'INFO' }),
     clock: config.clock ?? Date.now,
   };
 }

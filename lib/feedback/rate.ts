@@ -53,8 +53,9 @@ export async function rateMessage(
   const context = requestContextOf(identity);
   const event = await feedbackEvent(rt, session, messages, index, stored, previous, context);
   const agent = await app.resolveAgent(session.agentId, context);
-  await runHook('feedback', rt, () => agent?.definition.feedback?.(event));
-  await runHook('onFeedback', rt, () => app.onFeedback?.(event));
+  const where = { agentId: session.agentId, sessionId: session.sessionId, messageId };
+  await runHook('feedback', rt, where, () => agent?.definition.feedback?.(event));
+  await runHook('onFeedback', rt, where, () => app.onFeedback?.(event));
   return {
     session_id: hostSessionId(session.sessionId),
     message_id: messageId,
@@ -64,14 +65,17 @@ export async function rateMessage(
 }
 
 /** Runs a hook; its failure is the request's (a Switchboard error as it is, anything else a 500 whose detail is logged). */
-async function runHook(hook: 'feedback' | 'onFeedback', rt: Runtime, call: () => unknown): Promise<void> {
+async function runHook(
+  hook: 'feedback' | 'onFeedback',
+  rt: Runtime,
+  where: Record<string, string>,
+  call: () => unknown,
+): Promise<void> {
   try {
     await call();
   } catch (error) {
     if (error instanceof SwitchboardError) throw error;
-    rt.logger.error(`The ${hook} hook failed`, {
-      error: error instanceof Error ? error.message : String(error),
-    });
+    rt.logger.error(`The ${hook} hook failed`, { ...where, error });
     throw new FeedbackHookError(hook);
   }
 }

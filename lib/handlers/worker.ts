@@ -79,7 +79,7 @@ async function runGroup(inv: Invocation, records: SQSRecord[]): Promise<HandBack
       await processRecord(inv, record, stopAtFor(settings, left));
     } catch (error) {
       if (!(error instanceof RetryLaterError)) {
-        inv.rt.logger.error('A turn failed; the job will be retried', { error: String(error) });
+        inv.rt.logger.error('A turn failed; the job will be retried', { error });
       }
       return handedBack(records.slice(index), {
         retryAfterMs: error instanceof RetryLaterError ? error.retryAfterMs : 0,

@@ -1,7 +1,12 @@
 import type { HostAgentIO, HostEvent, HostResult, Usage } from '../agents/index.ts';
 import { EventGate, validateResult } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { AgentFailedError, SERVER_ERROR_MESSAGE, SwitchboardError } from '../errors/index.ts';
+import {
+  AgentFailedError,
+  InvalidHostResultError,
+  SERVER_ERROR_MESSAGE,
+  SwitchboardError,
+} from '../errors/index.ts';
 import type { CancelReason, RunOutcome } from '../store/index.ts';
 import type { TurnAccounting } from '../usage/index.ts';
 import { closingSpend } from './accounting.ts';
@@ -68,10 +73,17 @@ export async function callAgent(
     };
   } catch (error) {
     gate.close();
-    const masked = accounting?.maskServerErrors && error instanceof SwitchboardError && error.status >= 500;
-    if (!(error instanceof SwitchboardError) || masked)
+    // Every failure is logged, with the error itself (its stack names the agent's line): the caller's
+    // session.error says what went wrong, the log says where.
+    if (error instanceof InvalidHostResultError)
+      log.error('The agent returned a result the runtime cannot use', {
+        error,
+        code: error.code,
+        issues: error.issues,
+      });
+    else
       log.error('The agent failed', {
-        error: String(error),
+        error,
         ...(error instanceof SwitchboardError && { code: error.code, issues: error.issues }),
       });
     // What the agent reported it used before it failed was spent all the same.

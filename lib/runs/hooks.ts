@@ -23,11 +23,19 @@ export async function callCancelHook(
     ]);
     if (outcome === 'late')
       rt.logger.warn('A cancel hook did not answer in time; gave up on it', {
-        agent: agent.id,
+        agentId: agent.id,
+        sessionId: input.conversationId,
+        ...(input.runId && { runId: input.runId }),
         reason: input.reason,
       });
   } catch (error) {
-    rt.logger.warn('A cancel hook failed', { agent: agent.id, reason: input.reason, error: String(error) });
+    rt.logger.warn('A cancel hook failed', {
+      agentId: agent.id,
+      sessionId: input.conversationId,
+      ...(input.runId && { runId: input.runId }),
+      reason: input.reason,
+      error,
+    });
   } finally {
     clearTimeout(timer);
   }

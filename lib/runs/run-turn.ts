@@ -77,7 +77,7 @@ export async function runTurn(
     if (job.kind === 'delete') throw error;
     // Past the claim a retry must not invoke the agent again: the turn is closed as error instead,
     // so a job that keeps failing cannot hold the session up.
-    log.error('A claimed run failed; it is closed as error', { error: String(error) });
+    log.error('A claimed run failed; it is closed as error', { error });
     await closeWithError(rt, job, workerId, log, FAILED).catch((e: unknown) =>
       log.error('Could not close the run', { error: String(e) }),
     );
@@ -116,6 +116,8 @@ async function runClaimed(
     throw new MissingItemError(
       `Run ${job.runId} of session ${job.sessionId} has no ${run ? 'session' : 'run'} item.`,
     );
+  // Every later line of this run names its agent.
+  log.appendKeys({ agentId: run.agentId });
   const stream = new EventStream(rt, job.sessionId, job.runId, await lastSeq(rt, job.sessionId));
   // A lapse found by the sweep asks the registry as the seed says: as the owner, for the system.
   const context =

@@ -99,6 +99,12 @@ export async function settle(
     costUsd: costOf(settled.usage),
     budgetUsd: accounting.budgetUsd,
   });
+  if (reached)
+    rt.logger.warn(`The turn reached the ${reached} budget: the next message is refused (402)`, {
+      agentId: run.agentId,
+      sessionId: run.sessionId,
+      runId: run.runId,
+    });
   if (reached && settled.outcome.status === 'completed' && settled.outcome.stopReason === 'end_turn')
     settled.outcome.stopReason = 'budget_reached';
   const now = Date.now();

@@ -86,7 +86,7 @@ export class RunWatch {
    */
   constructor(
     private readonly rt: Runtime,
-    readonly run: Pick<RunRecord, 'sessionId' | 'runId'>,
+    readonly run: Pick<RunRecord, 'sessionId' | 'runId'> & Partial<Pick<RunRecord, 'agentId'>>,
     readonly owner: string,
     private readonly stopAt?: number,
   ) {
@@ -111,9 +111,20 @@ export class RunWatch {
     pollerOf(this.rt).add(this);
     this.#renew = setInterval(() => void this.#extend(), Math.max(1_000, Math.floor(leaseMs / 3)));
     if (this.stopAt !== undefined) {
-      this.#deadline = setTimeout(() => this.stop('shutdown'), Math.max(0, this.stopAt - Date.now()));
+      this.#deadline = setTimeout(() => this.#outOfTime(), Math.max(0, this.stopAt - Date.now()));
     }
     return this;
+  }
+
+  /** The invocation's time is nearly up: the run is stopped so that it closes before the timeout. */
+  #outOfTime(): void {
+    if (!this.#reason)
+      this.rt.logger.warn('The turn ran out of the worker’s time: it is stopped (reason shutdown)', {
+        ...(this.run.agentId && { agentId: this.run.agentId }),
+        sessionId: this.run.sessionId,
+        runId: this.run.runId,
+      });
+    this.stop('shutdown');
   }
 
   /** Stops the run (once): a cancel, a delete, a shutdown, or a lost lease. */

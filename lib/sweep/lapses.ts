@@ -94,6 +94,13 @@ async function lapse(
     runId,
     requestId: runId,
   });
+  if (won)
+    rt.logger.warn(`A pending request lapsed: ${deny ? 'denied (hitl.onTimeout: deny)' : 'withdrawn'}`, {
+      agentId: session.agentId,
+      sessionId: session.sessionId,
+      actionId: action.actionId,
+      runId,
+    });
   return won ? (deny ? 'denied' : 'cancelled') : 'raced';
 }
 

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InvalidHostResultError } from '../../lib/errors/index.ts';
@@ -7,6 +8,9 @@ import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import type { Frame } from '../support/ws-client.ts';
+
+/** What the logger was called with, errors included (JSON.stringify drops an error's message). */
+const logText = (calls: unknown[][]) => inspect(calls, { depth: 10 });
 
 /** What the agents reveal when they fail: it must reach the log, and a masked caller never. */
 const SECRET = 'db-password=hunter2';
@@ -99,7 +103,7 @@ describe('maskServerErrors', () => {
       const { error, run } = await failedTurn(masked, agent);
       expect(error).toEqual({ code, message: 'Something went wrong on our side.', status: 500 });
       expect(run.error).toEqual({ code, message: 'Something went wrong on our side.' });
-      expect(JSON.stringify(logged.mock.calls)).toContain(detail);
+      expect(logText(logged.mock.calls)).toContain(detail);
     },
   );
 
@@ -129,7 +133,7 @@ describe('maskServerErrors', () => {
     expect(res.json).toEqual({
       error: { code: 'invalid_context', message: 'Something went wrong on our side.' },
     });
-    expect(JSON.stringify(logged.mock.calls)).toContain('tenant');
+    expect(logText(logged.mock.calls)).toContain('tenant');
     const unmasked = await as(plain, 'broken', 'GET', '/api/sessions');
     expect(unmasked.status).toBe(500);
     expect(JSON.stringify(unmasked.json)).toContain('tenant');

@@ -35,7 +35,7 @@ describe('the cancel hook', () => {
     ).resolves.toBeUndefined();
     expect(warn).toHaveBeenCalledWith(
       'A cancel hook failed',
-      expect.objectContaining({ error: 'Error: backend down' }),
+      expect.objectContaining({ agentId: 'a', error: expect.objectContaining({ message: 'backend down' }) }),
     );
   });
 
