@@ -33,6 +33,7 @@ import {
   startGateway,
   type WebSocketApiOptions,
 } from './gateway/index.ts';
+import { MetricsCollector } from './metrics.ts';
 import { startSchedule } from './schedule.ts';
 import { SANDBOX_CREDENTIALS, SANDBOX_NAMES, SANDBOX_REGION, startLocalServices } from './services.ts';
 import { type EventSourceOptions, type SqsPoller, startSqsPoller } from './sqs-poller.ts';
@@ -106,6 +107,11 @@ export interface Sandbox {
   runtimes: Record<FunctionName, Runtime>;
   /** The faults injected so far, with the `faults` option. */
   faults?: FaultPlan;
+  /**
+   * What the functions published as CloudWatch metrics (EMF), read back; also served at
+   * `GET /sandbox/metrics`. With `workerProcess`, the worker child's too: it prints them, the sandbox reads them.
+   */
+  metrics: MetricsCollector;
   /** Runs the sweep now, as the schedule would. */
   sweep(): Promise<void>;
   close(): Promise<void>;
@@ -193,12 +199,17 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     : options.tokens
       ? opaqueAuthorizers(options.tokens)
       : { http: {}, websocket: {} };
+  // At INFO and DEBUG each published document is also printed, as one readable line.
+  const metrics = new MetricsCollector(
+    logLevel === 'INFO' || logLevel === 'DEBUG' ? (line) => process.stdout.write(`${line}\n`) : undefined,
+  );
   const gateway = await startGateway({
     port: options.port ?? 0,
     host: options.host,
     static: (req, res) =>
       (jwt !== undefined && serveDevAuth(req, res, jwt.audience[0] ?? DEV_AUDIENCE)) ||
       serveContract(req, res) ||
+      metrics.serve(req, res) ||
       serveDemoPage(req, res),
     http: {
       routes: [...HTTP_ROUTES],
@@ -227,6 +238,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     endpoints: { dynamodb: services.dynamodbEndpoint, sqs: services.awsEndpoint, s3: services.awsEndpoint },
     logLevel,
     clock: options.clock,
+    metricsSink: metrics.sink,
   };
   // The sandbox's own runtime (tests read state with it) goes straight to the emulators; each
   // function's calls go through the fronts, signed with its own key, and meet its role's grants.
@@ -257,6 +269,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       },
       agents: options.workerProcess.agents,
       env: options.workerProcess.env,
+      onMetrics: metrics.sink,
     });
   } else {
     poller = await startSqsPoller({
@@ -281,6 +294,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     runtime,
     runtimes,
     faults: fronts.faults,
+    metrics,
     sweep: () => schedule.tick(),
     ...(worker && {
       worker: {
