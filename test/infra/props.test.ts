@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveSwitchboardProps } from '../../infra/props.ts';
 import { HTTP_ROUTES } from '../../infra/routes.ts';
 import { Switchboard } from '../../infra/switchboard.ts';
-import { FIXTURE_AGENTS, newStack, TEST_AUTH } from './template-helpers.ts';
+import { FIXTURE_AGENTS, newStack, SYNTH_TIMEOUT_MS, TEST_AUTH } from './template-helpers.ts';
 
 describe('Switchboard props', () => {
   it('refuses a stack without authentication unless allowAnonymous says so, naming the options', () => {
@@ -98,30 +98,36 @@ describe('Switchboard props', () => {
     expect(resolved.settingsJson).toBeUndefined();
   });
 
-  it('puts the HTTP authoriser on every route and the WebSocket authoriser on $connect', () => {
-    const stack = newStack();
-    const checkToken = new LambdaFunction(stack, 'CheckToken', {
-      runtime: Runtime.NODEJS_22_X,
-      handler: 'index.handler',
-      code: Code.fromInline('export const handler = async () => ({ isAuthorized: false });'),
-    });
-    new Switchboard(stack, 'Switchboard', {
-      agents: FIXTURE_AGENTS,
-      httpAuthorizer: new HttpJwtAuthorizer('Jwt', 'https://issuer.example.com', { jwtAudience: ['hosts'] }),
-      webSocketAuthorizer: new WebSocketLambdaAuthorizer('Token', checkToken, { identitySource: [] }),
-    });
-    const template = Template.fromStack(stack);
-    template.resourcePropertiesCountIs(
-      'AWS::ApiGatewayV2::Route',
-      { AuthorizationType: 'JWT' },
-      HTTP_ROUTES.length,
-    );
-    template.resourcePropertiesCountIs(
-      'AWS::ApiGatewayV2::Route',
-      { RouteKey: '$connect', AuthorizationType: 'CUSTOM' },
-      1,
-    );
-    template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Route', { AuthorizationType: 'CUSTOM' }, 1);
-    Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('anonymous'));
-  });
+  it(
+    'puts the HTTP authoriser on every route and the WebSocket authoriser on $connect',
+    () => {
+      const stack = newStack();
+      const checkToken = new LambdaFunction(stack, 'CheckToken', {
+        runtime: Runtime.NODEJS_22_X,
+        handler: 'index.handler',
+        code: Code.fromInline('export const handler = async () => ({ isAuthorized: false });'),
+      });
+      new Switchboard(stack, 'Switchboard', {
+        agents: FIXTURE_AGENTS,
+        httpAuthorizer: new HttpJwtAuthorizer('Jwt', 'https://issuer.example.com', {
+          jwtAudience: ['hosts'],
+        }),
+        webSocketAuthorizer: new WebSocketLambdaAuthorizer('Token', checkToken, { identitySource: [] }),
+      });
+      const template = Template.fromStack(stack);
+      template.resourcePropertiesCountIs(
+        'AWS::ApiGatewayV2::Route',
+        { AuthorizationType: 'JWT' },
+        HTTP_ROUTES.length,
+      );
+      template.resourcePropertiesCountIs(
+        'AWS::ApiGatewayV2::Route',
+        { RouteKey: '$connect', AuthorizationType: 'CUSTOM' },
+        1,
+      );
+      template.resourcePropertiesCountIs('AWS::ApiGatewayV2::Route', { AuthorizationType: 'CUSTOM' }, 1);
+      Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('anonymous'));
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 });

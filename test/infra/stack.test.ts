@@ -136,11 +136,13 @@ describe('Switchboard storage and compute', () => {
       const variables = environmentOf(resources, id);
       expect(Object.keys(variables).sort()).toEqual([
         'LOG_LEVEL',
+        'POWERTOOLS_METRICS_NAMESPACE',
         'POWERTOOLS_SERVICE_NAME',
         'SWITCHBOARD_BUCKET',
         'SWITCHBOARD_QUEUE_URL',
         'SWITCHBOARD_SETTINGS',
         'SWITCHBOARD_TABLE',
+        'SWITCHBOARD_TRACING',
         'SWITCHBOARD_WS_ENDPOINT',
       ]);
       expect(variables.SWITCHBOARD_SETTINGS).toBe('{"runs":{"leaseMs":120000}}');
