@@ -68,8 +68,6 @@ export async function runTurn(
     await closeLostRun(rt, app, run, workerId, log);
     return spendOfEnded(rt, job);
   }
-  // Ids and kinds only, like every line here: what a turn carries stays in the table and the bucket.
-  log.debug('Claimed the run', { kind: job.kind });
   if (isTurn(job.kind)) rt.metrics.add('TurnsStarted', 1);
   let closed: Closed | undefined;
   try {
@@ -120,6 +118,8 @@ async function runClaimed(
       `Run ${job.runId} of session ${job.sessionId} has no ${run ? 'session' : 'run'} item.`,
     );
   addLogKeys({ agentId: run.agentId });
+  // Ids and kinds only, like every line here: what a turn carries stays in the table and the bucket.
+  log.debug('Claimed the run', { kind: job.kind });
   const stream = new EventStream(rt, job.sessionId, job.runId, await lastSeq(rt, job.sessionId));
   // A lapse found by the sweep asks the registry as the seed says: as the owner, for the system.
   const context =
