@@ -30,6 +30,13 @@ export {
   type SwitchboardFunctionOptions,
 } from './functions.ts';
 export {
+  DEFAULT_ALARM_THRESHOLDS,
+  type MonitoredParts,
+  type SwitchboardAlarmThresholds,
+  SwitchboardMonitoring,
+  type SwitchboardMonitoringProps,
+} from './monitoring.ts';
+export {
   acknowledgeAnonymousAccess,
   acknowledgeSwitchboardFindings,
   type SwitchboardNagContext,

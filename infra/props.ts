@@ -10,6 +10,8 @@ import { jsonSchemasReady } from '../lib/contract/index.ts';
 // The settings are checked at synth, JSON Schemas (host tools' parameters) compiled included.
 await jsonSchemasReady();
 
+import type { SwitchboardMonitoringProps } from './monitoring.ts';
+
 /** The log levels the functions understand (Powertools' `LOG_LEVEL`). */
 export type SwitchboardLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
@@ -79,8 +81,18 @@ export interface SwitchboardProps {
   readonly logRetention?: RetentionDays;
   /** `LOG_LEVEL` of every function. @default 'INFO' */
   readonly logLevel?: SwitchboardLogLevel;
-  /** Turn on active X-Ray tracing for every function. @default false */
+  /**
+   * Turn on active X-Ray tracing for every function: each records its handler, each turn and its AWS
+   * calls (the tracer is loaded only then). API Gateway's HTTP and WebSocket APIs take no part in X-Ray.
+   * @default false
+   */
   readonly tracing?: boolean;
+  /**
+   * Alarms (with an SNS topic, or yours), a CloudWatch dashboard and the namespace of the runtime's
+   * metrics; `false` creates none of them. See docs/operations.md.
+   * @default alarms and a dashboard with the default thresholds (DEFAULT_ALARM_THRESHOLDS), notifying a new topic
+   */
+  readonly monitoring?: SwitchboardMonitoringProps | false;
   /**
    * Built-in authentication: JWTs of this issuer for these audiences, verified by API Gateway on HTTP
    * and by a `$connect` authoriser on WebSocket. Not with `httpAuthorizer` or `webSocketAuthorizer`.
@@ -171,6 +183,7 @@ export function resolveSwitchboardProps(props: SwitchboardProps): ResolvedSwitch
     logRetention: props.logRetention ?? RetentionDays.ONE_MONTH,
     logLevel: props.logLevel ?? 'INFO',
     tracing: props.tracing ?? false,
+    monitoring: props.monitoring ?? {},
     settings: props.settings,
     auth: props.auth,
     allowAnonymous: props.allowAnonymous ?? false,

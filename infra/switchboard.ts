@@ -31,6 +31,7 @@ import {
   type SwitchboardEntry,
   type SwitchboardFunctionOptions,
 } from './functions.ts';
+import { SwitchboardMonitoring } from './monitoring.ts';
 import { acknowledgeSwitchboardFindings } from './nag.ts';
 import { type ResolvedSwitchboardProps, resolveSwitchboardProps, type SwitchboardProps } from './props.ts';
 import {
@@ -86,6 +87,8 @@ export class Switchboard extends Construct {
    */
   readonly aguiFunction?: SwitchboardFunction;
   readonly aguiUrl?: FunctionUrl;
+  /** Alarms, their topic and the dashboard; absent with `monitoring: false`. */
+  readonly monitoring?: SwitchboardMonitoring;
 
   /** Validates `props` (it throws on any that cannot deploy) and creates every resource. */
   constructor(scope: Construct, id: string, props: SwitchboardProps) {
@@ -176,6 +179,24 @@ export class Switchboard extends Construct {
     throttleStage(stage, resolved.webSocketThrottle);
 
     this.configure(resolved);
+    this.monitoring =
+      resolved.monitoring === false
+        ? undefined
+        : new SwitchboardMonitoring(
+            this,
+            'Monitoring',
+            {
+              functions: this.functions,
+              queue: this.queue,
+              deadLetterQueue: this.deadLetterQueue,
+              httpApi: this.httpApi,
+              webSocketApi: this.webSocketApi,
+              webSocketStage: this.webSocketStage,
+              removalPolicy: resolved.removalPolicy,
+              tracing: resolved.tracing,
+            },
+            resolved.monitoring,
+          );
     const resourceArns = this.grantAccess();
     this.connectEventSources(resolved);
     this.addAccessLogs(resolved);

@@ -31,6 +31,7 @@ import {
   createWorkerHandler,
 } from '../lib/handlers/index.ts';
 import { stopAllRuns, stopRunsOf } from '../lib/runs/index.ts';
+import { ContextLogFormatter } from '../lib/telemetry/index.ts';
 import { type FaultOptions, type FaultPlan, startFronts } from './aws/index.ts';
 import { serveContract } from './contract.ts';
 import { DISCOVERY_PATH, serveDevAuth } from './dev-auth.ts';
@@ -41,6 +42,7 @@ import {
   startGateway,
   type WebSocketApiOptions,
 } from './gateway/index.ts';
+import { MetricsCollector } from './metrics.ts';
 import { ReadableLogger, type ReadableOutput } from './readable-log.ts';
 import { startSchedule } from './schedule.ts';
 import { SANDBOX_CREDENTIALS, SANDBOX_NAMES, SANDBOX_REGION, startLocalServices } from './services.ts';
@@ -128,6 +130,11 @@ export interface Sandbox {
   runtimes: Record<FunctionName, Runtime>;
   /** The faults injected so far, with the `faults` option. */
   faults?: FaultPlan;
+  /**
+   * What the functions published as CloudWatch metrics (EMF), read back; also served at
+   * `GET /sandbox/metrics`. With `workerProcess`, the worker child's too: it prints them, the sandbox reads them.
+   */
+  metrics: MetricsCollector;
   /** Runs the sweep now, as the schedule would. */
   sweep(): Promise<void>;
   /** Ids of the WebSocket connections open now (for `DeleteConnection`, as an operator or API Gateway's limits would cut them). */
@@ -173,7 +180,12 @@ function jwtAuthorizers(verify: JwtVerifier, logger: Logger): Authorizers {
 /** The functions' logger with `readableLogs`; without it each runtime has its own JSON logger. */
 function readableLogger(readable: SandboxOptions['readableLogs'], logLevel: string): Logger | undefined {
   if (!readable) return undefined;
-  const options = { serviceName: 'switchboard', logLevel: logLevel as 'WARN' };
+  // The ids in force (session, run, agent, request: lib/telemetry) are on every line, as in Lambda.
+  const options = {
+    serviceName: 'switchboard',
+    logLevel: logLevel as 'WARN',
+    logFormatter: new ContextLogFormatter(),
+  };
   return new ReadableLogger(options, readable === true ? undefined : readable);
 }
 
@@ -245,12 +257,17 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     : options.tokens
       ? opaqueAuthorizers(options.tokens)
       : { http: {}, websocket: {} };
+  // At INFO and DEBUG each published document is also printed, as one readable line.
+  const metrics = new MetricsCollector(
+    logLevel === 'INFO' || logLevel === 'DEBUG' ? (line) => process.stdout.write(`${line}\n`) : undefined,
+  );
   const gateway = await startGateway({
     port: options.port ?? 0,
     host: options.host,
     static: (req, res) =>
       (jwt !== undefined && serveDevAuth(req, res, jwt.audience[0] ?? DEV_AUDIENCE)) ||
       serveContract(req, res) ||
+      metrics.serve(req, res) ||
       serveDemoPage(req, res),
     http: {
       routes: [...HTTP_ROUTES],
@@ -288,6 +305,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     logLevel,
     ...(logger && { logger }),
     clock: options.clock,
+    metricsSink: metrics.sink,
   };
   // The sandbox's own runtime (tests read state with it) goes straight to the emulators; each
   // function's calls go through the fronts, signed with its own key, and meet its role's grants.
@@ -330,6 +348,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       },
       agents: options.workerProcess.agents,
       env: options.workerProcess.env,
+      onMetrics: metrics.sink,
     });
   } else {
     poller = await startSqsPoller({
@@ -355,6 +374,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     runtime,
     runtimes,
     faults: fronts.faults,
+    metrics,
     sweep: () => schedule.tick(),
     connections: () => gateway.connections(),
     reload(app) {

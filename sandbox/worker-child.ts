@@ -9,6 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { RuntimeConfig } from '../lib/config/index.ts';
+import type { EmfDocument, MetricsSink } from '../lib/telemetry/index.ts';
 import type { EventSourceOptions } from './sqs-poller.ts';
 
 /** The exit code of a child whose invocation timed out: the sandbox starts a fresh child. */
@@ -36,6 +37,18 @@ export interface WorkerProcessOptions {
   env?: Record<string, string>;
   /** How long to wait for `worker ready`. Default 20 000. */
   readyTimeoutMs?: number;
+  /** Told each metrics document (EMF) the child prints; without it they are printed here as they come. */
+  onMetrics?: MetricsSink;
+}
+
+/** An EMF document the child printed, or undefined for any other line. */
+function metricsIn(line: string): EmfDocument | undefined {
+  if (!line.startsWith('{"_aws"')) return undefined;
+  try {
+    return JSON.parse(line) as EmfDocument;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -93,10 +106,13 @@ async function spawnChild(options: WorkerProcessOptions): Promise<ChildProcess> 
       reject(error);
     });
     lines.on('line', (line) => {
+      const metrics = options.onMetrics && metricsIn(line);
       if (line === 'worker ready') {
         clearTimeout(timer);
         child.off('exit', onExit);
         resolveReady();
+      } else if (metrics) {
+        options.onMetrics?.(metrics);
       } else {
         process.stdout.write(`${line}\n`);
       }

@@ -6,6 +6,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  ContextLogFormatter,
+  DEFAULT_SERVICE_NAME,
+  METRICS_NAMESPACE,
+  MetricsRecorder,
+  type MetricsSink,
+} from '../telemetry/index.ts';
 import type { FunctionName } from './permissions.ts';
 import { parseSettings, type Settings } from './settings.ts';
 
@@ -40,7 +47,14 @@ export interface Runtime {
    */
   onClient: (hook: ClientHook) => void;
   settings: Settings;
+  /** JSON lines, each with the ids of the request or turn it belongs to (see `withLogKeys`). */
   logger: Logger;
+  /** The runtime's metrics, published as CloudWatch embedded metric format at the end of each turn and invocation. */
+  metrics: MetricsRecorder;
+  /** Whether the function records X-Ray subsegments (the construct's `tracing` prop). */
+  tracing: boolean;
+  /** The `service` of every log line, metric and trace. */
+  service: string;
   /** The time in epoch milliseconds, as the rate limits and file expiry read it: `Date.now`, or a test's clock. */
   clock: () => number;
 }
@@ -65,6 +79,14 @@ export interface RuntimeConfig {
    * prints readable lines with a subclass of it).
    */
   logger?: Logger;
+  /** Where metrics are published. Default: EMF lines on stdout. */
+  metricsSink?: MetricsSink;
+  /** The metrics' CloudWatch namespace. Default `Switchboard`. */
+  metricsNamespace?: string;
+  /** The `service` of log lines and metrics. Default `switchboard`. */
+  service?: string;
+  /** Record X-Ray subsegments (loads the tracer on first use). Default false. */
+  tracing?: boolean;
 }
 
 /**
@@ -112,6 +134,14 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     for (const hook of hooks) hook(service, client);
   };
   let s3: Promise<S3Client> | undefined;
+  const service = config.service ?? DEFAULT_SERVICE_NAME;
+  const logger =
+    config.logger ??
+    new Logger({
+      serviceName: service,
+      logLevel: (config.logLevel ?? 'INFO') as 'INFO',
+      logFormatter: new ContextLogFormatter(),
+    });
   return {
     db,
     table: config.table,
@@ -139,9 +169,15 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       for (const [service, client] of created) hook(service, client);
     },
     settings: config.settings ?? parseSettings(undefined),
-    logger:
-      config.logger ??
-      new Logger({ serviceName: 'switchboard', logLevel: (config.logLevel ?? 'INFO') as 'INFO' }),
+    logger,
+    metrics: new MetricsRecorder({
+      namespace: config.metricsNamespace ?? METRICS_NAMESPACE,
+      service,
+      sink: config.metricsSink,
+      onError: (error) => logger.warn('Could not publish metrics', { error: String(error) }),
+    }),
+    tracing: config.tracing ?? false,
+    service,
     clock: config.clock ?? Date.now,
   };
 }
@@ -210,5 +246,8 @@ export function runtimeFromEnv(fn: FunctionName, env: NodeJS.ProcessEnv = proces
     settings: settingsFromEnv(env),
     region: env.AWS_REGION,
     logLevel: env.LOG_LEVEL,
+    service: env.POWERTOOLS_SERVICE_NAME || undefined,
+    metricsNamespace: env.POWERTOOLS_METRICS_NAMESPACE || undefined,
+    tracing: env.SWITCHBOARD_TRACING === 'true',
   });
 }

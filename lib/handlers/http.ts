@@ -5,6 +5,7 @@ import type { Runtime } from '../config/index.ts';
 import { jsonSchemasReady } from '../contract/index.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { limitUser } from '../limits/index.ts';
+import { instrumentHandler } from '../telemetry/index.ts';
 import { errorResponse } from '../transport/index.ts';
 import { HTTP_ROUTE_TABLE, type HttpRoute, identity } from './http-routes.ts';
 import { lazyRuntime } from './runtime.ts';
@@ -47,7 +48,7 @@ function findRoute(
  */
 export function createHttpHandler(app: Switchboard, runtime?: Runtime) {
   const rt = lazyRuntime('http', runtime);
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
+  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
     .handler(async (event) => {
       await jsonSchemasReady();
       const found = findRoute(event);
@@ -69,4 +70,5 @@ export function createHttpHandler(app: Switchboard, runtime?: Runtime) {
         maskServerErrors: app.maskServerErrors,
       });
     });
+  return instrumentHandler(rt, handler);
 }

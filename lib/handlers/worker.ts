@@ -14,6 +14,7 @@ import {
   TurnJobSchema,
   turnBudgetMs,
 } from '../runs/index.ts';
+import { instrumentHandler, traced, withLogKeys } from '../telemetry/index.ts';
 import { lazyRuntime } from './runtime.ts';
 
 /** Records of one FIFO message group, in order: they must run one after another. */
@@ -48,7 +49,18 @@ async function processRecord(inv: Invocation, record: SQSRecord, stopAt: number 
     inv.rt.logger.error('Dropped an unreadable job', { messageId: record.messageId });
     return;
   }
-  await runTurn(inv.rt, inv.app, job.data, inv.workerId, stopAt === undefined ? {} : { stopAt });
+  const { sessionId, runId, requestId, kind } = job.data;
+  // One EMF document per turn: the turn's metrics are published as soon as it ends, not with the batch.
+  await withLogKeys({ sessionId, runId, requestId }, () =>
+    traced(
+      inv.rt,
+      `### ${kind}`,
+      { sessionId, runId, requestId },
+      () => runTurn(inv.rt, inv.app, job.data, inv.workerId, stopAt === undefined ? {} : { stopAt }),
+      // The trace of the request that queued the job (SQS's AWSTraceHeader), which Lambda links to this one.
+      { queuedBy: record.attributes.AWSTraceHeader },
+    ),
+  ).finally(() => inv.rt.metrics.flush());
 }
 
 /** Records handed back; `failed` when the first of them failed, with how long its run is held. */
@@ -102,7 +114,7 @@ export function createWorkerHandler(app: Switchboard, runtime?: Runtime) {
   // No early timeout from middy: an invocation that reaches its timeout is ended by Lambda, which
   // resets the environment and its turns with it; an early throw would leave them to resume on a later
   // invocation. Each turn is stopped well before the timeout instead (see stopAtFor).
-  return middy<SQSEvent, SQSBatchResponse, Error, Context>({ timeoutEarlyInMillis: 0 }).handler(
+  const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>({ timeoutEarlyInMillis: 0 }).handler(
     async (event, context) => {
       await jsonSchemasReady();
       const inv: Invocation = {
@@ -119,4 +131,5 @@ export function createWorkerHandler(app: Switchboard, runtime?: Runtime) {
       return { batchItemFailures: back.map(({ messageId }) => ({ itemIdentifier: messageId })) };
     },
   );
+  return instrumentHandler(rt, handler);
 }

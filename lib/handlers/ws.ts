@@ -41,6 +41,7 @@ import {
   setHostContext,
   subscribe,
 } from '../store/index.ts';
+import { addLogKeys, instrumentHandler } from '../telemetry/index.ts';
 import { asSwitchboardError, errorFrame, framesOf, pushFrames } from '../transport/index.ts';
 import { lazyRuntime } from './runtime.ts';
 
@@ -236,8 +237,9 @@ function connected(event: WebSocketEvent): WebSocketResult {
  */
 export function createWebSocketHandler(app: Switchboard, runtime?: Runtime) {
   const rt = lazyRuntime('ws', runtime);
-  return middy<WebSocketEvent, WebSocketResult, Error, Context>().handler(async (event) => {
+  const handler = middy<WebSocketEvent, WebSocketResult, Error, Context>().handler(async (event) => {
     const routeKey = event.requestContext.routeKey;
+    addLogKeys({ connectionId: event.requestContext.connectionId });
     const route = ROUTES[routeKey as keyof typeof ROUTES] ?? ROUTES.$default;
     try {
       await jsonSchemasReady();
@@ -259,4 +261,5 @@ export function createWebSocketHandler(app: Switchboard, runtime?: Runtime) {
       return { statusCode: 200, body: JSON.stringify(errorFrame(error, rt().logger, requestId, options)) };
     }
   });
+  return instrumentHandler(rt, handler);
 }

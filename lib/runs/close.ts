@@ -14,6 +14,7 @@ import {
 } from '../store/index.ts';
 import { EventStream } from './event-stream.ts';
 import { callCancelHook } from './hooks.ts';
+import { countTurnEnd } from './turn-metrics.ts';
 
 /** How a claimed run that failed on our side is closed. */
 export const FAILED = {
@@ -84,7 +85,7 @@ function endInLog(events: SessionEvent[], runId: string): RunOutcome | 'unreadab
  */
 export async function closeWithError(
   rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
+  run: Pick<RunRecord, 'sessionId' | 'runId'> & Partial<Pick<RunRecord, 'kind' | 'createdAt' | 'startedAt'>>,
   workerId: string,
   log: Runtime['logger'],
   outcome: { status: 'error' | 'incomplete'; code: string; message: string },
@@ -116,7 +117,8 @@ export async function closeWithError(
     ended && ended !== 'unreadable' ? ended : { status: outcome.status, stopReason: 'error', error };
   if (ended)
     log.info('The log already ends the run: it is closed as the log says', { status: closed.status });
-  await finishRun(rt, run, workerId, closed, Date.now());
+  const now = Date.now();
+  if (await finishRun(rt, run, workerId, closed, now)) countTurnEnd(rt, run, closed, { now });
 }
 
 /** Closes a run whose worker was lost: `incomplete`, with the error in the log; the agent's backend is told `lease_lost`. */

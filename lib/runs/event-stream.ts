@@ -3,6 +3,9 @@ import { FencedError } from '../errors/index.ts';
 import { appendEvents, type SessionEvent } from '../store/index.ts';
 import { Audience } from '../transport/index.ts';
 
+/** Events the runtime writes about a turn (its status, the user's message), not the agent's. */
+const RUNTIME_EVENT = /^(session|user|messages)\./;
+
 /**
  * One turn's writer of the session's event log, one flush window at a time: the events of a window
  * (`stream.coalesceMs`, from its first event) are stored as one item, then sent to each connection
@@ -26,6 +29,7 @@ export class EventStream {
   readonly #audience: Audience;
   /** This writer, in its items' marks and blob keys: a retry of its own put is told from a rival's. */
   readonly #writer = crypto.randomUUID();
+  #firstEventAt: number | undefined;
 
   constructor(
     private readonly rt: Runtime,
@@ -38,9 +42,15 @@ export class EventStream {
     this.#audience = new Audience(rt, sessionId);
   }
 
+  /** When the agent's first event (or piece of text) was gathered, in epoch ms; undefined before it. */
+  get firstEventAt(): number | undefined {
+    return this.#firstEventAt;
+  }
+
   /** Adds a piece of the answer; it is stored and sent with the rest of its window. */
   text(messageId: string, text: string): void {
     if (text.length === 0) return;
+    this.#firstEventAt ??= Date.now();
     if (this.#text && messageId !== this.#textMessageId) this.#closeText();
     this.#textMessageId = messageId;
     this.#text += text;
@@ -97,6 +107,7 @@ export class EventStream {
   }
 
   #push(type: string, data: Record<string, unknown>): void {
+    if (!RUNTIME_EVENT.test(type)) this.#firstEventAt ??= Date.now();
     this.#seq += 1;
     this.#window.push({
       seq: this.#seq,

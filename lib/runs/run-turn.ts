@@ -15,6 +15,7 @@ import {
   type SessionRecord,
   takeOverRun,
 } from '../store/index.ts';
+import { addLogKeys } from '../telemetry/index.ts';
 import { recordSpend } from '../usage/index.ts';
 import { accountingOf, closingSpend } from './accounting.ts';
 import { failTurn } from './call-agent.ts';
@@ -23,6 +24,7 @@ import { EventStream } from './event-stream.ts';
 import { callCancelHook } from './hooks.ts';
 import type { TurnJob } from './job.ts';
 import { runDelete, runLapse, runMessage, runResolve, runWithdraw } from './run-kinds.ts';
+import { countTurnEnd, isTurn } from './turn-metrics.ts';
 import type { RunScope } from './types.ts';
 import { RunWatch } from './watch.ts';
 
@@ -66,8 +68,7 @@ export async function runTurn(
     await closeLostRun(rt, app, run, workerId, log);
     return spendOfEnded(rt, job);
   }
-  // Ids and kinds only, like every line here: what a turn carries stays in the table and the bucket.
-  log.debug('Claimed the run', { kind: job.kind });
+  if (isTurn(job.kind)) rt.metrics.add('TurnsStarted', 1);
   let closed: Closed | undefined;
   try {
     closed = await runClaimed(rt, app, job, workerId, log, options);
@@ -116,8 +117,9 @@ async function runClaimed(
     throw new MissingItemError(
       `Run ${job.runId} of session ${job.sessionId} has no ${run ? 'session' : 'run'} item.`,
     );
-  // Every later line of this run names its agent.
-  log.appendKeys({ agentId: run.agentId });
+  addLogKeys({ agentId: run.agentId });
+  // Ids and kinds only, like every line here: what a turn carries stays in the table and the bucket.
+  log.debug('Claimed the run', { kind: job.kind });
   const stream = new EventStream(rt, job.sessionId, job.runId, await lastSeq(rt, job.sessionId));
   // A lapse found by the sweep asks the registry as the seed says: as the owner, for the system.
   const context =
@@ -184,8 +186,10 @@ async function runClaimed(
     if (!(error instanceof FencedError)) throw error;
     log.warn('Fenced off the event log', { error: String(error) });
   });
-  const finished = await finishRun(rt, job, workerId, outcome, Date.now());
-  if (!finished) log.warn('Lost the lease before the outcome was written; it was discarded');
+  const now = Date.now();
+  const finished = await finishRun(rt, job, workerId, outcome, now);
+  if (finished) countTurnEnd(rt, run, outcome, { now, firstEventAt: stream.firstEventAt });
+  else log.warn('Lost the lease before the outcome was written; it was discarded');
   // Screenshots are not stored: they lived only for this turn (the bucket's lifecycle rule is the backstop).
   if (run.screenshots?.length) await deleteBlobs(rt, run.screenshots).catch(() => undefined);
   // Only the worker whose outcome was written counts the run's cost: a fenced-off one never does.

@@ -35,6 +35,7 @@ import {
   type SessionRecord,
   setHostContext,
 } from '../store/index.ts';
+import { addLogKeys } from '../telemetry/index.ts';
 import { checkBudgets } from '../usage/index.ts';
 import { checkFileIds, splitAttachments, storeAttachment } from './attachments.ts';
 import { interruptAhead, refuseIfBusy } from './busy.ts';
@@ -118,6 +119,7 @@ async function resolveSession(
       metadata: request.metadata,
     }));
   await countSessionFiles(rt, session.sessionId, files);
+  addLogKeys({ sessionId: session.sessionId, agentId: session.agentId, requestId });
   return session;
 }
 

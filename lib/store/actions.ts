@@ -59,6 +59,7 @@ export async function putAction(rt: Runtime, action: ActionRecord): Promise<void
       },
     }),
   );
+  if (action.status === 'pending') rt.metrics.add('PendingActionsOpened', 1);
 }
 
 /** The request, read consistently. */
@@ -146,6 +147,7 @@ export async function decideAction(
         ReturnValues: 'ALL_NEW',
       }),
     );
+    rt.metrics.add(decision.expired ? 'PendingActionsExpired' : 'PendingActionsResolved', 1);
     return decodeJson<ActionRecord>(Attributes ?? {}, ACTION_JSON);
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
@@ -172,6 +174,7 @@ export async function promoteAction(rt: Runtime, action: ActionRecord, expiresAt
       },
     }),
   );
+  rt.metrics.add('PendingActionsOpened', 1);
 }
 
 /** Requests whose expiry passed before `now`, found through the due index, never a scan. */

@@ -8,9 +8,22 @@ export type PushOutcome = 'sent' | 'gone' | 'failed';
 
 const encoder = new TextEncoder();
 
+type AwsError = { name?: string; $metadata?: { httpStatusCode?: number } };
+
 function isGone(error: unknown): boolean {
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  const e = error as AwsError;
   return e?.name === 'GoneException' || e?.$metadata?.httpStatusCode === 410;
+}
+
+/** API Gateway's management API throttles with 429 (`LimitExceededException`, or the SDK's throttling names). */
+function isThrottled(error: unknown): boolean {
+  const e = error as AwsError;
+  return (
+    e?.$metadata?.httpStatusCode === 429 ||
+    e?.name === 'LimitExceededException' ||
+    e?.name === 'ThrottlingException' ||
+    e?.name === 'TooManyRequestsException'
+  );
 }
 
 /**
@@ -32,9 +45,14 @@ export async function pushToConnection(
         Data: data,
       }),
     );
+    rt.metrics.add('BytesSent', data.byteLength);
     return 'sent';
   } catch (error) {
-    if (isGone(error)) return 'gone';
+    if (isGone(error)) {
+      rt.metrics.add('PostToConnectionGone', 1);
+      return 'gone';
+    }
+    rt.metrics.add(isThrottled(error) ? 'PostToConnectionThrottled' : 'PostToConnectionFailed', 1);
     rt.logger.warn('PostToConnection failed', { connectionId, error: String(error) });
     return 'failed';
   }
@@ -63,10 +81,11 @@ function eventJson(stored: SessionEvent): string {
 const FRAME_HEAD = '{"type":"events","events":[';
 const FRAME_TAIL = ']}';
 
-/** A frame of events, encoded, and the seq of the last event it carries. */
+/** A frame of events, encoded, the seq of the last event it carries and how many it carries. */
 export interface EventFrame {
   data: Uint8Array;
   last: number;
+  count: number;
 }
 
 /**
@@ -81,7 +100,11 @@ export function framesOf(events: SessionEvent[]): EventFrame[] {
   let bytes = FRAME_HEAD.length + FRAME_TAIL.length;
   const close = () => {
     if (parts.length > 0)
-      frames.push({ data: encoder.encode(FRAME_HEAD + parts.join(',') + FRAME_TAIL), last });
+      frames.push({
+        data: encoder.encode(FRAME_HEAD + parts.join(',') + FRAME_TAIL),
+        last,
+        count: parts.length,
+      });
     parts = [];
     bytes = FRAME_HEAD.length + FRAME_TAIL.length;
   };
@@ -110,6 +133,7 @@ export async function pushFrames(
   for (const frame of frames) {
     const outcome = await pushToConnection(rt, connectionId, frame.data);
     if (outcome !== 'sent') return { outcome, through };
+    rt.metrics.add('EventsSent', frame.count);
     through = frame.last;
   }
   return { outcome: 'sent', through };

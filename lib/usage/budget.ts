@@ -43,6 +43,7 @@ export async function checkBudgets(
   const refusal = await refusalOf(rt, who, target);
   if (!refusal) return;
   if (target.session && (await findRequest(rt, target.sessionId, target.requestId))) return;
+  rt.metrics.add('BudgetRefusals', 1);
   throw refusal;
 }
 

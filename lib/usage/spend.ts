@@ -28,5 +28,6 @@ export async function recordSpend(
   if (!session) return;
   const ledgers = dayLedgers(rt, session);
   await Promise.all(ledgers.map((partition) => putDaySpend(rt, partition, run, cost)));
-  await addSessionSpend(rt, run.sessionId, run.runId, cost, known);
+  // Counted by the write that added it to the session: once per run, however often this is called.
+  if (await addSessionSpend(rt, run.sessionId, run.runId, cost, known)) rt.metrics.add('CostUsd', cost);
 }

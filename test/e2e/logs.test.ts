@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type HostAgentDefinition } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
+import { queued } from '../support/wait.ts';
 import { TestSocket, turnEnded } from '../support/ws-client.ts';
 
 /** Values that must never reach a log line, each unique to this run of the file. */
@@ -190,5 +191,40 @@ describe('logs', () => {
         .map((l) => `${what}: ${l}`),
     );
     expect(leaks, 'log lines holding what must not be logged').toEqual([]);
+  });
+
+  it('names the invocation, session, run, request and agent on every line a turn writes', async () => {
+    const id = sid('keys');
+    const accepted = await host.request({
+      action: 'assistant_message',
+      session_id: id,
+      agent_id: 'marked',
+      content: 'hi',
+    });
+    expect(accepted.type, JSON.stringify(accepted)).toBe('assistant:accepted');
+    await host.waitFor(ended(accepted.run_id), 'the turn to pause on the host tool');
+    const session = refOf(id, 'alice', 'acme');
+    const turnLines = () =>
+      captured
+        .join('\n')
+        .split('\n')
+        .filter((l) => l.startsWith('{"level"'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.runId === accepted.run_id);
+    // The run's last line follows the event that ends it: waited for, with a timeout.
+    await expect
+      .poll(() => turnLines().map((l) => l.message), queued('the last line of the turn'))
+      .toContain('Finished the run');
+    const lines = turnLines();
+    expect(lines.map((l) => l.message)).toContain('Claimed the run');
+    for (const line of lines) {
+      expect(line, String(line.message)).toMatchObject({
+        sessionId: session,
+        runId: accepted.run_id,
+        requestId: accepted.request_id,
+        agentId: 'marked',
+        function_request_id: expect.any(String),
+      });
+    }
   });
 });

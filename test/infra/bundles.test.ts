@@ -88,6 +88,19 @@ describe('function bundles', () => {
     }
   });
 
+  it('loads Powertools metrics on the first flush and the tracer with the X-Ray SDK only when tracing is on: lazy chunks', () => {
+    for (const fn of ['http', 'ws', 'worker', 'sweep'] as const) {
+      const initial = [...packagesIn(fn, 'initial').keys()];
+      expect(
+        initial.filter((p) => /^(aws-xray-sdk-core|@aws-lambda-powertools\/(tracer|metrics))$/.test(p)),
+        fn,
+      ).toEqual([]);
+      const all = packagesIn(fn, 'all');
+      expect(all.get('aws-xray-sdk-core'), fn).toBeGreaterThan(0);
+      expect(all.get('@aws-lambda-powertools/metrics'), fn).toBeGreaterThan(0);
+    }
+  });
+
   it('keeps every function entry code within its ceiling, the 500 KB goal', () => {
     const sizes = Object.fromEntries(SWITCHBOARD_ENTRIES.map((fn) => [fn, entryBytes(fn)]));
     for (const fn of SWITCHBOARD_ENTRIES) {

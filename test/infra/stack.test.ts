@@ -140,12 +140,14 @@ describe('Switchboard storage and compute', () => {
         : [];
       expect(Object.keys(variables).sort()).toEqual([
         'LOG_LEVEL',
+        'POWERTOOLS_METRICS_NAMESPACE',
         'POWERTOOLS_SERVICE_NAME',
         ...auth,
         'SWITCHBOARD_BUCKET',
         'SWITCHBOARD_QUEUE_URL',
         'SWITCHBOARD_SETTINGS_FILE',
         'SWITCHBOARD_TABLE',
+        'SWITCHBOARD_TRACING',
         'SWITCHBOARD_WS_ENDPOINT',
       ]);
       // The settings are in the bundle (test/infra/settings-delivery.test.ts), not the environment.

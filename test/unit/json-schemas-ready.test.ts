@@ -20,7 +20,8 @@ app.registerHostAgent({
 });
 const out = { registered: true };
 const logger = { error() {}, warn() {}, info() {}, debug() {} };
-const handler = createHttpHandler(app, { logger, settings: {}, clock: Date.now });
+const metrics = { add() {}, async flush() {} };
+const handler = createHttpHandler(app, { logger, metrics, tracing: false, settings: {}, clock: Date.now });
 const event = { routeKey: 'GET /api/agents', rawPath: '/api/agents', headers: {}, requestContext: { http: { method: 'GET' } } };
 const response = await handler(event, {});
 out.status = response.statusCode;

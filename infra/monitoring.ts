@@ -1,0 +1,293 @@
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { HttpApi, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  Alarm,
+  ComparisonOperator,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE } from '../lib/telemetry/index.ts';
+import { createDashboard } from './dashboard.ts';
+
+/**
+ * When each alarm goes off. Every alarm looks at 5-minute periods except the sweep's (15 minutes); a
+ * period without data is not a breach.
+ */
+export interface SwitchboardAlarmThresholds {
+  /** Messages in the turns dead-letter queue (a job that failed five receives). @default 1 */
+  readonly deadLetterMessages?: number;
+  /** Worker invocations that failed in 5 minutes (a crash or a timeout, not a turn that ended as error). @default 1 */
+  readonly workerErrors?: number;
+  /** Worker invocations Lambda throttled in 5 minutes. @default 1 */
+  readonly workerThrottles?: number;
+  /** Age of the oldest job in the turns queue, in seconds: turns wait instead of running. @default 300 */
+  readonly queueAgeSeconds?: number;
+  /** Percentage of HTTP API requests answered 5xx in 5 minutes. @default 5 */
+  readonly httpServerErrorPercent?: number;
+  /** Percentage of WebSocket API connects and messages whose integration failed in 5 minutes. @default 5 */
+  readonly webSocketErrorPercent?: number;
+  /** Requests (or connects and messages) in 5 minutes below which the error rates are not judged. @default 20 */
+  readonly minRequests?: number;
+  /** Sweep invocations that failed in 15 minutes (it runs once a minute). @default 3 */
+  readonly sweepErrors?: number;
+}
+
+/** Default {@link SwitchboardAlarmThresholds}. */
+export const DEFAULT_ALARM_THRESHOLDS: Required<SwitchboardAlarmThresholds> = {
+  deadLetterMessages: 1,
+  workerErrors: 1,
+  workerThrottles: 1,
+  queueAgeSeconds: 300,
+  httpServerErrorPercent: 5,
+  webSocketErrorPercent: 5,
+  minRequests: 20,
+  sweepErrors: 3,
+};
+
+/** The construct's `monitoring` prop: alarms, where they notify, and a dashboard. */
+export interface SwitchboardMonitoringProps {
+  /** Create the alarms (docs/operations.md says what each means and what to do). @default true */
+  readonly alarms?: boolean;
+  /**
+   * The SNS topic alarms notify (subscribe e-mail, chat or a pager to it). @default a new topic,
+   * encrypted with a new KMS key that CloudWatch may use, exposed as `monitoring.alarmTopic`
+   */
+  readonly alarmTopic?: ITopic;
+  /** Notify the topic when an alarm returns to OK too. @default true */
+  readonly notifyOnOk?: boolean;
+  /** When each alarm goes off. @default {@link DEFAULT_ALARM_THRESHOLDS} */
+  readonly thresholds?: SwitchboardAlarmThresholds;
+  /** Create a CloudWatch dashboard of turns, delivery, pauses, cost, the queue, the worker and both APIs. @default true */
+  readonly dashboard?: boolean;
+  /** The dashboard's name. @default one CloudFormation generates */
+  readonly dashboardName?: string;
+  /**
+   * The CloudWatch namespace of the runtime's own metrics. Give each deployment in one account and
+   * region its own, or their metrics add up. @default 'Switchboard'
+   */
+  readonly namespace?: string;
+}
+
+/** The parts of a {@link Switchboard} that monitoring watches. */
+export interface MonitoredParts {
+  readonly functions: Readonly<Record<'http' | 'ws' | 'worker' | 'sweep', LambdaFunction>>;
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly httpApi: HttpApi;
+  readonly webSocketApi: WebSocketApi;
+  readonly webSocketStage: WebSocketStage;
+  readonly removalPolicy: RemovalPolicy;
+  readonly tracing: boolean;
+}
+
+const FIVE_MINUTES = Duration.minutes(5);
+
+/**
+ * Alarms, their SNS topic and a dashboard for one Switchboard, and the environment that makes its
+ * functions publish metrics under the namespace the alarms and the dashboard read.
+ */
+export class SwitchboardMonitoring extends Construct {
+  /** The runtime's metrics namespace, as its functions publish to it. */
+  readonly namespace: string;
+  /** The topic alarms notify; absent when alarms are off. */
+  readonly alarmTopic?: ITopic;
+  /** Every alarm, by name (`deadLetterQueue`, `workerErrors` …); empty when alarms are off. */
+  readonly alarms: Readonly<Record<string, Alarm>>;
+
+  constructor(scope: Construct, id: string, parts: MonitoredParts, props: SwitchboardMonitoringProps = {}) {
+    super(scope, id);
+    this.namespace = checkNamespace(props.namespace ?? METRICS_NAMESPACE);
+    const thresholds = resolveThresholds(props.thresholds);
+    for (const fn of Object.values(parts.functions)) {
+      fn.addEnvironment('POWERTOOLS_METRICS_NAMESPACE', this.namespace);
+      if (parts.tracing) fn.addEnvironment('SWITCHBOARD_TRACING', 'true');
+    }
+    const metrics = runtimeMetric(this.namespace);
+    if (props.alarms ?? true) {
+      this.alarmTopic = props.alarmTopic ?? this.createTopic(parts.removalPolicy);
+      this.alarms = this.createAlarms(parts, thresholds);
+      const action = new SnsAction(this.alarmTopic);
+      for (const alarm of Object.values(this.alarms)) {
+        alarm.addAlarmAction(action);
+        if (props.notifyOnOk ?? true) alarm.addOkAction(action);
+      }
+    } else {
+      this.alarms = {};
+    }
+    if (props.dashboard ?? true) {
+      createDashboard(this, 'Dashboard', {
+        parts,
+        metrics,
+        alarms: Object.values(this.alarms),
+        dashboardName: props.dashboardName,
+      });
+    }
+  }
+
+  /** A topic encrypted at rest with a key CloudWatch alarms may use (an AWS-managed key would refuse them). */
+  private createTopic(removalPolicy: RemovalPolicy): ITopic {
+    const key = new Key(this, 'AlarmTopicKey', {
+      description: 'Switchboard alarm notifications',
+      enableKeyRotation: true,
+      removalPolicy,
+    });
+    key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    return new Topic(this, 'AlarmTopic', {
+      displayName: 'Switchboard alarms',
+      masterKey: key,
+      enforceSSL: true,
+    });
+  }
+
+  private createAlarms(
+    parts: MonitoredParts,
+    t: Required<SwitchboardAlarmThresholds>,
+  ): Record<string, Alarm> {
+    const { worker, sweep } = parts.functions;
+    const alarm = (name: string, metric: IMetric, threshold: number, description: string) =>
+      new Alarm(this, `${name[0]?.toUpperCase()}${name.slice(1)}Alarm`, {
+        metric,
+        threshold,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: `Switchboard: ${description} See docs/operations.md, "Alarms".`,
+      });
+    const httpRate = errorRate(
+      { errors: parts.httpApi.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }) },
+      parts.httpApi.metricCount({ period: FIVE_MINUTES, statistic: 'Sum' }),
+      t.minRequests,
+    );
+    const ws = (metricName: string) =>
+      new Metric({
+        namespace: 'AWS/ApiGateway',
+        metricName,
+        dimensionsMap: { ApiId: parts.webSocketApi.apiId, Stage: parts.webSocketStage.stageName },
+        period: FIVE_MINUTES,
+        statistic: 'Sum',
+      });
+    const wsRate = errorRate(
+      { integration: ws('IntegrationError'), execution: ws('ExecutionError') },
+      new MathExpression({
+        expression: 'connects + messages',
+        usingMetrics: { connects: ws('ConnectCount'), messages: ws('MessageCount') },
+        period: FIVE_MINUTES,
+      }),
+      t.minRequests,
+    );
+    return {
+      deadLetterQueue: alarm(
+        'deadLetterQueue',
+        parts.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: FIVE_MINUTES,
+          statistic: 'Maximum',
+        }),
+        t.deadLetterMessages,
+        'turn jobs are in the dead-letter queue: each failed five deliveries and its turn did not run or did not close.',
+      ),
+      workerErrors: alarm(
+        'workerErrors',
+        worker.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+        t.workerErrors,
+        'worker invocations failed (a crash, an out-of-memory or a timeout).',
+      ),
+      workerThrottles: alarm(
+        'workerThrottles',
+        worker.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
+        t.workerThrottles,
+        'Lambda throttled the worker: turns wait for concurrency.',
+      ),
+      queueAge: alarm(
+        'queueAge',
+        parts.queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+        t.queueAgeSeconds,
+        'the oldest turn job has waited too long in the queue.',
+      ),
+      httpServerErrors: alarm(
+        'httpServerErrors',
+        httpRate,
+        t.httpServerErrorPercent,
+        'too many HTTP API requests were answered 5xx.',
+      ),
+      webSocketErrors: alarm(
+        'webSocketErrors',
+        wsRate,
+        t.webSocketErrorPercent,
+        'too many WebSocket connects or messages failed in their integration.',
+      ),
+      sweepErrors: alarm(
+        'sweepErrors',
+        sweep.metricErrors({ period: Duration.minutes(15), statistic: 'Sum' }),
+        t.sweepErrors,
+        'the sweep keeps failing: lapsed pauses, lost runs and stale connections are not being handled.',
+      ),
+    };
+  }
+}
+
+/** A metric of the runtime's own, as its functions publish it (`service` dimension). */
+export type RuntimeMetric = (name: string, statistic?: string, dimensions?: Record<string, string>) => Metric;
+
+function runtimeMetric(namespace: string): RuntimeMetric {
+  return (metricName, statistic = 'Sum', dimensions = {}) =>
+    new Metric({
+      namespace,
+      metricName,
+      dimensionsMap: { service: DEFAULT_SERVICE_NAME, ...dimensions },
+      statistic,
+      period: FIVE_MINUTES,
+    });
+}
+
+/** 100 × the errors over the requests, or 0 while there are fewer than `min` requests (a lone 5xx is not a rate). */
+function errorRate(errors: Record<string, IMetric>, requests: IMetric, min: number): MathExpression {
+  const sum = Object.keys(errors).join(' + ');
+  return new MathExpression({
+    expression: `IF(requests >= ${min}, 100 * (${sum}) / requests, 0)`,
+    usingMetrics: { ...errors, requests },
+    period: FIVE_MINUTES,
+    label: 'error rate (%)',
+  });
+}
+
+function resolveThresholds(given: SwitchboardAlarmThresholds = {}): Required<SwitchboardAlarmThresholds> {
+  const resolved = { ...DEFAULT_ALARM_THRESHOLDS, ...withoutUndefined(given) };
+  for (const [name, value] of Object.entries(resolved)) {
+    if (!Number.isFinite(value) || value < 0) {
+      throw new Error(
+        `Switchboard: monitoring.thresholds.${name} must be a number of at least 0, got ${String(value)}.`,
+      );
+    }
+  }
+  for (const name of ['httpServerErrorPercent', 'webSocketErrorPercent'] as const) {
+    if (resolved[name] > 100) {
+      throw new Error(
+        `Switchboard: monitoring.thresholds.${name} is a percentage (0–100), got ${resolved[name]}.`,
+      );
+    }
+  }
+  return resolved;
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** CloudWatch namespaces: 1–255 characters, no leading colon, not `AWS/…`. */
+function checkNamespace(namespace: string): string {
+  if (!/^[A-Za-z0-9.\-_/#:]{1,255}$/.test(namespace) || namespace.startsWith('AWS/')) {
+    throw new Error(
+      `Switchboard: monitoring.namespace "${namespace}" is not a CloudWatch namespace of your own (letters, digits, . - _ / # :, not AWS/).`,
+    );
+  }
+  return namespace;
+}

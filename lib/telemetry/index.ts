@@ -1,0 +1,14 @@
+export { instrumentHandler, traced } from './invocation.ts';
+export { addLogKeys, ContextLogFormatter, type LogKeys, logKeys, withLogKeys } from './log-context.ts';
+export {
+  DEFAULT_SERVICE_NAME,
+  type EmfDocument,
+  METRIC_UNITS,
+  METRICS_NAMESPACE,
+  type MetricDimensions,
+  type MetricName,
+  type MetricPoint,
+  MetricsRecorder,
+  type MetricsSink,
+  stdoutSink,
+} from './metrics.ts';

@@ -1,0 +1,54 @@
+import { Tracer } from '@aws-lambda-powertools/tracer';
+import type { AwsClient, ClientService } from '../config/index.ts';
+
+/**
+ * The X-Ray side of {@link traced}, loaded with `import()` only by functions deployed with tracing on:
+ * Powertools' Tracer brings the X-Ray SDK, which no function parses at a cold start otherwise.
+ */
+let tracer: Tracer | undefined;
+const instrumented = new WeakSet<object>();
+
+/** The Tracer of this execution environment; outside Lambda it records nothing (Powertools turns itself off). */
+export function tracerOf(service: string): Tracer {
+  tracer ??= new Tracer({ serviceName: service });
+  return tracer;
+}
+
+/**
+ * Records every call of an AWS client as a subsegment. The SQS client's SendMessage then carries the
+ * trace header, which SQS keeps as the message's `AWSTraceHeader`: Lambda links the worker's trace to
+ * the handler's that queued the turn.
+ */
+export function instrumentClient(service: string): (name: ClientService, client: AwsClient) => void {
+  return (_name, client) => {
+    if (instrumented.has(client)) return;
+    instrumented.add(client);
+    tracerOf(service).captureAWSv3Client(client);
+  };
+}
+
+/** Runs `fn` in a subsegment named `name`, annotated with the given ids (searchable in X-Ray). */
+export async function inSubsegment<T>(
+  service: string,
+  name: string,
+  annotations: Record<string, string | undefined>,
+  metadata: Record<string, unknown>,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const t = tracerOf(service);
+  if (!t.isTracingEnabled() || !t.getSegment()) return fn();
+  return t.provider.captureAsyncFunc(name, async (subsegment) => {
+    for (const [key, value] of Object.entries(annotations)) {
+      if (value !== undefined) subsegment?.addAnnotation(key, value);
+    }
+    for (const [key, value] of Object.entries(metadata)) subsegment?.addMetadata(key, value, service);
+    try {
+      return await fn();
+    } catch (error) {
+      subsegment?.addError(error as Error);
+      throw error;
+    } finally {
+      subsegment?.close();
+    }
+  }) as Promise<T>;
+}
