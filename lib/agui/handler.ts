@@ -12,6 +12,7 @@ import { jsonSchemasReady, parseJsonBody } from '../contract/index.ts';
 import { NotFoundError, UnauthorizedError } from '../errors/index.ts';
 import { lazyRuntime } from '../handlers/runtime.ts';
 import { limitUser } from '../limits/index.ts';
+import { instrumentHandler } from '../telemetry/index.ts';
 import { errorResponse } from '../transport/index.ts';
 import { acceptRun } from './accept.ts';
 import { followRun } from './follow.ts';
@@ -82,7 +83,7 @@ export function createAguiHandler(
   const rt = lazyRuntime('agui', runtime);
   const pollMs = options.pollMs ?? 250;
   const marginMs = options.marginMs ?? 5_000;
-  return async (event, sink, context) => {
+  const serve = async (event: Parameters<AguiHandler>[0], sink: ResponseSink, context: Context) => {
     let accepted: Awaited<ReturnType<typeof acceptRun>>;
     let translator: AguiTranslator;
     try {
@@ -126,4 +127,11 @@ export function createAguiHandler(
     }
     sink.end();
   };
+  // The telemetry of every handler: ids on each log line, a subsegment, metrics published at the end.
+  const instrumented = instrumentHandler(
+    rt,
+    ({ event, sink }: { event: Parameters<AguiHandler>[0]; sink: ResponseSink }, context: Context) =>
+      serve(event, sink, context),
+  );
+  return (event, sink, context) => instrumented({ event, sink }, context);
 }

@@ -75,9 +75,8 @@ function alarms(resources: Resources): Record<string, AlarmProps> {
  */
 function dashboardOf(resources: Resources) {
   const [id] = idsOfType(resources, 'AWS::CloudWatch::Dashboard');
-  const join = (resources[id as string]?.Properties?.DashboardBody as { 'Fn::Join': [string, unknown[]] })[
-    'Fn::Join'
-  ];
+  const body = resources[id as string]?.Properties?.DashboardBody as { 'Fn::Join': [string, unknown[]] };
+  const join = body['Fn::Join'];
   const alarmRefs: string[] = [];
   const text = join[1]
     .map((part) => {
