@@ -161,6 +161,7 @@ export async function devCommand(args: string[]): Promise<void> {
   Page:       ${sandbox.url}/
   HTTP API:   ${sandbox.url}/api
   WebSocket:  ${sandbox.wsUrl}
+  AG-UI:      ${sandbox.aguiUrl} (docs/ag-ui.md)
   Agents:     ${values.agents}${values.watch ? ' (reloaded when it changes)' : ''}
   Auth:       ${values.anonymous ? 'none: every caller is anonymous' : `JWTs of the development key, audience ${DEV_AUDIENCE} (switchboard token --user NAME); the page gets its own`}
   Data:       ${dataDir ?? 'in memory (pass --data to keep it)'}${values.faults !== undefined ? `\n  Faults:     injected, seed ${values.faults}` : ''}`);
