@@ -86,7 +86,6 @@ export interface MonitoredParts {
   readonly webSocketApi: WebSocketApi;
   readonly webSocketStage: WebSocketStage;
   readonly removalPolicy: RemovalPolicy;
-  readonly tracing: boolean;
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -107,10 +106,6 @@ export class SwitchboardMonitoring extends Construct {
     super(scope, id);
     this.namespace = checkNamespace(props.namespace ?? METRICS_NAMESPACE);
     const thresholds = resolveThresholds(props.thresholds);
-    for (const fn of Object.values(parts.functions)) {
-      fn.addEnvironment('POWERTOOLS_METRICS_NAMESPACE', this.namespace);
-      if (parts.tracing) fn.addEnvironment('SWITCHBOARD_TRACING', 'true');
-    }
     const metrics = runtimeMetric(this.namespace);
     if (props.alarms ?? true) {
       this.alarmTopic = props.alarmTopic ?? this.createTopic(parts.removalPolicy);
@@ -283,7 +278,7 @@ function withoutUndefined<T extends object>(value: T): Partial<T> {
 }
 
 /** CloudWatch namespaces: 1–255 characters, no leading colon, not `AWS/…`. */
-function checkNamespace(namespace: string): string {
+export function checkNamespace(namespace: string): string {
   if (!/^[A-Za-z0-9.\-_/#:]{1,255}$/.test(namespace) || namespace.startsWith('AWS/')) {
     throw new Error(
       `Switchboard: monitoring.namespace "${namespace}" is not a CloudWatch namespace of your own (letters, digits, . - _ / # :, not AWS/).`,

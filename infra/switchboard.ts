@@ -24,6 +24,7 @@ import {
   SETTINGS_FILE,
 } from '../lib/config/index.ts';
 import { AGUI_CORS } from '../lib/contract/index.ts';
+import { METRICS_NAMESPACE } from '../lib/telemetry/index.ts';
 import { addAccessLog, HTTP_ACCESS_LOG_FORMAT, WEBSOCKET_ACCESS_LOG_FORMAT } from './access-logs.ts';
 import { builtInAuthorizers, createHttpApi, createWebSocketApi, throttleStage } from './apis.ts';
 import {
@@ -178,7 +179,6 @@ export class Switchboard extends Construct {
     throttleStage(this.httpApi.defaultStage, resolved.httpThrottle);
     throttleStage(stage, resolved.webSocketThrottle);
 
-    this.configure(resolved);
     this.monitoring =
       resolved.monitoring === false
         ? undefined
@@ -193,10 +193,10 @@ export class Switchboard extends Construct {
               webSocketApi: this.webSocketApi,
               webSocketStage: this.webSocketStage,
               removalPolicy: resolved.removalPolicy,
-              tracing: resolved.tracing,
             },
             resolved.monitoring,
           );
+    this.configure(resolved);
     const resourceArns = this.grantAccess();
     this.connectEventSources(resolved);
     this.addAccessLogs(resolved);
@@ -248,6 +248,9 @@ export class Switchboard extends Construct {
       LOG_LEVEL: resolved.logLevel,
       // The settings travel in the bundle, not here: Lambda caps a function's environment at 4 KB.
       SWITCHBOARD_SETTINGS_FILE: SETTINGS_FILE,
+      // Where the metrics go (what the alarms and the dashboard read), with or without them.
+      POWERTOOLS_METRICS_NAMESPACE: this.monitoring?.namespace ?? METRICS_NAMESPACE,
+      ...(resolved.tracing && { SWITCHBOARD_TRACING: 'true' }),
     };
     for (const fn of [...Object.values(this.functions), ...(this.aguiFunction ? [this.aguiFunction] : [])]) {
       for (const [key, value] of Object.entries(environment)) fn.addEnvironment(key, value);

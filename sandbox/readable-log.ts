@@ -39,6 +39,10 @@ const QUIET_KEYS = new Set([
   'function_request_id',
   'tenant_id',
   'correlation_id',
+  // The ids every line of a request or a turn carries (lib/telemetry): the JSON logs keep them for
+  // searching; a person reading the terminal follows agent, session and run.
+  'requestId',
+  'connectionId',
 ]);
 
 /** The keys that say whose work a line is about, in the order they are printed. */

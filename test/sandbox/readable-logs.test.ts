@@ -113,7 +113,7 @@ describe("the sandbox's readable log", () => {
     );
     const hook = await entry(/A cancel hook failed/, 'the cancel hook', since);
     expect(hook).toMatch(
-      /WARN {2}agent lapsing · session lapse: A cancel hook failed \(reason=expired\)\n {2}RangeError: the backend forgot the run\n {4}at .*cancel .*readable-logs\.test\.ts:\d+:\d+\)\n/,
+      /WARN {2}agent lapsing · session lapse · run run_\w+: A cancel hook failed \(reason=expired\)\n {2}RangeError: the backend forgot the run\n {4}at .*cancel .*readable-logs\.test\.ts:\d+:\d+\)\n/,
     );
   });
 
