@@ -24,7 +24,7 @@ import {
   createBucket,
   createTable,
   createTurnsQueue,
-  fileRetentionDays,
+  bucketRetention,
   OWNER_INDEX_NAME,
   SWEEP_INDEX_NAME,
 } from './storage.ts';
@@ -76,7 +76,7 @@ export class Switchboard extends Construct {
       this,
       resolved.removalPolicy,
       resolved.removalPolicy === RemovalPolicy.DESTROY,
-      fileRetentionDays(resolved.settings),
+      bucketRetention(resolved.settings),
     );
     const { queue, dlq } = createTurnsQueue(this, resolved.workerTimeout);
     this.queue = queue;
@@ -258,5 +258,6 @@ export class Switchboard extends Construct {
     output('TableName', this.table.tableName, 'DynamoDB table');
     output('QueueUrl', this.queue.queueUrl, 'SQS FIFO turns queue');
     output('BucketName', this.bucket.bucketName, 'S3 file bucket');
+    output('DeadLetterQueueUrl', this.deadLetterQueue.queueUrl, 'SQS FIFO dead-letter queue of turn jobs');
   }
 }

@@ -19,4 +19,4 @@ export {
   runtimeFromEnv,
   settingsFromEnv,
 } from './runtime.ts';
-export { parseSettings, type Settings, SettingsSchema } from './settings.ts';
+export { parseSettings, RetentionSettingsSchema, type Settings, SettingsSchema } from './settings.ts';
