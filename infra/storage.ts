@@ -1,6 +1,12 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, type LifecycleRule } from 'aws-cdk-lib/aws-s3';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  HttpMethods,
+  type LifecycleRule,
+} from 'aws-cdk-lib/aws-s3';
 import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { RetentionSettingsSchema, TURNS_MAX_RECEIVE_COUNT } from '../lib/config/index.ts';

@@ -21,10 +21,10 @@ import {
 import { acknowledgeSwitchboardFindings } from './nag.ts';
 import { type ResolvedSwitchboardProps, resolveSwitchboardProps, type SwitchboardProps } from './props.ts';
 import {
+  bucketRetention,
   createBucket,
   createTable,
   createTurnsQueue,
-  bucketRetention,
   OWNER_INDEX_NAME,
   SWEEP_INDEX_NAME,
 } from './storage.ts';

@@ -33,6 +33,7 @@ import {
   startGateway,
   type WebSocketApiOptions,
 } from './gateway/index.ts';
+import { sandboxResources, serveOperate } from './operate.ts';
 import { startSchedule } from './schedule.ts';
 import { SANDBOX_CREDENTIALS, SANDBOX_NAMES, SANDBOX_REGION, startLocalServices } from './services.ts';
 import { type EventSourceOptions, type SqsPoller, startSqsPoller } from './sqs-poller.ts';
@@ -177,6 +178,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     dataDir: options.dataDir,
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
   });
+  const resources = sandboxResources(services);
   let handlers:
     | { http: ReturnType<typeof createHttpHandler>; ws: ReturnType<typeof createWebSocketHandler> }
     | undefined;
@@ -201,6 +203,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     static: (req, res) =>
       (jwt !== undefined && serveDevAuth(req, res, jwt.audience[0] ?? DEV_AUDIENCE)) ||
       serveContract(req, res) ||
+      serveOperate(req, res, resources) ||
       serveDemoPage(req, res),
     http: {
       routes: [...HTTP_ROUTES],

@@ -65,9 +65,9 @@ export {
   type StoredAttachment,
 } from './messages.ts';
 export { type CounterKey, countRequest } from './rate-counters.ts';
-export { type RetainedKind, retentionDays, retentionTtl } from './retention.ts';
 export { markReplaced } from './replacements.ts';
 export { findRequest, type RequestRecord, recordRequest } from './requests.ts';
+export { type RetainedKind, retentionDays, retentionTtl } from './retention.ts';
 export {
   abandonQueuedRun,
   cancelRequestsOf,
@@ -103,6 +103,6 @@ export {
   setHostContext,
   touchSession,
 } from './sessions.ts';
-export { deleteSuspension, getSuspension, putSuspension, type SuspensionRecord } from './suspensions.ts';
 export { addSessionSpend, daySpend, putDaySpend, REMEMBERED_RUNS } from './spend.ts';
+export { deleteSuspension, getSuspension, putSuspension, type SuspensionRecord } from './suspensions.ts';
 export { BATCH_WRITE_ATTEMPTS, batchWrite, isConditionFailure, queryAll, strip } from './table.ts';

@@ -3,8 +3,8 @@ import type { StopReason, Usage } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { HostContext } from '../contract/index.ts';
 import { dueBucket, INDEXES, keys } from './keys.ts';
-import { retentionTtl } from './retention.ts';
 import type { StoredAttachment } from './messages.ts';
+import { retentionTtl } from './retention.ts';
 import { decodeJson, encodeJson, isConditionFailure, queryAll, updateIf } from './table.ts';
 
 /** Run fields stored as JSON text. */
