@@ -171,10 +171,11 @@ describe('Switchboard storage and compute', () => {
     template.resourcePropertiesCountIs('AWS::Lambda::Function', { MemorySize: 512 }, 4);
   });
 
-  it('outputs the API URLs, the table, the queue and the bucket', () => {
+  it('outputs the API URLs, the table, the queue, its dead-letter queue and the bucket', () => {
     const outputs = Object.keys(template.toJSON().Outputs as Record<string, unknown>).sort();
     expect(outputs).toEqual([
       'SwitchboardBucketName',
+      'SwitchboardDeadLetterQueueUrl',
       'SwitchboardHttpApiUrl',
       'SwitchboardQueueUrl',
       'SwitchboardTableName',
