@@ -1,8 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { DEV_USAGE, devCommand } from '../sandbox/dev-command.ts';
 import { TOKEN_USAGE, tokenCommand, UsageError } from '../sandbox/token-command.ts';
+import { addDlqCommands } from './dlq-commands.ts';
 import { type CliIo, reportError } from './io.ts';
-import { addOperateCommands } from './operate-commands.ts';
+import { addSessionCommands } from './session-commands.ts';
+import { addTenantCommands } from './tenant-commands.ts';
 
 /**
  * Registers a command whose arguments an existing function parses itself (`dev`, `token`): commander
@@ -67,7 +69,9 @@ export function createProgram(io: CliIo, done: (code: number | undefined) => voi
     done,
     io,
   );
-  addOperateCommands(program, io, done);
+  addSessionCommands(program, io, done);
+  addDlqCommands(program, io, done);
+  addTenantCommands(program, io, done);
   return program;
 }
 
