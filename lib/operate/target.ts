@@ -75,19 +75,28 @@ export function resourcesFromOutputs(
   outputs: Record<string, string>,
   prefix?: string,
 ): Record<keyof typeof OUTPUTS, string> {
+  // A construct's outputs share its id as their prefix; only a Switchboard has a dead-letter queue output.
+  const prefixes =
+    prefix === undefined
+      ? Object.keys(outputs)
+          .filter((key) => key.endsWith(OUTPUTS.dlqUrl))
+          .map((key) => key.slice(0, -OUTPUTS.dlqUrl.length))
+      : [prefix.replace(/[^A-Za-z0-9]/g, '')];
+  if (prefixes.length !== 1)
+    throw new ValidationError(
+      prefixes.length === 0
+        ? `Stack ${stack} has no output ending in ${OUTPUTS.dlqUrl}: is it a Switchboard stack, deployed with this version?`
+        : `Stack ${stack} has several Switchboard constructs (${prefixes.join(', ')}): name one with --construct.`,
+      [{ path: ['stack'], message: `output ${OUTPUTS.dlqUrl}` }],
+    );
   const found = {} as Record<keyof typeof OUTPUTS, string>;
   for (const [field, suffix] of Object.entries(OUTPUTS) as [keyof typeof OUTPUTS, string][]) {
-    const keys = Object.keys(outputs).filter((key) =>
-      prefix === undefined ? key.endsWith(suffix) : key === `${prefix.replace(/[^A-Za-z0-9]/g, '')}${suffix}`,
-    );
-    if (keys.length !== 1)
-      throw new ValidationError(
-        keys.length === 0
-          ? `Stack ${stack} has no output ending in ${suffix}: is it a Switchboard stack, deployed with this version?`
-          : `Stack ${stack} has several Switchboard constructs (${keys.join(', ')}): name one with --construct.`,
-        [{ path: ['stack'], message: `output ${suffix}` }],
-      );
-    found[field] = outputs[keys[0] as string] as string;
+    const value = outputs[`${prefixes[0]}${suffix}`];
+    if (value === undefined)
+      throw new ValidationError(`Stack ${stack} has no output ${prefixes[0]}${suffix}.`, [
+        { path: ['stack'], message: `output ${suffix}` },
+      ]);
+    found[field] = value;
   }
   return found;
 }
