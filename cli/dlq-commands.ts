@@ -49,7 +49,10 @@ export function addDlqCommands(program: Command, io: CliIo, exit: (code: number)
           ? 'Nothing to redrive.'
           : list.map((r) => `${r.messageId} ${r.outcome}: ${r.detail}`).join('\n'),
       );
-      return true;
+      // A dead letter asked for by id and not found (gone, or not among the first --max) is a failure.
+      const missing = messageIds.filter((id) => !results.some((r) => r.messageId === id));
+      if (missing.length > 0) out.stderr.write(`not in the dead-letter queue: ${missing.join(', ')}\n`);
+      return missing.length === 0;
     }),
   );
 }

@@ -126,10 +126,11 @@ export async function redriveDeadLetters(
   try {
     for (const message of chosen) results.push(await redriveOne(target, message));
   } finally {
-    const kept = new Set(results.filter((r) => r.outcome === 'skipped').map((r) => r.messageId));
+    // Everything not sent on or acknowledged shows again at once: not chosen, skipped, or not reached.
+    const done = new Set(results.filter((r) => r.outcome !== 'skipped').map((r) => r.messageId));
     await release(
       target,
-      messages.filter((m) => !chosen.includes(m) || kept.has(m.MessageId ?? '')),
+      messages.filter((m) => !done.has(m.MessageId ?? '')),
     );
   }
   return results;

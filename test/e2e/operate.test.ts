@@ -249,6 +249,8 @@ describe('switchboard dlq', () => {
       expect.objectContaining({ outcome: 'acknowledged', detail: 'its run already ended (completed)' }),
     ]);
     expect(await deadLetterOf(runId)).toBeUndefined();
+    // Gone: asked for again, it is not there.
+    expect((await cli('dlq', 'redrive', letter!.messageId)).code).toBe(1);
     expect(await getRun(sandbox.runtime, ref, runId)).toEqual(before.run);
     expect(await lastSeq(sandbox.runtime, ref)).toBe(before.seq);
     expect(agents.calls.demo).toBe(invocations);
