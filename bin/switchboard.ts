@@ -3,60 +3,38 @@
  * The `switchboard` command. `switchboard dev --agents agents.ts` runs the sandbox with the demo host
  * page (this repository's `npm start` is `switchboard dev --agents demo/agents.ts`);
  * `switchboard token --user alice --tenant acme` prints a token of the sandbox's development key (for
- * local use only).
+ * local use only). The operator commands (`inspect`, `tail`, `cancel`, `dlq list|redrive`,
+ * `tenant suspend|resume|status`, `erase`) act on a running sandbox or a deployed stack
+ * (docs/operations.md); `switchboard <command> --help` says how.
  *
  * @example
  * ```sh
  * npx switchboard dev --agents ./agents.ts --port 3000 --user alice --user bob
  * npx switchboard token --user alice --tenant acme --ttl 15m
+ * npx switchboard dlq list --stack Assistant --json
  * ```
  */
-import { DEV_USAGE, devCommand } from '../sandbox/dev-command.ts';
-import { TOKEN_USAGE, tokenCommand, UsageError } from '../sandbox/token-command.ts';
+import { runCli } from '../cli/program.ts';
 
-const USAGE = `Usage: switchboard <command>
-
-Commands:
-  dev     run the sandbox (the API, the WebSocket API and the demo page) with your agents module
-          (switchboard dev --help)
-  token   print a JWT of the sandbox's development key (switchboard token --help)`;
-
-/** Runs a command; undefined when it keeps running (the sandbox, until a signal stops it). */
-async function main(argv: string[]): Promise<number | undefined> {
-  const [command, ...args] = argv;
-  const help = args.includes('--help') || args.includes('-h');
-  if (command === 'dev') {
-    if (help) {
-      console.log(DEV_USAGE);
-      return 0;
-    }
-    await devCommand(args);
-    return undefined;
-  }
-  if (command === 'token') {
-    if (help) {
-      console.log(TOKEN_USAGE);
-      return 0;
-    }
-    console.log(await tokenCommand(args));
-    return 0;
-  }
-  if (command === undefined || command === '--help' || command === '-h') {
-    console.log(USAGE);
-    return command === undefined ? 2 : 0;
-  }
-  throw new UsageError(`Unknown command "${command}".`, USAGE);
+// A command that follows (tail) stops on Ctrl+C; `dev` installs its own handlers and keeps running.
+const controller = new AbortController();
+const stop = () => controller.abort();
+if (process.argv[2] !== 'dev') {
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
 }
 
-main(process.argv.slice(2)).then(
+runCli(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  signal: controller.signal,
+}).then(
   (code) => {
-    if (code !== undefined) process.exit(code);
+    // Exit once what was written has gone out: a pipe takes stdout asynchronously.
+    if (code !== undefined) process.stdout.write('', () => process.exit(code));
   },
   (error: unknown) => {
-    const usage = error instanceof UsageError;
-    console.error(
-      usage ? `${error.message}\n\n${error.usage}` : error instanceof Error ? error.message : String(error),
-    );
-    process.exit(usage ? 2 : 1);
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
   },
 );

@@ -58,6 +58,8 @@ export {
   type WebSocketRouteKey,
 } from './routes.ts';
 export {
+  type BucketRetention,
+  bucketRetention,
   createBucket,
   createTable,
   createTurnsQueue,

@@ -1,9 +1,15 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  HttpMethods,
+  type LifecycleRule,
+} from 'aws-cdk-lib/aws-s3';
 import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { TURNS_MAX_RECEIVE_COUNT } from '../lib/config/index.ts';
+import { RetentionSettingsSchema, TURNS_MAX_RECEIVE_COUNT } from '../lib/config/index.ts';
 import { FILE_BUCKET_CORS } from '../lib/contract/index.ts';
 import { INDEXES, OWNER_INDEX_ATTRIBUTES } from '../lib/store/index.ts';
 
@@ -46,10 +52,51 @@ export function createTable(scope: Construct, removalPolicy: RemovalPolicy): Tab
   });
 }
 
-/** `files.retentionDays` of the settings a stack deploys, when it sets one. */
-export function fileRetentionDays(settings: Record<string, unknown> | undefined): number | undefined {
+/** What the bucket keeps for a limited time, in days, from the settings a stack deploys (see {@link bucketRetention}). */
+export interface BucketRetention {
+  /** `files.retentionDays`: uploaded files (`files/`). */
+  files?: number;
+  /** `retention.messagesDays`: a message's heavy fields and its attachments (`messages/`, `attachments/`). */
+  messages?: number;
+  /** `retention.eventsDays`: event data too large for the table (`events/`). */
+  events?: number;
+}
+
+/**
+ * The retention periods of the settings a stack deploys. A bad `retention` section fails here, at
+ * synth, with the setting it names.
+ */
+export function bucketRetention(settings: Record<string, unknown> | undefined): BucketRetention {
   const files = settings?.files as { retentionDays?: unknown } | undefined;
-  return typeof files?.retentionDays === 'number' ? files.retentionDays : undefined;
+  const parsed = RetentionSettingsSchema.safeParse(settings?.retention ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(
+      `Switchboard: settings.retention.${issue?.path.join('.') ?? ''} is not valid: ${issue?.message}.`,
+    );
+  }
+  const { sessionsDays, messagesDays, eventsDays } = parsed.data;
+  return {
+    ...(typeof files?.retentionDays === 'number' && { files: files.retentionDays }),
+    ...((messagesDays ?? sessionsDays) !== undefined && { messages: messagesDays ?? sessionsDays }),
+    ...((eventsDays ?? sessionsDays) !== undefined && { events: eventsDays ?? sessionsDays }),
+  };
+}
+
+/**
+ * Lifecycle rules that match the table's TTLs: an object goes a day after the item that names it
+ * (DynamoDB's TTL deletes within about two days; a reader of the item meets the object first).
+ */
+function retentionRules(retention: BucketRetention): LifecycleRule[] {
+  const rule = (id: string, prefix: string, days: number | undefined): LifecycleRule[] =>
+    days === undefined ? [] : [{ id, prefix, expiration: Duration.days(days + 1) }];
+  return [
+    // Files that expire are deleted by the sweep (which gives their quota back); this is the backstop.
+    ...rule('expire-files', 'files/', retention.files),
+    ...rule('expire-messages', 'messages/', retention.messages),
+    ...rule('expire-attachments', 'attachments/', retention.messages),
+    ...rule('expire-events', 'events/', retention.events),
+  ];
 }
 
 /**
@@ -60,7 +107,7 @@ export function createBucket(
   scope: Construct,
   removalPolicy: RemovalPolicy,
   destroy: boolean,
-  fileRetentionDays?: number,
+  retention: BucketRetention = {},
 ): Bucket {
   return new Bucket(scope, 'Files', {
     blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
@@ -70,10 +117,7 @@ export function createBucket(
       { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       // Screenshots travel through the bucket for one turn only; the worker deletes them, this is the backstop.
       { id: 'expire-screenshots', prefix: 'screenshots/', expiration: Duration.days(1) },
-      // Files that expire are deleted by the sweep (which gives their quota back); this is the backstop.
-      ...(fileRetentionDays === undefined
-        ? []
-        : [{ id: 'expire-files', prefix: 'files/', expiration: Duration.days(fileRetentionDays + 1) }]),
+      ...retentionRules(retention),
       // An export too large for a response is read once through a short-lived link.
       { id: 'expire-exports', prefix: 'exports/', expiration: Duration.days(1) },
     ],

@@ -36,10 +36,10 @@ import { SwitchboardMonitoring } from './monitoring.ts';
 import { acknowledgeSwitchboardFindings } from './nag.ts';
 import { type ResolvedSwitchboardProps, resolveSwitchboardProps, type SwitchboardProps } from './props.ts';
 import {
+  bucketRetention,
   createBucket,
   createTable,
   createTurnsQueue,
-  fileRetentionDays,
   OWNER_INDEX_NAME,
   SWEEP_INDEX_NAME,
 } from './storage.ts';
@@ -100,7 +100,7 @@ export class Switchboard extends Construct {
       this,
       resolved.removalPolicy,
       resolved.removalPolicy === RemovalPolicy.DESTROY,
-      fileRetentionDays(resolved.settings),
+      bucketRetention(resolved.settings),
     );
     const { queue, dlq } = createTurnsQueue(this, resolved.workerTimeout);
     this.queue = queue;
@@ -334,6 +334,7 @@ export class Switchboard extends Construct {
     output('TableName', this.table.tableName, 'DynamoDB table');
     output('QueueUrl', this.queue.queueUrl, 'SQS FIFO turns queue');
     output('BucketName', this.bucket.bucketName, 'S3 file bucket');
+    output('DeadLetterQueueUrl', this.deadLetterQueue.queueUrl, 'SQS FIFO dead-letter queue of turn jobs');
     if (this.aguiUrl)
       output('AgUiUrl', this.aguiUrl.url, 'AG-UI endpoint (POST RunAgentInput, server-sent events)');
   }

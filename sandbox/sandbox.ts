@@ -43,6 +43,7 @@ import {
   type WebSocketApiOptions,
 } from './gateway/index.ts';
 import { MetricsCollector } from './metrics.ts';
+import { sandboxResources, serveOperate } from './operate.ts';
 import { ReadableLogger, type ReadableOutput } from './readable-log.ts';
 import { startSchedule } from './schedule.ts';
 import { SANDBOX_CREDENTIALS, SANDBOX_NAMES, SANDBOX_REGION, startLocalServices } from './services.ts';
@@ -231,6 +232,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     dataDir: options.dataDir,
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
   });
+  const resources = sandboxResources(services);
   let handlers:
     | {
         http: ReturnType<typeof createHttpHandler>;
@@ -268,6 +270,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       (jwt !== undefined && serveDevAuth(req, res, jwt.audience[0] ?? DEV_AUDIENCE)) ||
       serveContract(req, res) ||
       metrics.serve(req, res) ||
+      serveOperate(req, res, resources) ||
       serveDemoPage(req, res),
     http: {
       routes: [...HTTP_ROUTES],

@@ -21,6 +21,7 @@ export {
 } from './runtime.ts';
 export {
   parseSettings,
+  RetentionSettingsSchema,
   SETTINGS_FILE,
   type Settings,
   type SettingsInput,

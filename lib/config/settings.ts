@@ -4,6 +4,32 @@ import { parseOrThrow } from '../errors/index.ts';
 import { LimitsSettingsSchema } from '../limits/types.ts';
 import { BudgetSettingsSchema } from '../usage/types.ts';
 
+const days = () => z.number().int().min(1).max(3650).optional();
+
+/** The `retention` settings: days, each counted from when its item was last written. */
+export const RetentionSettingsSchema = z
+  .object({
+    /** Days a session (its own item and its runs) is kept after its last message. */
+    sessionsDays: days(),
+    /** Days a message is kept after it was stored. Default: `sessionsDays`. */
+    messagesDays: days(),
+    /**
+     * Days an entry of the event log is kept after it was written. Default: `sessionsDays`; never
+     * shorter, so that a session never outlives its log's end (its next seq is read from there).
+     */
+    eventsDays: days(),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    if (value.eventsDays === undefined) return;
+    if (value.sessionsDays === undefined || value.eventsDays < value.sessionsDays)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['eventsDays'],
+        message: `must be at least retention.sessionsDays (${value.sessionsDays ?? 'unset: sessions are kept'}): a session's next event number is read from the end of its log`,
+      });
+  });
+
 /**
  * Operational settings of a deployment (the construct's `settings` prop, SWITCHBOARD_SETTINGS
  * as JSON). Every field has a default; an unknown or out-of-range one fails at start-up.
@@ -120,6 +146,13 @@ export const SettingsSchema = z
       })
       .strict()
       .prefault({}),
+    /**
+     * How long a session's items are kept (DynamoDB TTL, and the bucket's lifecycle rules for what a
+     * message or an event moved there). Absent: kept until the session is deleted. Request ids,
+     * connections and files have their own: `requests.retentionHours`, `connections.maxLifetimeMs`,
+     * `files.retentionDays`.
+     */
+    retention: RetentionSettingsSchema.prefault({}),
     /** The runtime's own rate limits (API Gateway's stage throttling is per stage, not per user). */
     limits: LimitsSettingsSchema.prefault({}),
     /** Spending limits per owner and per tenant over a rolling day; off by default. */

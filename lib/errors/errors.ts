@@ -180,6 +180,16 @@ export class BudgetExceededError extends SwitchboardError {
 const usd = (value: number) =>
   Number.isInteger(value * 100) ? value.toFixed(2) : String(Number(value.toPrecision(6)));
 
+/**
+ * A new message from a tenant an operator suspended (`switchboard tenant suspend`): 403
+ * `tenant_suspended`, WebSocket type `auth`, until the tenant is resumed. Nothing of the message is stored.
+ */
+export class TenantSuspendedError extends SwitchboardError {
+  constructor(tenant: string) {
+    super('tenant_suspended', `Tenant "${tenant}" is suspended: no new message is taken.`, 403, 'auth');
+  }
+}
+
 /** A caller without an identity where one is required: 401. */
 export class UnauthorizedError extends SwitchboardError {
   constructor(message = 'Authentication is required.') {

@@ -23,6 +23,7 @@ export {
   SessionConflictError,
   SessionNotFoundError,
   SwitchboardError,
+  TenantSuspendedError,
   TooDeepError,
   UnauthorizedError,
   UnprocessedItemsError,

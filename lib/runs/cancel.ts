@@ -20,7 +20,7 @@ import {
 import { enqueue } from './job.ts';
 
 /** Asks every run of the session that has not ended to stop; the worker holding one learns of it by its next poll. */
-async function stopRuns(rt: Runtime, sessionId: string, reason: CancelReason): Promise<string[]> {
+export async function stopRuns(rt: Runtime, sessionId: string, reason: CancelReason): Promise<string[]> {
   // Bookkeeping runs (a lapse, a withdrawal, a delete) are not the user's to stop.
   const runs = (await listRuns(rt, sessionId)).filter(
     (r) =>
@@ -108,10 +108,20 @@ export async function deleteSession(rt: Runtime, identity: Identity, sessionId: 
     }
     throw missing();
   }
-  const runId = newId('run');
   // Of two deletes at once, one marks the session; the other is a later request.
-  if (!(await markDeleted(rt, session.sessionId, Date.now(), runId))) throw missing();
+  if (!(await eraseSession(rt, session))) throw missing();
+  return { session_id: hostSessionId(session.sessionId), status: 'deleting' as const };
+}
+
+/**
+ * Deletes a session whoever asks (its owner, or an operator erasing an owner's data): marks it
+ * deleted, stops its running turn (reason deleted) and queues the run that removes its items. False
+ * when it was already deleted.
+ */
+export async function eraseSession(rt: Runtime, session: SessionRecord): Promise<boolean> {
+  const runId = newId('run');
+  if (!(await markDeleted(rt, session.sessionId, Date.now(), runId))) return false;
   await stopRuns(rt, session.sessionId, 'deleted');
   await queueBookkeeping(rt, session, 'delete', [], runId);
-  return { session_id: hostSessionId(session.sessionId), status: 'deleting' as const };
+  return true;
 }

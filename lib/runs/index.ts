@@ -1,7 +1,8 @@
 export { FencedError, MissingItemError, RetryLaterError } from '../errors/index.ts';
 export { historyMessage } from './agent-input.ts';
 export { awaitFinal, type FinalAnswer } from './await-final.ts';
-export { cancelSession, deleteSession } from './cancel.ts';
+export { cancelSession, deleteSession, eraseSession, stopRuns } from './cancel.ts';
+export { closeWithError, LOST } from './close.ts';
 export { submitAnswer, submitContinuation, supersedeOpen } from './continuation.ts';
 export { shutdownMarginMs, stopAtFor, turnBudgetMs } from './deadline.ts';
 export { EventStream } from './event-stream.ts';

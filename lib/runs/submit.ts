@@ -21,6 +21,7 @@ import {
   MessageNotFoundError,
   SessionConflictError,
   SessionNotFoundError,
+  TenantSuspendedError,
   ValidationError,
 } from '../errors/index.ts';
 import { checkAgentFiles, checkNewSessionFiles, countSessionFiles } from '../files/index.ts';
@@ -28,12 +29,14 @@ import { digest, newId } from '../ids/index.ts';
 import {
   ensureSession,
   getSession,
+  getSuspension,
   messageId,
   putBlob,
   putRun,
   recordRequest,
   type SessionRecord,
   setHostContext,
+  touchSession,
 } from '../store/index.ts';
 import { addLogKeys } from '../telemetry/index.ts';
 import { checkBudgets } from '../usage/index.ts';
@@ -89,6 +92,9 @@ async function resolveSession(
   if (!agent) {
     throw new AgentNotFoundError(agentId);
   }
+  // A suspended tenant's messages are refused (403) before anything is written.
+  const { tenant } = ownerOf(identity);
+  if (tenant !== undefined && (await getSuspension(rt, tenant))) throw new TenantSuspendedError(tenant);
   // A new message to a spent budget is refused (402) before anything is written; a continuation goes through.
   if (request.tool_call_id === undefined)
     await checkBudgets(rt, ownerOf(identity), {
@@ -120,6 +126,8 @@ async function resolveSession(
     }));
   await countSessionFiles(rt, session.sessionId, files);
   addLogKeys({ sessionId: session.sessionId, agentId: session.agentId, requestId });
+  // Sessions expire `retention.sessionsDays` after their last message.
+  if (existing) await touchSession(rt, session.sessionId);
   return session;
 }
 

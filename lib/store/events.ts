@@ -2,6 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
 import { getBlob, INLINE_LIMIT_BYTES, jsonBytes, putBlob } from './blobs.ts';
 import { keys, prefixes, seqKey } from './keys.ts';
+import { retentionTtl } from './retention.ts';
 import { isConditionFailure, queryAll } from './table.ts';
 
 /** Past this many bytes of events an item is closed and the next one started, well below DynamoDB's 400 KB. */
@@ -79,6 +80,7 @@ export async function appendEvents(rt: Runtime, events: SessionEvent[], writer: 
             last: tail.seq,
             mark,
             events: JSON.stringify(item),
+            ...retentionTtl(rt, 'events'),
           },
           ConditionExpression: 'attribute_not_exists(pk) OR mark = :mark',
           ExpressionAttributeValues: { ':mark': mark },

@@ -67,6 +67,7 @@ export {
 export { type CounterKey, countRequest } from './rate-counters.ts';
 export { markReplaced } from './replacements.ts';
 export { findRequest, type RequestRecord, recordRequest } from './requests.ts';
+export { type RetainedKind, retentionDays, retentionTtl } from './retention.ts';
 export {
   abandonQueuedRun,
   cancelRequestsOf,
@@ -100,6 +101,8 @@ export {
   markDeleted,
   type SessionRecord,
   setHostContext,
+  touchSession,
 } from './sessions.ts';
 export { addSessionSpend, daySpend, putDaySpend, REMEMBERED_RUNS } from './spend.ts';
+export { deleteSuspension, getSuspension, putSuspension, type SuspensionRecord } from './suspensions.ts';
 export { BATCH_WRITE_ATTEMPTS, batchWrite, isConditionFailure, queryAll, strip } from './table.ts';

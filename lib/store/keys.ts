@@ -33,6 +33,8 @@ export const keys = {
     pk: `RATE#CONN#${connectionId}`,
     sk: `W#${windowStart}`,
   }),
+  /** A tenant's suspension by an operator: while it is there, the tenant's new messages are refused. */
+  suspension: (tenant: string) => ({ pk: tenantPartition(tenant), sk: 'SUSPENDED' }),
   /** A run's cost in a rolling-day ledger (an owner's or a tenant's partition), by when the run was accepted. */
   daySpend: (partition: string, at: string, runId: string) => ({
     pk: partition,

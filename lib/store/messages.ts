@@ -4,6 +4,7 @@ import type { Runtime } from '../config/index.ts';
 import type { Attachment, HostContext } from '../contract/index.ts';
 import { getBlob, jsonBytes, putBlob } from './blobs.ts';
 import { keys, prefixes } from './keys.ts';
+import { retentionTtl } from './retention.ts';
 import { decodeJson, encodeJson, isConditionFailure, queryAll } from './table.ts';
 
 const MESSAGE_JSON = [
@@ -94,6 +95,7 @@ export async function putMessage(
           ...keys.message(message.sessionId, message.messageId),
           type: 'message',
           ...encodeJson(item, MESSAGE_JSON),
+          ...retentionTtl(rt, 'messages'),
         },
         // A run that resumes on its message (a host tool continuation) replaces it: it holds the session's lease.
         ...(!options.replace && { ConditionExpression: 'attribute_not_exists(pk)' }),

@@ -4,6 +4,7 @@ import type { Runtime } from '../config/index.ts';
 import type { HostContext } from '../contract/index.ts';
 import { dueBucket, INDEXES, keys } from './keys.ts';
 import type { StoredAttachment } from './messages.ts';
+import { retentionTtl } from './retention.ts';
 import { decodeJson, encodeJson, isConditionFailure, queryAll, updateIf } from './table.ts';
 
 /** Run fields stored as JSON text. */
@@ -84,6 +85,7 @@ export async function putRun(rt: Runtime, run: RunRecord): Promise<void> {
           type: 'run',
           ...encodeJson(run, RUN_JSON),
           ...dueIndex(run, Date.parse(run.createdAt) + REQUEUE_AFTER_MS),
+          ...retentionTtl(rt, 'sessions'),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),

@@ -4,6 +4,7 @@ import type { Runtime } from '../config/index.ts';
 import type { HostContext } from '../contract/index.ts';
 import { SessionNotFoundError } from '../errors/index.ts';
 import { INDEXES, keys, ownerIndexKeys, ownerPartition, prefixes } from './keys.ts';
+import { retentionTtl } from './retention.ts';
 import type { RunRecord } from './runs.ts';
 import { RUN_JSON } from './runs.ts';
 import { batchWrite, decodeJson, encodeJson, isConditionFailure, queryAll, updateIf } from './table.ts';
@@ -128,6 +129,7 @@ export async function ensureSession(rt: Runtime, session: SessionRecord): Promis
           ...ownerIndexKeys(session, 'SESSION', session.createdAt, session.sessionId),
           type: 'session',
           ...encodeJson(session, SESSION_JSON),
+          ...retentionTtl(rt, 'sessions'),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -207,4 +209,20 @@ export async function listOwnedSessions(
     sessions: Items.map((item) => decodeJson<SessionRecord>(item, SESSION_JSON)),
     more: LastEvaluatedKey !== undefined,
   };
+}
+
+/**
+ * Keeps a session `retention.sessionsDays` from now (a message was accepted); nothing when sessions
+ * do not expire. A session already deleted or gone is left as it is.
+ */
+export async function touchSession(rt: Runtime, sessionId: string): Promise<void> {
+  const { ttl } = retentionTtl(rt, 'sessions');
+  if (ttl === undefined) return;
+  await updateIf(rt, {
+    Key: keys.session(sessionId),
+    UpdateExpression: 'SET #ttl = :ttl',
+    ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+    ExpressionAttributeNames: { '#ttl': 'ttl' },
+    ExpressionAttributeValues: { ':ttl': ttl },
+  });
 }

@@ -208,11 +208,12 @@ describe('Switchboard storage and compute', () => {
     });
   });
 
-  it('outputs the API URLs, the AG-UI URL, the table, the queue and the bucket', () => {
+  it('outputs the API URLs, the AG-UI URL, the table, the queue, its dead-letter queue and the bucket', () => {
     const outputs = Object.keys(template.toJSON().Outputs as Record<string, unknown>).sort();
     expect(outputs).toEqual([
       'SwitchboardAgUiUrl',
       'SwitchboardBucketName',
+      'SwitchboardDeadLetterQueueUrl',
       'SwitchboardHttpApiUrl',
       'SwitchboardQueueUrl',
       'SwitchboardTableName',

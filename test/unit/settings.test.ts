@@ -21,6 +21,18 @@ describe('deployment settings', () => {
     expect(() => parseSettings('{not json')).toThrow(/not valid JSON/);
   });
 
+  it('keeps session items until deleted by default, and rejects a retention that cannot work, naming it', () => {
+    expect(parseSettings({}).retention).toEqual({});
+    expect(parseSettings({ retention: { sessionsDays: 30, eventsDays: 30 } }).retention.eventsDays).toBe(30);
+    expect(() => parseSettings({ retention: { sessionsDays: 0 } })).toThrow(/retention\.sessionsDays/);
+    expect(() => parseSettings({ retention: { messageDays: 7 } })).toThrow(/retention\.messageDays/);
+    // An event log that expires before its session would restart the session's seq.
+    expect(() => parseSettings({ retention: { sessionsDays: 30, eventsDays: 7 } })).toThrow(
+      /retention\.eventsDays: must be at least retention\.sessionsDays \(30\)/,
+    );
+    expect(() => parseSettings({ retention: { eventsDays: 7 } })).toThrow(/retention\.eventsDays/);
+  });
+
   it('limits each user and each connection by default, and switches a limit off with false', () => {
     expect(parseSettings({}).limits).toEqual({
       perUser: { requests: 600, windowSeconds: 60 },

@@ -14,6 +14,7 @@ import {
   SessionConflictError,
   SessionNotFoundError,
   type SwitchboardError,
+  TenantSuspendedError,
   TooDeepError,
   UnauthorizedError,
   UnsupportedMediaTypeError,
@@ -30,6 +31,7 @@ const ERRORS = {
   unauthorized: new UnauthorizedError(),
   budget_exceeded: new BudgetExceededError('session', 0, 0),
   forbidden: new ForbiddenError(''),
+  tenant_suspended: new TenantSuspendedError(''),
   session_not_found: new SessionNotFoundError(''),
   agent_not_found: new AgentNotFoundError(''),
   message_not_found: new MessageNotFoundError(''),
@@ -77,6 +79,7 @@ export const ROUTE_ERRORS: Record<HttpRouteKey, ErrorCode[]> = {
   'POST /api/chat': [
     ...BODY,
     'budget_exceeded',
+    'tenant_suspended',
     'session_not_found',
     'agent_not_found',
     'message_not_found',

@@ -1,0 +1,58 @@
+import type { Command } from 'commander';
+import { listDeadLetters, redriveDeadLetters } from '../lib/operate/index.ts';
+import { positive, run } from './command.ts';
+import { type CliIo, connect, print, type TargetOptions, withTarget } from './io.ts';
+
+/** Registers `dlq list` and `dlq redrive`: the turns queue's dead letters. */
+export function addDlqCommands(program: Command, io: CliIo, exit: (code: number) => void): void {
+  const dlq = program.command('dlq').description("the turns queue's dead-letter queue");
+  withTarget(
+    dlq
+      .command('list')
+      .description('list the dead letters: each job, and where its run stands now')
+      .option('--max <n>', 'at most this many', '100'),
+  ).action(
+    run(io, exit, async (out, options: TargetOptions & { max: string }) => {
+      const target = await connect(options);
+      const letters = await listDeadLetters(target, positive('--max', options.max));
+      print(out, options, letters, (list) =>
+        list.length === 0
+          ? `The dead-letter queue of ${target.label} is empty.`
+          : list
+              .map((l) =>
+                l.job
+                  ? `${l.messageId} ${l.job.kind} session ${l.job.sessionId} run ${l.job.runId}: ${l.run ? `run ${l.run.status}` : 'run gone'}${l.receiveCount ? `, received ${l.receiveCount} times` : ''}`
+                  : `${l.messageId} unreadable: ${l.unreadable}`,
+              )
+              .join('\n'),
+      );
+      return true;
+    }),
+  );
+  withTarget(
+    dlq
+      .command('redrive')
+      .description(
+        'send dead letters back to the turns queue with a new deduplication id; one whose run has ended is acknowledged without running',
+      )
+      .argument('[messageIds...]', 'only these dead letters (default: all)')
+      .option('--max <n>', 'at most this many', '100'),
+  ).action(
+    run(io, exit, async (out, messageIds: string[], options: TargetOptions & { max: string }) => {
+      const target = await connect(options);
+      const results = await redriveDeadLetters(target, {
+        max: positive('--max', options.max),
+        ...(messageIds.length > 0 && { only: messageIds }),
+      });
+      print(out, options, results, (list) =>
+        list.length === 0
+          ? 'Nothing to redrive.'
+          : list.map((r) => `${r.messageId} ${r.outcome}: ${r.detail}`).join('\n'),
+      );
+      // A dead letter asked for by id and not found (gone, or not among the first --max) is a failure.
+      const missing = messageIds.filter((id) => !results.some((r) => r.messageId === id));
+      if (missing.length > 0) out.stderr.write(`not in the dead-letter queue: ${missing.join(', ')}\n`);
+      return missing.length === 0;
+    }),
+  );
+}

@@ -1,0 +1,23 @@
+export { type CancelledRun, cancelRuns, expireRuns } from './cancel.ts';
+export { listDeadLetters, redriveDeadLetters } from './dlq.ts';
+export { type Erased, eraseOwner, eraseTenant } from './erase.ts';
+export { inspectSession, type SessionReport } from './inspect.ts';
+export { type OwnedItems, type Owner, ownedItems, tenantOwners } from './owners.ts';
+export { describeEvent, type TailOptions, tailSession } from './tail.ts';
+export {
+  resourcesFromOutputs,
+  resourcesTarget,
+  SANDBOX_OPERATE_PATH,
+  sandboxTarget,
+  stackTarget,
+} from './target.ts';
+export { resumeTenant, type Suspended, suspendTenant, tenantStatus } from './tenants.ts';
+export {
+  type DeadLetter,
+  type OperatorTarget,
+  type Redriven,
+  type SandboxResources,
+  SandboxResourcesSchema,
+  type StackResources,
+  StackResourcesSchema,
+} from './types.ts';

@@ -1,0 +1,69 @@
+import type { Runtime } from '../config/index.ts';
+import { SessionNotFoundError } from '../errors/index.ts';
+import { getSession, lastSeq, listEvents, type SessionEvent } from '../store/index.ts';
+
+/** The events that end a turn in the log (lib/runs' END_TYPES). */
+const TURN_ENDS = new Set(['session.status_idle', 'session.status_requires_action']);
+
+/** How {@link tailSession} follows a log. */
+export interface TailOptions {
+  /** Start after this seq (0: the whole log). Default: the log's end when the tail starts, so only new events show. */
+  after?: number;
+  /** How often the log is read again. Default 500 ms. */
+  pollMs?: number;
+  /** Stop once a turn has ended (its idle or requires-action event), instead of following until `signal`. */
+  untilTurnEnds?: boolean;
+  /** Stops the tail. */
+  signal?: AbortSignal;
+  /** Called with each event, in order. */
+  onEvent: (event: SessionEvent) => void;
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
+
+/**
+ * Follows a session's event log as it grows, reading it the way a host that reconnects does (from
+ * the table, so it needs no WebSocket and sees every turn, whichever worker runs it). Returns the
+ * last seq it saw.
+ */
+export async function tailSession(rt: Runtime, ref: string, options: TailOptions): Promise<number> {
+  if (!(await getSession(rt, ref, { includeDeleted: true }))) throw new SessionNotFoundError(ref);
+  let after = options.after ?? (await lastSeq(rt, ref));
+  const pollMs = options.pollMs ?? 500;
+  while (!options.signal?.aborted) {
+    const events = await listEvents(rt, ref, after, 500);
+    for (const event of events) {
+      options.onEvent(event);
+      after = event.seq;
+      if (options.untilTurnEnds && TURN_ENDS.has(event.type)) return after;
+    }
+    if (events.length < 500) await pause(pollMs, options.signal);
+  }
+  return after;
+}
+
+/** One line for a person: seq, time, type, run, and what the event says in brief. */
+export function describeEvent(event: SessionEvent): string {
+  const data = event.data;
+  const brief =
+    typeof data.text === 'string'
+      ? JSON.stringify(data.text)
+      : typeof data.content === 'string'
+        ? JSON.stringify(data.content)
+        : typeof data.status === 'string'
+          ? `status=${data.status}${typeof data.stop_reason === 'string' ? ` stop_reason=${data.stop_reason}` : ''}`
+          : JSON.stringify(data);
+  const text = brief.length > 200 ? `${brief.slice(0, 199)}…` : brief;
+  return `#${event.seq} ${event.at} ${event.type}${event.run_id ? ` ${event.run_id}` : ''} ${text}`;
+}

@@ -1,0 +1,145 @@
+import { createRuntime } from '../config/index.ts';
+import { parseOrThrow, ValidationError } from '../errors/index.ts';
+import {
+  type OperatorTarget,
+  SandboxResourcesSchema,
+  type StackResources,
+  StackResourcesSchema,
+} from './types.ts';
+
+/** Where the sandbox says what it runs on, for the operator commands. */
+export const SANDBOX_OPERATE_PATH = '/sandbox/operate';
+
+/** The target of a running sandbox (`switchboard dev`), found from its address. */
+export async function sandboxTarget(url: string): Promise<OperatorTarget> {
+  const base = url.replace(/\/+$/, '');
+  let body: unknown;
+  try {
+    const res = await fetch(`${base}${SANDBOX_OPERATE_PATH}`);
+    if (!res.ok) throw new Error(`it answered ${res.status}`);
+    body = await res.json();
+  } catch (error) {
+    throw new ValidationError(
+      `No sandbox answers at ${base} (${(error as Error).message}): start one with switchboard dev, or name a stack.`,
+      [{ path: ['sandbox'], message: 'unreachable' }],
+    );
+  }
+  const resources = parseOrThrow(SandboxResourcesSchema, body, 'sandbox');
+  return {
+    rt: createRuntime({
+      fn: 'sweep',
+      table: resources.table,
+      queueUrl: resources.queueUrl,
+      bucket: resources.bucket,
+      region: resources.region,
+      credentials: resources.credentials,
+      endpoints: resources.endpoints,
+      logLevel: 'ERROR',
+    }),
+    dlqUrl: resources.dlqUrl,
+    label: `sandbox at ${base}`,
+  };
+}
+
+/** The target of a deployed stack's resources, with credentials from the SDK's usual chain. */
+export function resourcesTarget(resources: StackResources, label: string): OperatorTarget {
+  const parsed = parseOrThrow(StackResourcesSchema, resources, 'stack');
+  return {
+    rt: createRuntime({
+      fn: 'sweep',
+      table: parsed.table,
+      queueUrl: parsed.queueUrl,
+      bucket: parsed.bucket,
+      ...(parsed.region && { region: parsed.region }),
+      logLevel: 'ERROR',
+    }),
+    dlqUrl: parsed.dlqUrl,
+    label,
+  };
+}
+
+/** The construct's outputs (`<id>TableName`, …; infra/switchboard.ts) that name what the commands use. */
+const OUTPUTS = {
+  table: 'TableName',
+  queueUrl: 'QueueUrl',
+  dlqUrl: 'DeadLetterQueueUrl',
+  bucket: 'BucketName',
+} as const;
+
+/**
+ * The resources a stack's outputs name. `outputs` are the stack's (OutputKey → OutputValue); with
+ * several Switchboard constructs in one stack, `prefix` (the construct's id) says which.
+ */
+export function resourcesFromOutputs(
+  stack: string,
+  outputs: Record<string, string>,
+  prefix?: string,
+): Record<keyof typeof OUTPUTS, string> {
+  // A construct's outputs share its id as their prefix; only a Switchboard has a dead-letter queue output.
+  const prefixes =
+    prefix === undefined
+      ? Object.keys(outputs)
+          .filter((key) => key.endsWith(OUTPUTS.dlqUrl))
+          .map((key) => key.slice(0, -OUTPUTS.dlqUrl.length))
+      : [prefix.replace(/[^A-Za-z0-9]/g, '')];
+  if (prefixes.length !== 1)
+    throw new ValidationError(
+      prefixes.length === 0
+        ? `Stack ${stack} has no output ending in ${OUTPUTS.dlqUrl}: is it a Switchboard stack, deployed with this version?`
+        : `Stack ${stack} has several Switchboard constructs (${prefixes.join(', ')}): name one with --construct.`,
+      [{ path: ['stack'], message: `output ${OUTPUTS.dlqUrl}` }],
+    );
+  const found = {} as Record<keyof typeof OUTPUTS, string>;
+  for (const [field, suffix] of Object.entries(OUTPUTS) as [keyof typeof OUTPUTS, string][]) {
+    const value = outputs[`${prefixes[0]}${suffix}`];
+    if (value === undefined)
+      throw new ValidationError(`Stack ${stack} has no output ${prefixes[0]}${suffix}.`, [
+        { path: ['stack'], message: `output ${suffix}` },
+      ]);
+    found[field] = value;
+  }
+  return found;
+}
+
+/** The CloudFormation client's module: loaded only by `--stack`, so that the rest needs no such dependency. */
+const CLOUDFORMATION_MODULE = '@aws-sdk/client-cloudformation';
+
+/** What this module needs of the CloudFormation client: DescribeStacks. */
+interface CloudFormationModule {
+  CloudFormationClient: new (config: {
+    region?: string;
+  }) => {
+    send(
+      command: unknown,
+    ): Promise<{ Stacks?: { Outputs?: { OutputKey?: string; OutputValue?: string }[] }[] }>;
+    destroy(): void;
+  };
+  DescribeStacksCommand: new (input: { StackName: string }) => unknown;
+}
+
+/**
+ * The target of a deployed stack found by name: its outputs, read with CloudFormation's
+ * DescribeStacks (credentials and region from the SDK's usual chain, or `region`).
+ */
+export async function stackTarget(
+  stack: string,
+  options: { region?: string; construct?: string } = {},
+): Promise<OperatorTarget> {
+  const module = (await import(CLOUDFORMATION_MODULE).catch(() => {
+    throw new ValidationError(
+      `--stack reads the stack's outputs with ${CLOUDFORMATION_MODULE}, which is not installed: install it, or name the resources with --table, --queue-url and --dlq-url.`,
+      [{ path: ['stack'], message: 'needs the CloudFormation client' }],
+    );
+  })) as CloudFormationModule;
+  const client = new module.CloudFormationClient({ ...(options.region && { region: options.region }) });
+  try {
+    const { Stacks } = await client.send(new module.DescribeStacksCommand({ StackName: stack }));
+    const outputs = Object.fromEntries(
+      (Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']),
+    );
+    const resources = resourcesFromOutputs(stack, outputs, options.construct);
+    return resourcesTarget({ ...resources, region: options.region }, `stack ${stack}`);
+  } finally {
+    client.destroy();
+  }
+}

@@ -1,0 +1,35 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SANDBOX_OPERATE_PATH, type SandboxResources } from '../lib/operate/index.ts';
+import type { LocalServices } from './services.ts';
+import { SANDBOX_CREDENTIALS, SANDBOX_NAMES, SANDBOX_REGION } from './services.ts';
+
+/** What the operator commands (`switchboard inspect --sandbox URL`, …) need to reach this sandbox's emulators. */
+export function sandboxResources(services: LocalServices): SandboxResources {
+  return {
+    table: SANDBOX_NAMES.table,
+    queueUrl: services.queueUrl,
+    dlqUrl: services.dlqUrl,
+    bucket: SANDBOX_NAMES.bucket,
+    region: SANDBOX_REGION,
+    endpoints: { dynamodb: services.dynamodbEndpoint, sqs: services.awsEndpoint, s3: services.awsEndpoint },
+    credentials: SANDBOX_CREDENTIALS,
+  };
+}
+
+/**
+ * Serves {@link sandboxResources} at `GET /sandbox/operate`: the sandbox is local and its emulators
+ * take any credentials, so nothing here is secret; a deployed stack has no such route (the commands
+ * find it by its outputs). Same-origin only: a page of another origin cannot read it. Returns true
+ * when it answered.
+ */
+export function serveOperate(
+  req: IncomingMessage,
+  res: ServerResponse,
+  resources: SandboxResources,
+): boolean {
+  const path = (req.url ?? '/').split('?')[0];
+  if (path !== SANDBOX_OPERATE_PATH || req.method !== 'GET') return false;
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(resources));
+  return true;
+}

@@ -1,0 +1,306 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../cli/program.ts';
+import { ownerIdentity } from '../../lib/auth/index.ts';
+import { ChatRequestSchema } from '../../lib/contract/index.ts';
+import { digest } from '../../lib/ids/index.ts';
+import type { DeadLetter, OperatorTarget, Redriven, SessionReport } from '../../lib/operate/index.ts';
+import { sandboxTarget } from '../../lib/operate/index.ts';
+import { submitTurn } from '../../lib/runs/index.ts';
+import { getRun, lastSeq } from '../../lib/store/index.ts';
+import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { testApp } from '../support/agents.ts';
+import { pauseAgents } from '../support/pause-agents.ts';
+import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
+import { queued, within } from '../support/wait.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TSX = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
+
+const agents = testApp();
+for (const definition of pauseAgents().definitions) agents.app.registerHostAgent(definition);
+/** Callers by token: `user@tenant`. */
+const TOKENS: Record<string, { user: string; tenant?: string }> = {
+  ops: { user: 'ops' },
+  'ann@acme': { user: 'ann', tenant: 'acme' },
+  'zed@globex': { user: 'zed', tenant: 'globex' },
+};
+let sandbox: Sandbox;
+let target: OperatorTarget;
+const sid = sessionIds('op');
+
+beforeAll(async () => {
+  sandbox = await testSandbox({
+    app: agents.app,
+    tokens: (token) => TOKENS[token] ?? null,
+    // The held agent ignores its abort signal: a stopped turn is given up on after this grace.
+    settings: { runs: { cancelGraceMs: 100 } },
+  });
+  target = await sandboxTarget(sandbox.url);
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+/** Runs the switchboard command in this process against the sandbox; what it printed and its exit code. */
+async function cli(...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli([...args, '--sandbox', sandbox.url], {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, stdout, stderr, json: () => JSON.parse(stdout) as unknown };
+}
+
+/** Sends a message as `token`; the answer's JSON (202: the run id). */
+async function send(token: string, session: string, agent: string, content: string) {
+  const res = await api(
+    sandbox.url,
+    'POST',
+    '/api/chat',
+    { session_id: session, agent_id: agent, content },
+    { token },
+  );
+  return res;
+}
+
+/** Waits until the run has ended; its status. */
+async function ended(ref: string, runId: string): Promise<string | undefined> {
+  await expect
+    .poll(async () => (await getRun(sandbox.runtime, ref, runId))?.status, queued(`the end of run ${runId}`))
+    .toMatch(/^(completed|requires_action|error|cancelled|incomplete)$/);
+  return (await getRun(sandbox.runtime, ref, runId))?.status;
+}
+
+/**
+ * Records a message exactly as the API does (session, message, run), with its job sent to the
+ * dead-letter queue instead of the turns queue: a job that never ran, as one that failed before any
+ * worker claimed it ends up.
+ */
+async function forceIntoDeadLetters(session: string, content: string) {
+  const rt = { ...target.rt, queueUrl: target.dlqUrl };
+  const request = ChatRequestSchema.parse({ session_id: session, agent_id: 'pauser', content });
+  const accepted = await submitTurn(rt, agents.app, ownerIdentity({ owner: 'ops' }), request);
+  return { ref: refOf(session, 'ops'), runId: accepted.run_id };
+}
+
+/** The dead letter of one run (this file's tests leave each other's alone). */
+async function deadLetterOf(runId: string): Promise<DeadLetter | undefined> {
+  const listed = await cli('dlq', 'list', '--json');
+  expect(listed.code, listed.stderr).toBe(0);
+  return (listed.json() as DeadLetter[]).find((letter) => letter.job?.runId === runId);
+}
+
+describe('switchboard inspect', () => {
+  it('shows a session, its run and the pending action it waits on', async () => {
+    const session = sid('inspect');
+    const sent = await send('ops', session, 'pauser', 'wire');
+    expect(sent.status).toBe(202);
+    const ref = refOf(session, 'ops');
+    expect(await ended(ref, String(sent.json.run_id))).toBe('requires_action');
+
+    const shown = await cli('inspect', session, '--user', 'ops', '--json');
+    expect(shown.code, shown.stderr).toBe(0);
+    const report = shown.json() as SessionReport;
+    expect(report).toMatchObject({ ref, hostId: session, owner: 'ops', agentId: 'pauser' });
+    expect(report.runs).toEqual([
+      expect.objectContaining({ runId: sent.json.run_id, status: 'requires_action' }),
+    ]);
+    expect(report.actions).toEqual([
+      expect.objectContaining({ actionId: 'req_wire', kind: 'tool_approval', status: 'pending' }),
+    ]);
+    expect(report.lastSeq).toBeGreaterThan(0);
+
+    const text = await cli('inspect', ref);
+    expect(text.stdout).toContain('req_wire tool_approval pending');
+  });
+
+  it('exits 1 with the error as JSON for a session that does not exist', async () => {
+    const missing = await cli('inspect', 'nobody-has-this', '--json');
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stderr)).toEqual({
+      error: { code: 'session_not_found', message: expect.stringContaining('nobody-has-this') },
+    });
+  });
+});
+
+describe('switchboard tail', () => {
+  it('shows a live turn as it streams, and stops when it ends', async () => {
+    const session = sid('tail');
+    const sent = await send('ops', session, 'held', 'the tale');
+    expect(sent.status).toBe(202);
+    await agents.reached(session);
+    let stdout = '';
+    const tail = runCli(
+      [
+        'tail',
+        refOf(session, 'ops'),
+        '--after',
+        '0',
+        '--until-turn-ends',
+        '--poll-ms',
+        '50',
+        '--sandbox',
+        sandbox.url,
+      ],
+      { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: () => true } },
+    );
+    let finished = false;
+    void tail.then(() => {
+      finished = true;
+    });
+    // The first half is shown while the agent is still holding its turn open.
+    await expect.poll(() => stdout, queued('the first half in the tail')).toContain('first half of the tale');
+    expect(stdout).not.toContain('second half');
+    expect(finished).toBe(false);
+    agents.release(session);
+    expect(await within(tail, 'the tail to end with the turn')).toBe(0);
+    expect(stdout).toContain('second half.');
+    expect(stdout.trim().split('\n').at(-1)).toMatch(/session\.status_idle .*status=completed/);
+  });
+});
+
+describe('switchboard cancel', () => {
+  it("stops a session's running turn", async () => {
+    const session = sid('cancel');
+    const sent = await send('ops', session, 'held', 'long');
+    await agents.reached(session);
+    const ref = refOf(session, 'ops');
+    const cancelled = await cli('cancel', ref, '--json');
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(cancelled.json()).toEqual({
+      session: ref,
+      runs: [expect.objectContaining({ runId: sent.json.run_id, outcome: 'cancelling' })],
+    });
+    expect(await ended(ref, String(sent.json.run_id))).toBe('cancelled');
+    agents.release(session);
+  });
+
+  it('exits 1 with nothing_to_cancel when no turn runs', async () => {
+    const session = sid('idle');
+    const sent = await send('ops', session, 'pauser', 'hello');
+    await ended(refOf(session, 'ops'), String(sent.json.run_id));
+    const result = await cli('cancel', session, '--user', 'ops');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('has no queued or running turn');
+  });
+
+  it('--expire closes a queued run whose job no worker will get, and its dead letter is then only acknowledged', async () => {
+    const { ref, runId } = await forceIntoDeadLetters(sid('expire'), 'hello');
+    const expired = await cli('cancel', ref, '--expire', '--json');
+    expect(expired.code, expired.stderr).toBe(0);
+    expect(expired.json()).toMatchObject({ runs: [{ runId, outcome: 'expired' }] });
+    expect(await getRun(sandbox.runtime, ref, runId)).toMatchObject({
+      status: 'error',
+      error: { code: 'job_lost' },
+    });
+    const letter = await deadLetterOf(runId);
+    const redriven = await cli('dlq', 'redrive', letter!.messageId, '--json');
+    expect(redriven.json()).toEqual([expect.objectContaining({ outcome: 'acknowledged', runId })]);
+  });
+});
+
+describe('switchboard dlq', () => {
+  it('lists a job that never ran, and redriven with a new deduplication id it completes its turn', async () => {
+    const { ref, runId } = await forceIntoDeadLetters(sid('never-ran'), 'hello there');
+    const letter = await deadLetterOf(runId);
+    expect(letter).toMatchObject({ job: { kind: 'turn', sessionId: ref, runId }, run: { status: 'queued' } });
+    const text = await cli('dlq', 'list');
+    expect(text.stdout).toContain(`${letter!.messageId} turn session ${ref} run ${runId}: run queued`);
+
+    const redriven = await cli('dlq', 'redrive', letter!.messageId, '--json');
+    expect(redriven.code, redriven.stderr).toBe(0);
+    const [result] = redriven.json() as Redriven[];
+    expect(result).toMatchObject({ outcome: 'redriven', runId });
+    // Not the id the job was first sent with: the queue would drop that one as a duplicate.
+    expect(result?.deduplicationId).not.toBe(digest(ref, runId));
+    expect(await ended(ref, runId)).toBe('completed');
+    expect(await deadLetterOf(runId)).toBeUndefined();
+  });
+
+  it('acknowledges a job whose run is closed without running anything', async () => {
+    const session = sid('closed');
+    const ref = refOf(session, 'ops');
+    const sent = await send('ops', session, 'demo', 'hello');
+    const runId = String(sent.json.run_id);
+    expect(await ended(ref, runId)).toBe('completed');
+    const before = {
+      run: await getRun(sandbox.runtime, ref, runId),
+      seq: await lastSeq(sandbox.runtime, ref),
+    };
+    const invocations = agents.calls.demo;
+    await target.rt.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: target.dlqUrl,
+        MessageBody: JSON.stringify({ v: 1, kind: 'turn', sessionId: ref, runId, requestId: runId }),
+        MessageGroupId: ref,
+        MessageDeduplicationId: digest(ref, runId),
+      }),
+    );
+    const letter = await deadLetterOf(runId);
+    expect(letter?.run).toMatchObject({ status: 'completed' });
+
+    const redriven = await cli('dlq', 'redrive', letter!.messageId, '--json');
+    expect(redriven.json()).toEqual([
+      expect.objectContaining({ outcome: 'acknowledged', detail: 'its run already ended (completed)' }),
+    ]);
+    expect(await deadLetterOf(runId)).toBeUndefined();
+    // Gone: asked for again, it is not there.
+    expect((await cli('dlq', 'redrive', letter!.messageId)).code).toBe(1);
+    expect(await getRun(sandbox.runtime, ref, runId)).toEqual(before.run);
+    expect(await lastSeq(sandbox.runtime, ref)).toBe(before.seq);
+    expect(agents.calls.demo).toBe(invocations);
+  });
+});
+
+describe('switchboard tenant', () => {
+  it("suspend stops the tenant's running turn and refuses its messages until resume; other tenants go on", async () => {
+    const session = sid('suspended');
+    const ref = refOf(session, 'ann', 'acme');
+    const running = await send('ann@acme', session, 'held', 'long');
+    await agents.reached(session);
+
+    const suspended = await cli('tenant', 'suspend', 'acme', '--reason', 'unpaid', '--json');
+    expect(suspended.code, suspended.stderr).toBe(0);
+    expect(suspended.json()).toMatchObject({
+      tenant: 'acme',
+      stopped: [{ sessionId: ref, runIds: [running.json.run_id] }],
+    });
+    expect(await ended(ref, String(running.json.run_id))).toBe('cancelled');
+    agents.release(session);
+
+    const refused = await send('ann@acme', sid('after'), 'pauser', 'hello');
+    expect(refused.status).toBe(403);
+    expect(refused.json).toMatchObject({ error: { code: 'tenant_suspended' } });
+    expect((await send('zed@globex', sid('other'), 'pauser', 'hello')).status).toBe(202);
+    expect((await cli('tenant', 'status', 'acme')).stdout).toContain('suspended since');
+
+    expect((await cli('tenant', 'resume', 'acme')).code).toBe(0);
+    expect((await send('ann@acme', sid('resumed'), 'pauser', 'hello')).status).toBe(202);
+    expect((await cli('tenant', 'status', 'acme')).stdout).toContain('is not suspended');
+  });
+});
+
+describe('the switchboard command', () => {
+  it('answers a mistake on its command line with exit code 2', async () => {
+    expect((await cli('dlq', 'list', '--max', 'lots')).code).toBe(2);
+    const quiet = { stdout: { write: () => true }, stderr: { write: () => true } };
+    expect(await runCli(['nonsense'], quiet)).toBe(2);
+  });
+
+  it('runs as the package bin: inspect --json against a sandbox', async () => {
+    const session = sid('bin');
+    const sent = await send('ops', session, 'pauser', 'hello');
+    await ended(refOf(session, 'ops'), String(sent.json.run_id));
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [TSX, 'bin/switchboard.ts', 'inspect', session, '--user', 'ops', '--sandbox', sandbox.url, '--json'],
+      { cwd: ROOT, timeout: 60_000 },
+    );
+    expect(JSON.parse(stdout)).toMatchObject({ hostId: session, runs: [{ status: 'completed' }] });
+  });
+});
