@@ -3,6 +3,7 @@ import { StopReasonSchema, type Switchboard, UsageSchema } from '../agents/index
 import { ownerIdentity, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { FencedError } from '../errors/index.ts';
+import { publishEvents, publishing, turnFailed } from '../events/index.ts';
 import {
   finishRun,
   getSession,
@@ -116,7 +117,9 @@ export async function closeWithError(
     ended && ended !== 'unreadable' ? ended : { status: outcome.status, stopReason: 'error', error };
   if (ended)
     log.info('The log already ends the run: it is closed as the log says', { status: closed.status });
-  await finishRun(rt, run, workerId, closed, Date.now());
+  if (!(await finishRun(rt, run, workerId, closed, Date.now())) || !publishing(rt)) return;
+  const session = await getSession(rt, run.sessionId, { includeDeleted: true });
+  if (session) await publishEvents(rt, [turnFailed(session, run.runId, closed)]);
 }
 
 /** Closes a run whose worker was lost: `incomplete`, with the error in the log; the agent's backend is told `lease_lost`. */

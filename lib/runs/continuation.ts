@@ -14,6 +14,7 @@ import {
   SessionConflictError,
   SessionNotFoundError,
 } from '../errors/index.ts';
+import { pauseResolved, publishEvents } from '../events/index.ts';
 import { newId } from '../ids/index.ts';
 import {
   type ActionRecord,
@@ -65,6 +66,7 @@ export async function supersedeOpen(
       { now: Date.now(), mustBeLive: false, from: action.status },
     );
     if (done) decided.push(action.actionId);
+    if (done && action.status === 'pending') await publishEvents(rt, [pauseResolved(session, done)]);
   }
   return [...earlier, ...decided];
 }
@@ -166,6 +168,7 @@ async function decideAndQueue(
       throw notPending((await getAction(rt, session.sessionId, action.actionId)) ?? action, now);
     }
     decided = won;
+    await publishEvents(rt, [pauseResolved(session, won)]);
     // Like a message's, the context is the session's from now on, once the continuation is applied (a
     // refused one stores nothing). A retry past the decision does not set it again: a later message
     // may have replaced it meanwhile; its own turn has it on the run either way.

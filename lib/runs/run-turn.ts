@@ -2,6 +2,7 @@ import type { Switchboard } from '../agents/index.ts';
 import { lapseContext, ownerIdentity, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { AgentUnavailableError, FencedError, MissingItemError, RetryLaterError } from '../errors/index.ts';
+import { publishEvents, turnFailed } from '../events/index.ts';
 import {
   type CancelReason,
   claimRun,
@@ -184,6 +185,7 @@ async function runClaimed(
   });
   const finished = await finishRun(rt, job, workerId, outcome, Date.now());
   if (!finished) log.warn('Lost the lease before the outcome was written; it was discarded');
+  else await publishEvents(rt, [turnFailed(session, run.runId, outcome)]);
   // Screenshots are not stored: they lived only for this turn (the bucket's lifecycle rule is the backstop).
   if (run.screenshots?.length) await deleteBlobs(rt, run.screenshots).catch(() => undefined);
   // Only the worker whose outcome was written counts the run's cost: a fenced-off one never does.
