@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Switchboard } from '../lib/agents/index.ts';
 import { jsonSchemasReady } from '../lib/contract/index.ts';
+import { eventLine } from './event-bus.ts';
 import { startSandbox } from './sandbox.ts';
 import { UsageError } from './token-command.ts';
 
@@ -107,6 +108,8 @@ export async function devCommand(args: string[]): Promise<void> {
     dataDir,
     sweepPeriodMs: Number(values['sweep-ms']),
     jwt: !values.anonymous,
+    // Domain events, one line each, as a rule on the bus would see them.
+    onEvent: (event) => console.log(eventLine(event)),
     ...(values.faults !== undefined && {
       faults: {
         seed: Number(values.faults),

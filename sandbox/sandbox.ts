@@ -35,6 +35,7 @@ import { type FaultOptions, type FaultPlan, startFronts } from './aws/index.ts';
 import { serveContract } from './contract.ts';
 import { DISCOVERY_PATH, serveDevAuth } from './dev-auth.ts';
 import { DEV_AUDIENCE, DEV_ISSUER } from './dev-key.ts';
+import { type ReceivedEvent, startEventBus } from './event-bus.ts';
 import {
   type HttpApiOptions,
   lambdaPolicyAuthorizer,
@@ -103,6 +104,8 @@ export interface SandboxOptions {
   clock?: () => number;
   /** The AG-UI function's timeout, at which its stream is cut off. Default 900 000, the stack's. */
   aguiTimeoutMs?: number;
+  /** Told of each domain event the sandbox's EventBridge bus takes, as it arrives (`switchboard dev` prints them). */
+  onEvent?: (event: ReceivedEvent) => void;
 }
 
 /** Where the sandbox serves the AG-UI endpoint (on AWS, a function URL of its own). */
@@ -123,6 +126,11 @@ export interface Sandbox {
   faults?: FaultPlan;
   /** Runs the sweep now, as the schedule would. */
   sweep(): Promise<void>;
+  /**
+   * The domain events published so far on the sandbox's EventBridge bus (docs/operations.md,
+   * "Domain events"), oldest first, as a rule's target would receive them.
+   */
+  events(): ReceivedEvent[];
   /** Ids of the WebSocket connections open now (for `DeleteConnection`, as an operator or API Gateway's limits would cut them). */
   connections(): string[];
   close(): Promise<void>;
@@ -207,6 +215,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         agui: ReturnType<typeof createAguiHandler>;
       }
     | undefined;
+  const bus = await startEventBus({ bus: SANDBOX_NAMES.eventBus, onEvent: options.onEvent });
   const jwt = jwtConfig(options);
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN';
   // The verifier finds the key set through the discovery document the gateway serves, once it listens.
@@ -257,11 +266,17 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     table: SANDBOX_NAMES.table,
     queueUrl: services.queueUrl,
     bucket: SANDBOX_NAMES.bucket,
+    eventBus: SANDBOX_NAMES.eventBus,
     wsEndpoint: gateway.managementEndpoint,
     settings: parseSettings(options.settings),
     region: SANDBOX_REGION,
     credentials: SANDBOX_CREDENTIALS,
-    endpoints: { dynamodb: services.dynamodbEndpoint, sqs: services.awsEndpoint, s3: services.awsEndpoint },
+    endpoints: {
+      dynamodb: services.dynamodbEndpoint,
+      sqs: services.awsEndpoint,
+      s3: services.awsEndpoint,
+      events: bus.url,
+    },
     logLevel,
     clock: options.clock,
   };
@@ -272,6 +287,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     dynamodb: services.dynamodbEndpoint,
     aws: services.awsEndpoint,
     connections: gateway.managementEndpoint,
+    events: bus.url,
     names: { ...SANDBOX_NAMES, region: SANDBOX_REGION },
     faults: options.faults,
     permissions: options.permissions,
@@ -321,6 +337,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     runtimes,
     faults: fronts.faults,
     sweep: () => schedule.tick(),
+    events: () => bus.events(),
     connections: () => gateway.connections(),
     ...(worker && {
       worker: {
@@ -340,6 +357,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       await worker?.stop();
       await gateway.close();
       await fronts.close();
+      await bus.close();
       await services.stop();
     },
   };

@@ -15,8 +15,7 @@ export async function announceExpiring(rt: Runtime, now: number, lookbackHours: 
   const events: DomainEvent[] = [];
   for (const due of await actionsDueBy(rt, now, now + lead * 60_000, lookbackHours)) {
     const action = await getAction(rt, due.sessionId, due.actionId);
-    if (!action || action.status !== 'pending' || action.expiringAnnouncedAt || action.expiresAt <= now)
-      continue;
+    if (action?.status !== 'pending' || action.expiringAnnouncedAt || action.expiresAt <= now) continue;
     const session = await getSession(rt, due.sessionId);
     const marked = session && (await markExpiringAnnounced(rt, action, now));
     if (session && marked) events.push(pauseExpiring(session, marked, lead));
