@@ -1,4 +1,4 @@
-import { PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { Runtime } from '../config/index.ts';
 import { type DomainEvent, EVENT_SOURCE } from './schema.ts';
 
@@ -48,7 +48,7 @@ export async function publishEvents(
     const chunk = events.slice(i, i + PUT_EVENTS_MAX_ENTRIES);
     const types = chunk.map((e) => e.detailType);
     try {
-      const client = await rt.events();
+      const [client, { PutEventsCommand }] = await Promise.all([rt.events(), import('./put-events.ts')]);
       const answer = await client.send(
         new PutEventsCommand({ Entries: chunk.map((event) => entryOf(bus, event, now)) }),
       );

@@ -88,6 +88,13 @@ describe('function bundles', () => {
     }
   });
 
+  it('loads the EventBridge SDK with the first domain event: a lazy chunk, never in the entry code', () => {
+    for (const fn of ['http', 'ws', 'worker', 'sweep', 'agui'] as const) {
+      expect(packagesIn(fn, 'initial').has('@aws-sdk/client-eventbridge'), fn).toBe(false);
+      expect(packagesIn(fn, 'all').get('@aws-sdk/client-eventbridge'), fn).toBeGreaterThan(0);
+    }
+  });
+
   it('keeps every function entry code within its ceiling, the 500 KB goal', () => {
     const sizes = Object.fromEntries(SWITCHBOARD_ENTRIES.map((fn) => [fn, entryBytes(fn)]));
     for (const fn of SWITCHBOARD_ENTRIES) {
