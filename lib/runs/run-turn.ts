@@ -19,7 +19,7 @@ import {
 import { recordSpend } from '../usage/index.ts';
 import { accountingOf, closingSpend } from './accounting.ts';
 import { failTurn } from './call-agent.ts';
-import { closeLostRun, closeWithError, FAILED } from './close.ts';
+import { announceFailure, closeLostRun, closeWithError, FAILED } from './close.ts';
 import { EventStream } from './event-stream.ts';
 import { callCancelHook } from './hooks.ts';
 import type { TurnJob } from './job.ts';
@@ -79,9 +79,11 @@ export async function runTurn(
     // Past the claim a retry must not invoke the agent again: the turn is closed as error instead,
     // so a job that keeps failing cannot hold the session up.
     log.error('A claimed run failed; it is closed as error', { error: String(error) });
-    await closeWithError(rt, job, workerId, log, FAILED).catch((e: unknown) =>
-      log.error('Could not close the run', { error: String(e) }),
-    );
+    const failed = await closeWithError(rt, job, workerId, log, FAILED).catch((e: unknown) => {
+      log.error('Could not close the run', { error: String(e) });
+      return undefined;
+    });
+    await announceFailure(rt, job, failed);
   }
   // Outside the catch: a spend that could not be written fails the job, whose next delivery counts it.
   if (closed) {

@@ -131,10 +131,6 @@ export async function settle(
       : undefined;
     const expiresAt = now + hitl.timeoutMinutes * 60_000;
     if (next) await promoteAction(rt, next, expiresAt);
-    await publishEvents(rt, [
-      next && pauseOpened(scope.session, { ...next, status: 'pending', expiresAt }),
-      budgetEvent(scope, reached, costUsd),
-    ]);
     if (next) {
       const queued = mode.others.filter((o) => o.kind === 'host_tool' && o !== next && o.status === 'queued');
       stream.append('final_response', {
@@ -153,6 +149,10 @@ export async function settle(
       detail: null,
       ...spend,
     });
+    await publishEvents(rt, [
+      next && pauseOpened(scope.session, { ...next, status: 'pending', expiresAt }),
+      budgetEvent(scope, reached, costUsd),
+    ]);
     return {
       status: waiting ? 'requires_action' : 'completed',
       stopReason,
@@ -196,11 +196,6 @@ export async function settle(
     now,
   });
   announceDecided(stream, change.withdrawn);
-  await publishEvents(rt, [
-    ...change.withdrawn.map((a) => pauseResolved(scope.session, a)),
-    ...change.asked.filter((a) => a.status === 'pending').map((a) => pauseOpened(scope.session, a)),
-    budgetEvent(scope, reached, costUsd),
-  ]);
   const questions = change.asked.filter((a) => a.kind !== 'host_tool');
   if (questions.length > 0)
     stream.append('action.required', { message_id: messageId, actions: questions.map((a) => a.action) });
@@ -232,5 +227,11 @@ export async function settle(
     detail: result.detail ?? state.stopDetail ?? null,
     ...spend,
   });
+  // After the host's events are on their way: the rest of the account hears of it next.
+  await publishEvents(rt, [
+    ...change.withdrawn.map((a) => pauseResolved(scope.session, a)),
+    ...change.asked.filter((a) => a.status === 'pending').map((a) => pauseOpened(scope.session, a)),
+    budgetEvent(scope, reached, costUsd),
+  ]);
   return paused ? { ...outcome, status: 'requires_action' } : outcome;
 }
