@@ -14,7 +14,7 @@ import {
   SessionConflictError,
   SessionNotFoundError,
 } from '../errors/index.ts';
-import { pauseResolved, publishEvents } from '../events/index.ts';
+import { type DomainEvent, pauseResolved, publishEvents } from '../events/index.ts';
 import { newId } from '../ids/index.ts';
 import {
   type ActionRecord,
@@ -55,6 +55,7 @@ export async function supersedeOpen(
   const agent = await app.resolveAgent(session.agentId, requestContextOf(identity));
   const policy = agent?.definition.pendingActionPolicy ?? 'keep';
   const decided: string[] = [];
+  const events: (DomainEvent | undefined)[] = [];
   for (const action of open) {
     const host = action.kind === 'host_tool';
     if (!host && policy !== 'cancel') continue;
@@ -66,8 +67,10 @@ export async function supersedeOpen(
       { now: Date.now(), mustBeLive: false, from: action.status },
     );
     if (done) decided.push(action.actionId);
-    if (done && action.status === 'pending') await publishEvents(rt, [pauseResolved(session, done)]);
+    // A queued host call was never announced as opened: its end is not announced either.
+    if (done && action.status === 'pending') events.push(pauseResolved(session, done));
   }
+  await publishEvents(rt, events);
   return [...earlier, ...decided];
 }
 
@@ -168,13 +171,14 @@ async function decideAndQueue(
       throw notPending((await getAction(rt, session.sessionId, action.actionId)) ?? action, now);
     }
     decided = won;
-    await publishEvents(rt, [pauseResolved(session, won)]);
     // Like a message's, the context is the session's from now on, once the continuation is applied (a
     // refused one stores nothing). A retry past the decision does not set it again: a later message
     // may have replaced it meanwhile; its own turn has it on the run either way.
     if (hostContext) await setHostContext(rt, session.sessionId, hostContext);
   }
   await enqueue(rt, { v: 1, kind: 'resolve', sessionId: session.sessionId, runId: record.runId, requestId });
+  // Only the request that decided it announces it: a retry finds it decided already.
+  if (!ours) await publishEvents(rt, [pauseResolved(session, decided)]);
   return { runId: record.runId, action: decided, duplicate: !first };
 }
 
