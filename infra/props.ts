@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { IHttpRouteAuthorizer, IWebSocketRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AuthConfigSchema } from '../lib/auth/types.ts';
 import { parseSettings, type SettingsInput } from '../lib/config/index.ts';
@@ -129,9 +130,23 @@ export interface SwitchboardProps {
    * @default false
    */
   readonly allowAnonymous?: boolean;
+  /**
+   * The EventBridge bus the runtime publishes its domain events on (docs/operations.md, "Domain
+   * events": a pause opened, expiring, answered or lapsed, a turn failed, a budget reached): an
+   * existing bus (the account's default bus, `EventBus.fromEventBusName(this, 'Default', 'default')`,
+   * or a team's own), or `false` to publish none. Only `events:PutEvents` on it is granted.
+   * @default a new bus of this stack's own
+   */
+  readonly eventBus?: IEventBus | false;
 }
 
-type OptionalProps = 'workerMaxConcurrency' | 'settings' | 'auth' | 'httpAuthorizer' | 'webSocketAuthorizer';
+type OptionalProps =
+  | 'workerMaxConcurrency'
+  | 'settings'
+  | 'auth'
+  | 'httpAuthorizer'
+  | 'webSocketAuthorizer'
+  | 'eventBus';
 
 /** {@link SwitchboardProps} after validation, with every default applied. */
 export type ResolvedSwitchboardProps = Required<Omit<SwitchboardProps, OptionalProps>> &
@@ -189,6 +204,7 @@ export function resolveSwitchboardProps(props: SwitchboardProps): ResolvedSwitch
     allowAnonymous: props.allowAnonymous ?? false,
     httpAuthorizer: props.httpAuthorizer,
     webSocketAuthorizer: props.webSocketAuthorizer,
+    eventBus: props.eventBus,
     httpThrottle: checkThrottle('httpThrottle', props.httpThrottle ?? DEFAULT_HTTP_THROTTLE),
     webSocketThrottle: checkThrottle(
       'webSocketThrottle',

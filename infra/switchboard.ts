@@ -1,7 +1,7 @@
 import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { HttpApi, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { EventBus, type IEventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import {
@@ -90,6 +90,11 @@ export class Switchboard extends Construct {
   readonly aguiUrl?: FunctionUrl;
   /** Alarms, their topic and the dashboard; absent with `monitoring: false`. */
   readonly monitoring?: SwitchboardMonitoring;
+  /**
+   * The bus the runtime publishes its domain events on (the `eventBus` prop, or one of its own);
+   * undefined with `eventBus: false`.
+   */
+  readonly eventBus?: IEventBus;
 
   /** Validates `props` (it throws on any that cannot deploy) and creates every resource. */
   constructor(scope: Construct, id: string, props: SwitchboardProps) {
@@ -102,6 +107,11 @@ export class Switchboard extends Construct {
       resolved.removalPolicy === RemovalPolicy.DESTROY,
       bucketRetention(resolved.settings),
     );
+    this.eventBus =
+      resolved.eventBus === false
+        ? undefined
+        : (resolved.eventBus ??
+          new EventBus(this, 'EventBus', { description: 'Switchboard domain events (docs/operations.md)' }));
     const { queue, dlq } = createTurnsQueue(this, resolved.workerTimeout);
     this.queue = queue;
     this.deadLetterQueue = dlq;
@@ -251,6 +261,8 @@ export class Switchboard extends Construct {
       // Where the metrics go (what the alarms and the dashboard read), with or without them.
       POWERTOOLS_METRICS_NAMESPACE: this.monitoring?.namespace ?? METRICS_NAMESPACE,
       ...(resolved.tracing && { SWITCHBOARD_TRACING: 'true' }),
+      // Without it the runtime publishes no domain events.
+      ...(this.eventBus && { SWITCHBOARD_EVENT_BUS: this.eventBus.eventBusName }),
     };
     for (const fn of [...Object.values(this.functions), ...(this.aguiFunction ? [this.aguiFunction] : [])]) {
       for (const [key, value] of Object.entries(environment)) fn.addEnvironment(key, value);
@@ -276,10 +288,13 @@ export class Switchboard extends Construct {
           resourceName: `${this.webSocketStage.stageName}/*/@connections/*`,
         }),
       ],
+      eventBus: this.eventBus ? [this.eventBus.eventBusArn] : [],
     };
     for (const name of FUNCTION_NAMES) {
       const fn = this.functionOf(name);
       for (const grant of FUNCTION_PERMISSIONS[name]) {
+        // A resource the stack does not have (no event bus) is granted nothing.
+        if (arns[grant.resource].length === 0) continue;
         fn?.addToRolePolicy(
           new PolicyStatement({ actions: [...grant.actions], resources: arns[grant.resource] }),
         );

@@ -30,4 +30,12 @@ export {
   toJsonSchema,
 } from './agents/index.ts';
 export type { Attachment, HostContext } from './contract/index.ts';
+export {
+  type DetailOf,
+  type DetailType,
+  DOMAIN_EVENTS,
+  type DomainEvent,
+  EVENT_SOURCE,
+  parseDetail,
+} from './events/index.ts';
 export type { Budget, ModelPrice, Pricing } from './usage/index.ts';

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { type AgentsModule, loadAgentsModule } from './agents-module.ts';
 import { DEV_AUDIENCE } from './dev-key.ts';
 import { devTokensText } from './dev-tokens.ts';
+import { eventLine } from './event-bus.ts';
 import { formatError } from './readable-log.ts';
 import { startSandbox } from './sandbox.ts';
 import { parseTtl, UsageError } from './token-command.ts';
@@ -145,6 +146,8 @@ export async function devCommand(args: string[]): Promise<void> {
     sweepPeriodMs: Number(values['sweep-ms']),
     jwt: !values.anonymous,
     readableLogs: !values['json-logs'],
+    // Domain events, one line each, as a rule on the bus would see them.
+    onEvent: (event) => console.log(eventLine(event)),
     ...(values.faults !== undefined && {
       faults: {
         seed: Number(values.faults),

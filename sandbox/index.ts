@@ -14,6 +14,8 @@
  * await sandbox.close();
  * ```
  */
+
 export { DEV_AUDIENCE, DEV_ISSUER, type DevTokenOptions, mintDevToken } from './dev-key.ts';
+export { eventLine, type ReceivedEvent } from './event-bus.ts';
 export type { ReadableOutput } from './readable-log.ts';
 export { type Sandbox, type SandboxOptions, startSandbox } from './sandbox.ts';

@@ -32,7 +32,7 @@
 import type { ClientService, Runtime } from '../lib/config/index.ts';
 
 /** The services the functions call. */
-export type MeteredService = 'DynamoDB' | 'SQS' | 'S3' | 'ApiGateway';
+export type MeteredService = 'DynamoDB' | 'SQS' | 'S3' | 'ApiGateway' | 'EventBridge';
 
 /** What a call was for, read from its input (see the module's comment). */
 export type CallKind =
@@ -390,8 +390,9 @@ export function meter(runtimes: Record<string, MeteredRuntime>): Meter {
     sqs: 'SQS',
     s3: 'S3',
     connections: 'ApiGateway',
+    events: 'EventBridge',
   };
-  // Every client, including those a function creates on first use (S3).
+  // Every client, including those a function creates on first use (S3, EventBridge).
   for (const [fn, runtime] of Object.entries(runtimes)) {
     runtime.onClient((service, client) => {
       if (!stopped) attach(fn, SERVICES[service], stackOf(client));

@@ -36,6 +36,7 @@ import { type FaultOptions, type FaultPlan, startFronts } from './aws/index.ts';
 import { serveContract } from './contract.ts';
 import { DISCOVERY_PATH, serveDevAuth } from './dev-auth.ts';
 import { DEV_AUDIENCE, DEV_ISSUER } from './dev-key.ts';
+import { type ReceivedEvent, startEventBus } from './event-bus.ts';
 import {
   type HttpApiOptions,
   lambdaPolicyAuthorizer,
@@ -113,6 +114,8 @@ export interface SandboxOptions {
    * Not for the worker's child process (`workerProcess`), which keeps the JSON lines.
    */
   readableLogs?: boolean | ReadableOutput;
+  /** Told of each domain event the sandbox's EventBridge bus takes, as it arrives (`switchboard dev` prints them). */
+  onEvent?: (event: ReceivedEvent) => void;
 }
 
 /** Where the sandbox serves the AG-UI endpoint (on AWS, a function URL of its own). */
@@ -138,6 +141,11 @@ export interface Sandbox {
   metrics: MetricsCollector;
   /** Runs the sweep now, as the schedule would. */
   sweep(): Promise<void>;
+  /**
+   * The domain events published so far on the sandbox's EventBridge bus (docs/operations.md,
+   * "Domain events"), oldest first, as a rule's target would receive them.
+   */
+  events(): ReceivedEvent[];
   /** Ids of the WebSocket connections open now (for `DeleteConnection`, as an operator or API Gateway's limits would cut them). */
   connections(): string[];
   /**
@@ -240,6 +248,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         agui: ReturnType<typeof createAguiHandler>;
       }
     | undefined;
+  const bus = await startEventBus({ bus: SANDBOX_NAMES.eventBus, onEvent: options.onEvent });
   const jwt = jwtConfig(options);
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN';
   const logger = readableLogger(options.readableLogs, logLevel);
@@ -300,11 +309,17 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     table: SANDBOX_NAMES.table,
     queueUrl: services.queueUrl,
     bucket: SANDBOX_NAMES.bucket,
+    eventBus: SANDBOX_NAMES.eventBus,
     wsEndpoint: gateway.managementEndpoint,
     settings: parseSettings(options.settings),
     region: SANDBOX_REGION,
     credentials: SANDBOX_CREDENTIALS,
-    endpoints: { dynamodb: services.dynamodbEndpoint, sqs: services.awsEndpoint, s3: services.awsEndpoint },
+    endpoints: {
+      dynamodb: services.dynamodbEndpoint,
+      sqs: services.awsEndpoint,
+      s3: services.awsEndpoint,
+      events: bus.url,
+    },
     logLevel,
     ...(logger && { logger }),
     clock: options.clock,
@@ -317,6 +332,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     dynamodb: services.dynamodbEndpoint,
     aws: services.awsEndpoint,
     connections: gateway.managementEndpoint,
+    events: bus.url,
     names: { ...SANDBOX_NAMES, region: SANDBOX_REGION },
     faults: options.faults,
     permissions: options.permissions,
@@ -379,6 +395,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     faults: fronts.faults,
     metrics,
     sweep: () => schedule.tick(),
+    events: () => bus.events(),
     connections: () => gateway.connections(),
     reload(app) {
       if (worker)
@@ -403,6 +420,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       await worker?.stop();
       await gateway.close();
       await fronts.close();
+      await bus.close();
       await services.stop();
     },
   };

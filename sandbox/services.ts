@@ -17,6 +17,8 @@ export const SANDBOX_NAMES = {
   queue: 'switchboard-turns.fifo',
   dlq: 'switchboard-turns-dlq.fifo',
   bucket: 'switchboard-files',
+  /** The EventBridge bus of the domain events (sandbox/event-bus.ts). */
+  eventBus: 'switchboard-events',
   /** The sweep's index (infra/storage.ts's SWEEP_INDEX_NAME). */
   index: INDEXES.sweep,
   /** The owner index (infra/storage.ts's OWNER_INDEX_NAME). */

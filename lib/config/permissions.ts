@@ -17,7 +17,8 @@ export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 /**
  * The resources a grant can name: the table, its sweep and owner indexes, the turns queue, the objects of the
- * file bucket, the bucket itself (listing) and the WebSocket API's `@connections` endpoint.
+ * file bucket, the bucket itself (listing), the WebSocket API's `@connections` endpoint and the
+ * EventBridge bus of the domain events.
  */
 export type ResourceKind =
   | 'table'
@@ -26,7 +27,8 @@ export type ResourceKind =
   | 'queue'
   | 'objects'
   | 'bucket'
-  | 'connections';
+  | 'connections'
+  | 'eventBus';
 
 /** Some IAM actions on one kind of resource. */
 export interface Grant {
@@ -43,6 +45,8 @@ const TABLE_ITEMS = [
 ] as const;
 
 const CONNECTIONS: Grant = { resource: 'connections', actions: ['execute-api:ManageConnections'] };
+
+const EVENTS: Grant = { resource: 'eventBus', actions: ['events:PutEvents'] };
 
 /**
  * Each function's grants. Why each is there:
@@ -63,7 +67,10 @@ const CONNECTIONS: Grant = { resource: 'connections', actions: ['execute-api:Man
  * - all but the HTTP function post to WebSocket connections;
  * - the `$connect` authoriser calls no AWS service (it reads the issuer's keys over HTTPS): nothing;
  * - the AG-UI function takes messages and answers as the HTTP function does (items, the queue, the
- *   objects of large attachments and event bodies) and reads the log; it posts to no connection.
+ *   objects of large attachments and event bodies) and reads the log; it posts to no connection;
+ * - domain events (lib/events) are published where their facts are written: the worker (a pause
+ *   opened or withdrawn, a turn failed, a budget reached), the sweep (a pause expiring or lapsed), and
+ *   the HTTP, WebSocket and AG-UI functions, which take answers (a pause answered).
  */
 export const FUNCTION_PERMISSIONS: Permissions = {
   http: [
@@ -71,12 +78,14 @@ export const FUNCTION_PERMISSIONS: Permissions = {
     { resource: 'ownerIndex', actions: ['dynamodb:Query'] },
     { resource: 'queue', actions: ['sqs:SendMessage'] },
     { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] },
+    EVENTS,
   ],
   ws: [
     { resource: 'table', actions: TABLE_ITEMS },
     { resource: 'queue', actions: ['sqs:SendMessage'] },
     { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject'] },
     CONNECTIONS,
+    EVENTS,
   ],
   worker: [
     { resource: 'table', actions: [...TABLE_ITEMS, 'dynamodb:BatchWriteItem', 'dynamodb:BatchGetItem'] },
@@ -93,6 +102,7 @@ export const FUNCTION_PERMISSIONS: Permissions = {
     { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] },
     { resource: 'bucket', actions: ['s3:ListBucket'] },
     CONNECTIONS,
+    EVENTS,
   ],
   sweep: [
     { resource: 'table', actions: TABLE_ITEMS },
@@ -100,12 +110,14 @@ export const FUNCTION_PERMISSIONS: Permissions = {
     { resource: 'queue', actions: ['sqs:SendMessage'] },
     { resource: 'objects', actions: ['s3:DeleteObject'] },
     CONNECTIONS,
+    EVENTS,
   ],
   authorizer: [],
   agui: [
     { resource: 'table', actions: TABLE_ITEMS },
     { resource: 'queue', actions: ['sqs:SendMessage'] },
     { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject'] },
+    EVENTS,
   ],
 };
 

@@ -3,6 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -17,10 +18,15 @@ import type { FunctionName } from './permissions.ts';
 import { parseSettings, type Settings } from './settings.ts';
 
 /** The AWS services a runtime has a client of, as {@link Runtime.onClient} names them. */
-export type ClientService = 'dynamodb' | 'sqs' | 's3' | 'connections';
+export type ClientService = 'dynamodb' | 'sqs' | 's3' | 'connections' | 'events';
 
 /** Any of a runtime's AWS clients: each has the SDK's `middlewareStack` and `send`. */
-export type AwsClient = DynamoDBDocumentClient | SQSClient | S3Client | ApiGatewayManagementApiClient;
+export type AwsClient =
+  | DynamoDBDocumentClient
+  | SQSClient
+  | S3Client
+  | ApiGatewayManagementApiClient
+  | EventBridgeClient;
 
 /** Called with each AWS client of a runtime: see {@link Runtime.onClient}. */
 export type ClientHook = (service: ClientService, client: AwsClient) => void;
@@ -37,12 +43,19 @@ export interface Runtime {
    */
   s3: () => Promise<S3Client>;
   bucket: string;
+  /**
+   * The EventBridge client, created on the first call, as {@link Runtime.s3} is: only a function
+   * that publishes a domain event loads the EventBridge SDK.
+   */
+  events: () => Promise<EventBridgeClient>;
+  /** The bus domain events go to (SWITCHBOARD_EVENT_BUS); absent, none are published. */
+  eventBus: string | undefined;
   /** The WebSocket API's management endpoint; absent where there is no WebSocket API. */
   connections: ApiGatewayManagementApiClient | undefined;
   /**
    * Calls `hook` with every AWS client of this runtime: at once with those already created (the
    * table's, the queue's, the management API's), and with each client created later on first use
-   * (S3), before that client sends anything. The way to instrument every call a function makes
+   * (S3, EventBridge), before that client sends anything. The way to instrument every call a function makes
    * (`client.middlewareStack.add(...)`), as the bench and the tests do through `sandbox.runtimes`.
    */
   onClient: (hook: ClientHook) => void;
@@ -65,9 +78,11 @@ export interface RuntimeConfig {
   queueUrl: string;
   bucket: string;
   wsEndpoint?: string;
+  /** The EventBridge bus domain events are published on; none without it. */
+  eventBus?: string;
   settings?: Settings;
   region?: string;
-  endpoints?: { dynamodb?: string; sqs?: string; s3?: string };
+  endpoints?: { dynamodb?: string; sqs?: string; s3?: string; events?: string };
   credentials?: { accessKeyId: string; secretAccessKey: string };
   logLevel?: string;
   /** The function the runtime serves; it sets how persistent its DynamoDB calls are. Default: worker. */
@@ -142,6 +157,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       logLevel: (config.logLevel ?? 'INFO') as 'INFO',
       logFormatter: new ContextLogFormatter(),
     });
+  let events: Promise<EventBridgeClient> | undefined;
   return {
     db,
     table: config.table,
@@ -163,6 +179,21 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       return s3;
     },
     bucket: config.bucket,
+    events: () => {
+      events ??= import('./events-client.ts').then(
+        ({ createEventsClient }) => {
+          const client = createEventsClient({ ...base, endpoint: config.endpoints?.events });
+          add('events', client);
+          return client;
+        },
+        (error: unknown) => {
+          events = undefined;
+          throw error;
+        },
+      );
+      return events;
+    },
+    eventBus: config.eventBus || undefined,
     connections,
     onClient: (hook) => {
       hooks.push(hook);
@@ -243,6 +274,7 @@ export function runtimeFromEnv(fn: FunctionName, env: NodeJS.ProcessEnv = proces
     queueUrl: required(env, 'SWITCHBOARD_QUEUE_URL'),
     bucket: env.SWITCHBOARD_BUCKET ?? '',
     wsEndpoint: env.SWITCHBOARD_WS_ENDPOINT,
+    eventBus: env.SWITCHBOARD_EVENT_BUS,
     settings: settingsFromEnv(env),
     region: env.AWS_REGION,
     logLevel: env.LOG_LEVEL,

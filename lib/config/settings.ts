@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { HostActionSchema, ToolNameSchema } from '../contract/host-context.ts';
 import { parseOrThrow } from '../errors/index.ts';
+import { EventsSettingsSchema } from '../events/settings.ts';
 import { LimitsSettingsSchema } from '../limits/types.ts';
 import { BudgetSettingsSchema } from '../usage/types.ts';
 
@@ -157,6 +158,8 @@ export const SettingsSchema = z
     limits: LimitsSettingsSchema.prefault({}),
     /** Spending limits per owner and per tenant over a rolling day; off by default. */
     budgets: BudgetSettingsSchema.prefault({}),
+    /** Domain events on the deployment's EventBridge bus (docs/operations.md, "Domain events"). */
+    events: EventsSettingsSchema.prefault({}),
   })
   .strict();
 

@@ -1,6 +1,7 @@
 import { hostSessionId, type Identity, isOwner, sessionRef } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { SessionConflictError, SessionNotFoundError } from '../errors/index.ts';
+import { type DomainEvent, pauseResolved, publishEvents } from '../events/index.ts';
 import { newId } from '../ids/index.ts';
 import { ownedSession } from '../sessions/index.ts';
 import {
@@ -65,6 +66,7 @@ export async function cancelSession(rt: Runtime, identity: Identity, sessionId: 
   if (stopped.length > 0)
     return { session_id: hostSessionId(session.sessionId), status: 'cancelling' as const, run_ids: stopped };
   const withdrawn: string[] = [];
+  const events: DomainEvent[] = [];
   for (const action of await openActions(rt, session.sessionId)) {
     const decided = await decideAction(
       rt,
@@ -74,6 +76,9 @@ export async function cancelSession(rt: Runtime, identity: Identity, sessionId: 
       { now: Date.now(), mustBeLive: false, from: action.status },
     );
     if (decided) withdrawn.push(action.actionId);
+    // A queued host call was never announced as opened: its withdrawal is not announced either.
+    const event = decided && action.status === 'pending' ? pauseResolved(session, decided) : undefined;
+    if (event) events.push(event);
   }
   if (withdrawn.length === 0)
     throw new SessionConflictError(
@@ -81,6 +86,7 @@ export async function cancelSession(rt: Runtime, identity: Identity, sessionId: 
       'The session has no running turn and no open request.',
     );
   const runId = await queueBookkeeping(rt, session, 'withdraw', withdrawn);
+  await publishEvents(rt, events);
   return {
     session_id: hostSessionId(session.sessionId),
     status: 'withdrawn' as const,

@@ -3,6 +3,7 @@ import { StopReasonSchema, type Switchboard, UsageSchema } from '../agents/index
 import { ownerIdentity, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { FencedError } from '../errors/index.ts';
+import { publishEvents, publishing, turnFailed } from '../events/index.ts';
 import {
   finishRun,
   getSession,
@@ -11,6 +12,7 @@ import {
   type RunOutcome,
   type RunRecord,
   type SessionEvent,
+  type SessionRecord,
 } from '../store/index.ts';
 import { EventStream } from './event-stream.ts';
 import { callCancelHook } from './hooks.ts';
@@ -82,6 +84,7 @@ function endInLog(events: SessionEvent[], runId: string): RunOutcome | 'unreadab
  *
  * A log that already ends the run (its worker logged the end and died before writing the outcome,
  * or an earlier close's outcome write was lost) is left as it is, and the run ends as the log says.
+ * Returns the outcome written, or undefined when this worker was fenced off before writing it.
  */
 export async function closeWithError(
   rt: Runtime,
@@ -89,7 +92,7 @@ export async function closeWithError(
   workerId: string,
   log: Runtime['logger'],
   outcome: { status: 'error' | 'incomplete'; code: string; message: string },
-): Promise<void> {
+): Promise<RunOutcome | undefined> {
   // The worker that lost the run may still be writing its events until it notices: a put of ours
   // that meets one of them is fenced, and the end is written again after them. This worker holds the
   // lease, so the end of the log is its to write.
@@ -118,7 +121,31 @@ export async function closeWithError(
   if (ended)
     log.info('The log already ends the run: it is closed as the log says', { status: closed.status });
   const now = Date.now();
-  if (await finishRun(rt, run, workerId, closed, now)) countTurnEnd(rt, run, closed, { now });
+  if (!(await finishRun(rt, run, workerId, closed, now))) return undefined;
+  countTurnEnd(rt, run, closed, { now });
+  return closed;
+}
+
+/** `Turn Failed` for a run {@link closeWithError} closed, once its other work is done. */
+export async function announceFailure(
+  rt: Runtime,
+  run: Pick<RunRecord, 'sessionId' | 'runId'>,
+  closed: RunOutcome | undefined,
+  session?: SessionRecord,
+): Promise<void> {
+  if (!closed || !publishing(rt)) return;
+  // Like publishing itself, reading the session for it never fails the job: the run is closed.
+  const found =
+    session ??
+    (await getSession(rt, run.sessionId, { includeDeleted: true }).catch((error: unknown) => {
+      rt.logger.warn('Domain events not published', {
+        count: 1,
+        detailTypes: ['Turn Failed'],
+        error: String(error),
+      });
+      return undefined;
+    }));
+  if (found) await publishEvents(rt, [turnFailed(found, run.runId, closed)]);
 }
 
 /** Closes a run whose worker was lost: `incomplete`, with the error in the log; the agent's backend is told `lease_lost`. */
@@ -129,7 +156,7 @@ export async function closeLostRun(
   workerId: string,
   log: Runtime['logger'],
 ): Promise<void> {
-  await closeWithError(rt, run, workerId, log, LOST);
+  const closed = await closeWithError(rt, run, workerId, log, LOST);
   const session = await getSession(rt, run.sessionId, { includeDeleted: true });
   const agent = session
     ? await app.resolveAgent(run.agentId, requestContextOf(ownerIdentity(session)))
@@ -141,4 +168,6 @@ export async function closeLostRun(
       reason: 'lease_lost',
     });
   log.warn('Closed a run whose worker was lost', { runId: run.runId });
+  // After the cancel hook: the agent hears of the loss first, the rest of the account after.
+  if (session) await announceFailure(rt, run, closed, session);
 }

@@ -14,6 +14,7 @@ import {
   SessionConflictError,
   SessionNotFoundError,
 } from '../errors/index.ts';
+import { type DomainEvent, pauseResolved, publishEvents } from '../events/index.ts';
 import { newId } from '../ids/index.ts';
 import {
   type ActionRecord,
@@ -54,6 +55,7 @@ export async function supersedeOpen(
   const agent = await app.resolveAgent(session.agentId, requestContextOf(identity));
   const policy = agent?.definition.pendingActionPolicy ?? 'keep';
   const decided: string[] = [];
+  const events: (DomainEvent | undefined)[] = [];
   for (const action of open) {
     const host = action.kind === 'host_tool';
     if (!host && policy !== 'cancel') continue;
@@ -65,7 +67,10 @@ export async function supersedeOpen(
       { now: Date.now(), mustBeLive: false, from: action.status },
     );
     if (done) decided.push(action.actionId);
+    // A queued host call was never announced as opened: its end is not announced either.
+    if (done && action.status === 'pending') events.push(pauseResolved(session, done));
   }
+  await publishEvents(rt, events);
   return [...earlier, ...decided];
 }
 
@@ -172,6 +177,8 @@ async function decideAndQueue(
     if (hostContext) await setHostContext(rt, session.sessionId, hostContext);
   }
   await enqueue(rt, { v: 1, kind: 'resolve', sessionId: session.sessionId, runId: record.runId, requestId });
+  // Only the request that decided it announces it: a retry finds it decided already.
+  if (!ours) await publishEvents(rt, [pauseResolved(session, decided)]);
   return { runId: record.runId, action: decided, duplicate: !first };
 }
 

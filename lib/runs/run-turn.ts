@@ -2,6 +2,7 @@ import type { Switchboard } from '../agents/index.ts';
 import { lapseContext, ownerIdentity, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { AgentUnavailableError, FencedError, MissingItemError, RetryLaterError } from '../errors/index.ts';
+import { publishEvents, turnFailed } from '../events/index.ts';
 import {
   type CancelReason,
   claimRun,
@@ -19,7 +20,7 @@ import { addLogKeys } from '../telemetry/index.ts';
 import { recordSpend } from '../usage/index.ts';
 import { accountingOf, closingSpend } from './accounting.ts';
 import { failTurn } from './call-agent.ts';
-import { closeLostRun, closeWithError, FAILED } from './close.ts';
+import { announceFailure, closeLostRun, closeWithError, FAILED } from './close.ts';
 import { EventStream } from './event-stream.ts';
 import { callCancelHook } from './hooks.ts';
 import type { TurnJob } from './job.ts';
@@ -79,9 +80,11 @@ export async function runTurn(
     // Past the claim a retry must not invoke the agent again: the turn is closed as error instead,
     // so a job that keeps failing cannot hold the session up.
     log.error('A claimed run failed; it is closed as error', { error });
-    await closeWithError(rt, job, workerId, log, FAILED).catch((e: unknown) =>
-      log.error('Could not close the run', { error: String(e) }),
-    );
+    const failed = await closeWithError(rt, job, workerId, log, FAILED).catch((e: unknown) => {
+      log.error('Could not close the run', { error: String(e) });
+      return undefined;
+    });
+    await announceFailure(rt, job, failed);
   }
   // Outside the catch: a spend that could not be written fails the job, whose next delivery counts it.
   if (closed) {
@@ -188,8 +191,11 @@ async function runClaimed(
   });
   const now = Date.now();
   const finished = await finishRun(rt, job, workerId, outcome, now);
-  if (finished) countTurnEnd(rt, run, outcome, { now, firstEventAt: stream.firstEventAt });
-  else log.warn('Lost the lease before the outcome was written; it was discarded');
+  if (!finished) log.warn('Lost the lease before the outcome was written; it was discarded');
+  else {
+    countTurnEnd(rt, run, outcome, { now, firstEventAt: stream.firstEventAt });
+    await publishEvents(rt, [turnFailed(session, run.runId, outcome)]);
+  }
   // Screenshots are not stored: they lived only for this turn (the bucket's lifecycle rule is the backstop).
   if (run.screenshots?.length) await deleteBlobs(rt, run.screenshots).catch(() => undefined);
   // Only the worker whose outcome was written counts the run's cost: a fenced-off one never does.

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { applyPause, pendingToolCallOf } from '../actions/index.ts';
 import type { HostResult, ResolvedHitl } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import { budgetReachedEvent, pauseOpened, pauseResolved, publishEvents } from '../events/index.ts';
 import { resultFilesView } from '../sessions/index.ts';
 import {
   type ActionRecord,
@@ -13,7 +14,7 @@ import {
   type RunRecord,
   type SessionRecord,
 } from '../store/index.ts';
-import { budgetReached, costOf, type TurnAccounting } from '../usage/index.ts';
+import { type BudgetScope, budgetReached, costOf, type TurnAccounting } from '../usage/index.ts';
 import { closingSpend } from './accounting.ts';
 import type { EventStream } from './event-stream.ts';
 import type { TurnState } from './turn-state.ts';
@@ -62,6 +63,25 @@ export function announceDecided(stream: EventStream, actions: ActionRecord[]): v
   }
 }
 
+/** The limit a reached budget of `scope` has, for its `Budget Reached` event. */
+function limitOf(rt: Runtime, scope: BudgetScope, accounting: TurnAccounting): number {
+  const { perUserDailyUsd, perTenantDailyUsd } = rt.settings.budgets;
+  const limit =
+    scope === 'session' ? accounting.budgetUsd : scope === 'user' ? perUserDailyUsd : perTenantDailyUsd;
+  return typeof limit === 'number' ? limit : 0;
+}
+
+/** `Budget Reached` for this run, when its cost reached a budget. */
+function budgetEvent(scope: SettleScope, reached: BudgetScope | undefined, costUsd: number) {
+  if (!reached) return undefined;
+  return budgetReachedEvent(scope.session, scope.run.runId, {
+    scope: reached,
+    limitUsd: limitOf(scope.rt, reached, scope.accounting),
+    turnCostUsd: costUsd,
+    sessionSpentUsd: scope.accounting.spentUsd + costUsd,
+  });
+}
+
 /** "Still waiting on the rest": the reply hands back the other open requests as they are, and nothing else. */
 function stillWaiting(result: HostResult, state: TurnState, others: ActionRecord[]): boolean {
   if (!result.pendingActions || result.content || result.usage || result.files?.length || state.text)
@@ -94,9 +114,10 @@ export async function settle(
   await accounting.count(settled.usage);
   const spend = closingSpend(accounting.spentUsd, settled.usage);
   // The turn that reaches a budget completes, and says so; the next message is refused (402).
+  const costUsd = costOf(settled.usage);
   const reached = await budgetReached(rt, scope.session, {
     beforeUsd: accounting.spentUsd,
-    costUsd: costOf(settled.usage),
+    costUsd,
     budgetUsd: accounting.budgetUsd,
   });
   if (reached)
@@ -114,7 +135,8 @@ export async function settle(
     const next = onSameMessage
       ? mode.others.find((o) => o.kind === 'host_tool' && o.status === 'queued')
       : undefined;
-    if (next) await promoteAction(rt, next, now + hitl.timeoutMinutes * 60_000);
+    const expiresAt = now + hitl.timeoutMinutes * 60_000;
+    if (next) await promoteAction(rt, next, expiresAt);
     if (next) {
       const queued = mode.others.filter((o) => o.kind === 'host_tool' && o !== next && o.status === 'queued');
       stream.append('final_response', {
@@ -133,6 +155,10 @@ export async function settle(
       detail: null,
       ...spend,
     });
+    await publishEvents(rt, [
+      next && pauseOpened(scope.session, { ...next, status: 'pending', expiresAt }),
+      budgetEvent(scope, reached, costUsd),
+    ]);
     return {
       status: waiting ? 'requires_action' : 'completed',
       stopReason,
@@ -207,5 +233,11 @@ export async function settle(
     detail: result.detail ?? state.stopDetail ?? null,
     ...spend,
   });
+  // After the host's events are on their way: the rest of the account hears of it next.
+  await publishEvents(rt, [
+    ...change.withdrawn.map((a) => pauseResolved(scope.session, a)),
+    ...change.asked.filter((a) => a.status === 'pending').map((a) => pauseOpened(scope.session, a)),
+    budgetEvent(scope, reached, costUsd),
+  ]);
   return paused ? { ...outcome, status: 'requires_action' } : outcome;
 }

@@ -30,6 +30,8 @@ export interface ActionRecord {
   decidedBy?: string;
   /** Its place among the requests asked together, so they are listed in the order asked. */
   position?: number;
+  /** When the sweep announced that it is about to lapse (`Pause Expiring`), once. */
+  expiringAnnouncedAt?: string;
 }
 
 const byAsked = (a: ActionRecord, b: ActionRecord) =>
@@ -195,4 +197,64 @@ export async function dueActions(
     );
   }
   return found;
+}
+
+/**
+ * Pending requests that lapse before `until`, found through the due index (the same one the lapses
+ * are found by): the hourly buckets from `lookbackHours` ago to the hour of `until`.
+ */
+export async function actionsDueBy(
+  rt: Runtime,
+  now: number,
+  until: number,
+  lookbackHours: number,
+): Promise<{ sessionId: string; actionId: string }[]> {
+  const found: { sessionId: string; actionId: string }[] = [];
+  const last = Math.floor(until / 3_600_000);
+  for (let hour = Math.floor(now / 3_600_000) - lookbackHours; hour <= last; hour += 1) {
+    const items = await queryAll(rt, {
+      IndexName: INDEXES.sweep,
+      KeyConditionExpression: 'gsi1pk = :bucket AND gsi1sk < :until',
+      ExpressionAttributeValues: { ':bucket': dueBucket('act', hour * 3_600_000), ':until': `${until}` },
+    });
+    found.push(
+      ...items.map((item) => ({ sessionId: String(item.sessionId), actionId: String(item.actionId) })),
+    );
+  }
+  return found;
+}
+
+/**
+ * Marks a pending request as announced to be lapsing: one conditional write, so that of two sweeps
+ * exactly one announces it. Returns the record as it is now, or undefined when it was announced
+ * already, or is no longer pending with this expiry (answered, or a host call handed over anew).
+ */
+export async function markExpiringAnnounced(
+  rt: Runtime,
+  action: Pick<ActionRecord, 'sessionId' | 'actionId' | 'expiresAt'>,
+  now: number,
+): Promise<ActionRecord | undefined> {
+  try {
+    const { Attributes } = await rt.db.send(
+      new UpdateCommand({
+        TableName: rt.table,
+        Key: keys.action(action.sessionId, action.actionId),
+        UpdateExpression: 'SET expiringAnnouncedAt = :at',
+        // Or this very mark, written already: the SDK retries a call whose answer was lost.
+        ConditionExpression:
+          '#status = :pending AND expiresAt = :exp AND (attribute_not_exists(expiringAnnouncedAt) OR expiringAnnouncedAt = :at)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':at': new Date(now).toISOString(),
+          ':pending': 'pending',
+          ':exp': action.expiresAt,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return decodeJson<ActionRecord>(Attributes ?? {}, ACTION_JSON);
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
 }

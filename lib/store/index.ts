@@ -1,11 +1,13 @@
 export {
   type ActionRecord,
   type ActionStatus,
+  actionsDueBy,
   type Decision,
   decideAction,
   dueActions,
   getAction,
   listActions,
+  markExpiringAnnounced,
   openActions,
   promoteAction,
   putAction,

@@ -3,6 +3,7 @@ import type { Switchboard } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { sweepExpiredFiles } from '../files/index.ts';
 import { dueConnections, removeConnection } from '../store/index.ts';
+import { announceExpiring } from './expiring.ts';
 import { sweepLapses } from './lapses.ts';
 import { requeueLostRuns } from './requeue.ts';
 
@@ -10,6 +11,8 @@ import { requeueLostRuns } from './requeue.ts';
 export interface SweepReport {
   removedConnections: number;
   lapsed: { denied: number; cancelled: number; raced: number };
+  /** Pending requests announced as about to lapse (`Pause Expiring`) by this sweep. */
+  expiring: number;
   requeuedRuns: number;
   expiredFiles: number;
 }
@@ -30,13 +33,15 @@ async function sweepConnections(rt: Runtime, now: number): Promise<number> {
 
 /**
  * The sweep the EventBridge rule runs once a minute: lapsed requests (hitl.onTimeout), runs whose
- * job was lost, connections past API Gateway's two-hour limit whose `$disconnect` never came, and
+ * job was lost, requests about to lapse (`Pause Expiring`), connections past API Gateway's two-hour limit whose `$disconnect` never came, and
  * files past `files.retentionDays`.
  * Everything is found through the due index; nothing scans.
  */
 export async function sweep(rt: Runtime, app: Switchboard, now = Date.now()): Promise<SweepReport> {
   const report = {
     lapsed: await sweepLapses(rt, app, now, LOOKBACK_HOURS),
+    // After the lapses: a request that lapsed already is decided, and not announced as lapsing.
+    expiring: await announceExpiring(rt, now, LOOKBACK_HOURS),
     requeuedRuns: await requeueLostRuns(rt, now, LOOKBACK_HOURS),
     removedConnections: await sweepConnections(rt, now),
     expiredFiles: await sweepExpiredFiles(rt, LOOKBACK_HOURS),

@@ -1,6 +1,7 @@
 import type { HostAgentRegistration, Switchboard } from '../agents/index.ts';
 import { lapseContext } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
+import { pauseLapsed, publishEvents } from '../events/index.ts';
 import { newId } from '../ids/index.ts';
 import { enqueue } from '../runs/index.ts';
 import {
@@ -86,6 +87,7 @@ async function lapse(
       : { status: 'expired', actor: 'system:timeout', channel: 'timeout', expired: true, decidedBy: runId },
     { now, mustBeLive: false },
   );
+  if (won) await publishEvents(rt, [pauseLapsed(session, won)]);
   // Queued either way: a run whose decision lost the race closes itself without a word.
   await enqueue(rt, {
     v: 1,

@@ -12,6 +12,7 @@ export interface AwsAnswer {
 export type AwsErrorKind = 'accessDenied' | 'throttle' | 'internal' | 'badDigest' | 'signature' | 'expired';
 
 const JSON_1_0 = 'application/x-amz-json-1.0';
+const JSON_1_1 = 'application/x-amz-json-1.1';
 
 /** Error codes by service and kind: what AWS answers, as the SDK's error parsers read them. */
 const CODES: Record<Service, Partial<Record<AwsErrorKind, [number, string]>>> = {
@@ -32,6 +33,11 @@ const CODES: Record<Service, Partial<Record<AwsErrorKind, [number, string]>>> = 
     throttle: [503, 'SlowDown'],
     internal: [500, 'InternalError'],
     badDigest: [400, 'BadDigest'],
+  },
+  events: {
+    accessDenied: [400, 'AccessDeniedException'],
+    throttle: [400, 'ThrottlingException'],
+    internal: [500, 'InternalException'],
   },
   connections: {
     accessDenied: [403, 'AccessDeniedException'],
@@ -70,7 +76,7 @@ export function awsError(service: Service, kind: AwsErrorKind, message: string):
   return {
     status,
     headers: {
-      'content-type': JSON_1_0,
+      'content-type': service === 'events' ? JSON_1_1 : JSON_1_0,
       'x-amzn-requestid': requestId,
       ...(queryCode && { 'x-amzn-query-error': `${queryCode};${status < 500 ? 'Sender' : 'Receiver'}` }),
     },

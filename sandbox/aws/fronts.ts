@@ -10,6 +10,8 @@ export interface FrontsOptions {
   dynamodb: string;
   aws: string;
   connections: string;
+  /** The local EventBridge bus. */
+  events: string;
   names: ResourceNames;
   faults?: FaultOptions;
   permissions?: Permissions;
@@ -25,7 +27,8 @@ export interface Fronts {
 }
 
 /**
- * Starts a front (see {@link startAwsFront}) before DynamoDB, SQS and S3, and the `@connections` API,
+ * Starts a front (see {@link startAwsFront}) before DynamoDB, SQS and S3, the `@connections` API and
+ * the EventBridge bus,
  * sharing one fault plan, so that every call a function makes is checked against its role.
  */
 export async function startFronts(options: FrontsOptions): Promise<Fronts> {
@@ -35,6 +38,7 @@ export async function startFronts(options: FrontsOptions): Promise<Fronts> {
     startAwsFront({ ...common, target: 'dynamodb', url: options.dynamodb }),
     startAwsFront({ ...common, target: 'fauxqs', url: options.aws, bucketCors: FILE_BUCKET_CORS }),
     startAwsFront({ ...common, target: 'connections', url: options.connections }),
+    startAwsFront({ ...common, target: 'events', url: options.events }),
   ]);
   const started = starting.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = starting.find((s) => s.status === 'rejected');
@@ -43,14 +47,19 @@ export async function startFronts(options: FrontsOptions): Promise<Fronts> {
     await Promise.all(started.map((front) => front.close()));
     throw failed.reason;
   }
-  const [dynamodb, aws, connections] = started.map((front) => front.url) as [string, string, string];
+  const [dynamodb, aws, connections, events] = started.map((front) => front.url) as [
+    string,
+    string,
+    string,
+    string,
+  ];
   return {
     faults,
     configFor: (fn, base) => ({
       ...base,
       fn,
       credentials: credentialsOf(fn),
-      endpoints: { dynamodb, sqs: aws, s3: aws },
+      endpoints: { dynamodb, sqs: aws, s3: aws, events },
       wsEndpoint: connections,
     }),
     async close() {

@@ -3,7 +3,7 @@ import type { ResourceKind } from '../../lib/config/index.ts';
 import { SANDBOX_ACCOUNT } from './identity.ts';
 
 /** The services the sandbox's AWS front checks. */
-export type Service = 'dynamodb' | 'sqs' | 's3' | 'connections';
+export type Service = 'dynamodb' | 'sqs' | 's3' | 'connections' | 'events';
 
 /** One AWS call as IAM sees it: the action, and which of Switchboard's resources it names. */
 export interface Operation {
@@ -23,6 +23,8 @@ export interface ResourceNames {
   ownerIndex: string;
   queue: string;
   bucket: string;
+  /** The EventBridge bus domain events go to. */
+  eventBus: string;
   region: string;
 }
 
@@ -120,5 +122,24 @@ export function connectionsOperation(method: string, path: string, names: Resour
     action: 'execute-api:ManageConnections',
     kind: path.includes('/@connections/') ? 'connections' : undefined,
     arn: `arn:aws:execute-api:${names.region}:${SANDBOX_ACCOUNT}:sandbox/live/${method}${path.replace(/^\/live/, '')}`,
+  };
+}
+
+/** An EventBridge call (JSON 1.1: the operation is in `x-amz-target`); PutEvents names the bus of its entries. */
+export function eventsOperation(target: string, body: Buffer, names: ResourceNames): Operation {
+  const name = target.split('.')[1] ?? '';
+  const entries = parseJson(body).Entries;
+  const buses = new Set(
+    (Array.isArray(entries) ? entries : []).map((entry) => {
+      const bus = String((entry as { EventBusName?: unknown }).EventBusName ?? 'default');
+      return bus.startsWith('arn:') ? bus.slice(bus.lastIndexOf('/') + 1) : bus;
+    }),
+  );
+  const bus = [...buses][0] ?? names.eventBus;
+  return {
+    service: 'events',
+    action: `events:${name}`,
+    kind: buses.size <= 1 && bus === names.eventBus ? 'eventBus' : undefined,
+    arn: `arn:aws:events:${names.region}:${SANDBOX_ACCOUNT}:event-bus/${bus}`,
   };
 }

@@ -89,7 +89,7 @@ describe('function bundles', () => {
   });
 
   it('loads Powertools metrics on the first flush and the tracer with the X-Ray SDK only when tracing is on: lazy chunks', () => {
-    for (const fn of ['http', 'ws', 'worker', 'sweep'] as const) {
+    for (const fn of ['http', 'ws', 'worker', 'sweep', 'agui'] as const) {
       const initial = [...packagesIn(fn, 'initial').keys()];
       expect(
         initial.filter((p) => /^(aws-xray-sdk-core|@aws-lambda-powertools\/(tracer|metrics))$/.test(p)),
@@ -98,6 +98,13 @@ describe('function bundles', () => {
       const all = packagesIn(fn, 'all');
       expect(all.get('aws-xray-sdk-core'), fn).toBeGreaterThan(0);
       expect(all.get('@aws-lambda-powertools/metrics'), fn).toBeGreaterThan(0);
+    }
+  });
+
+  it('loads the EventBridge SDK with the first domain event: a lazy chunk, never in the entry code', () => {
+    for (const fn of ['http', 'ws', 'worker', 'sweep', 'agui'] as const) {
+      expect(packagesIn(fn, 'initial').has('@aws-sdk/client-eventbridge'), fn).toBe(false);
+      expect(packagesIn(fn, 'all').get('@aws-sdk/client-eventbridge'), fn).toBeGreaterThan(0);
     }
   });
 

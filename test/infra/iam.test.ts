@@ -43,6 +43,7 @@ const ROLE_PREFIX: Record<FunctionName, string> = {
 function kindOf(resource: unknown): ResourceKind | undefined {
   const text = JSON.stringify(resource);
   if (text.includes('@connections')) return 'connections';
+  if (/"SwitchboardEventBus[0-9A-F]+"/.test(text)) return 'eventBus';
   if (text.includes('/index/gsi1')) return 'sweepIndex';
   if (text.includes('/index/gsi2')) return 'ownerIndex';
   if (/"SwitchboardTable[0-9A-F]+"/.test(text)) return 'table';
@@ -140,6 +141,18 @@ describe('Switchboard IAM', () => {
     expect(grants.length).toBe(3);
     for (const { statement } of grants)
       expect(JSON.stringify(statement.Resource)).toContain('/live/*/@connections/*');
+  });
+
+  it("only the functions that publish domain events may put events, on the stack's bus only", () => {
+    const grants = allows.filter(({ statement }) => asList(statement.Action).includes('events:PutEvents'));
+    expect(grants.map((g) => g.logicalId.replace(/FunctionRole.*$/, '')).sort()).toEqual([
+      'SwitchboardAgUi',
+      'SwitchboardHttp',
+      'SwitchboardSweep',
+      'SwitchboardWebSocket',
+      'SwitchboardWorker',
+    ]);
+    for (const { statement } of grants) expect(kindOf(statement.Resource)).toBe('eventBus');
   });
 
   it('no function may scan the table', () => {

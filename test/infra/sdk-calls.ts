@@ -34,6 +34,7 @@ const COMMAND_NEEDS: Record<string, readonly Need[]> = {
   PostToConnectionCommand: ['execute-api:ManageConnections@connections'],
   DeleteConnectionCommand: ['execute-api:ManageConnections@connections'],
   GetConnectionCommand: ['execute-api:ManageConnections@connections'],
+  PutEventsCommand: ['events:PutEvents@eventBus'],
 };
 
 /**

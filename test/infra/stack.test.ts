@@ -144,6 +144,7 @@ describe('Switchboard storage and compute', () => {
         'POWERTOOLS_SERVICE_NAME',
         ...auth,
         'SWITCHBOARD_BUCKET',
+        'SWITCHBOARD_EVENT_BUS',
         'SWITCHBOARD_QUEUE_URL',
         'SWITCHBOARD_SETTINGS_FILE',
         'SWITCHBOARD_TABLE',

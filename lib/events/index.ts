@@ -1,0 +1,25 @@
+export {
+  answerPath,
+  budgetReachedEvent,
+  pauseExpiring,
+  pauseLapsed,
+  pauseOpened,
+  pauseResolved,
+  turnFailed,
+} from './build.ts';
+export { PUT_EVENTS_MAX_ENTRIES, type Published, publishEvents, publishing } from './publish.ts';
+export {
+  BudgetReachedSchema,
+  type DetailOf,
+  type DetailType,
+  DOMAIN_EVENTS,
+  type DomainEvent,
+  EVENT_SOURCE,
+  PauseExpiringSchema,
+  PauseLapsedSchema,
+  PauseOpenedSchema,
+  PauseResolvedSchema,
+  parseDetail,
+  TurnFailedSchema,
+} from './schema.ts';
+export { type EventsSettings, EventsSettingsSchema } from './settings.ts';

@@ -1,0 +1,76 @@
+import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import type { Runtime } from '../config/index.ts';
+import { type DomainEvent, EVENT_SOURCE } from './schema.ts';
+
+/** EventBridge takes at most 10 entries in one PutEvents call. */
+export const PUT_EVENTS_MAX_ENTRIES = 10;
+
+/** What a call of {@link publishEvents} did. */
+export interface Published {
+  /** Entries EventBridge accepted. */
+  sent: number;
+  /** Entries that were not published: refused by EventBridge, or in a call that failed. */
+  failed: number;
+}
+
+/** Whether this runtime publishes domain events: a bus is configured and `events.enabled` is on. */
+export function publishing(rt: Runtime): boolean {
+  return rt.eventBus !== undefined && rt.settings.events.enabled;
+}
+
+function entryOf(bus: string, event: DomainEvent, at: number): PutEventsRequestEntry {
+  return {
+    EventBusName: bus,
+    Source: EVENT_SOURCE,
+    DetailType: event.detailType,
+    Detail: JSON.stringify(event.detail),
+    Time: new Date(at),
+  };
+}
+
+/**
+ * Publishes domain events on the deployment's bus, in calls of at most ten entries. It never fails
+ * what it reports on: a call that fails, or an entry EventBridge refuses, is logged (with the
+ * detail-types and the count) and counted in the result, not thrown. The SDK retries throttling and
+ * 5xx answers on its own. Nothing is sent without a bus, or with `events.enabled` off. Undefined
+ * entries (a builder's "no event for this") are skipped.
+ */
+export async function publishEvents(
+  rt: Runtime,
+  given: readonly (DomainEvent | undefined)[],
+): Promise<Published> {
+  const bus = rt.eventBus;
+  const result: Published = { sent: 0, failed: 0 };
+  const events = given.filter((event) => event !== undefined);
+  if (!bus || !publishing(rt) || events.length === 0) return result;
+  const now = rt.clock();
+  for (let i = 0; i < events.length; i += PUT_EVENTS_MAX_ENTRIES) {
+    const chunk = events.slice(i, i + PUT_EVENTS_MAX_ENTRIES);
+    const types = chunk.map((e) => e.detailType);
+    try {
+      const [client, { PutEventsCommand }] = await Promise.all([rt.events(), import('./put-events.ts')]);
+      const answer = await client.send(
+        new PutEventsCommand({ Entries: chunk.map((event) => entryOf(bus, event, now)) }),
+      );
+      const refused = (answer.Entries ?? []).filter((entry) => entry.ErrorCode);
+      const failed = answer.FailedEntryCount ?? refused.length;
+      result.failed += failed;
+      result.sent += chunk.length - failed;
+      if (failed > 0) {
+        rt.logger.warn('Domain events not published', {
+          count: failed,
+          detailTypes: types,
+          errors: refused.map((entry) => `${entry.ErrorCode}: ${entry.ErrorMessage}`),
+        });
+      }
+    } catch (error) {
+      result.failed += chunk.length;
+      rt.logger.warn('Domain events not published', {
+        count: chunk.length,
+        detailTypes: types,
+        error: String(error),
+      });
+    }
+  }
+  return result;
+}
