@@ -5,9 +5,9 @@ import {
   type AuthConfig,
   bearerToken,
   createConnectAuthorizer,
-  createJwtVerifier,
   type JwtVerifier,
 } from '../lib/auth/index.ts';
+import { createJwtVerifier } from '../lib/auth/jwt.ts';
 import {
   createRuntime,
   FUNCTION_NAMES,

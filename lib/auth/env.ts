@@ -1,4 +1,4 @@
-import { createJwtVerifier, type JwtVerifier } from './jwt.ts';
+import type { JwtVerifier } from './jwt.ts';
 import { type AuthConfig, AuthConfigSchema } from './types.ts';
 
 /** The environment variables the stack gives the `$connect` authoriser. */
@@ -29,12 +29,20 @@ export function authConfigFromEnv(
 
 /**
  * A verifier configured from the environment on first use and kept for the life of the execution
- * environment (so its keys are too): loading the module never throws.
+ * environment (so its keys are too): loading the module never throws. The JWT library (jose) is
+ * loaded with the first token, so it is not part of any function's start-up code.
  */
 export function verifierFromEnv(): JwtVerifier {
-  let verify: JwtVerifier | undefined;
-  return (token) => {
-    verify ??= createJwtVerifier(authConfigFromEnv());
-    return verify(token);
+  let verify: Promise<JwtVerifier> | undefined;
+  return async (token) => {
+    verify ??= import('./jwt.ts').then(
+      ({ createJwtVerifier }) => createJwtVerifier(authConfigFromEnv()),
+      (error: unknown) => {
+        // A chunk that failed to load is tried again by the next token.
+        verify = undefined;
+        throw error;
+      },
+    );
+    return (await verify)(token);
   };
 }

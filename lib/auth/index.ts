@@ -14,7 +14,9 @@ export {
   requestContextOf,
   tenantOf,
 } from './identity.ts';
-export { createJwtVerifier, discoveryUrlOf, type JwtVerifier } from './jwt.ts';
+// The verifier itself (and jose) is imported from './jwt.ts' where it is needed, never through this
+// index: every function imports the index, and jose belongs only in the chunk that verifies tokens.
+export type { JwtVerifier } from './jwt.ts';
 export { defaultResolveContext, identityFromContext, resolveIdentity } from './resolve.ts';
 export { hostSessionId, isOwnRef, isSessionRef, ownerScope, sessionRef } from './session-ref.ts';
 export {

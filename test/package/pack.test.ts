@@ -175,18 +175,18 @@ describe('the package', () => {
       Outputs: Record<string, unknown>;
     };
     const functions = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
-    expect(functions).toHaveLength(5); // http, ws, worker, sweep and the $connect authoriser
+    expect(functions).toHaveLength(6); // http, ws, worker, sweep, AG-UI and the $connect authoriser
     expect(Object.keys(template.Outputs)).toEqual(
-      expect.arrayContaining(['SwitchboardHttpApiUrl', 'SwitchboardWebSocketUrl']),
+      expect.arrayContaining(['SwitchboardHttpApiUrl', 'SwitchboardWebSocketUrl', 'SwitchboardAgUiUrl']),
     );
     const bundles = readdirSync(join(project, 'cdk.out'))
       .map((dir) => join(project, 'cdk.out', dir, 'index.mjs'))
       .filter((file) => existsSync(file));
-    expect(bundles).toHaveLength(5);
+    expect(bundles).toHaveLength(6);
     const withAgent = bundles.filter((file) =>
       readFileSync(file, 'utf8').includes('I can refund it once you approve.'),
     );
-    expect(withAgent).toHaveLength(4); // http, ws, worker and sweep: each imports #agents
+    expect(withAgent).toHaveLength(5); // http, ws, worker, sweep and AG-UI: each imports #agents
     // The agents module's 'switchboard' is the sources the functions import, not a second copy from dist/.
     const maps = join(project, 'cdk.out', 'switchboard-source-maps');
     const sources = readdirSync(maps, { recursive: true, encoding: 'utf8' })

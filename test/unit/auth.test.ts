@@ -4,12 +4,12 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectToken,
-  createJwtVerifier,
   defaultResolveContext,
   gatewayClaims,
   identityFromContext,
   resolveIdentity,
 } from '../../lib/auth/index.ts';
+import { createJwtVerifier } from '../../lib/auth/jwt.ts';
 
 const ISSUER = 'https://issuer.example.com';
 const keys = await generateKeyPair('RS256', { extractable: true });
