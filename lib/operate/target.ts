@@ -101,22 +101,6 @@ export function resourcesFromOutputs(
   return found;
 }
 
-/** The CloudFormation client's module: loaded only by `--stack`, so that the rest needs no such dependency. */
-const CLOUDFORMATION_MODULE = '@aws-sdk/client-cloudformation';
-
-/** What this module needs of the CloudFormation client: DescribeStacks. */
-interface CloudFormationModule {
-  CloudFormationClient: new (config: {
-    region?: string;
-  }) => {
-    send(
-      command: unknown,
-    ): Promise<{ Stacks?: { Outputs?: { OutputKey?: string; OutputValue?: string }[] }[] }>;
-    destroy(): void;
-  };
-  DescribeStacksCommand: new (input: { StackName: string }) => unknown;
-}
-
 /**
  * The target of a deployed stack found by name: its outputs, read with CloudFormation's
  * DescribeStacks (credentials and region from the SDK's usual chain, or `region`).
@@ -125,15 +109,11 @@ export async function stackTarget(
   stack: string,
   options: { region?: string; construct?: string } = {},
 ): Promise<OperatorTarget> {
-  const module = (await import(CLOUDFORMATION_MODULE).catch(() => {
-    throw new ValidationError(
-      `--stack reads the stack's outputs with ${CLOUDFORMATION_MODULE}, which is not installed: install it, or name the resources with --table, --queue-url and --dlq-url.`,
-      [{ path: ['stack'], message: 'needs the CloudFormation client' }],
-    );
-  })) as CloudFormationModule;
-  const client = new module.CloudFormationClient({ ...(options.region && { region: options.region }) });
+  // Loaded only by `--stack`: the other commands never need it.
+  const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
+  const client = new CloudFormationClient({ ...(options.region && { region: options.region }) });
   try {
-    const { Stacks } = await client.send(new module.DescribeStacksCommand({ StackName: stack }));
+    const { Stacks } = await client.send(new DescribeStacksCommand({ StackName: stack }));
     const outputs = Object.fromEntries(
       (Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']),
     );
