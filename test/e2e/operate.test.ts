@@ -13,6 +13,7 @@ import { submitTurn } from '../../lib/runs/index.ts';
 import { getRun, lastSeq } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { testApp } from '../support/agents.ts';
+import { cliAgainst } from '../support/cli.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
 import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued, within } from '../support/wait.ts';
@@ -45,16 +46,8 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-/** Runs the switchboard command in this process against the sandbox; what it printed and its exit code. */
-async function cli(...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli([...args, '--sandbox', sandbox.url], {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-  });
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) as unknown };
-}
+/** The `switchboard` command, in this process, against the sandbox. */
+const cli = (...args: string[]) => cliAgainst(sandbox.url, ...args);
 
 /** Sends a message as `token`; the answer's JSON (202: the run id). */
 async function send(token: string, session: string, agent: string, content: string) {

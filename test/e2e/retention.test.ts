@@ -1,10 +1,10 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../cli/program.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import type { Erased } from '../../lib/operate/index.ts';
 import { getRun, keys } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { cliAgainst } from '../support/cli.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
 import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
@@ -37,15 +37,8 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-async function cli(...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli([...args, '--sandbox', sandbox.url], {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-  });
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) as unknown };
-}
+/** The `switchboard` command, in this process, against the sandbox. */
+const cli = (...args: string[]) => cliAgainst(sandbox.url, ...args);
 
 /** Sends a message as `token` and waits until its turn has ended. */
 async function say(token: string, session: string, content = 'hello') {
