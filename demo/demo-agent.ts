@@ -159,11 +159,15 @@ async function filesReply(input: HostAgentInput, io: HostAgentIO, delay: number)
 }
 
 /** How the demo answers each kind of request once it is resolved. */
-function resolvedReply(action: { type: string; toolName?: string }, r: Record<string, unknown>): string {
+function resolvedReply(
+  action: { type: string; toolName?: string; args?: unknown },
+  r: Record<string, unknown>,
+): string {
   if (action.type === 'tool_approval') {
     if (r.decision !== 'approve')
       return `I did not refund it${r.expired ? ': nobody answered in time' : ''}.`;
-    const args = (r.approvedArgs ?? {}) as { order?: number; amount?: number };
+    // Approved as asked (no approvedArgs), or with the arguments a person edited.
+    const args = (r.approvedArgs ?? action.args ?? {}) as { order?: number; amount?: number };
     return `Refunded $${args.amount} on order ${args.order}.`;
   }
   if (action.type === 'user_question') {

@@ -275,6 +275,19 @@ describe('the client SDK against the sandbox', () => {
     expect(final?.type === 'final_response' && final.data.content).toBe('resolved req_page: "copied"');
   });
 
+  it('approves the demo agent’s refund as it was asked: the agent acts on the arguments it proposed', async () => {
+    const { client: c } = client();
+    const session = c.session(sid('demo-refund'), { agentId: 'demo' });
+    await session.waitForTurn((await session.send('Refund order 7')).run_id, { timeoutMs: 15_000 });
+    const [request] = session.pendingActions;
+    expect(request).toMatchObject({ type: 'tool_approval', args: { order: 7, amount: 25 } });
+    const answered = await session.approve(request!.id);
+    const end = await session.waitForTurn(answered.run_id as string, { timeoutMs: 15_000 });
+    expect(end.type).toBe('session.status_idle');
+    const final = session.delivered.filter((e) => e.type === 'final_response').at(-1);
+    expect(final?.type === 'final_response' && final.data.content).toBe('Refunded $25 on order 7.');
+  });
+
   it('answers a client tool with its handler once, and sends what a throwing handler says as its error', async () => {
     const calls: unknown[] = [];
     const { client: c } = client({
