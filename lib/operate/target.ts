@@ -2,6 +2,7 @@ import { createRuntime } from '../config/index.ts';
 import { parseOrThrow, ValidationError } from '../errors/index.ts';
 import {
   type OperatorTarget,
+  type SandboxResources,
   SandboxResourcesSchema,
   type StackResources,
   StackResourcesSchema,
@@ -24,38 +25,20 @@ export async function sandboxTarget(url: string): Promise<OperatorTarget> {
       [{ path: ['sandbox'], message: 'unreachable' }],
     );
   }
-  const resources = parseOrThrow(SandboxResourcesSchema, body, 'sandbox');
-  return {
-    rt: createRuntime({
-      fn: 'sweep',
-      table: resources.table,
-      queueUrl: resources.queueUrl,
-      bucket: resources.bucket,
-      region: resources.region,
-      credentials: resources.credentials,
-      endpoints: resources.endpoints,
-      logLevel: 'ERROR',
-    }),
-    dlqUrl: resources.dlqUrl,
-    label: `sandbox at ${base}`,
-  };
+  const { dlqUrl, ...resources } = parseOrThrow(SandboxResourcesSchema, body, 'sandbox');
+  return { rt: operatorRuntime(resources), dlqUrl, label: `sandbox at ${base}` };
 }
+
+/** The runtime the commands use: the sweep's (it may read and repair every item kind), quiet. */
+const operatorRuntime = (
+  resources: Pick<SandboxResources, 'table' | 'queueUrl' | 'bucket'> &
+    Partial<Pick<SandboxResources, 'region' | 'credentials' | 'endpoints'>>,
+) => createRuntime({ fn: 'sweep', logLevel: 'ERROR', ...resources });
 
 /** The target of a deployed stack's resources, with credentials from the SDK's usual chain. */
 export function resourcesTarget(resources: StackResources, label: string): OperatorTarget {
-  const parsed = parseOrThrow(StackResourcesSchema, resources, 'stack');
-  return {
-    rt: createRuntime({
-      fn: 'sweep',
-      table: parsed.table,
-      queueUrl: parsed.queueUrl,
-      bucket: parsed.bucket,
-      ...(parsed.region && { region: parsed.region }),
-      logLevel: 'ERROR',
-    }),
-    dlqUrl: parsed.dlqUrl,
-    label,
-  };
+  const { dlqUrl, region, ...parsed } = parseOrThrow(StackResourcesSchema, resources, 'stack');
+  return { rt: operatorRuntime({ ...parsed, ...(region && { region }) }), dlqUrl, label };
 }
 
 /** The construct's outputs (`<id>TableName`, …; infra/switchboard.ts) that name what the commands use. */
