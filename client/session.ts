@@ -574,11 +574,14 @@ export class Session {
     void loop();
   }
 
-  /** Tracks what the event means for the session, then hands it to listeners (in order, after any earlier one). */
+  /**
+   * Reads a truncated event whole, tracks what it means for the session, then hands it to listeners
+   * (in order, after any earlier one): the session's state is built from whole events only.
+   */
   #apply(event: SwitchboardEvent): void {
-    this.#track(event);
     this.#delivery = this.#delivery.then(async () => {
       const whole = event.truncated && event.href ? await this.#readWhole(event) : event;
+      this.#track(whole);
       this.#delivered.push(whole);
       for (const key of [whole.type, '*']) {
         for (const listener of [...(this.#listeners.get(key) ?? [])]) {

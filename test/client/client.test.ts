@@ -32,10 +32,27 @@ const paced: HostAgentDefinition = {
   },
 };
 
+/** Asks approval with arguments over 120 KB: its action.required event reaches hosts truncated. */
+const bulky: HostAgentDefinition = {
+  info: { id: 'bulky' },
+  async invoke() {
+    return {
+      content: 'Approve this long note?',
+      pendingActions: [
+        { id: 'req_note', type: 'tool_approval', toolName: 'save_note', args: { note: 'n'.repeat(130_000) } },
+      ],
+    };
+  },
+  async resolveAction({ resolution }) {
+    return { content: `resolved: ${String(resolution.decision)}` };
+  },
+};
+
 const agents = pauseAgents();
 const app = createSwitchboard();
 app.registerHostAgent(demoAgent({ chunkDelayMs: 5 }));
 app.registerHostAgent(paced);
+app.registerHostAgent(bulky);
 for (const definition of agents.definitions) app.registerHostAgent(definition);
 
 let sandbox: Sandbox;
@@ -273,6 +290,20 @@ describe('the client SDK against the sandbox', () => {
     await page.waitForTurn(tool.run_id as string, { timeoutMs: 15_000 });
     const final = page.delivered.filter((e) => e.type === 'final_response').at(-1);
     expect(final?.type === 'final_response' && final.data.content).toBe('resolved req_page: "copied"');
+  });
+
+  it('reads a truncated event whole before it counts: a request over 120 KB is pending and can be answered', async () => {
+    const { client: c } = client();
+    const session = c.session(sid('bulky'), { agentId: 'bulky' });
+    await session.waitForTurn((await session.send('save it')).run_id, { timeoutMs: 15_000 });
+    const required = session.delivered.find((e) => e.type === 'action.required');
+    expect(required?.truncated).toBeUndefined();
+    expect(session.pendingActions.map((a) => [a.id, (a.args as { note: string }).note.length])).toEqual([
+      ['req_note', 130_000],
+    ]);
+    const answered = await session.approve('req_note');
+    await session.waitForTurn(answered.run_id as string, { timeoutMs: 15_000 });
+    expect(session.pendingActions).toEqual([]);
   });
 
   it('approves the demo agent’s refund as it was asked: the agent acts on the arguments it proposed', async () => {
