@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { entrySize, PUT_EVENTS_LIMITS } from '../lib/events/index.ts';
 import { readAll } from './aws/forward.ts';
 
 /** One event the bus took, as a rule's target would receive it. */
@@ -14,9 +15,6 @@ export interface ReceivedEvent {
   bus: string;
   resources: string[];
 }
-
-/** EventBridge's limits on one PutEvents call. */
-export const PUT_EVENTS_LIMITS = { entries: 10, bytes: 256 * 1024 } as const;
 
 /** A running bus. */
 export interface EventBusEmulator {
@@ -38,19 +36,6 @@ interface Entry {
 }
 
 type EntryResult = { EventId: string } | { ErrorCode: string; ErrorMessage: string };
-
-/** An entry's size as EventBridge counts it: its strings' UTF-8 bytes, 14 for a time. */
-function sizeOf(entry: Entry): number {
-  const bytes = (v: unknown) => (typeof v === 'string' ? Buffer.byteLength(v) : 0);
-  const resources = Array.isArray(entry.Resources) ? entry.Resources : [];
-  return (
-    (entry.Time !== undefined ? 14 : 0) +
-    bytes(entry.Source) +
-    bytes(entry.DetailType) +
-    bytes(entry.Detail) +
-    resources.reduce((sum: number, r) => sum + bytes(r), 0)
-  );
-}
 
 const invalid = (name: string, reason: string): EntryResult => ({
   ErrorCode: 'InvalidArgument',
@@ -143,7 +128,7 @@ export async function startEventBus(options: {
         res,
         `1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length less than or equal to ${PUT_EVENTS_LIMITS.entries}`,
       );
-    if ((entries as Entry[]).reduce((sum, e) => sum + sizeOf(e), 0) > PUT_EVENTS_LIMITS.bytes)
+    if ((entries as Entry[]).reduce((sum, e) => sum + entrySize(e), 0) > PUT_EVENTS_LIMITS.bytes)
       return validation(res, 'Total size of the entries in the request is over the limit.');
     const results = (entries as Entry[]).map((entry): EntryResult => {
       const taken = take(entry, options.bus);

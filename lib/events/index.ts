@@ -7,7 +7,8 @@ export {
   pauseResolved,
   turnFailed,
 } from './build.ts';
-export { PUT_EVENTS_MAX_ENTRIES, type Published, publishEvents, publishing } from './publish.ts';
+export { entrySize, PUT_EVENTS_LIMITS, putEventsCalls } from './limits.ts';
+export { type Published, publishEvents, publishing } from './publish.ts';
 export {
   BudgetReachedSchema,
   type DetailOf,

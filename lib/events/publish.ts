@@ -1,9 +1,9 @@
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { Runtime } from '../config/index.ts';
+import { putEventsCalls } from './limits.ts';
 import { type DomainEvent, EVENT_SOURCE } from './schema.ts';
 
 /** EventBridge takes at most 10 entries in one PutEvents call. */
-export const PUT_EVENTS_MAX_ENTRIES = 10;
 
 /** What a call of {@link publishEvents} did. */
 export interface Published {
@@ -29,7 +29,8 @@ function entryOf(bus: string, event: DomainEvent, at: number): PutEventsRequestE
 }
 
 /**
- * Publishes domain events on the deployment's bus, in calls of at most ten entries. It never fails
+ * Publishes domain events on the deployment's bus, in calls within PutEvents' limits (ten entries,
+ * 256 KB). It never fails
  * what it reports on: a call that fails, or an entry EventBridge refuses, is logged (with the
  * detail-types and the count) and counted in the result, not thrown. The SDK retries throttling and
  * 5xx answers on its own. Nothing is sent without a bus, or with `events.enabled` off. Undefined
@@ -44,13 +45,14 @@ export async function publishEvents(
   const events = given.filter((event) => event !== undefined);
   if (!bus || !publishing(rt) || events.length === 0) return result;
   const now = rt.clock();
-  for (let i = 0; i < events.length; i += PUT_EVENTS_MAX_ENTRIES) {
-    const chunk = events.slice(i, i + PUT_EVENTS_MAX_ENTRIES);
+  const entries = events.map((event) => ({ event, ...entryOf(bus, event, now) }));
+  for (const call of putEventsCalls(entries)) {
+    const chunk = call.map(({ event }) => event);
     const types = chunk.map((e) => e.detailType);
     try {
       const [client, { PutEventsCommand }] = await Promise.all([rt.events(), import('./put-events.ts')]);
       const answer = await client.send(
-        new PutEventsCommand({ Entries: chunk.map((event) => entryOf(bus, event, now)) }),
+        new PutEventsCommand({ Entries: call.map(({ event: _, ...entry }) => entry) }),
       );
       const refused = (answer.Entries ?? []).filter((entry) => entry.ErrorCode);
       const failed = answer.FailedEntryCount ?? refused.length;
