@@ -76,6 +76,8 @@ export class Session {
   /** A (re)connection's join was sent and no `assistant:joined` has answered it yet. */
   #awaitingJoin = false;
   #closed = false;
+  /** Wakes the open `events()` iterators when the session closes. */
+  readonly #onClose = new Set<() => void>();
 
   constructor(client: SwitchboardClient, id: string, options: SessionOptions) {
     this.#client = client;
@@ -153,6 +155,9 @@ export class Session {
       queue.push(event);
       wake?.();
     });
+    // Closing the session ends the loop too.
+    const woken = () => wake?.();
+    this.#onClose.add(woken);
     const iterator: AsyncIterableIterator<SwitchboardEvent> = {
       next: async () => {
         while (queue.length === 0 && !done && !this.#closed) await new Promise<void>((r) => (wake = r));
@@ -163,6 +168,7 @@ export class Session {
       return: async () => {
         done = true;
         stop();
+        this.#onClose.delete(woken);
         wake?.();
         return { value: undefined, done: true };
       },
@@ -492,6 +498,8 @@ export class Session {
    */
   close(): void {
     this.#closed = true;
+    for (const wake of this.#onClose) wake();
+    this.#onClose.clear();
     if (this.#gapTimer !== undefined) this.#client.timers.clearTimeout(this.#gapTimer);
     this.#client.forget(this);
   }

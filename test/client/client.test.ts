@@ -292,6 +292,19 @@ describe('the client SDK against the sandbox', () => {
     expect(final?.type === 'final_response' && final.data.content).toBe('resolved req_page: "copied"');
   });
 
+  it('ends an events() loop when the client closes', async () => {
+    const { client: c } = client();
+    const session = c.session(sid('iterate'), { agentId: 'demo' });
+    const seen: string[] = [];
+    const loop = (async () => {
+      for await (const event of session.events()) seen.push(event.type);
+    })();
+    await session.waitForTurn((await session.send('hi')).run_id, { timeoutMs: 15_000 });
+    c.close();
+    await within(loop, 'the loop to end once the client is closed');
+    expect(seen).toContain('session.status_idle');
+  });
+
   it('reads a truncated event whole before it counts: a request over 120 KB is pending and can be answered', async () => {
     const { client: c } = client();
     const session = c.session(sid('bulky'), { agentId: 'bulky' });
