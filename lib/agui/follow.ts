@@ -60,7 +60,6 @@ export async function followRun(
       send(translator.finish(requests));
       return;
     }
-    if (events.length > 0) continue;
     if (now() >= options.deadline) {
       send(
         translator.interrupted(
@@ -70,6 +69,8 @@ export async function followRun(
       );
       return;
     }
+    // A full page: read on at once. Anything less is the end of the log for now: wait one poll.
+    if (events.length === 500) continue;
     await new Promise((resolve) => setTimeout(resolve, options.pollMs));
   }
 }
