@@ -3,8 +3,6 @@ import type { Runtime } from '../config/index.ts';
 import { putEventsCalls } from './limits.ts';
 import { type DomainEvent, EVENT_SOURCE } from './schema.ts';
 
-/** EventBridge takes at most 10 entries in one PutEvents call. */
-
 /** What a call of {@link publishEvents} did. */
 export interface Published {
   /** Entries EventBridge accepted. */

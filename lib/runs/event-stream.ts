@@ -3,8 +3,8 @@ import { FencedError } from '../errors/index.ts';
 import { appendEvents, type SessionEvent } from '../store/index.ts';
 import { Audience } from '../transport/index.ts';
 
-/** Events the runtime writes about a turn (its status, the user's message), not the agent's. */
-const RUNTIME_EVENT = /^(session|user|messages)\./;
+/** Events the runtime writes about a turn (its status, the user's message, the answer it runs on), not the agent's. */
+const RUNTIME_EVENT = /^(session|user|messages)\.|^action\.resolved$/;
 
 /**
  * One turn's writer of the session's event log, one flush window at a time: the events of a window

@@ -149,7 +149,9 @@ export async function decideAction(
         ReturnValues: 'ALL_NEW',
       }),
     );
-    rt.metrics.add(decision.expired ? 'PendingActionsExpired' : 'PendingActionsResolved', 1);
+    // A queued host call withdrawn before it was handed over was never counted as opened.
+    if ((options.from ?? 'pending') === 'pending')
+      rt.metrics.add(decision.expired ? 'PendingActionsExpired' : 'PendingActionsResolved', 1);
     return decodeJson<ActionRecord>(Attributes ?? {}, ACTION_JSON);
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
