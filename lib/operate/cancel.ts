@@ -14,6 +14,9 @@ export interface CancelledRun {
 
 const open = (run: RunRecord) => run.status === 'queued' || run.status === 'running';
 
+/** A turn of the user's: bookkeeping runs (a lapse, a withdrawal, a delete) are the runtime's to finish. */
+const usersTurn = (run: RunRecord) => run.kind === undefined || run.kind === 'turn' || run.kind === 'resolve';
+
 /**
  * `switchboard cancel`: asks the worker of the session's running (or queued) turn to stop it, as the
  * cancel route does (reason `user`: the agent's backend is told as for a user's cancel).
@@ -40,12 +43,18 @@ export async function cancelRuns(rt: Runtime, ref: string): Promise<CancelledRun
  */
 export async function expireRuns(rt: Runtime, ref: string, now = Date.now()): Promise<CancelledRun[]> {
   if (!(await getSession(rt, ref, { includeDeleted: true }))) throw new SessionNotFoundError(ref);
-  const runs = (await listRuns(rt, ref)).filter(open);
+  const all = await listRuns(rt, ref);
+  const runs = all.filter((run) => open(run) && usersTurn(run));
   if (runs.length === 0)
     throw new SessionConflictError('nothing_to_cancel', `Session ${ref} has no queued or running turn.`);
   const operator = newId('operator');
   const results: CancelledRun[] = [];
   for (const run of runs) {
+    // A queued turn behind an open run of its session is waiting its turn in the FIFO group, not lost.
+    if (run.status === 'queued' && all.some((r) => r.runId < run.runId && open(r))) {
+      results.push({ runId: run.runId, outcome: 'held', detail: 'queued behind an earlier open run' });
+      continue;
+    }
     if (run.status === 'queued') {
       const closed = await abandonQueuedRun(rt, run, now);
       results.push({

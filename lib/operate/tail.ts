@@ -1,9 +1,7 @@
 import type { Runtime } from '../config/index.ts';
 import { SessionNotFoundError } from '../errors/index.ts';
+import { END_TYPES } from '../runs/index.ts';
 import { getSession, lastSeq, listEvents, type SessionEvent } from '../store/index.ts';
-
-/** The events that end a turn in the log (lib/runs' END_TYPES). */
-const TURN_ENDS = new Set(['session.status_idle', 'session.status_requires_action']);
 
 /** How {@link tailSession} follows a log. */
 export interface TailOptions {
@@ -11,7 +9,10 @@ export interface TailOptions {
   after?: number;
   /** How often the log is read again. Default 500 ms. */
   pollMs?: number;
-  /** Stop once a turn has ended (its idle or requires-action event), instead of following until `signal`. */
+  /**
+   * Stop once a turn ends after the log's end at the start (its idle or requires-action event),
+   * instead of following until `signal`: turns that ended before are shown, not waited for.
+   */
   untilTurnEnds?: boolean;
   /** Stops the tail. */
   signal?: AbortSignal;
@@ -39,14 +40,15 @@ function pause(ms: number, signal?: AbortSignal): Promise<void> {
  */
 export async function tailSession(rt: Runtime, ref: string, options: TailOptions): Promise<number> {
   if (!(await getSession(rt, ref, { includeDeleted: true }))) throw new SessionNotFoundError(ref);
-  let after = options.after ?? (await lastSeq(rt, ref));
+  const end = await lastSeq(rt, ref);
+  let after = options.after ?? end;
   const pollMs = options.pollMs ?? 500;
   while (!options.signal?.aborted) {
     const events = await listEvents(rt, ref, after, 500);
     for (const event of events) {
       options.onEvent(event);
       after = event.seq;
-      if (options.untilTurnEnds && TURN_ENDS.has(event.type)) return after;
+      if (options.untilTurnEnds && event.seq > end && END_TYPES.has(event.type)) return after;
     }
     if (events.length < 500) await pause(pollMs, options.signal);
   }

@@ -2,7 +2,7 @@ export { FencedError, MissingItemError, RetryLaterError } from '../errors/index.
 export { historyMessage } from './agent-input.ts';
 export { awaitFinal, type FinalAnswer } from './await-final.ts';
 export { cancelSession, deleteSession, eraseSession, stopRuns } from './cancel.ts';
-export { closeWithError, LOST } from './close.ts';
+export { closeWithError, END_TYPES, LOST } from './close.ts';
 export { submitAnswer, submitContinuation, supersedeOpen } from './continuation.ts';
 export { shutdownMarginMs, stopAtFor, turnBudgetMs } from './deadline.ts';
 export { EventStream } from './event-stream.ts';
