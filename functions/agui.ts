@@ -1,9 +1,7 @@
 import app from '#agents';
-import { createAguiHandler, jwtAuthentication, lambdaSink } from '../lib/agui/index.ts';
-import { AUTH_ENV, verifierFromEnv } from '../lib/auth/index.ts';
+import { aguiAuthenticationFromEnv, createAguiHandler, lambdaSink } from '../lib/agui/index.ts';
 
-const auth = process.env[AUTH_ENV.issuer] ? jwtAuthentication(verifierFromEnv()) : undefined;
-const agui = createAguiHandler(app, undefined, { authenticate: auth });
+const agui = createAguiHandler(app, undefined, { authenticate: aguiAuthenticationFromEnv() });
 
 /**
  * The AG-UI endpoint behind a function URL in RESPONSE_STREAM mode: the function verifies the JWT

@@ -160,6 +160,9 @@ export class Switchboard extends Construct {
       if (resolved.auth) {
         this.aguiFunction.addEnvironment(AUTH_ENV.issuer, resolved.auth.issuer);
         this.aguiFunction.addEnvironment(AUTH_ENV.audience, JSON.stringify(resolved.auth.audience));
+      } else {
+        // Said explicitly: without either, the function refuses to start (it fails closed).
+        this.aguiFunction.addEnvironment(AUTH_ENV.anonymous, 'true');
       }
     }
     const authorizers =

@@ -1,11 +1,13 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
 import {
+  AUTH_ENV,
   type AuthorizerShape,
   bearerToken,
   gatewayClaims,
   type JwtVerifier,
   resolveIdentity,
+  verifierFromEnv,
 } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { jsonSchemasReady, parseJsonBody } from '../contract/index.ts';
@@ -35,6 +37,22 @@ export function jwtAuthentication(verify: JwtVerifier): AguiAuthenticate {
     if (!token) throw new UnauthorizedError('An AG-UI request needs Authorization: Bearer <token>.');
     return { jwt: { claims: gatewayClaims(await verify(token)) } };
   };
+}
+
+/**
+ * The AG-UI function's authentication from its environment, failing closed: JWTs of the issuer when
+ * the stack has built-in `auth`; nobody (every caller anonymous) only when the stack says
+ * `allowAnonymous` explicitly; with neither, the function refuses to start rather than serve every
+ * caller as anonymous by accident.
+ */
+export function aguiAuthenticationFromEnv(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): AguiAuthenticate | undefined {
+  if (env[AUTH_ENV.issuer]) return jwtAuthentication(verifierFromEnv());
+  if (env[AUTH_ENV.anonymous] === 'true') return undefined;
+  throw new Error(
+    `The AG-UI function needs ${AUTH_ENV.issuer} (built-in auth) or ${AUTH_ENV.anonymous}=true (allowAnonymous); it has neither.`,
+  );
 }
 
 /** Options of {@link createAguiHandler}. */

@@ -4,6 +4,7 @@ export {
   type AguiAuthenticate,
   type AguiHandler,
   type AguiHandlerOptions,
+  aguiAuthenticationFromEnv,
   createAguiHandler,
   jwtAuthentication,
 } from './handler.ts';

@@ -1,8 +1,16 @@
 import type { JwtVerifier } from './jwt.ts';
 import { type AuthConfig, AuthConfigSchema } from './types.ts';
 
-/** The environment variables the stack gives the `$connect` authoriser. */
-export const AUTH_ENV = { issuer: 'SWITCHBOARD_AUTH_ISSUER', audience: 'SWITCHBOARD_AUTH_AUDIENCE' } as const;
+/**
+ * The environment variables the stack gives the functions that verify tokens themselves (the
+ * `$connect` authoriser, the AG-UI function): the issuer and audiences of built-in `auth`, or, for
+ * the AG-UI function of an `allowAnonymous` stack, the explicit `anonymous` flag.
+ */
+export const AUTH_ENV = {
+  issuer: 'SWITCHBOARD_AUTH_ISSUER',
+  audience: 'SWITCHBOARD_AUTH_AUDIENCE',
+  anonymous: 'SWITCHBOARD_ALLOW_ANONYMOUS',
+} as const;
 
 /**
  * The authoriser's configuration from its environment: the issuer, and the audiences as a JSON array

@@ -164,6 +164,12 @@ describe('Switchboard APIs', () => {
       const functions = idsOfType(open.resources, 'AWS::Lambda::Function');
       expect(functions).toHaveLength(5);
       expect(functions.filter((id) => id.startsWith('SwitchboardAuthorizerFunction'))).toEqual([]);
+      // The AG-UI function is told it serves anonymous callers; without that it would refuse to start.
+      const [agui] = functions.filter((id) => id.startsWith('SwitchboardAgUiFunction'));
+      expect(environmentOf(open.resources, agui ?? '')).toMatchObject({
+        SWITCHBOARD_ALLOW_ANONYMOUS: 'true',
+      });
+      expect(environmentOf(open.resources, agui ?? '').SWITCHBOARD_AUTH_ISSUER).toBeUndefined();
     },
     SYNTH_TIMEOUT_MS,
   );

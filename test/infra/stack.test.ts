@@ -189,6 +189,7 @@ describe('Switchboard storage and compute', () => {
       SWITCHBOARD_AUTH_ISSUER: TEST_AUTH.issuer,
       SWITCHBOARD_AUTH_AUDIENCE: JSON.stringify(TEST_AUTH.audience),
     });
+    expect(environmentOf(resources, fn ?? '').SWITCHBOARD_ALLOW_ANONYMOUS).toBeUndefined();
     template.resourceCountIs('AWS::Lambda::Url', 1);
     template.hasResourceProperties('AWS::Lambda::Url', {
       AuthType: 'NONE',
