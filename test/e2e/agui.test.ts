@@ -239,6 +239,8 @@ describe('the AG-UI endpoint with the real HttpAgent', () => {
     say(agent, 'take your time');
     const run = recorder();
     let cancelled = false;
+    // Asserted after the run: the client's subscriber runner would swallow a failed expect here.
+    let cancelStatus: number | undefined;
     await agent.runAgent(
       {},
       {
@@ -249,10 +251,11 @@ describe('the AG-UI endpoint with the real HttpAgent', () => {
           const res = await api(sandbox.url, 'POST', `/api/sessions/${threadId}/cancel`, undefined, {
             token: 'token-alice',
           });
-          expect(res.status).toBe(202);
+          cancelStatus = res.status;
         },
       },
     );
+    expect(cancelStatus).toBe(202);
     expect(run.failures).toEqual([]);
     expect(run.finished).toEqual([{ outcome: 'cancelled' }]);
   });
