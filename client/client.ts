@@ -254,8 +254,18 @@ export function chatBody(sessionId: string, content: string, options: SendOption
 
 export type { FeedbackRequest, PendingAction, ResolveRequest };
 
-/** The largest body `POST /api/files` takes as bytes; anything larger goes through an upload URL. */
-const MAX_BODY_UPLOAD = 4 * 1024 * 1024;
+/**
+ * The WebSocket subprotocols: Switchboard's, and the one that carries the token (a browser cannot set
+ * headers on a WebSocket). The server's twins are in lib/auth/token.ts; a test keeps them equal.
+ */
+export const PROTOCOL = 'switchboard';
+export const TOKEN_PROTOCOL = 'switchboard.bearer.';
+
+/**
+ * The largest body `POST /api/files` takes as bytes (the server's DIRECT_UPLOAD_MAX_BYTES, kept equal
+ * by a test); anything larger goes through an upload URL.
+ */
+export const MAX_BODY_UPLOAD = 4 * 1024 * 1024;
 
 /**
  * A connection to Switchboard for one caller: the HTTP API, one WebSocket shared by every session it
@@ -607,7 +617,7 @@ export class SwitchboardClient {
     if (this.#closed) return;
     let socket: WebSocketLike;
     try {
-      socket = new WS(url, token ? ['switchboard', `switchboard.bearer.${token}`] : ['switchboard']);
+      socket = new WS(url, token ? [PROTOCOL, `${TOKEN_PROTOCOL}${token}`] : [PROTOCOL]);
     } catch (error) {
       this.reportError(error);
       this.#scheduleReconnect();

@@ -7,6 +7,7 @@ import {
   type EventsPage,
   type HostActionHandlers,
   type HostContextInput,
+  requestId,
   type SendOptions,
   type SwitchboardClient,
 } from './client.ts';
@@ -296,7 +297,7 @@ export class Session {
     if (!from)
       return Promise.reject(new Error('regenerate: no answer to regenerate yet; name its message id.'));
     return this.#chat({
-      id: options.id ?? chatBody(this.id, '', {}, this.#client.random).id,
+      id: options.id ?? requestId(this.#client.random),
       session_id: this.id,
       content: '',
       mode: 'regenerate',

@@ -4,11 +4,12 @@
  */
 import { existsSync, type FSWatcher, watch } from 'node:fs';
 import { register } from 'node:module';
-import { basename, dirname, resolve, sep } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Switchboard } from '../lib/agents/index.ts';
 import { jsonSchemasReady } from '../lib/contract/index.ts';
+import { OWN_DIRS } from './own-code.ts';
 import { RELOAD_PARAM, type ReloadHooksData } from './reload-hooks.ts';
 
 /** What a change leads to: the new server, or why the new code could not be loaded. */
@@ -40,11 +41,8 @@ export interface LoadOptions {
   settleMs?: number;
 }
 
-/** Switchboard's own directories, beside this file's: never reloaded, so the runtime keeps one copy. */
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const KEEP = ['lib', 'sandbox', 'bin', 'functions', 'client', 'infra'].map(
-  (dir) => pathToFileURL(`${resolve(ROOT, dir)}${sep}`).href,
-);
+/** Switchboard's own directories, as URLs: never reloaded, so the runtime keeps one copy. */
+const KEEP = OWN_DIRS.map((dir) => pathToFileURL(dir).href);
 const HOOKS = [
   new URL('./reload-hooks.js', import.meta.url),
   new URL('./reload-hooks.ts', import.meta.url),

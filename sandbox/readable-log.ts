@@ -1,20 +1,9 @@
-/**
- * The sandbox's presentation of the runtime's log: the lines Powertools' Logger writes as JSON for
- * CloudWatch, printed for a person at a terminal instead. `switchboard dev` installs it; the
- * deployed functions and the tests keep the JSON lines.
- *
- * ```text
- * 14:02:03 ERROR agent support · session u:alice/s-1 · run run_8f2c: The agent failed
- *   TypeError: Cannot read properties of undefined (reading 'id')
- *     at invoke (/home/me/app/agents.ts:12:7)
- * ```
- */
-import { dirname, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { sep } from 'node:path';
 import { inspect } from 'node:util';
 import { Logger, type LogItem } from '@aws-lambda-powertools/logger';
 import type { ConstructorOptions } from '@aws-lambda-powertools/logger/types';
 import { hostSessionId } from '../lib/auth/index.ts';
+import { OWN_DIRS } from './own-code.ts';
 
 /** Where a {@link ReadableLogger} writes, and whether in colour. */
 export interface ReadableOutput {
@@ -51,10 +40,6 @@ const WHO: [key: string, label: string][] = [
   ['sessionId', 'session'],
   ['runId', 'run'],
 ];
-
-/** The runtime's own code: frames in it (or in a dependency, or Node's) are not the agent's. */
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const OWN_DIRS = ['lib', 'sandbox', 'bin', 'functions'].map((dir) => `${resolve(ROOT, dir)}${sep}`);
 
 /** At most this many stack frames are printed for an error. */
 const MAX_FRAMES = 5;
