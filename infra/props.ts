@@ -6,10 +6,12 @@ import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AuthConfigSchema } from '../lib/auth/types.ts';
 import { parseSettings, type SettingsInput } from '../lib/config/index.ts';
-import { jsonSchemasReady } from '../lib/contract/index.ts';
+import { installJsonSchemaChecker } from '../lib/contract/index.ts';
+import * as jsonSchemaChecker from '../lib/contract/json-schema-checker.ts';
 
-// The settings are checked at synth, JSON Schemas (host tools' parameters) compiled included.
-await jsonSchemasReady();
+// The settings are checked at synth, JSON Schemas (host tools' parameters) compiled included. The
+// checker is loaded statically here: a top-level await would stop a CommonJS app from requiring this.
+installJsonSchemaChecker(jsonSchemaChecker);
 
 import type { SwitchboardMonitoringProps } from './monitoring.ts';
 

@@ -38,6 +38,7 @@ export { ID_PATTERN, ID_RULE, IdSchema, isId, isSessionId, SESSION_ID_RULE, Sess
 export { BODY_LIMITS, checkDepth, MAX_JSON_DEPTH, parseJsonBody, tooDeepAt } from './json-body.ts';
 export {
   compiled,
+  installJsonSchemaChecker,
   jsonSchemaProblem,
   jsonSchemasReady,
   objectSchemaProblem,

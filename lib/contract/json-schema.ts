@@ -23,6 +23,17 @@ export function jsonSchemasReady(): Promise<void> {
 }
 
 /**
+ * Installs the checker at once, where its size does not matter (the CDK construct, at synth): no
+ * top-level await, so that a CommonJS app can still `require` the module that does it.
+ */
+export function installJsonSchemaChecker(loaded: Checker): void {
+  if (checker) return;
+  checker = loaded;
+  ready = Promise.resolve();
+  for (const check of deferred.splice(0)) check();
+}
+
+/**
  * Runs `check` (which uses the checker, and throws what is wrong) now if the checker is loaded, or
  * else when {@link jsonSchemasReady} loads it: an agent module registers its agents at import, before
  * any handler could load the checker.
