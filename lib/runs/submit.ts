@@ -92,17 +92,24 @@ async function resolveSession(
   if (!agent) {
     throw new AgentNotFoundError(agentId);
   }
-  // A suspended tenant's messages are refused (403) before anything is written.
+  // A suspended tenant's messages are refused (403), and a new message to a spent budget (402; a
+  // continuation goes through), before anything is written. The two reads run together; a
+  // suspension is said first.
   const { tenant } = ownerOf(identity);
-  if (tenant !== undefined && (await getSuspension(rt, tenant))) throw new TenantSuspendedError(tenant);
-  // A new message to a spent budget is refused (402) before anything is written; a continuation goes through.
-  if (request.tool_call_id === undefined)
-    await checkBudgets(rt, ownerOf(identity), {
-      sessionId,
-      session: existing,
-      budgetUsd: app.budgetFor(agent),
-      requestId,
-    });
+  const suspension = tenant === undefined ? undefined : getSuspension(rt, tenant);
+  const budgets =
+    request.tool_call_id === undefined
+      ? checkBudgets(rt, ownerOf(identity), {
+          sessionId,
+          session: existing,
+          budgetUsd: app.budgetFor(agent),
+          requestId,
+        })
+      : undefined;
+  // Awaited below; until then a refusal must not count as unhandled.
+  budgets?.catch(() => undefined);
+  if (tenant !== undefined && (await suspension)) throw new TenantSuspendedError(tenant);
+  await budgets;
   // Everything the request refers to is checked before anything is written: a rejected message leaves no session.
   const files = await checkFileIds(rt, identity, request);
   checkAgentFiles(agent, files);
