@@ -16,10 +16,9 @@ import { lazyRuntime } from '../handlers/runtime.ts';
 import { limitUser } from '../limits/index.ts';
 import { instrumentHandler } from '../telemetry/index.ts';
 import { errorResponse } from '../transport/index.ts';
-import { acceptRun } from './accept.ts';
+import { acceptRun, type Followed } from './accept.ts';
 import { followRun } from './follow.ts';
 import { clientKnows } from './input.ts';
-import { parseRunAgentInput } from './schema.ts';
 import { AguiTranslator } from './translate.ts';
 import type { ResponseSink } from './types.ts';
 
@@ -102,7 +101,7 @@ export function createAguiHandler(
   const pollMs = options.pollMs ?? 250;
   const marginMs = options.marginMs ?? 5_000;
   const serve = async (event: Parameters<AguiHandler>[0], sink: ResponseSink, context: Context) => {
-    let accepted: Awaited<ReturnType<typeof acceptRun>>;
+    let accepted: Followed;
     let translator: AguiTranslator;
     try {
       await jsonSchemasReady();
@@ -114,10 +113,9 @@ export function createAguiHandler(
       const agentId = agentOf(event.rawPath);
       const identity = await resolveIdentity(await options.authenticate?.(event), app.resolveContext);
       await limitUser(rt(), identity);
-      const input = parseRunAgentInput(
-        parseJsonBody(event.body, event.isBase64Encoded, { what: 'RunAgentInput' }),
-      );
-      accepted = await acceptRun(rt(), app, identity, input, agentId);
+      const body = parseJsonBody(event.body, event.isBase64Encoded, { what: 'RunAgentInput' });
+      const { input, followed } = await acceptRun(rt(), app, identity, body, agentId);
+      accepted = followed;
       translator = new AguiTranslator(input.threadId, input.runId, clientKnows(input));
     } catch (error) {
       const response = errorResponse(error, rt().logger, { maskServerErrors: app.maskServerErrors });

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { IdSchema, RequestIdSchema, SessionIdSchema } from '../contract/index.ts';
 import { parseOrThrow } from '../errors/index.ts';
 
 /**
@@ -44,16 +45,28 @@ export const AguiContextSchema = z.looseObject({ description: z.string(), value:
 
 /** An answer to one interrupt (an approval, a question or a client tool of Switchboard). */
 export const AguiResumeSchema = z.looseObject({
-  interruptId: z.string().min(1),
+  interruptId: IdSchema,
   status: z.enum(['resolved', 'cancelled']),
   payload: z.unknown().optional(),
 });
 export type AguiResume = z.infer<typeof AguiResumeSchema>;
 
-/** The request: `threadId` is the session, `runId` the request id of what it asks. */
+/**
+ * The ids of a request, checked before anything is looked up by them: `threadId` is the session (the
+ * host's id or a ref), `runId` the request id of what it asks, each `interruptId` a request of the
+ * session. The ids, then the ownership gate, then the rest of the body: see `acceptRun`.
+ */
+export const AguiIdsSchema = z.looseObject({
+  threadId: SessionIdSchema,
+  runId: RequestIdSchema,
+  resume: z.array(z.looseObject({ interruptId: AguiResumeSchema.shape.interruptId })).optional(),
+});
+export type AguiIds = z.infer<typeof AguiIdsSchema>;
+
+/** The request: its ids ({@link AguiIdsSchema}) and what it says. */
 export const RunAgentInputSchema = z.looseObject({
-  threadId: z.string().min(1),
-  runId: z.string().min(1),
+  threadId: AguiIdsSchema.shape.threadId,
+  runId: AguiIdsSchema.shape.runId,
   messages: z.array(AguiMessageSchema),
   tools: z.array(AguiToolSchema).optional(),
   context: z.array(AguiContextSchema).optional(),
@@ -66,4 +79,9 @@ export type RunAgentInput = z.infer<typeof RunAgentInputSchema>;
 /** A posted body, validated: a 422 naming the field otherwise. */
 export function parseRunAgentInput(value: unknown): RunAgentInput {
   return parseOrThrow(RunAgentInputSchema, value, 'RunAgentInput');
+}
+
+/** A posted body's ids alone, validated: a 422 naming the field otherwise. */
+export function parseAguiIds(value: unknown): AguiIds {
+  return parseOrThrow(AguiIdsSchema, value, 'RunAgentInput');
 }

@@ -29,7 +29,7 @@ import {
   parseResolveRequest,
   SessionsQuerySchema,
 } from '../contract/index.ts';
-import { NotFoundError, parseOrThrow, SessionNotFoundError, ValidationError } from '../errors/index.ts';
+import { NotFoundError, parseOrThrow, ValidationError } from '../errors/index.ts';
 import { EXPORT_INLINE_BYTES, exportLink, exportSession } from '../export/index.ts';
 import { rateMessage } from '../feedback/index.ts';
 import {
@@ -41,9 +41,14 @@ import {
   uploadLimit,
 } from '../files/index.ts';
 import { awaitFinal, cancelSession, deleteSession, submitAnswer, submitTurn } from '../runs/index.ts';
-import { messageView, ownedSession, sessionListView, sessionView } from '../sessions/index.ts';
 import {
-  getSession,
+  answerableSession,
+  messageView,
+  ownedSession,
+  sessionListView,
+  sessionView,
+} from '../sessions/index.ts';
+import {
   lastSeq,
   latestRun,
   listActions,
@@ -169,9 +174,9 @@ type RouteFn = (
 const rateRoute: RouteFn = async (rt, app, event) => {
   const sessionId = sessionIdOf(event);
   const messageId = pathId(event, 'messageId', 'message_not_found', 'Message', isMessageId);
-  const request = parseFeedbackRequest(parseJsonBody(event.body, event.isBase64Encoded));
   const caller = await identity(app, event);
   const session = await ownedSession(rt, caller, sessionId);
+  const request = parseFeedbackRequest(parseJsonBody(event.body, event.isBase64Encoded));
   return json(200, await rateMessage(rt, app, caller, session, messageId, request));
 };
 
@@ -262,11 +267,10 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   async 'POST /api/sessions/{id}/actions/{actionId}'(rt, app, event) {
     const sessionId = sessionIdOf(event);
     const actionId = pathId(event, 'actionId', 'action_not_found', 'Request');
-    const request = parseResolveRequest(parseJsonBody(event.body, event.isBase64Encoded));
     const caller = await identity(app, event);
-    const session = await getSession(rt, sessionRef(caller, sessionId));
-    if (!session) throw new SessionNotFoundError(sessionId);
-    return json(202, await submitAnswer(rt, app, caller, session, actionId, request));
+    const gated = await answerableSession(rt, app, caller, sessionId, actionId);
+    const request = parseResolveRequest(parseJsonBody(event.body, event.isBase64Encoded));
+    return json(202, await submitAnswer(rt, caller, gated, actionId, request));
   },
   async 'POST /api/sessions/{id}/cancel'(rt, app, event) {
     return json(202, await cancelSession(rt, await identity(app, event), sessionIdOf(event)));

@@ -8,7 +8,6 @@ import {
   offeredProtocols,
   resolveIdentity,
   SWITCHBOARD_PROTOCOL,
-  sessionRef,
 } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
@@ -25,14 +24,13 @@ import {
   WEBSOCKET_ROUTES,
   type WebSocketRouteKey,
 } from '../contract/index.ts';
-import { SessionNotFoundError, ValidationError } from '../errors/index.ts';
+import { ValidationError } from '../errors/index.ts';
 import { rateMessage } from '../feedback/index.ts';
 import { limitFrame } from '../limits/index.ts';
 import { cancelSession, submitAnswer, submitTurn } from '../runs/index.ts';
-import { ownedSession } from '../sessions/index.ts';
+import { answerableSession, ownedSession } from '../sessions/index.ts';
 import {
   type ConnectionRecord,
-  getSession,
   lastSeq,
   listEvents,
   markReplayed,
@@ -175,11 +173,10 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
   async assistant_resolve_action(rt, app, event, identity) {
     const { session_id, action_id, sessionId, actionId, ...answer } = bodyOf(event).body;
     const ids = parseResolveTarget({ session_id: session_id ?? sessionId, action_id: action_id ?? actionId });
-    // The whole frame is validated before the session is looked up, as the HTTP route does.
+    // The ids, then the gate, then the answer: as the HTTP route does.
+    const gated = await answerableSession(rt, app, identity, ids.session_id, ids.action_id);
     const request = parseResolveRequest(answer);
-    const session = await getSession(rt, sessionRef(identity, ids.session_id));
-    if (!session) throw new SessionNotFoundError(ids.session_id);
-    const accepted = await submitAnswer(rt, app, identity, session, ids.action_id, request);
+    const accepted = await submitAnswer(rt, identity, gated, ids.action_id, request);
     return { type: 'assistant:resolved', ...accepted };
   },
   async assistant_feedback(rt, app, event, identity) {
@@ -188,8 +185,8 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
       session_id: session_id ?? sessionId,
       message_id: message_id ?? messageId,
     });
-    const request = parseFeedbackRequest(rating);
     const session = await ownedSession(rt, identity, ids.session_id);
+    const request = parseFeedbackRequest(rating);
     return {
       type: 'assistant:feedback',
       ...(await rateMessage(rt, app, identity, session, ids.message_id, request)),

@@ -1,14 +1,13 @@
-import { hostSessionId, type Identity, isOwner, sessionRef } from '../auth/index.ts';
+import { hostSessionId, type Identity } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { SessionConflictError, SessionNotFoundError } from '../errors/index.ts';
+import { SessionConflictError } from '../errors/index.ts';
 import { type DomainEvent, pauseResolved, publishEvents } from '../events/index.ts';
 import { newId } from '../ids/index.ts';
-import { ownedSession } from '../sessions/index.ts';
+import { ownedSession, sessionNotFound } from '../sessions/index.ts';
 import {
   type CancelReason,
   decideAction,
   getRun,
-  getSession,
   listRuns,
   markDeleted,
   messageId,
@@ -101,9 +100,8 @@ export async function cancelSession(rt: Runtime, identity: Identity, sessionId: 
  * removes every item of the session.
  */
 export async function deleteSession(rt: Runtime, identity: Identity, sessionId: string) {
-  const session = await getSession(rt, sessionRef(identity, sessionId), { includeDeleted: true });
-  const missing = () => new SessionNotFoundError(sessionId);
-  if (!session || !isOwner(session, identity)) throw missing();
+  const session = await ownedSession(rt, identity, sessionId, { includeDeleted: true });
+  const missing = () => sessionNotFound(sessionId);
   if (session.deletedAt) {
     // A later request: 404, as for every request after a delete. When the delete that marked the
     // session stopped before queueing its run (a crash between these writes), its work is finished

@@ -1,6 +1,6 @@
 import { notPending, resolutionOf, withoutScreenshots } from '../actions/index.ts';
 import type { Switchboard } from '../agents/index.ts';
-import { hostSessionId, type Identity, isOwner, requestContextOf, tenantOf } from '../auth/index.ts';
+import { hostSessionId, type Identity, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
   type ChatRequest,
@@ -8,14 +8,10 @@ import {
   type HostContext,
   type ResolveRequest,
 } from '../contract/index.ts';
-import {
-  ForbiddenError,
-  NotFoundError,
-  SessionConflictError,
-  SessionNotFoundError,
-} from '../errors/index.ts';
+import { ForbiddenError, NotFoundError, SessionConflictError } from '../errors/index.ts';
 import { type DomainEvent, pauseResolved, publishEvents } from '../events/index.ts';
 import { newId } from '../ids/index.ts';
+import type { Answerable } from '../sessions/index.ts';
 import {
   type ActionRecord,
   decideAction,
@@ -258,45 +254,24 @@ export async function submitContinuation(
   };
 }
 
-/** An answer to an approval, a question or a client tool, from a person or the page. */
+/**
+ * An answer to an approval, a question or a client tool, from a person or the page, to a request
+ * the ownership gate (`answerableSession`) has let the caller reach.
+ */
 export async function submitAnswer(
   rt: Runtime,
-  app: Switchboard,
   identity: Identity,
-  session: SessionRecord,
+  gated: Answerable,
   actionId: string,
   request: ResolveRequest,
 ) {
-  const agent = await app.resolveAgent(session.agentId, requestContextOf(identity));
-  const owner = isOwner(session, identity);
-  const action = await getAction(rt, session.sessionId, actionId);
-  // Someone else may answer only what authorizeResolve lets them: until it has, nothing about the
-  // session (its agent, its requests) is theirs to learn, so it answers as a missing session.
-  if (!owner && (!agent?.definition.resolveAction || !action || action.kind === 'host_tool')) {
-    throw new SessionNotFoundError(hostSessionId(session.sessionId));
-  }
+  const { session, action, agent, allowed } = gated;
   if (!agent?.definition.resolveAction) throw resolveNotSupported(session.agentId);
   if (action?.kind === 'host_tool') {
     throw new SessionConflictError(
       'not_an_answer',
       `"${actionId}" is a host tool call: send a continuation (POST /api/chat with tool_call_id).`,
     );
-  }
-  const { authorizeResolve } = app.hitlFor(agent);
-  // Tenants are apart: a hook is asked only about callers of the session's own tenant.
-  const sameTenant = session.tenant === tenantOf(identity);
-  const allowed =
-    sameTenant && authorizeResolve && action
-      ? await authorizeResolve({
-          user: identity.user,
-          owner: session.owner,
-          sessionId: session.sessionId,
-          action: action.action as never,
-          context: requestContextOf(identity),
-        })
-      : owner;
-  if (!allowed && !owner) {
-    throw new SessionNotFoundError(hostSessionId(session.sessionId));
   }
   if (!allowed) throw new ForbiddenError('You may not answer this request.');
   const {

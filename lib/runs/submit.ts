@@ -1,13 +1,5 @@
 import type { Switchboard } from '../agents/index.ts';
-import {
-  hostSessionId,
-  type Identity,
-  isOwner,
-  isOwnRef,
-  ownerOf,
-  requestContextOf,
-  sessionRef,
-} from '../auth/index.ts';
+import { hostSessionId, type Identity, ownerOf, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
   type ChatRequest,
@@ -20,15 +12,14 @@ import {
   AgentNotFoundError,
   MessageNotFoundError,
   SessionConflictError,
-  SessionNotFoundError,
   TenantSuspendedError,
   ValidationError,
 } from '../errors/index.ts';
 import { checkAgentFiles, checkNewSessionFiles, countSessionFiles } from '../files/index.ts';
 import { digest, newId } from '../ids/index.ts';
+import { writableSession } from '../sessions/index.ts';
 import {
   ensureSession,
-  getSession,
   getSuspension,
   messageId,
   putBlob,
@@ -62,9 +53,6 @@ export interface Accepted {
 /** Runs after the turn is recorded and before it is queued (the WebSocket sender joins here). */
 export type BeforeEnqueue = (sessionId: string) => Promise<void>;
 
-const sessionNotFound = (sessionId: string) =>
-  new SessionNotFoundError(sessionId, [{ path: ['session_id'], message: 'unknown session' }]);
-
 async function resolveSession(
   rt: Runtime,
   app: Switchboard,
@@ -74,11 +62,9 @@ async function resolveSession(
 ): Promise<SessionRecord> {
   // Without a session id the retry of a request must land in the same new session.
   const named = request.session_id ?? `s_${digest(requestId)}`;
-  const sessionId = sessionRef(identity, named);
-  const existing = await getSession(rt, sessionId);
-  // Another owner's session, or a ref into another owner's scope, where nothing can be created: as
-  // good as missing.
-  if (existing ? !isOwner(existing, identity) : !isOwnRef(identity, sessionId)) throw sessionNotFound(named);
+  const { ref: sessionId, session: existing } = await writableSession(rt, identity, named, {
+    path: ['session_id'],
+  });
   if (existing && request.agent_id && request.agent_id !== existing.agentId) {
     throw new SessionConflictError(
       'agent_mismatch',

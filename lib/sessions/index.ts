@@ -1,4 +1,11 @@
-export { ownedSession } from './access.ts';
+export {
+  type Answerable,
+  answerableSession,
+  type GateOptions,
+  ownedSession,
+  sessionNotFound,
+  writableSession,
+} from './access.ts';
 export { feedbackView } from './feedback-view.ts';
 export {
   messageView,

@@ -179,12 +179,20 @@ describe('assistant_cancel', () => {
 
 describe('the other WebSocket actions', () => {
   it('reject an unknown field as a validation error naming it', async () => {
+    // An answer's body is read after the gate: its session must be the caller's (a missing one is a 404).
+    const answered = sid('r');
+    await host.request({
+      action: 'assistant_message',
+      session_id: answered,
+      agent_id: 'polite',
+      content: 'hi',
+    });
     const frames = [
       { action: 'assistant_message', session_id: sid('m'), agent_id: 'polite', content: 'x', colour: 1 },
       { action: 'assistant_join_session', session_id: sid('j'), colour: 1 },
       {
         action: 'assistant_resolve_action',
-        session_id: sid('r'),
+        session_id: answered,
         action_id: 'a1',
         decision: 'approve',
         colour: 1,
