@@ -41,6 +41,7 @@ function spell(path: (string | number)[], last: number): (string | number)[] {
   const [head, ...rest] = path;
   if (head === 'id') return ['runId'];
   if (head === 'session_id') return ['threadId'];
+  if (head === 'tool_call_id') return ['messages', last, 'toolCallId'];
   if (head === 'content' || head === 'tool_result') return ['messages', last, 'content'];
   if (head !== 'host_context') return path;
   const [field, ...tail] = rest;

@@ -21,7 +21,7 @@ export const AguiMessageSchema = z.discriminatedUnion('role', [
   z.looseObject({
     id: z.string().min(1),
     role: z.literal('tool'),
-    toolCallId: z.string().min(1),
+    toolCallId: IdSchema,
     content: z.string(),
     error: z.string().optional(),
   }),

@@ -61,4 +61,13 @@ export { normalizeKeys, pathAsSent, snakeCase } from './normalize.ts';
 export { type OnBusy, OnBusySchema, onBusyOf } from './on-busy.ts';
 export { HOLD_TOOL, MAX_CHAT_WAIT_MS, type OutputMode, OutputModeSchema } from './output-mode.ts';
 export { renderHostContext } from './render.ts';
-export { HTTP_ROUTES, type HttpRouteKey, WEBSOCKET_ROUTES, type WebSocketRouteKey } from './routes.ts';
+export {
+  AGUI_REQUESTS,
+  type AguiRequestKey,
+  ENTRY_POINTS,
+  type EntryPoint,
+  HTTP_ROUTES,
+  type HttpRouteKey,
+  WEBSOCKET_ROUTES,
+  type WebSocketRouteKey,
+} from './routes.ts';

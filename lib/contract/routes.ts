@@ -28,3 +28,24 @@ export const WEBSOCKET_ROUTES = [
   'assistant_feedback',
 ] as const;
 export type WebSocketRouteKey = (typeof WEBSOCKET_ROUTES)[number];
+
+/**
+ * What a request to the AG-UI endpoint (`POST /agui/{agentId}`) can ask: a new message or a frontend
+ * tool's result (`run`), answers to interrupts (`resume`), or a run posted again after a lost stream
+ * (`repost`, the same `runId`). Each is a door to a session, behind the same gate as the routes.
+ */
+export const AGUI_REQUESTS = ['run', 'resume', 'repost'] as const;
+export type AguiRequestKey = (typeof AGUI_REQUESTS)[number];
+
+/**
+ * Every entry point that reaches a session or a file: the HTTP routes, the WebSocket actions and the
+ * AG-UI requests. The access-matrix test is keyed by this list, so a door cannot be added without a
+ * row that tries it as every kind of caller. (The export link and the upload URL are handed out only
+ * by a route of this list, to the owner.)
+ */
+export const ENTRY_POINTS = [
+  ...HTTP_ROUTES,
+  ...WEBSOCKET_ROUTES.map((action) => `ws ${action}` as const),
+  ...AGUI_REQUESTS.map((kind) => `agui ${kind}` as const),
+] as const;
+export type EntryPoint = HttpRouteKey | `ws ${WebSocketRouteKey}` | `agui ${AguiRequestKey}`;

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  AGUI_REQUESTS,
+  type AguiRequestKey,
+  ENTRY_POINTS,
   HTTP_ROUTES,
   type HttpRouteKey,
   WEBSOCKET_ROUTES,
@@ -12,8 +15,9 @@ import { api, refOf, testSandbox } from '../support/sandbox.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
 
 /**
- * Every HTTP route and WebSocket action, for the owner, another user of the same tenant, the same
- * user id in another tenant, and a caller without a token. Alice owns a paused session and a file;
+ * Every entry point (each HTTP route, WebSocket action and AG-UI request: ENTRY_POINTS), for the
+ * owner, another user of the same tenant, the same user id in another tenant, another tenant, and a
+ * caller without a token. Alice owns a paused session and a file;
  * nobody else reaches either, by her id or by her ref, and nothing of hers changes.
  */
 const pauses = pauseAgents();
@@ -23,8 +27,9 @@ const TOKENS: Record<string, { user: string; tenant?: string }> = {
   alice: { user: 'alice', tenant: 'acme' },
   bob: { user: 'bob', tenant: 'acme' },
   'alice-globex': { user: 'alice', tenant: 'globex' },
+  mallory: { user: 'mallory', tenant: 'evilcorp' },
 };
-const OTHERS = ['bob', 'alice-globex'] as const;
+const OTHERS = ['bob', 'alice-globex', 'mallory'] as const;
 const SESSION = 'matrix';
 const REF = refOf(SESSION, 'alice', 'acme');
 const ACTION = 'req_wire';
@@ -33,6 +38,8 @@ let sandbox: Sandbox;
 let fileId: string;
 /** Alice's answer, the message her request was asked on. */
 let answerId: string;
+/** The request id of alice's message: an AG-UI `runId` that names her run. */
+let aliceRequestId: string;
 
 /** An answer's body: an error's code, or a route's own fields. */
 type Answer = { error?: { code?: string }; [field: string]: unknown };
@@ -114,6 +121,7 @@ beforeAll(async () => {
   });
   await alice.waitFor((f) => f.type === 'session.status_requires_action' && f.run_id === accepted.run_id);
   answerId = accepted.assistant_message_id as string;
+  aliceRequestId = accepted.request_id as string;
   await alice.close();
   const uploaded = await call('alice', 'POST', '/api/files?name=secret.txt', 'private', 'text/plain');
   fileId = uploaded.json.id as string;
@@ -123,9 +131,13 @@ afterAll(async () => {
 });
 
 describe('the access matrix: every route and action, for every kind of caller', () => {
-  it('names every route of HTTP_ROUTES and every WebSocket action', () => {
-    expect(Object.keys(OTHER_ANSWERS).sort()).toEqual([...HTTP_ROUTES].sort());
-    expect(Object.keys(WS_OTHER).sort()).toEqual([...WEBSOCKET_ROUTES].sort());
+  it('names every entry point: each HTTP route, WebSocket action and AG-UI request', () => {
+    const rows = [
+      ...Object.keys(OTHER_ANSWERS),
+      ...Object.keys(WS_OTHER).map((action) => `ws ${action}`),
+      ...Object.keys(AGUI_BODIES).map((kind) => `agui ${kind}`),
+    ];
+    expect(rows.sort()).toEqual([...ENTRY_POINTS].sort());
   });
 
   it('refuses a caller without a token on every route with API Gateway’s 401, and the WebSocket upgrade', async () => {
@@ -138,7 +150,36 @@ describe('the access matrix: every route and action, for every kind of caller', 
       });
     }
     await expect(TestSocket.open(sandbox.wsUrl)).rejects.toThrow(/upgrade refused: 40[13]/);
+    for (const kind of AGUI_REQUESTS) {
+      const res = await agui(undefined, AGUI_BODIES[kind](REF));
+      expect({ status: res.status, code: res.json.error?.code }, kind).toEqual({
+        status: 401,
+        code: 'unauthorized',
+      });
+    }
   });
+
+  it.each(OTHERS)(
+    'gives %s nothing of alice’s on every AG-UI request, by her id or her ref',
+    async (other) => {
+      const before = await aliceState();
+      for (const kind of AGUI_REQUESTS) {
+        for (const name of [SESSION, REF]) {
+          // By her id a message or a run opens the caller's own session (as POST /api/chat does).
+          if (kind !== 'resume' && name === SESSION) continue;
+          const res = await agui(other, AGUI_BODIES[kind](name));
+          expect(
+            { status: res.status, code: res.json.error?.code },
+            `agui ${kind} as ${other} naming ${name}`,
+          ).toEqual({ status: 404, code: 'session_not_found' });
+          expect(res.text, `agui ${kind} as ${other}`).not.toMatch(
+            /pauser|req_wire|wire_money|I need your OK|wire/,
+          );
+        }
+      }
+      expect(await aliceState()).toEqual(before);
+    },
+  );
 
   it.each(OTHERS)('gives %s nothing of alice’s, by her id or her ref, on every HTTP route', async (other) => {
     const before = await aliceState();
@@ -196,6 +237,10 @@ describe('the access matrix: every route and action, for every kind of caller', 
         expect((await call('alice', method, path)).status, `${route} ${name}`).toBe(200);
       }
     }
+    // Her own run, posted again through AG-UI, streams from its start.
+    const reposted = await agui('alice', AGUI_BODIES.repost(REF));
+    expect(reposted.status).toBe(200);
+    expect(reposted.text).toMatch(/RUN_STARTED[\s\S]*I need your OK/);
     const [fm, fp, fb] = requestOf('POST /api/sessions/{id}/messages/{messageId}/feedback', REF);
     expect(await call('alice', fm, fp, fb)).toMatchObject({ status: 200, json: { rating: 'down' } });
     const listed = await call('alice', 'GET', '/api/sessions');
@@ -259,3 +304,66 @@ const WS_OTHER: Record<WebSocketRouteKey, (name: string) => { type: string; erro
   assistant_cancel: () => ({ type: 'assistant:error', errorType: 'not_found' }),
   assistant_feedback: () => ({ type: 'assistant:error', errorType: 'not_found' }),
 };
+
+/** An AG-UI request of each kind naming alice's session (by her id or her ref). */
+const AGUI_BODIES: Record<AguiRequestKey, (name: string) => Record<string, unknown>> = {
+  run: (name) => ({
+    threadId: name,
+    runId: `run-${name.length}-${Math.random()}`,
+    messages: [{ id: 'm1', role: 'user', content: 'hello' }],
+  }),
+  repost: (name) => ({
+    threadId: name,
+    runId: aliceRequestId,
+    messages: [{ id: 'm1', role: 'user', content: 'hello' }],
+  }),
+  resume: (name) => ({
+    threadId: name,
+    runId: `resume-${Math.random()}`,
+    messages: [],
+    resume: [{ interruptId: ACTION, status: 'cancelled' }],
+  }),
+};
+
+/** A request to the AG-UI endpoint, as `token`'s holder. */
+const agui = (token: string | undefined, body: unknown) =>
+  api<Answer>(sandbox.aguiUrl, 'POST', '/pauser', body, { token });
+
+describe('another owner’s session answers exactly as a missing one', () => {
+  /** An answer with the session's name in it replaced, so two answers can be compared whole. */
+  const scrub = (answer: unknown, name: string) => JSON.stringify(answer).replaceAll(name, '<id>');
+  const MISSING = refOf('missing', 'alice', 'acme');
+
+  it.each(OTHERS)('to %s, on every door that answers a request', async (other) => {
+    const doors: Record<string, (ref: string) => Promise<unknown>> = {
+      'POST /api/sessions/{id}/actions/{actionId}': async (ref) => {
+        const [method, path, body] = requestOf('POST /api/sessions/{id}/actions/{actionId}', ref);
+        const res = await call(other, method, path, body);
+        return { status: res.status, json: res.json };
+      },
+      'ws assistant_resolve_action': async (ref) => {
+        const socket = await TestSocket.open(`${sandbox.wsUrl}?token=${other}`);
+        try {
+          const { id: _id, ...answer } = await socket.request({
+            action: 'assistant_resolve_action',
+            ...WS_FRAMES.assistant_resolve_action(ref),
+          });
+          return answer;
+        } finally {
+          await socket.close();
+        }
+      },
+      'agui resume': async (ref) => {
+        const res = await agui(other, { ...AGUI_BODIES.resume(ref), runId: 'same-run' });
+        return { status: res.status, json: res.json };
+      },
+    };
+    for (const [door, ask] of Object.entries(doors)) {
+      const foreign = await ask(REF);
+      const missing = await ask(MISSING);
+      expect(scrub(foreign, SESSION), door).toEqual(scrub(missing, 'missing'));
+      expect(JSON.stringify(foreign), door).toMatch(/session_not_found/);
+      expect(JSON.stringify(foreign), door).not.toMatch(/question|approval|cancelled|pauser|req_wire|~/);
+    }
+  });
+});

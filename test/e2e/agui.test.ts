@@ -331,6 +331,15 @@ describe('what the AG-UI endpoint refuses', () => {
         ['tools', 0, 'name'],
       ],
       [{ messages: [{ id: 'u1', role: 'user' }] }, ['messages', 0, 'content']],
+      // Ids are checked before anything is looked up by them, whatever their length.
+      [{ runId: 'r'.repeat(129) }, ['runId']],
+      [{ runId: 'r'.repeat(1_100) }, ['runId']],
+      [{ threadId: 't'.repeat(1_100) }, ['threadId']],
+      [{ resume: [{ interruptId: 'i'.repeat(1_100), status: 'resolved' }] }, ['resume', 0, 'interruptId']],
+      [
+        { messages: [{ id: 't1', role: 'tool', toolCallId: 'c'.repeat(1_100), content: '{}' }] },
+        ['messages', 0, 'toolCallId'],
+      ],
     ];
     for (const [extra, path] of cases) {
       const res = await post(input(extra));

@@ -10,7 +10,7 @@ import { pauseAgents } from '../support/pause-agents.ts';
 import { testSandbox } from '../support/sandbox.ts';
 
 /**
- * Hostile input over every HTTP route and every WebSocket action: malformed JSON, wrong types,
+ * Hostile input over every HTTP route, every WebSocket action and the AG-UI endpoint: malformed JSON, wrong types,
  * huge and odd strings, deep nesting, prototype keys, forged and broken ids, replayed request ids,
  * wrong content types. Whatever comes in, the answer is never a 5xx (nor an `internal` error frame,
  * nor a closed socket), every error is one of docs/protocol.md's codes in its documented shape,
@@ -115,10 +115,11 @@ function request(
   path: string,
   body?: string | Uint8Array,
   headers: Record<string, string> = {},
+  base = sandbox.url,
 ): Promise<Answer> {
-  const { port } = new URL(sandbox.url);
+  const { port, pathname } = new URL(base);
   // Node sends a path only as printable ASCII: anything else goes percent-encoded, as a client would.
-  const sent = path.replace(/[^\x21-\x7e]/gu, (c) =>
+  const sent = `${pathname.replace(/\/$/, '')}${path}`.replace(/[^\x21-\x7e]/gu, (c) =>
     [...Buffer.from(c)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
   );
   return new Promise((resolve, reject) => {
@@ -1319,6 +1320,69 @@ describe('answers and host-call results to paused sessions', () => {
     );
     report(`answers and host-call results (${accepted} accepted)`, runs, seed);
   }, 60_000);
+});
+
+describe('hostile AG-UI requests', () => {
+  it('run, resume and repost: never a 5xx, only documented errors, and a rejected one changes nothing', async () => {
+    const seed = SEED + 11;
+    let runs = 0;
+    let accepted = 0;
+    const pausers = PAUSED.filter(([, agentId]) => agentId !== 'driver').map(([session]) => session);
+    const odd = fc.oneof(oddString, hugeString(2_000));
+    const thread = fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...pausers) },
+      // Someone else's session by its ref, a ref of nobody's, and ids that are not ids.
+      fc.constantFrom(`${digest('x')}~hp-paused`, `${'A'.repeat(32)}~${pausers[0]}`),
+      odd,
+    );
+    const runId = fc.oneof({ weight: 3, arbitrary: fc.constant('') }, odd);
+    const message = fc.oneof(
+      { weight: 4, arbitrary: fc.constant({ id: 'm0', role: 'user', content: 'hello' }) },
+      oddString.map((content) => ({ id: 'm1', role: 'user', content })),
+      fc.record({ id: fc.constant('t1'), role: fc.constant('tool'), toolCallId: odd, content: oddString }),
+      fc.constant({ id: 'a1', role: 'assistant' }),
+      oddString.map((role) => ({ id: 'x', role })),
+    );
+    const resume = fc.record({
+      interruptId: fc.oneof(fc.constantFrom('req_wire', 'req_account', 'req_page', 'call_select'), odd),
+      status: fc.oneof(fc.constantFrom('resolved', 'cancelled'), oddString),
+      payload: fc.oneof(fc.constant({ decision: 'approve' }), fc.constant({ answers: {} }), oddString),
+    });
+    const input = fc.record(
+      {
+        threadId: thread,
+        runId,
+        messages: fc.array(message, { maxLength: 3 }),
+        resume: fc.array(resume, { maxLength: 3 }),
+        agent: fc.constantFrom('', '/noop', '/pauser', `/${'x'.repeat(300)}`),
+      },
+      { requiredKeys: ['threadId', 'runId', 'agent'] },
+    );
+    await fc.assert(
+      fc.asyncProperty(input, async ({ agent: path, ...body }) => {
+        runs += 1;
+        const sent = { ...body, runId: body.runId === '' ? fresh('agui') : body.runId };
+        const named = pausers.includes(String(sent.threadId)) ? String(sent.threadId) : undefined;
+        const before = named ? await settled(named) : undefined;
+        const what = `agui ${path} ${JSON.stringify(sent).slice(0, 300)}`;
+        const res = await request(
+          'POST',
+          path || '/',
+          JSON.stringify(sent),
+          { 'content-type': 'application/json' },
+          sandbox.aguiUrl,
+        );
+        if (!checkHttp(res, what)) {
+          accepted += 1;
+          expect(res.text, what).not.toMatch(/internal_error/);
+          return;
+        }
+        if (named) expect(await settled(named), what).toBe(before);
+      }),
+      { seed, numRuns: 120 },
+    );
+    report(`AG-UI requests (${accepted} accepted)`, runs, seed);
+  }, 90_000);
 });
 
 describe('hostile WebSocket frames', () => {
