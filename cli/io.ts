@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ownerIdentity, sessionRef } from '../lib/auth/index.ts';
+import { ownerIdentity, sessionRef, withScope } from '../lib/auth/index.ts';
 import { SwitchboardError } from '../lib/errors/index.ts';
 import { type OperatorTarget, resourcesTarget, sandboxTarget, stackTarget } from '../lib/operate/index.ts';
 import { UsageError } from '../sandbox/token-command.ts';
@@ -72,16 +72,21 @@ export function connect(options: TargetOptions): Promise<OperatorTarget> {
   return sandboxTarget(options.sandbox ?? DEFAULT_SANDBOX_URL);
 }
 
-/** A session's ref: given as it is, or a host's own id in the scope of `--user` (and `--tenant`). */
-export function refOf(session: string, options: { user?: string; tenant?: string }): string {
+/**
+ * A session's ref: given as it is, or a host's own id in the scope of `--user` (and `--tenant`), keyed
+ * with the target's session-ref key (the sandbox hands it on; a stack's is read from its secret).
+ */
+export async function refOf(
+  target: OperatorTarget,
+  session: string,
+  options: { user?: string; tenant?: string },
+): Promise<string> {
   if (options.user === undefined) {
     if (options.tenant !== undefined) throw usageError('--tenant needs --user.');
     return session;
   }
-  return sessionRef(
-    ownerIdentity({ owner: options.user, ...(options.tenant && { tenant: options.tenant }) }),
-    session,
-  );
+  const owner = ownerIdentity({ owner: options.user, ...(options.tenant && { tenant: options.tenant }) });
+  return sessionRef(withScope(await target.rt.refKey(), owner), session);
 }
 
 /** A mistake on an operator command's line: exit code 2, with a hint at its help. */

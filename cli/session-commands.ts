@@ -13,7 +13,7 @@ export function addSessionCommands(program: Command, io: CliIo, exit: (code: num
   ).action(
     run(io, exit, async (out, session: string, options: SessionOptions) => {
       const target = await connect(options);
-      const report = await inspectSession(target.rt, refOf(session, options));
+      const report = await inspectSession(target.rt, await refOf(target, session, options));
       print(out, options, report, (r) =>
         [
           `session ${r.ref}`,
@@ -59,7 +59,7 @@ export function addSessionCommands(program: Command, io: CliIo, exit: (code: num
         if (!(Number.isInteger(pollMs) && pollMs >= 50))
           throw usageError(`--poll-ms takes at least 50 (got "${options.pollMs}").`);
         const target = await connect(options);
-        await tailSession(target.rt, refOf(session, options), {
+        await tailSession(target.rt, await refOf(target, session, options), {
           ...(after !== undefined && { after }),
           pollMs,
           untilTurnEnds: options.untilTurnEnds ?? false,
@@ -86,7 +86,7 @@ export function addSessionCommands(program: Command, io: CliIo, exit: (code: num
   ).action(
     run(io, exit, async (out, session: string, options: SessionOptions & { expire?: boolean }) => {
       const target = await connect(options);
-      const ref = refOf(session, options);
+      const ref = await refOf(target, session, options);
       const runs = options.expire ? await expireRuns(target.rt, ref) : await cancelRuns(target.rt, ref);
       print(out, options, { session: ref, runs }, (r) =>
         r.runs.map((x) => `${x.runId} ${x.outcome}: ${x.detail}`).join('\n'),

@@ -4,7 +4,7 @@ import type { LocalServices } from './services.ts';
 import { SANDBOX_CREDENTIALS, SANDBOX_NAMES, SANDBOX_REGION } from './services.ts';
 
 /** What the operator commands (`switchboard inspect --sandbox URL`, …) need to reach this sandbox's emulators. */
-export function sandboxResources(services: LocalServices): SandboxResources {
+export function sandboxResources(services: LocalServices, refKey: string): SandboxResources {
   return {
     table: SANDBOX_NAMES.table,
     queueUrl: services.queueUrl,
@@ -13,12 +13,14 @@ export function sandboxResources(services: LocalServices): SandboxResources {
     region: SANDBOX_REGION,
     endpoints: { dynamodb: services.dynamodbEndpoint, sqs: services.awsEndpoint, s3: services.awsEndpoint },
     credentials: SANDBOX_CREDENTIALS,
+    refKey,
   };
 }
 
 /**
  * Serves {@link sandboxResources} at `GET /sandbox/operate`: the sandbox is local and its emulators
- * take any credentials, so nothing here is secret; a deployed stack has no such route (the commands
+ * take any credentials, so nothing here is secret (its session-ref key is a development key, as its
+ * token-signing key is); a deployed stack has no such route (the commands
  * find it by its outputs). Same-origin only: a page of another origin cannot read it. Returns true
  * when it answered.
  */

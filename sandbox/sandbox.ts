@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Switchboard } from '../lib/agents/index.ts';
 import { type AguiAuthenticate, createAguiHandler, jwtAuthentication } from '../lib/agui/index.ts';
@@ -61,6 +64,11 @@ export interface SandboxOptions {
   host?: string;
   /** Keep DynamoDB's data in this directory across restarts; in memory when absent. */
   dataDir?: string;
+  /**
+   * The session-ref key (at least 32 bytes): what the construct's secret holds on AWS. Default: the
+   * one kept in `dataDir` (made on the first start), or a new one for a sandbox in memory.
+   */
+  refKey?: string;
   /** Runtime settings, as SWITCHBOARD_SETTINGS would carry them. */
   settings?: Record<string, unknown>;
   /** How often the sweep runs (the EventBridge rule's rate). Default 60 000. */
@@ -240,7 +248,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     dataDir: options.dataDir,
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
   });
-  const resources = sandboxResources(services);
+  const refKey = options.refKey ?? (await sandboxRefKey(options.dataDir));
+  const resources = sandboxResources(services, refKey);
   let handlers:
     | {
         http: ReturnType<typeof createHttpHandler>;
@@ -324,6 +333,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...(logger && { logger }),
     clock: options.clock,
     metricsSink: metrics.sink,
+    refKey,
   };
   // The sandbox's own runtime (tests read state with it) goes straight to the emulators; each
   // function's calls go through the fronts, signed with its own key, and meet its role's grants.
@@ -424,4 +434,25 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       await services.stop();
     },
   };
+}
+
+/**
+ * The sandbox's session-ref key: kept in its data folder (readable by its owner alone), so refs stay
+ * the same across restarts, as the stack's secret keeps them on AWS; a new one in memory otherwise.
+ */
+async function sandboxRefKey(dataDir: string | undefined): Promise<string> {
+  const fresh = randomBytes(32).toString('base64url');
+  if (!dataDir) return fresh;
+  const file = join(dataDir, 'ref-key');
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  await mkdir(dataDir, { recursive: true });
+  // Two sandboxes starting on one folder at once: the first key written is the one both use.
+  await writeFile(file, fresh, { flag: 'wx', mode: 0o600 }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+  return (await readFile(file, 'utf8')).trim();
 }

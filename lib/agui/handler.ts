@@ -5,8 +5,8 @@ import {
   type AuthorizerShape,
   bearerToken,
   gatewayClaims,
+  identify,
   type JwtVerifier,
-  resolveIdentity,
   verifierFromEnv,
 } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
@@ -111,7 +111,7 @@ export function createAguiHandler(
           `No route ${event.requestContext.http.method} ${event.rawPath}: AG-UI runs are POSTed.`,
         );
       const agentId = agentOf(event.rawPath);
-      const identity = await resolveIdentity(await options.authenticate?.(event), app.resolveContext);
+      const identity = await identify(rt(), await options.authenticate?.(event), app.resolveContext);
       await limitUser(rt(), identity);
       const body = parseJsonBody(event.body, event.isBase64Encoded, { what: 'RunAgentInput' });
       const { input, followed } = await acceptRun(rt(), app, identity, body, agentId);

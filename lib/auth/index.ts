@@ -5,6 +5,7 @@ export {
   createConnectAuthorizer,
 } from './connect-authorizer.ts';
 export { AUTH_ENV, authConfigFromEnv, verifierFromEnv } from './env.ts';
+export { identify } from './identify.ts';
 export {
   identityFromAuthorizer,
   isOwner,
@@ -18,7 +19,7 @@ export {
 // index: every function imports the index, and jose belongs only in the chunk that verifies tokens.
 export type { JwtVerifier } from './jwt.ts';
 export { defaultResolveContext, identityFromContext, resolveIdentity } from './resolve.ts';
-export { hostSessionId, isOwnRef, isSessionRef, ownerScope, sessionRef } from './session-ref.ts';
+export { hostSessionId, isOwnRef, isSessionRef, ownerScope, sessionRef, withScope } from './session-ref.ts';
 export {
   bearerToken,
   type ConnectRequest,

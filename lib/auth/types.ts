@@ -72,6 +72,11 @@ export type ResolveContext = (claims: Claims) => ResolvedContext | Promise<Resol
 export interface Identity {
   user: string;
   data: Record<string, unknown>;
+  /**
+   * The owner scope of the caller's sessions, keyed with the deployment's secret (`withScope`): set
+   * by the step that identifies a request, before any session is named.
+   */
+  scope?: string;
 }
 
 /** The identity of a caller when no authoriser is configured (the local sandbox by default). */

@@ -70,6 +70,12 @@ export interface Runtime {
   service: string;
   /** The time in epoch milliseconds, as the rate limits and file expiry read it: `Date.now`, or a test's clock. */
   clock: () => number;
+  /**
+   * The deployment's secret key of session refs (an owner's scope is an HMAC of their tenant and user
+   * under it: see lib/auth/session-ref.ts), read once: from the config, or from the Secrets Manager
+   * secret SWITCHBOARD_REF_KEY_SECRET names. Never logged.
+   */
+  refKey: () => Promise<Uint8Array>;
 }
 
 /** Where the runtime's parts are. Endpoints are only set for the local sandbox. */
@@ -82,7 +88,7 @@ export interface RuntimeConfig {
   eventBus?: string;
   settings?: Settings;
   region?: string;
-  endpoints?: { dynamodb?: string; sqs?: string; s3?: string; events?: string };
+  endpoints?: { dynamodb?: string; sqs?: string; s3?: string; events?: string; secrets?: string };
   credentials?: { accessKeyId: string; secretAccessKey: string };
   logLevel?: string;
   /** The function the runtime serves; it sets how persistent its DynamoDB calls are. Default: worker. */
@@ -102,6 +108,10 @@ export interface RuntimeConfig {
   service?: string;
   /** Record X-Ray subsegments (loads the tracer on first use). Default false. */
   tracing?: boolean;
+  /** The session-ref key itself (the sandbox keeps one in its data folder); else `refKeySecret`. */
+  refKey?: string;
+  /** The Secrets Manager secret (ARN or name) that holds the session-ref key, as the construct deploys it. */
+  refKeySecret?: string;
 }
 
 /**
@@ -158,6 +168,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       logFormatter: new ContextLogFormatter(),
     });
   let events: Promise<EventBridgeClient> | undefined;
+  let refKey: Promise<Uint8Array> | undefined;
   return {
     db,
     table: config.table,
@@ -210,7 +221,26 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     tracing: config.tracing ?? false,
     service,
     clock: config.clock ?? Date.now,
+    refKey: () => {
+      refKey ??= loadRefKey(config, base).catch((error: unknown) => {
+        // A read that failed (a throttled call, a missing grant) is tried again by the next request.
+        refKey = undefined;
+        throw error;
+      });
+      return refKey;
+    },
   };
+}
+
+async function loadRefKey(
+  config: RuntimeConfig,
+  base: { region: string; credentials?: { accessKeyId: string; secretAccessKey: string } },
+): Promise<Uint8Array> {
+  const { readRefKey, refKeyBytes } = await import('./ref-key.ts');
+  if (config.refKey !== undefined) return refKeyBytes(config.refKey, 'refKey');
+  if (!config.refKeySecret)
+    throw new Error('No session-ref key: set SWITCHBOARD_REF_KEY_SECRET (the construct does) or refKey.');
+  return readRefKey({ ...base, endpoint: config.endpoints?.secrets }, config.refKeySecret);
 }
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
@@ -281,5 +311,6 @@ export function runtimeFromEnv(fn: FunctionName, env: NodeJS.ProcessEnv = proces
     service: env.POWERTOOLS_SERVICE_NAME || undefined,
     metricsNamespace: env.POWERTOOLS_METRICS_NAMESPACE || undefined,
     tracing: env.SWITCHBOARD_TRACING === 'true',
+    refKeySecret: env.SWITCHBOARD_REF_KEY_SECRET,
   });
 }

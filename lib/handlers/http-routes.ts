@@ -5,9 +5,9 @@ import {
   headerOf,
   hostSessionId,
   type Identity,
+  identify,
   ownerOf,
   requestContextOf,
-  resolveIdentity,
   sessionRef,
 } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
@@ -78,11 +78,11 @@ const identities = new WeakMap<object, Promise<Identity>>();
  * Who the caller is: the authoriser's claims, read by the server's `resolveContext` once per request
  * (the rate limiter and the route ask the same question; a routed event shares its request context).
  */
-export function identity(app: Switchboard, event: APIGatewayProxyEventV2): Promise<Identity> {
+export function identity(rt: Runtime, app: Switchboard, event: APIGatewayProxyEventV2): Promise<Identity> {
   const context = event.requestContext;
   let known = identities.get(context);
   if (!known) {
-    known = resolveIdentity((event as Authorized).requestContext.authorizer, app.resolveContext);
+    known = identify(rt, (event as Authorized).requestContext.authorizer, app.resolveContext);
     identities.set(context, known);
   }
   return known;
@@ -152,7 +152,7 @@ async function postFile(rt: Runtime, app: Switchboard, event: APIGatewayProxyEve
       maxBytes: BODY_LIMITS.uploadRequest,
       what: 'upload request',
     });
-    return json(201, await createUpload(rt, await identity(app, event), body, uploadLimit(rt, app)));
+    return json(201, await createUpload(rt, await identity(rt, app, event), body, uploadLimit(rt, app)));
   }
   const name = event.queryStringParameters?.name;
   if (!name)
@@ -160,7 +160,7 @@ async function postFile(rt: Runtime, app: Switchboard, event: APIGatewayProxyEve
       { path: ['name'], message: 'Required' },
     ]);
   const bytes = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
-  const caller = await identity(app, event);
+  const caller = await identity(rt, app, event);
   return json(201, await storeUpload(rt, caller, bytes, name, mediaType, uploadLimit(rt, app)));
 }
 
@@ -174,7 +174,7 @@ type RouteFn = (
 const rateRoute: RouteFn = async (rt, app, event) => {
   const sessionId = sessionIdOf(event);
   const messageId = pathId(event, 'messageId', 'message_not_found', 'Message', isMessageId);
-  const caller = await identity(app, event);
+  const caller = await identity(rt, app, event);
   const session = await ownedSession(rt, caller, sessionId);
   const request = parseFeedbackRequest(parseJsonBody(event.body, event.isBase64Encoded));
   return json(200, await rateMessage(rt, app, caller, session, messageId, request));
@@ -183,7 +183,7 @@ const rateRoute: RouteFn = async (rt, app, event) => {
 /** `GET /api/sessions/{id}/export`: the whole conversation, inline or (too large for a response) through the bucket. */
 const exportRoute: RouteFn = async (rt, app, event) => {
   parseOrThrow(ExportQuerySchema, event.queryStringParameters ?? {}, 'query');
-  const session = await ownedSession(rt, await identity(app, event), sessionIdOf(event));
+  const session = await ownedSession(rt, await identity(rt, app, event), sessionIdOf(event));
   const exported = await exportSession(rt, session);
   // Measured as it travels: its JSON inside the response's body string.
   if (Buffer.byteLength(JSON.stringify(JSON.stringify(exported))) <= EXPORT_INLINE_BYTES)
@@ -196,7 +196,7 @@ const exportRoute: RouteFn = async (rt, app, event) => {
 const ROUTES: Record<HttpRouteKey, RouteFn> = {
   async 'POST /api/chat'(rt, app, event) {
     const request = parseChatRequest(parseJsonBody(event.body, event.isBase64Encoded));
-    const caller = await identity(app, event);
+    const caller = await identity(rt, app, event);
     const accepted = await submitTurn(rt, app, caller, request);
     // Opt-in: wait for the turn to close and answer with its final response (202 if it has not).
     const ref = sessionRef(caller, accepted.session_id);
@@ -205,7 +205,7 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   },
   async 'GET /api/sessions'(rt, app, event) {
     const query = parseOrThrow(SessionsQuerySchema, event.queryStringParameters ?? {}, 'query');
-    const caller = await identity(app, event);
+    const caller = await identity(rt, app, event);
     const owner = ownerOf(caller);
     const { sessions, more } = await listOwnedSessions(rt, owner, {
       limit: query.limit,
@@ -221,7 +221,7 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
     });
   },
   async 'GET /api/sessions/{id}'(rt, app, event) {
-    const caller = await identity(app, event);
+    const caller = await identity(rt, app, event);
     const session = await ownedSession(rt, caller, sessionIdOf(event));
     const [run, open, agent] = await Promise.all([
       latestRun(rt, session.sessionId),
@@ -232,7 +232,7 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   },
   async 'GET /api/sessions/{id}/messages'(rt, app, event) {
     const query = parseOrThrow(MessagesQuerySchema, event.queryStringParameters ?? {}, 'query');
-    const session = await ownedSession(rt, await identity(app, event), sessionIdOf(event));
+    const session = await ownedSession(rt, await identity(rt, app, event), sessionIdOf(event));
     const [messages, actions, ratings] = await Promise.all([
       // One more than the page, to know whether there is a next one. Replaced messages are left out.
       listMessages(rt, session.sessionId, { after: query.after, limit: query.limit + 1, current: true }),
@@ -252,7 +252,7 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   },
   async 'GET /api/sessions/{id}/events'(rt, app, event) {
     const query = parseOrThrow(EventsQuerySchema, event.queryStringParameters ?? {}, 'query');
-    const session = await ownedSession(rt, await identity(app, event), sessionIdOf(event));
+    const session = await ownedSession(rt, await identity(rt, app, event), sessionIdOf(event));
     const events = withinBudget(
       await waitForEvents(rt, session.sessionId, query.after, query.limit, query.wait * 1000),
     ).map(eventView);
@@ -267,23 +267,23 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   async 'POST /api/sessions/{id}/actions/{actionId}'(rt, app, event) {
     const sessionId = sessionIdOf(event);
     const actionId = pathId(event, 'actionId', 'action_not_found', 'Request');
-    const caller = await identity(app, event);
+    const caller = await identity(rt, app, event);
     const gated = await answerableSession(rt, app, caller, sessionId, actionId);
     const request = parseResolveRequest(parseJsonBody(event.body, event.isBase64Encoded));
     return json(202, await submitAnswer(rt, caller, gated, actionId, request));
   },
   async 'POST /api/sessions/{id}/cancel'(rt, app, event) {
-    return json(202, await cancelSession(rt, await identity(app, event), sessionIdOf(event)));
+    return json(202, await cancelSession(rt, await identity(rt, app, event), sessionIdOf(event)));
   },
   async 'DELETE /api/sessions/{id}'(rt, app, event) {
-    return json(202, await deleteSession(rt, await identity(app, event), sessionIdOf(event)));
+    return json(202, await deleteSession(rt, await identity(rt, app, event), sessionIdOf(event)));
   },
   'POST /api/files': (rt, app, event) => postFile(rt, app, event),
   async 'GET /api/files/{id}'(rt, app, event) {
-    return json(200, fileView(await ownedFile(rt, await identity(app, event), fileIdOf(event))));
+    return json(200, fileView(await ownedFile(rt, await identity(rt, app, event), fileIdOf(event))));
   },
   async 'DELETE /api/files/{id}'(rt, app, event) {
-    return json(200, await deleteOwnedFile(rt, await identity(app, event), fileIdOf(event)));
+    return json(200, await deleteOwnedFile(rt, await identity(rt, app, event), fileIdOf(event)));
   },
   'POST /api/sessions/{id}/messages/{messageId}/feedback': rateRoute,
   'GET /api/sessions/{id}/export': exportRoute,

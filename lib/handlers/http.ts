@@ -59,7 +59,7 @@ export function createHttpHandler(app: Switchboard, runtime?: Runtime) {
         );
       // Counted before the route reads anything: a refused request stores nothing.
       // The caller as the route will see them: the server's own resolveContext, asked once.
-      await limitUser(rt(), await identity(app, event));
+      await limitUser(rt(), await identity(rt(), app, event));
       const routed = found.params
         ? { ...event, pathParameters: { ...event.pathParameters, ...found.params } }
         : event;

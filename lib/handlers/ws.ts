@@ -5,8 +5,8 @@ import {
   type AuthorizerShape,
   hostSessionId,
   type Identity,
+  identify,
   offeredProtocols,
-  resolveIdentity,
   SWITCHBOARD_PROTOCOL,
 } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
@@ -240,7 +240,7 @@ export function createWebSocketHandler(app: Switchboard, runtime?: Runtime) {
     const route = ROUTES[routeKey as keyof typeof ROUTES] ?? ROUTES.$default;
     try {
       await jsonSchemasReady();
-      const identity = await resolveIdentity(event.requestContext.authorizer, app.resolveContext);
+      const identity = await identify(rt(), event.requestContext.authorizer, app.resolveContext);
       // Every frame is counted, a malformed one too; connecting and leaving are not frames.
       if (routeKey !== '$connect' && routeKey !== '$disconnect')
         await limitFrame(rt(), event.requestContext.connectionId, identity);

@@ -32,7 +32,9 @@ export async function sandboxTarget(url: string): Promise<OperatorTarget> {
 /** The runtime the commands use: the sweep's (it may read and repair every item kind), quiet. */
 const operatorRuntime = (
   resources: Pick<SandboxResources, 'table' | 'queueUrl' | 'bucket'> &
-    Partial<Pick<SandboxResources, 'region' | 'credentials' | 'endpoints'>>,
+    Partial<Pick<SandboxResources, 'region' | 'credentials' | 'endpoints' | 'refKey'>> & {
+      refKeySecret?: string;
+    },
 ) => createRuntime({ fn: 'sweep', logLevel: 'ERROR', ...resources });
 
 /** The target of a deployed stack's resources, with credentials from the SDK's usual chain. */
@@ -49,6 +51,9 @@ const OUTPUTS = {
   bucket: 'BucketName',
 } as const;
 
+/** The output of the session-ref key's secret, which only a command given `--user` reads. */
+const REF_KEY_OUTPUT = 'RefKeySecretArn';
+
 /**
  * The resources a stack's outputs name. `outputs` are the stack's (OutputKey → OutputValue); with
  * several Switchboard constructs in one stack, `prefix` (the construct's id) says which.
@@ -57,7 +62,7 @@ export function resourcesFromOutputs(
   stack: string,
   outputs: Record<string, string>,
   prefix?: string,
-): Record<keyof typeof OUTPUTS, string> {
+): Record<keyof typeof OUTPUTS, string> & { refKeySecret?: string } {
   // A construct's outputs share its id as their prefix; only a Switchboard has a dead-letter queue output.
   const prefixes =
     prefix === undefined
@@ -81,7 +86,8 @@ export function resourcesFromOutputs(
       ]);
     found[field] = value;
   }
-  return found;
+  const refKeySecret = outputs[`${prefixes[0]}${REF_KEY_OUTPUT}`];
+  return { ...found, ...(refKeySecret !== undefined && { refKeySecret }) };
 }
 
 /**

@@ -23,6 +23,8 @@ export const SandboxResourcesSchema = z.object({
   region: z.string().min(1),
   endpoints: z.object({ dynamodb: z.string().url(), sqs: z.string().url(), s3: z.string().url() }),
   credentials: z.object({ accessKeyId: z.string(), secretAccessKey: z.string() }),
+  /** The sandbox's session-ref key, so `--user` names a session by its owner's ref. */
+  refKey: z.string().min(32),
 });
 export type SandboxResources = z.infer<typeof SandboxResourcesSchema>;
 
@@ -33,6 +35,11 @@ export const StackResourcesSchema = z.object({
   dlqUrl: z.string().url(),
   bucket: z.string().default(''),
   region: z.string().min(1).optional(),
+  /**
+   * The Secrets Manager secret of the session-ref key (the construct's `RefKeySecretArn` output): read
+   * (`secretsmanager:GetSecretValue`) only by a command given `--user`, to find that owner's ref.
+   */
+  refKeySecret: z.string().min(1).optional(),
 });
 export type StackResources = z.infer<typeof StackResourcesSchema>;
 

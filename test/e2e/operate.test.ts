@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/program.ts';
-import { ownerIdentity } from '../../lib/auth/index.ts';
+import { ownerIdentity, withScope } from '../../lib/auth/index.ts';
 import { ChatRequestSchema } from '../../lib/contract/index.ts';
 import { digest } from '../../lib/ids/index.ts';
 import type { DeadLetter, OperatorTarget, Redriven, SessionReport } from '../../lib/operate/index.ts';
@@ -77,7 +77,8 @@ async function ended(ref: string, runId: string): Promise<string | undefined> {
 async function forceIntoDeadLetters(session: string, content: string) {
   const rt = { ...target.rt, queueUrl: target.dlqUrl };
   const request = ChatRequestSchema.parse({ session_id: session, agent_id: 'pauser', content });
-  const accepted = await submitTurn(rt, agents.app, ownerIdentity({ owner: 'ops' }), request);
+  const caller = withScope(await rt.refKey(), ownerIdentity({ owner: 'ops' }));
+  const accepted = await submitTurn(rt, agents.app, caller, request);
   return { ref: refOf(session, 'ops'), runId: accepted.run_id };
 }
 

@@ -1,4 +1,4 @@
-import { sessionRef } from '../../lib/auth/index.ts';
+import { sessionRef, withScope } from '../../lib/auth/index.ts';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/sandbox.ts';
 
 /**
@@ -11,12 +11,19 @@ export const TEST_LIMITS = {
   perConnection: { requests: 1_000_000, windowSeconds: 60 },
 };
 
+/**
+ * The session-ref key of every test sandbox, so a test can name a session by its ref ({@link refOf}).
+ * A deployment's is its own secret.
+ */
+export const TEST_REF_KEY = 'a test sandbox key, never a deployment one: 32 bytes or more';
+
 /** Starts a sandbox on free ports for one test file. */
 export async function testSandbox(options: SandboxOptions): Promise<Sandbox> {
   return startSandbox({
     port: 0,
     logLevel: 'ERROR',
     visibilityTimeoutSeconds: 2,
+    refKey: TEST_REF_KEY,
     ...options,
     settings: { limits: TEST_LIMITS, ...options.settings },
   });
@@ -63,5 +70,6 @@ export function sessionIds(prefix: string): (name: string) => string {
  * host's id in its owner's scope (the sandbox's anonymous user unless a user is named).
  */
 export function refOf(id: string, user = 'anonymous', tenant?: string): string {
-  return sessionRef({ user, data: tenant === undefined ? {} : { tenant } }, id);
+  const identity = { user, data: tenant === undefined ? {} : { tenant } };
+  return sessionRef(withScope(new TextEncoder().encode(TEST_REF_KEY), identity), id);
 }

@@ -1,0 +1,36 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+
+/** The shortest key the runtime accepts: an HMAC-SHA-256 key of fewer bytes would weaken it. */
+export const REF_KEY_MIN_BYTES = 32;
+
+/** The key as bytes, refused when it is too short to key a digest that nobody may compute. */
+export function refKeyBytes(text: string, where: string): Uint8Array {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length < REF_KEY_MIN_BYTES)
+    throw new Error(`${where}: the session-ref key must be at least ${REF_KEY_MIN_BYTES} bytes.`);
+  return bytes;
+}
+
+/**
+ * Reads the deployment's session-ref key from Secrets Manager (the secret the construct generates).
+ * `createRuntime` imports this module with `import()` on the first call of `Runtime.refKey()`, once
+ * per execution environment: the key never changes (a new one would change every session's ref), so
+ * it is not refreshed. Powertools' parameters utility would add a cache with a lifetime for a value
+ * read once; the SDK's one call does the job.
+ */
+export async function readRefKey(
+  config: {
+    region: string;
+    credentials?: { accessKeyId: string; secretAccessKey: string };
+    endpoint?: string;
+  },
+  secretId: string,
+): Promise<Uint8Array> {
+  const client = new SecretsManagerClient(config);
+  try {
+    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+    return refKeyBytes(SecretString ?? '', `secret ${secretId}`);
+  } finally {
+    client.destroy();
+  }
+}
