@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { AssetHashType, DockerImage, type Duration, type ILocalBundling } from 'aws-cdk-lib';
+import { AssetHashType, type Duration, type ILocalBundling } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -13,6 +13,12 @@ import { ENTRY_FILE, PACKAGE_ROOT, type SwitchboardEntry } from './bundling.ts';
 import type { ResolvedSwitchboardProps } from './props.ts';
 
 export type { SwitchboardEntry } from './bundling.ts';
+
+/**
+ * The functions' runtime. Its major is the `node` devDependency's, the Node that `npm test` and
+ * `npm start` run on, and the bundles' esbuild target: test/infra/node-version.test.ts holds them together.
+ */
+export const LAMBDA_RUNTIME = Runtime.NODEJS_22_X;
 
 /** What one function needs beyond the shared props. */
 export interface SwitchboardFunctionOptions {
@@ -62,7 +68,7 @@ function bundledCode(entry: SwitchboardEntry, agents: string, settingsJson: stri
     assetHashType: AssetHashType.OUTPUT,
     bundling: {
       // Never pulled: the local bundler succeeds or throws.
-      image: DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs22.x'),
+      image: LAMBDA_RUNTIME.bundlingImage,
       local: new SwitchboardBundler(entry, agents, settingsJson),
     },
   });
@@ -91,7 +97,7 @@ export function createSwitchboardFunction(
   return new LambdaFunction(scope, id, {
     code: bundledCode(options.entry, props.agents, props.settingsJson ?? '{}'),
     handler: `${ENTRY_FILE.replace(/\.mjs$/, '')}.handler`,
-    runtime: Runtime.NODEJS_22_X,
+    runtime: LAMBDA_RUNTIME,
     architecture: Architecture.ARM_64,
     memorySize: options.memorySize,
     timeout: options.timeout,
