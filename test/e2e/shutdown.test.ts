@@ -71,7 +71,8 @@ describe('shutdown', () => {
 
     const app = createSwitchboard();
     app.registerHostAgent(demoAgent());
-    const sandbox = await testSandbox({ app, dataDir });
+    // The data directory's own session-ref key, as the process used: the refs are the same again.
+    const sandbox = await testSandbox({ app, dataDir, refKey: undefined });
     try {
       const session = (await api(sandbox.url, 'GET', '/api/sessions/sigterm')).json;
       expect(session).toMatchObject({
