@@ -16,6 +16,8 @@ export const keys = {
     sk: `CONN#${connectionId}`,
   }),
   connection: (connectionId: string) => ({ pk: `CONN#${connectionId}`, sk: 'META' }),
+  /** A file's record (`lib/store/files.ts`). */
+  file: (fileId: string) => ({ pk: `FILE#${fileId}`, sk: 'META' }),
   /** What an owner (a user within a tenant) has uploaded, in all. */
   ownerFiles: (tenant: string | undefined, user: string) => ({
     pk: ownerPartition(tenant, user),
