@@ -9,6 +9,7 @@ export {
   uploadMayCome,
 } from './lifecycle.ts';
 export { checkDirectUpload, DIRECT_UPLOAD_MAX_BYTES } from './limits.ts';
+export { sweepOrphanFiles } from './orphans.ts';
 export { type AttachedFile, checkNewSessionFiles, countSessionFiles } from './session-quota.ts';
 export { extractText, htmlToText, type TextKind, textKindOf } from './text.ts';
 export {

@@ -1,17 +1,21 @@
-import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
+import { keys } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, sha256Of, testSandbox } from '../support/sandbox.ts';
 
 const QUOTA = 1_000;
 const URL_SECONDS = 120;
+const DAY_MS = 86_400_000;
 const TOKENS: Record<string, { user: string; tenant?: string }> = {
   alice: { user: 'alice', tenant: 'acme' },
   bob: { user: 'bob', tenant: 'acme' },
   carol: { user: 'carol', tenant: 'acme' },
 };
+/** The functions' clock: a test moves it on, past an upload URL's life and the orphan sweep's period. */
+let offset = 0;
 let sandbox: Sandbox;
 
 beforeAll(async () => {
@@ -19,6 +23,7 @@ beforeAll(async () => {
     app: createSwitchboard(),
     tokens: (token) => TOKENS[token] ?? null,
     settings: { files: { quotaBytesPerUser: QUOTA, uploadUrlSeconds: URL_SECONDS } },
+    clock: () => Date.now() + offset,
   });
 });
 afterAll(async () => {
@@ -79,6 +84,16 @@ async function counted(user: string): Promise<number> {
   return Number(Item?.bytes ?? 0);
 }
 
+/** Runs the sweep with the functions' clock moved on by `ms`, and puts it back. */
+async function sweepLater(ms: number): Promise<void> {
+  offset = ms;
+  try {
+    await sandbox.sweep();
+  } finally {
+    offset = 0;
+  }
+}
+
 describe('an upload URL is bound to its record', () => {
   it('stores nothing once its file is deleted: five create → delete → PUT rounds leave no bytes and the quota whole', async () => {
     const ids: string[] = [];
@@ -102,6 +117,10 @@ describe('an upload URL is bound to its record', () => {
     const full = await create('alice', 'z'.repeat(QUOTA));
     expect(await put(full.upload, 'z'.repeat(QUOTA))).toBe('200');
     expect((await call('alice', 'GET', `/api/files/${full.id}`)).json.status).toBe('stored');
+    // Once no URL can use them, the tombstones go too: nothing is left at any of the keys.
+    await sweepLater(2 * DAY_MS);
+    expect(await Promise.all(ids.map(held))).toEqual(ids.map(() => 'none'));
+    expect(await held(full.id)).toBe(QUOTA);
   });
 
   it('refuses another content type, other bytes than the checksum and a PUT without its signed headers; the file stays pending', async () => {
@@ -158,5 +177,33 @@ describe('an upload URL is bound to its record', () => {
       expect(res.json.error).toMatchObject({ code: 'validation_error', issues: [{ path: ['sha256'] }] });
     }
     expect(await counted('carol')).toBe(0);
+  });
+});
+
+describe('the orphan sweep', () => {
+  it('removes an object no record names once no upload URL can be for it, and keeps stored files and young objects', async () => {
+    // Whatever the sweeps before did, a pass is due now.
+    await sandbox.runtime.db.send(
+      new DeleteCommand({ TableName: sandbox.runtime.table, Key: keys.orphanPass() }),
+    );
+    const s3 = await sandbox.runtime.s3();
+    const stray = (key: string) =>
+      s3.send(new PutObjectCommand({ Bucket: sandbox.runtime.bucket, Key: `files/${key}`, Body: 'stray' }));
+    await stray('file_01M8STRAY0000000000000000A');
+    const kept = await create('carol', 'keep me');
+    expect(await put(kept.upload, 'keep me')).toBe('200');
+    // Young: it may be a write whose record is on its way, or a tombstone that still stops a URL.
+    await sweepLater(0);
+    expect(await held('file_01M8STRAY0000000000000000A')).toBe(5);
+    await sweepLater(2 * DAY_MS);
+    expect(await held('file_01M8STRAY0000000000000000A')).toBe('none');
+    expect(await held(kept.id)).toBe(7);
+    expect((await call('carol', 'GET', `/api/files/${kept.id}`)).json.status).toBe('stored');
+    // A pass ran; the next is a period away, so an orphan made now waits for it.
+    await stray('file_01M8STRAY0000000000000000B');
+    await sweepLater(2 * DAY_MS);
+    expect(await held('file_01M8STRAY0000000000000000B')).toBe(5);
+    await sweepLater(4 * DAY_MS);
+    expect(await held('file_01M8STRAY0000000000000000B')).toBe('none');
   });
 });
