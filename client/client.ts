@@ -75,6 +75,28 @@ export type UploadBody =
   | Uint8Array
   | { size: number; type?: string; name?: string; arrayBuffer(): Promise<ArrayBuffer> };
 
+/** Web Crypto's digest, as far as the client uses it (browsers, Node 20+, Deno, Bun). */
+interface SubtleDigest {
+  digest(algorithm: 'SHA-256', data: ArrayBuffer | Uint8Array): Promise<ArrayBuffer>;
+}
+
+/** The base64 of the bytes' SHA-256, which an upload URL signs (`sha256` of `POST /api/files`). */
+async function sha256Of(body: UploadBody): Promise<string> {
+  const subtle = (globalThis as { crypto?: { subtle?: SubtleDigest } }).crypto?.subtle;
+  if (!subtle)
+    throw new Error('This platform has no Web Crypto to hash the file: pass upload(body, { sha256 }).');
+  const bytes =
+    typeof body === 'string'
+      ? new TextEncoder().encode(body)
+      : body instanceof ArrayBuffer || body instanceof Uint8Array
+        ? body
+        : await body.arrayBuffer();
+  let binary = '';
+  for (const byte of new Uint8Array(await subtle.digest('SHA-256', bytes)))
+    binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
 /**
  * A host action handler: performs a host tool call the agent made (`final_response.pending_tool_call`)
  * and returns its result (any JSON), which the client sends as the continuation. A handler that
@@ -529,6 +551,9 @@ export class SwitchboardClient {
   /**
    * Stores a file (`POST /api/files`) for an attachment to name by `file_id`: up to 4 MiB as the
    * request's body, anything larger through an upload URL (the bytes then go straight to the bucket).
+   * The URL takes only these bytes: their SHA-256 is sent with the request for it (computed with Web
+   * Crypto, which reads the whole file; pass `sha256`, its base64, where there is none, as in React
+   * Native) and the PUT carries the headers the answer lists.
    *
    * @example
    * ```ts
@@ -536,7 +561,10 @@ export class SwitchboardClient {
    * await session.send('What does this say?', { files: [file] });
    * ```
    */
-  async upload(body: UploadBody, options: { name?: string; mediaType?: string } = {}): Promise<FileRecord> {
+  async upload(
+    body: UploadBody,
+    options: { name?: string; mediaType?: string; sha256?: string } = {},
+  ): Promise<FileRecord> {
     const blob = typeof body === 'object' && 'arrayBuffer' in body ? body : undefined;
     const name = options.name ?? blob?.name ?? 'file';
     const mediaType =
@@ -558,6 +586,7 @@ export class SwitchboardClient {
       name,
       media_type: mediaType,
       size,
+      sha256: options.sha256 ?? (await sha256Of(body)),
     });
     if (!record.upload) return record;
     const res = await this.#fetch(record.upload.url, {

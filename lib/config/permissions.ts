@@ -55,9 +55,13 @@ const EVENTS: Grant = { resource: 'eventBus', actions: ['events:PutEvents'] };
  *   approval and requeues a lost run;
  * - objects: files, large attachments, screenshots and event bodies too big for an item are read and
  *   written by whichever function handles them (the WebSocket function takes the same messages as the
- *   HTTP one); the sweep reads and writes none: it enqueues the resumption of a lapse, which the
- *   worker runs;
- * - the HTTP function deletes a file its owner deletes, the sweep one that expired;
+ *   HTTP one); the sweep reads none and writes only tombstones (below): it enqueues the resumption
+ *   of a lapse, which the worker runs;
+ * - the HTTP function deletes a file its owner deletes, the sweep one that expired: each deletes its
+ *   object, or writes a zero-byte tombstone over it while the file's upload URL may still work
+ *   (`s3:PutObject`), which stops that URL;
+ * - the sweep's orphan pass lists `files/` (`s3:ListBucket`), looks up which keys name a file record
+ *   (`dynamodb:BatchGetItem`, 100 at a time) and deletes the objects none names;
  * - the worker deletes a session's objects when the session is deleted, listing them first
  *   (`s3:ListBucket` also makes a missing object a 404 rather than a 403 for it) and batch-deletes its
  *   items, and reads whether the runs it holds were cancelled in one BatchGetItem; it consumes the queue as its event source (the stack's `SqsEventSource` grants those actions,
@@ -105,10 +109,11 @@ export const FUNCTION_PERMISSIONS: Permissions = {
     EVENTS,
   ],
   sweep: [
-    { resource: 'table', actions: TABLE_ITEMS },
+    { resource: 'table', actions: [...TABLE_ITEMS, 'dynamodb:BatchGetItem'] },
     { resource: 'sweepIndex', actions: ['dynamodb:Query'] },
     { resource: 'queue', actions: ['sqs:SendMessage'] },
-    { resource: 'objects', actions: ['s3:DeleteObject'] },
+    { resource: 'objects', actions: ['s3:PutObject', 's3:DeleteObject'] },
+    { resource: 'bucket', actions: ['s3:ListBucket'] },
     CONNECTIONS,
     EVENTS,
   ],

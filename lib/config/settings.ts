@@ -123,6 +123,12 @@ export const SettingsSchema = z
           .max(7 * 24 * 3600)
           .default(900),
         /**
+         * How often the orphan sweep lists the bucket's `files/` for objects no record names (bytes
+         * stored without one, tombstones of deleted files) and removes those older than any upload
+         * URL. Each listing costs a LIST request per 1,000 objects and a read per 100 records.
+         */
+        orphanSweepHours: z.number().int().min(1).max(720).default(24),
+        /**
          * Days a file is kept after its upload; past it the file is gone for every reader (a 404, an
          * attachment refused, null in `io.files`) and the sweep deletes it and gives its bytes back.
          * Absent: files are kept until their owner deletes them.

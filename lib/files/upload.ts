@@ -9,12 +9,25 @@ import { type FileRecord, getFile, putFile, releaseFileBytes, reserveFileBytes }
 import { isLive } from './lifecycle.ts';
 import { checkDirectUpload } from './limits.ts';
 
+/**
+ * The base64 of a SHA-256 digest, as S3 takes it in `x-amz-checksum-sha256`: 32 bytes are 43
+ * characters and one `=`, the last character before it one that leaves the unused bits zero (the
+ * one spelling of those bytes, so the value signed is the value S3 compares).
+ */
+export const Sha256Schema = z
+  .string()
+  .regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/, 'the base64 of a SHA-256 digest (44 characters)');
+
 /** The body of `POST /api/files` that asks for an upload URL (for files over the transports' limits). */
 export const UploadRequestSchema = z
   .object({
     name: z.string().min(1).max(512),
     media_type: MediaTypeSchema.default('application/octet-stream'),
     size: z.number().int().min(1),
+    sha256: Sha256Schema.meta({
+      description:
+        "The base64 of the bytes' SHA-256 digest. The upload URL signs it as x-amz-checksum-sha256: the bucket takes these bytes and no others.",
+    }),
   })
   .strict();
 
@@ -76,16 +89,17 @@ const record = (
   status: FileRecord['status'],
 ): FileRecord => {
   const fileId = newId('file');
+  const now = rt.clock();
   const days = rt.settings.files.retentionDays;
   return {
-    ...(days !== undefined && { expiresAt: new Date(rt.clock() + days * 86_400_000).toISOString() }),
+    ...(days !== undefined && { expiresAt: new Date(now + days * 86_400_000).toISOString() }),
     fileId,
     ...ownerOf(identity),
     name,
     mediaType,
     size,
     s3Key: `files/${fileId}`,
-    createdAt: new Date().toISOString(),
+    createdAt: new Date(now).toISOString(),
     status,
   };
 };
@@ -117,7 +131,12 @@ export async function storeUpload(
   return fileView(file);
 }
 
-/** Answers a presigned PUT URL: the bytes go straight to the bucket, past every transport limit. */
+/**
+ * Answers a presigned PUT URL: the bytes go straight to the bucket, past every transport limit. The
+ * URL is bound to its record: it signs the size, the media type and the bytes' SHA-256 (S3 refuses
+ * any other), and `If-None-Match: *`, so it writes the object once and never over another; deleting
+ * the file leaves a tombstone at its key (`deleteFile`) on which the URL's PUT fails.
+ */
 export async function createUpload(
   rt: Runtime,
   identity: Identity,
@@ -126,15 +145,24 @@ export async function createUpload(
 ) {
   const request = parseOrThrow(UploadRequestSchema, body, 'upload request');
   tooLarge(request.size, maxBytes, ['size']);
-  const file = record(rt, identity, request.name, request.media_type, request.size, 'pending');
+  const expiresIn = rt.settings.files.uploadUrlSeconds;
+  const file: FileRecord = {
+    ...record(rt, identity, request.name, request.media_type, request.size, 'pending'),
+    sha256: request.sha256,
+    uploadExpiresAt: new Date(rt.clock() + expiresIn * 1000).toISOString(),
+  };
   // The declared size is counted: the presigned URL takes no other (S3 refuses a different length).
   await withinQuota(rt, file, ['size'], () => putFile(rt, file));
-  const expiresIn = rt.settings.files.uploadUrlSeconds;
   const [s3, { PutObjectCommand }, { getSignedUrl }] = await Promise.all([
     rt.s3(),
     import('../store/s3/write.ts'),
     import('../store/s3/presign.ts'),
   ]);
+  const headers = {
+    'content-type': file.mediaType,
+    'if-none-match': '*',
+    'x-amz-checksum-sha256': request.sha256,
+  };
   const url = await getSignedUrl(
     s3,
     new PutObjectCommand({
@@ -142,17 +170,20 @@ export async function createUpload(
       Key: file.s3Key,
       ContentType: file.mediaType,
       ContentLength: file.size,
+      ChecksumSHA256: request.sha256,
+      IfNoneMatch: '*',
     }),
-    { expiresIn },
+    {
+      expiresIn,
+      // The presigner leaves content-type unsigned and moves x-amz- headers into the query, where
+      // S3 does not check a checksum: both are kept as headers the request must carry.
+      signableHeaders: new Set(['content-type']),
+      unhoistableHeaders: new Set(['x-amz-checksum-sha256']),
+    },
   );
   return {
     ...fileView(file),
-    upload: {
-      method: 'PUT',
-      url,
-      headers: { 'content-type': file.mediaType },
-      expires_at: new Date(Date.now() + expiresIn * 1000).toISOString(),
-    },
+    upload: { method: 'PUT', url, headers, expires_at: file.uploadExpiresAt },
   };
 }
 

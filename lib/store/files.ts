@@ -21,12 +21,14 @@ export interface FileRecord {
   status: 'pending' | 'stored' | 'deleting';
   /** When the file expires (`files.retentionDays` after its upload); absent: kept until deleted. */
   expiresAt?: string;
+  /** The bytes' SHA-256 (base64) that its upload URL signs; absent for bytes sent in the request. */
+  sha256?: string;
+  /** When its upload URL stops working; absent for a file that never had one. */
+  uploadExpiresAt?: string;
 }
 
 /** Kept this long past its expiry before DynamoDB's TTL removes the record: the sweep deletes it first. */
 const TTL_GRACE_MS = 24 * 3_600_000;
-
-const fileKey = (fileId: string) => ({ pk: `FILE#${fileId}`, sk: 'META' });
 
 /** Records a file. */
 export async function putFile(rt: Runtime, file: FileRecord): Promise<void> {
@@ -34,7 +36,7 @@ export async function putFile(rt: Runtime, file: FileRecord): Promise<void> {
     new PutCommand({
       TableName: rt.table,
       Item: {
-        ...fileKey(file.fileId),
+        ...keys.file(file.fileId),
         ...ownerIndexKeys(file, 'FILE', file.createdAt, file.fileId),
         type: 'file',
         ...file,
@@ -58,7 +60,7 @@ export async function markFileDeleting(rt: Runtime, fileId: string): Promise<Fil
     const { Attributes } = await rt.db.send(
       new UpdateCommand({
         TableName: rt.table,
-        Key: fileKey(fileId),
+        Key: keys.file(fileId),
         UpdateExpression: 'SET #status = :deleting',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: { '#status': 'status' },
@@ -75,7 +77,7 @@ export async function markFileDeleting(rt: Runtime, fileId: string): Promise<Fil
 
 /** Removes a file's record, the last step of deleting it. */
 export async function deleteFileRecord(rt: Runtime, fileId: string): Promise<void> {
-  await rt.db.send(new DeleteCommand({ TableName: rt.table, Key: fileKey(fileId) }));
+  await rt.db.send(new DeleteCommand({ TableName: rt.table, Key: keys.file(fileId) }));
 }
 
 /** Ids of files whose expiry passed, found through the due index in the last `lookbackHours` hours. */
@@ -96,7 +98,7 @@ export async function dueFiles(rt: Runtime, now: number, lookbackHours: number):
 /** The file, or undefined when there is none. */
 export async function getFile(rt: Runtime, fileId: string): Promise<FileRecord | undefined> {
   const { Item } = await rt.db.send(
-    new GetCommand({ TableName: rt.table, Key: fileKey(fileId), ConsistentRead: true }),
+    new GetCommand({ TableName: rt.table, Key: keys.file(fileId), ConsistentRead: true }),
   );
   return Item ? (strip(Item) as unknown as FileRecord) : undefined;
 }

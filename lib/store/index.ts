@@ -66,6 +66,7 @@ export {
   type Replacement,
   type StoredAttachment,
 } from './messages.ts';
+export { claimOrphanPass, finishOrphanPass, recordedFiles } from './orphan-files.ts';
 export { type CounterKey, countRequest } from './rate-counters.ts';
 export { markReplaced } from './replacements.ts';
 export { findRequest, type RequestRecord, recordRequest } from './requests.ts';

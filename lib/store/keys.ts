@@ -16,6 +16,8 @@ export const keys = {
     sk: `CONN#${connectionId}`,
   }),
   connection: (connectionId: string) => ({ pk: `CONN#${connectionId}`, sk: 'META' }),
+  /** A file's record (`lib/store/files.ts`). */
+  file: (fileId: string) => ({ pk: `FILE#${fileId}`, sk: 'META' }),
   /** What an owner (a user within a tenant) has uploaded, in all. */
   ownerFiles: (tenant: string | undefined, user: string) => ({
     pk: ownerPartition(tenant, user),
@@ -35,6 +37,8 @@ export const keys = {
   }),
   /** A tenant's suspension by an operator: while it is there, the tenant's new messages are refused. */
   suspension: (tenant: string) => ({ pk: tenantPartition(tenant), sk: 'SUSPENDED' }),
+  /** Where the orphan sweep of the file bucket stands (`sweepOrphanFiles`). */
+  orphanPass: () => ({ pk: 'SWEEP#FILE_ORPHANS', sk: 'META' }),
   /** A run's cost in a rolling-day ledger (an owner's or a tenant's partition), by when the run was accepted. */
   daySpend: (partition: string, at: string, runId: string) => ({
     pk: partition,

@@ -1,8 +1,8 @@
-import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
 import { keys } from './keys.ts';
 import { type CancelReason, dueIndex, RUN_JSON, type RunRecord } from './runs.ts';
-import { decodeJson, isConditionFailure, updateIf } from './table.ts';
+import { batchGet, decodeJson, isConditionFailure, updateIf } from './table.ts';
 
 /*
  * The transitions of a run after it was queued, each one conditional write on the run item:
@@ -90,9 +90,6 @@ export async function renewLease(
   }
 }
 
-/** At most this many keys go in one BatchGetItem. */
-const BATCH_GET_KEYS = 100;
-
 /**
  * Which of some runs were asked to stop, and why: eventually consistent reads of one attribute
  * (half a read unit each), up to 100 runs in one BatchGetItem, which is what a worker polls while
@@ -104,20 +101,13 @@ export async function cancelRequestsOf(
   runs: readonly Pick<RunRecord, 'sessionId' | 'runId'>[],
 ): Promise<Map<string, CancelReason>> {
   const found = new Map<string, CancelReason>();
-  for (let i = 0; i < runs.length; i += BATCH_GET_KEYS) {
-    const { Responses } = await rt.db.send(
-      new BatchGetCommand({
-        RequestItems: {
-          [rt.table]: {
-            Keys: runs.slice(i, i + BATCH_GET_KEYS).map((run) => keys.run(run.sessionId, run.runId)),
-            ProjectionExpression: 'runId, cancelRequested',
-          },
-        },
-      }),
-    );
-    for (const item of Responses?.[rt.table] ?? []) {
-      if (item.cancelRequested) found.set(String(item.runId), item.cancelRequested as CancelReason);
-    }
+  const { items } = await batchGet(
+    rt,
+    runs.map((run) => keys.run(run.sessionId, run.runId)),
+    'runId, cancelRequested',
+  );
+  for (const item of items) {
+    if (item.cancelRequested) found.set(String(item.runId), item.cancelRequested as CancelReason);
   }
   return found;
 }

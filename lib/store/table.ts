@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   QueryCommand,
   type QueryCommandInput,
@@ -31,6 +32,35 @@ export async function batchWrite(rt: Runtime, requests: Record<string, unknown>[
     );
     pending = (UnprocessedItems?.[rt.table] ?? []) as Record<string, unknown>[];
   }
+}
+
+/** At most this many keys go in one BatchGetItem. */
+const BATCH_GET_KEYS = 100;
+
+/**
+ * Reads items by key, 100 in one BatchGetItem, eventually consistent (half a read unit each), only
+ * the attributes `projection` names. Also returns the keys DynamoDB left unprocessed: what not
+ * knowing them means is the caller's to say.
+ */
+export async function batchGet(
+  rt: Runtime,
+  itemKeys: readonly Record<string, unknown>[],
+  projection: string,
+): Promise<{ items: Record<string, unknown>[]; unprocessed: Record<string, unknown>[] }> {
+  const items: Record<string, unknown>[] = [];
+  const unprocessed: Record<string, unknown>[] = [];
+  for (let i = 0; i < itemKeys.length; i += BATCH_GET_KEYS) {
+    const { Responses, UnprocessedKeys } = await rt.db.send(
+      new BatchGetCommand({
+        RequestItems: {
+          [rt.table]: { Keys: itemKeys.slice(i, i + BATCH_GET_KEYS), ProjectionExpression: projection },
+        },
+      }),
+    );
+    items.push(...(Responses?.[rt.table] ?? []));
+    unprocessed.push(...(UnprocessedKeys?.[rt.table]?.Keys ?? []));
+  }
+  return { items, unprocessed };
 }
 
 /** True when a conditional write was refused because its condition did not hold. */

@@ -1,7 +1,7 @@
 import { DeleteConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import type { Switchboard } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { sweepExpiredFiles } from '../files/index.ts';
+import { sweepExpiredFiles, sweepOrphanFiles } from '../files/index.ts';
 import { dueConnections, removeConnection } from '../store/index.ts';
 import { announceExpiring } from './expiring.ts';
 import { sweepLapses } from './lapses.ts';
@@ -15,6 +15,8 @@ export interface SweepReport {
   expiring: number;
   requeuedRuns: number;
   expiredFiles: number;
+  /** Objects under `files/` that no record names, removed (see `sweepOrphanFiles`: not every sweep lists them). */
+  orphanFiles: number;
 }
 
 /** How far back the sweep looks for due items: a missed hour of sweeps is still caught up. */
@@ -35,7 +37,8 @@ async function sweepConnections(rt: Runtime, now: number): Promise<number> {
  * The sweep the EventBridge rule runs once a minute: lapsed requests (hitl.onTimeout), runs whose
  * job was lost, requests about to lapse (`Pause Expiring`), connections past API Gateway's two-hour limit whose `$disconnect` never came, and
  * files past `files.retentionDays`.
- * Everything is found through the due index; nothing scans.
+ * Everything is found through the due index; nothing scans. The one listing, of the bucket's
+ * objects that no file record names, runs once every `files.orphanSweepHours`, a few pages a sweep.
  */
 export async function sweep(rt: Runtime, app: Switchboard, now = Date.now()): Promise<SweepReport> {
   const report = {
@@ -45,6 +48,7 @@ export async function sweep(rt: Runtime, app: Switchboard, now = Date.now()): Pr
     requeuedRuns: await requeueLostRuns(rt, now, LOOKBACK_HOURS),
     removedConnections: await sweepConnections(rt, now),
     expiredFiles: await sweepExpiredFiles(rt, LOOKBACK_HOURS),
+    orphanFiles: await sweepOrphanFiles(rt),
   };
   if (report.removedConnections > 0)
     rt.logger.info('Removed stale connections', { count: report.removedConnections });

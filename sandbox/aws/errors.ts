@@ -9,7 +9,18 @@ export interface AwsAnswer {
 }
 
 /** The refusals and failures the front produces, in each service's own wire form. */
-export type AwsErrorKind = 'accessDenied' | 'throttle' | 'internal' | 'badDigest' | 'signature' | 'expired';
+export type AwsErrorKind =
+  | 'accessDenied'
+  | 'throttle'
+  | 'internal'
+  | 'badDigest'
+  | 'invalidDigest'
+  | 'invalidRequest'
+  | 'signature'
+  | 'headersNotSigned'
+  | 'expired'
+  | 'preconditionFailed'
+  | 'notImplemented';
 
 const JSON_1_0 = 'application/x-amz-json-1.0';
 const JSON_1_1 = 'application/x-amz-json-1.1';
@@ -33,6 +44,11 @@ const CODES: Record<Service, Partial<Record<AwsErrorKind, [number, string]>>> = 
     throttle: [503, 'SlowDown'],
     internal: [500, 'InternalError'],
     badDigest: [400, 'BadDigest'],
+    invalidDigest: [400, 'InvalidDigest'],
+    invalidRequest: [400, 'InvalidRequest'],
+    headersNotSigned: [403, 'AccessDenied'],
+    preconditionFailed: [412, 'PreconditionFailed'],
+    notImplemented: [501, 'NotImplemented'],
   },
   events: {
     accessDenied: [400, 'AccessDeniedException'],

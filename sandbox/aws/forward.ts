@@ -27,7 +27,12 @@ const DRAIN_MS = 5_000;
  * an emulator stopped under a request it is still serving fails outside any caller (dynalite throws
  * on a closed database).
  */
-export function forwarder(target: URL): { forward: Forward; close(): Promise<void> } {
+export function forwarder(target: URL): {
+  forward: Forward;
+  /** The status the emulator answers a HEAD of `path` with (it checks no signature). */
+  head(path: string): Promise<number>;
+  close(): Promise<void>;
+} {
   const agent = new Agent({ keepAlive: true });
   const inFlight = new Set<Promise<Forwarded>>();
   const forward: Forward = (req, body) => {
@@ -52,6 +57,18 @@ export function forwarder(target: URL): { forward: Forward; close(): Promise<voi
     sent.then(settled, settled);
     return sent;
   };
+  const head = (path: string) =>
+    new Promise<number>((resolve, reject) => {
+      const out = request(
+        { host: target.hostname, port: target.port, method: 'HEAD', path, agent },
+        (answer) => {
+          answer.resume();
+          answer.on('end', () => resolve(answer.statusCode ?? 502));
+        },
+      );
+      out.on('error', reject);
+      out.end();
+    });
   const close = async () => {
     // Requests passed on while it waits (a handler's next call) are waited for too.
     const deadline = Date.now() + DRAIN_MS;
@@ -65,7 +82,7 @@ export function forwarder(target: URL): { forward: Forward; close(): Promise<voi
     }
     agent.destroy();
   };
-  return { forward, close };
+  return { forward, head, close };
 }
 
 /**

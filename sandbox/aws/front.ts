@@ -3,12 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { allows, FUNCTION_PERMISSIONS, type Permissions } from '../../lib/config/index.ts';
 import type { CorsConfig } from '../../lib/contract/index.ts';
 import { s3CorsHeaders, s3Preflight } from './bucket-cors.ts';
+import { checksumRefusal } from './checksums.ts';
 import { type AwsAnswer, awsError } from './errors.ts';
 import type { FaultPlan } from './faults.ts';
 import { type Forwarded, forwarder, partialBatch, readAll } from './forward.ts';
 import { accessKeyOf, callerOf } from './identity.ts';
+import { ObjectWrites, preconditionRefusal } from './object-writes.ts';
 import { type FrontTarget, operationOf } from './operation-of.ts';
-import type { ResourceNames } from './operations.ts';
+import type { Operation, ResourceNames } from './operations.ts';
 import { refusal } from './refusal.ts';
 
 /** Options of {@link startAwsFront}. */
@@ -38,11 +40,22 @@ const send = (res: ServerResponse, answer: AwsAnswer | Forwarded) => {
  * An HTTP front before one of the sandbox's AWS emulators, doing what AWS does and the emulators do
  * not: it knows each function's role by the key its requests are signed with and refuses, in the
  * service's own error form, any call that role's grants ({@link allows}) do not cover; it checks
- * presigned uploads as S3 does and answers the bucket's CORS; and it injects faults when asked.
+ * presigned uploads as S3 does, verifies the checksums a write declares, applies `If-None-Match: *`
+ * on a PUT (fauxqs does neither) and answers the bucket's CORS; and it injects faults when asked.
  */
 export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront> {
   const target = new URL(options.url);
-  const { forward, close: closeAgent } = forwarder(target);
+  const { forward, head, close: closeAgent } = forwarder(target);
+  const writes = new ObjectWrites();
+
+  /** Passes a call on; a PUT of an object first meets its preconditions, as one step with its write. */
+  function apply(req: IncomingMessage, body: Buffer, op: Operation, path: string) {
+    if (op.action !== 's3:PutObject') return forward(req, body);
+    return writes.run(path, async () => {
+      const refused = await preconditionRefusal(req.headers, async () => (await head(path)) === 200);
+      return refused ? awsError('s3', refused.kind, refused.message) : forward(req, body);
+    });
+  }
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readAll(req);
@@ -57,6 +70,8 @@ export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront>
     const permissions = options.permissions ?? FUNCTION_PERMISSIONS;
     const refused = refusal(req, op, caller, parts, permissions);
     if (refused) return send(res, refused);
+    const digest = op.service === 's3' ? checksumRefusal(req.headers, body) : undefined;
+    if (digest) return send(res, awsError('s3', digest.kind, digest.message));
     const fault = caller?.kind === 'function' ? options.faults?.draw(op.service, op.action) : undefined;
     if (fault === 'throttle' && op.action === 'dynamodb:BatchWriteItem') {
       return send(res, await partialBatch(req, body, forward));
@@ -69,7 +84,7 @@ export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront>
     }
     const delay = () => new Promise((resolve) => setTimeout(resolve, options.faults?.timeoutDelayMs ?? 0));
     if (fault === 'timeout-before') return void delay().then(() => req.socket.destroy());
-    const answer = await forward(req, body);
+    const answer = await apply(req, body, op, parts.path);
     if (fault === 'timeout-after') return void delay().then(() => req.socket.destroy());
     if (
       answer.status === 404 &&

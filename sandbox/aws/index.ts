@@ -1,3 +1,4 @@
+export { checksumRefusal } from './checksums.ts';
 export { type Fault, type FaultOptions, FaultPlan, type FaultRates, type InjectedFault } from './faults.ts';
 export { type AwsFront, type AwsFrontOptions, startAwsFront } from './front.ts';
 export { type Fronts, type FrontsOptions, startFronts } from './fronts.ts';

@@ -54,8 +54,10 @@ function expectedSignature(
 
 /**
  * Checks a presigned request the way S3 does: the signature over the signed headers (so a body whose
- * length differs from a signed `content-length` is refused), the expiry, and a checksum the URL
- * carries against the body. Returns what S3 would refuse it with, or undefined.
+ * length differs from a signed `content-length`, or a signed `content-type`, `if-none-match` or
+ * `x-amz-checksum-sha256` sent otherwise or not at all, is refused), the expiry, an `x-amz-` header
+ * the URL did not sign, and a checksum the URL carries against the body. Returns what S3 would
+ * refuse it with, or undefined.
  */
 export function checkPresigned(
   method: string,
@@ -74,6 +76,15 @@ export function checkPresigned(
     return {
       kind: 'signature',
       message: 'The request signature we calculated does not match the signature you provided.',
+    };
+  }
+  // A presigned request may carry no x-amz- header that its URL did not sign.
+  const signed = new Set((query.get('X-Amz-SignedHeaders') ?? 'host').split(';'));
+  const unsigned = Object.keys(headers).filter((name) => name.startsWith('x-amz-') && !signed.has(name));
+  if (unsigned.length > 0) {
+    return {
+      kind: 'headersNotSigned',
+      message: `There were headers present in the request which were not signed: ${unsigned.join(', ')}`,
     };
   }
   const checksum = query.get('x-amz-checksum-crc32');

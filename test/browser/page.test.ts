@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoAgent } from '../../demo/demo-agent.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { type Sandbox, startSandbox } from '../../sandbox/sandbox.ts';
+import { sha256Of } from '../support/sandbox.ts';
 
 // Chromium from Debian's package (`apt-get install chromium`; .ci/run installs it), or CHROMIUM_PATH.
 // As root (CI, containers) Chromium refuses to start without `--no-sandbox`: see docs/testing.md.
@@ -301,7 +302,12 @@ describe.skipIf(!haveChromium)('the demo host page in a real browser', () => {
     const created = await fetch(`${sandbox.url}/api/files`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'note.txt', media_type: 'text/plain', size: body.length }),
+      body: JSON.stringify({
+        name: 'note.txt',
+        media_type: 'text/plain',
+        size: body.length,
+        sha256: sha256Of(body),
+      }),
     });
     expect(created.status).toBe(201);
     const file = (await created.json()) as {

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { MAX_BODY_UPLOAD } from '../../client/client.ts';
 import {
   ArgsValidationError,
   type ClientOptions,
@@ -165,6 +166,23 @@ describe('the client SDK against the sandbox', () => {
       metadata: { ticket: 7 },
       attachments: [{ kind: 'text' }, { kind: 'document', file_id: file.id }],
     });
+  });
+
+  it('uploads a file over 4 MiB through an upload URL bound to its bytes, and the server says stored', async () => {
+    const { client: c } = client();
+    const bytes = new Uint8Array(MAX_BODY_UPLOAD + 1).fill(7);
+    const file = await c.upload(bytes, { name: 'big.bin' });
+    expect(file).toMatchObject({ name: 'big.bin', status: 'stored', size: bytes.length });
+    expect(file.upload?.headers).toMatchObject({
+      'if-none-match': '*',
+      'x-amz-checksum-sha256': expect.any(String),
+    });
+    const stored = await c.request<{ status: string; size: number }>('GET', `/api/files/${file.id}`);
+    expect(stored).toMatchObject({ status: 'stored', size: bytes.length });
+    // A digest that is not of these bytes: the bucket refuses them, and the client says so.
+    await expect(
+      c.upload(bytes, { name: 'wrong.bin', sha256: '47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=' }),
+    ).rejects.toMatchObject({ code: 'upload_failed', status: 400 });
   });
 
   it('reconnects after the socket is killed mid-stream, with no gap and no duplicate', async () => {

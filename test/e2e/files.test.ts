@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type HostAgentFile } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
+import { api, sessionIds, sha256Of, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import { TestSocket } from '../support/ws-client.ts';
 
@@ -91,6 +91,7 @@ async function presigned(token: string, name: string, type: string, body: string
     name,
     media_type: type,
     size: Buffer.byteLength(body),
+    sha256: sha256Of(body),
   });
   expect(created.status).toBe(201);
   const upload = created.json.upload as { url: string; headers: Record<string, string> };

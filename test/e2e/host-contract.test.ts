@@ -5,7 +5,7 @@ import { createSwitchboard } from '../../lib/index.ts';
 import { getRun } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { recordingAgent } from '../support/recorder.ts';
-import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
+import { api, refOf, sessionIds, sha256Of, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import { TestSocket } from '../support/ws-client.ts';
 
@@ -490,6 +490,7 @@ describe('files: uploads that attachments reference', () => {
       name: 'scan.bin',
       media_type: 'application/octet-stream',
       size: bytes.length,
+      sha256: sha256Of(bytes),
     });
     expect(created.status).toBe(201);
     const upload = created.json.upload as { url: string; method: string; headers: Record<string, string> };
@@ -526,7 +527,8 @@ describe('files: uploads that attachments reference', () => {
   it('rejects an upload request without a name or with a size over the limit', async () => {
     expect((await api(sandbox.url, 'POST', '/api/files', { size: 3 })).status).toBe(422);
     expect(
-      (await api(sandbox.url, 'POST', '/api/files', { name: 'x', size: 10 ** 12 })).json.error,
+      (await api(sandbox.url, 'POST', '/api/files', { name: 'x', size: 10 ** 12, sha256: sha256Of('x') }))
+        .json.error,
     ).toMatchObject({ issues: [{ path: ['size'] }] });
   });
 });

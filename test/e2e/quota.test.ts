@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
 import { releaseFileBytes, reserveFileBytes } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import { testSandbox } from '../support/sandbox.ts';
+import { sha256Of, testSandbox } from '../support/sandbox.ts';
 
 const QUOTA = 100;
 const SESSION_FILES = 2;
@@ -49,7 +49,7 @@ async function presign(token: string, size: number) {
   const res = await fetch(`${sandbox.url}/api/files`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'big.bin', size }),
+    body: JSON.stringify({ name: 'big.bin', size, sha256: sha256Of('x'.repeat(size)) }),
   });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }

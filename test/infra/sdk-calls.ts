@@ -27,6 +27,8 @@ const COMMAND_NEEDS: Record<string, readonly Need[]> = {
   DeleteObjectsCommand: ['s3:DeleteObject@objects'],
   DeleteObjectCommand: ['s3:DeleteObject@objects'],
   ListObjectsV2Command: ['s3:ListBucket@bucket'],
+  // The paginator sends ListObjectsV2Command inside the SDK, where the bundle does not show it.
+  paginateListObjectsV2: ['s3:ListBucket@bucket'],
   SendMessageCommand: ['sqs:SendMessage@queue'],
   ChangeMessageVisibilityCommand: ['sqs:ChangeMessageVisibility@queue'],
   GetQueueAttributesCommand: ['sqs:GetQueueAttributes@queue'],
@@ -57,7 +59,7 @@ function usedSdkNames(code: string): string[] {
   for (const match of code.matchAll(/import\s*\{([^}]*)\}\s*from\s*"@aws-sdk\/[^"]+"/g)) {
     for (const part of (match[1] ?? '').split(',')) {
       const [name = '', alias = name] = part.trim().split(/\s+as\s+/);
-      if (!/Command$|^getSignedUrl$/.test(name)) continue;
+      if (!/Command$|^getSignedUrl$|^paginate/.test(name)) continue;
       if ((code.match(new RegExp(`\\b${alias}\\b`, 'g')) ?? []).length > 1) used.add(name);
     }
   }

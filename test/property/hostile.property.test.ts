@@ -1069,8 +1069,9 @@ describe('hostile HTTP requests', () => {
         ['name', text('scan.pdf')],
         ['media_type', text('application/pdf')],
         ['size', '1000'],
+        ['sha256', text('47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=')],
       ],
-      ['name', 'media_type', 'mediaType', 'size'],
+      ['name', 'media_type', 'mediaType', 'size', 'sha256'],
       20_000,
     );
     const mediaType = fc.oneof(

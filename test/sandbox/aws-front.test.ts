@@ -1,12 +1,18 @@
+import { createHash } from 'node:crypto';
 import { PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type PutObjectCommandInput,
+} from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_PERMISSIONS, type Permissions } from '../../lib/config/index.ts';
 import { batchWrite } from '../../lib/store/index.ts';
-import { checkPresigned, FaultPlan, SANDBOX_SECRET } from '../../sandbox/aws/index.ts';
+import { checkPresigned, checksumRefusal, FaultPlan, SANDBOX_SECRET } from '../../sandbox/aws/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { testApp } from '../support/agents.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
@@ -196,6 +202,118 @@ describe('presigned uploads are checked as S3 checks them', () => {
     });
     expect(upload.headers.get('access-control-allow-origin')).toBe('*');
     expect(upload.headers.get('access-control-expose-headers')).toBe('ETag');
+  });
+});
+
+describe('writes are checked as S3 checks them: checksums, If-None-Match, signed headers', () => {
+  const sha256 = (body: string) => createHash('sha256').update(body).digest('base64');
+  /** A URL bound as the runtime binds an upload: type, checksum and `If-None-Match: *` signed. */
+  async function bound(key: string, body: string) {
+    const { http } = sandbox.runtimes;
+    const url = await getSignedUrl(
+      await http.s3(),
+      new PutObjectCommand({
+        Bucket: http.bucket,
+        Key: key,
+        ContentType: 'text/plain',
+        ContentLength: Buffer.byteLength(body),
+        ChecksumSHA256: sha256(body),
+        IfNoneMatch: '*',
+      }),
+      {
+        expiresIn: 60,
+        signableHeaders: new Set(['content-type']),
+        unhoistableHeaders: new Set(['x-amz-checksum-sha256']),
+      },
+    );
+    const headers = {
+      'content-type': 'text/plain',
+      'if-none-match': '*',
+      'x-amz-checksum-sha256': sha256(body),
+    };
+    return { url, headers };
+  }
+  const put = async (url: string, headers: Record<string, string>, body: string) => {
+    const res = await fetch(url, { method: 'PUT', headers, body });
+    return `${res.status} ${/<Code>(\w+)<\/Code>/.exec(await res.text())?.[1] ?? ''}`.trim();
+  };
+  const stored = async (key: string) => {
+    const s3 = await sandbox.runtime.s3();
+    try {
+      const got = await s3.send(new GetObjectCommand({ Bucket: sandbox.runtime.bucket, Key: key }));
+      return `${got.ContentType} ${await got.Body?.transformToString()}`;
+    } catch (error) {
+      return (error as Error).name;
+    }
+  };
+
+  it('stores the bytes the URL names, once: a second PUT meets 412 PreconditionFailed and changes nothing', async () => {
+    const { url, headers } = await bound('files/once', 'hello');
+    expect(await put(url, headers, 'hello')).toBe('200');
+    expect(await put(url, headers, 'hello')).toBe('412 PreconditionFailed');
+    expect(await stored('files/once')).toBe('text/plain hello');
+  });
+
+  it('refuses other bytes of the same length (400 BadDigest) and stores nothing', async () => {
+    const { url, headers } = await bound('files/digest', 'hello');
+    expect(await put(url, headers, 'HELLO')).toBe('400 BadDigest');
+    expect(await stored('files/digest')).toBe('NoSuchKey');
+  });
+
+  it('refuses a signed header sent otherwise or left out, and an x-amz- header the URL did not sign', async () => {
+    const { url, headers } = await bound('files/headers', 'hello');
+    expect(await put(url, { ...headers, 'content-type': 'text/html' }, 'hello')).toBe(
+      '403 SignatureDoesNotMatch',
+    );
+    const { 'if-none-match': _, ...unconditional } = headers;
+    expect(await put(url, unconditional, 'hello')).toBe('403 SignatureDoesNotMatch');
+    const { 'x-amz-checksum-sha256': __, ...unchecked } = headers;
+    expect(await put(url, unchecked, 'hello')).toBe('403 SignatureDoesNotMatch');
+    expect(await put(url, { ...headers, 'x-amz-checksum-crc32': 'AAAAAA==' }, 'hello')).toBe(
+      '403 AccessDenied',
+    );
+    expect(await stored('files/headers')).toBe('NoSuchKey');
+  });
+
+  it('lets one of two conditional PUTs to a key at once store its bytes; the other meets 412', async () => {
+    const first = await bound('files/race', 'one');
+    const second = await bound('files/race', 'two');
+    const answers = await Promise.all([
+      put(first.url, first.headers, 'one'),
+      put(second.url, second.headers, 'two'),
+    ]);
+    expect(answers.sort()).toEqual(['200', '412 PreconditionFailed']);
+  });
+
+  it('computes every checksum S3 takes as S3 does: the check values of "123456789"', () => {
+    const body = Buffer.from('123456789');
+    const check = (algorithm: string, hex: string) =>
+      checksumRefusal({ [`x-amz-checksum-${algorithm}`]: Buffer.from(hex, 'hex').toString('base64') }, body)
+        ?.kind ?? 'ok';
+    expect(check('crc32', 'cbf43926')).toBe('ok');
+    expect(check('crc32c', 'e3069283')).toBe('ok');
+    expect(check('crc64nvme', 'ae8b14860a799888')).toBe('ok');
+    expect(check('sha1', 'f7c3bc1d808e04732adf679965ccc34ca7ae3441')).toBe('ok');
+    expect(check('crc32c', 'e3069284')).toBe('badDigest');
+    expect(check('sha256', 'cbf43926')).toBe('invalidRequest');
+    expect(
+      checksumRefusal({ 'content-md5': createHash('md5').update('x').digest('base64') }, body),
+    ).toMatchObject({
+      kind: 'badDigest',
+    });
+  });
+
+  it('refuses a signed write whose declared CRC32 or SHA-256 is not its body’s (400 BadDigest)', async () => {
+    const { http } = sandbox.runtimes;
+    const s3 = await http.s3();
+    const write = (Key: string, checksum: Partial<PutObjectCommandInput>) =>
+      outcome(s3.send(new PutObjectCommand({ Bucket: http.bucket, Key, Body: 'hello', ...checksum })));
+    expect(await write('files/crc-bad', { ChecksumCRC32: 'AAAAAA==' })).toBe('BadDigest 400');
+    expect(await write('files/sha-bad', { ChecksumSHA256: sha256('other') })).toBe('BadDigest 400');
+    expect(await write('files/crc-good', { ChecksumCRC32: 'NhCmhg==' })).toBe('ok');
+    expect(await write('files/sha-good', { ChecksumSHA256: sha256('hello') })).toBe('ok');
+    expect(await stored('files/crc-bad')).toBe('NoSuchKey');
+    expect(await stored('files/sha-bad')).toBe('NoSuchKey');
   });
 });
 

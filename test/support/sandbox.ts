@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sessionRef, withScope } from '../../lib/auth/index.ts';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/sandbox.ts';
 
@@ -54,6 +55,11 @@ export async function api<J = Record<string, unknown>>(
     json = JSON.parse(text) as J;
   } catch {}
   return { status: res.status, json, text, headers: res.headers };
+}
+
+/** The base64 of the bytes' SHA-256: what `POST /api/files` takes as `sha256` for an upload URL. */
+export function sha256Of(body: string | Uint8Array): string {
+  return createHash('sha256').update(body).digest('base64');
 }
 
 /** Session ids unique within a test file: `${prefix}-${name}-${n}`, so no test meets another's session. */

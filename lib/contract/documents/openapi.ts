@@ -112,7 +112,8 @@ const ROUTES: Record<HttpRouteKey, RouteDoc> = {
     ok: { 202: object('`{session_id, status: "deleting"}`') },
   },
   'POST /api/files': {
-    summary: 'Store a file (the body, with ?name=) or ask for an upload URL (JSON).',
+    summary:
+      "Store a file (the body, with ?name=) or ask for an upload URL bound to the bytes' size, type and SHA-256 (JSON).",
     anchor: 'post-apifiles',
     body: 'UploadRequest',
     ok: { 201: object('The file, or the file and its upload URL') },
