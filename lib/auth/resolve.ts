@@ -9,8 +9,8 @@ import {
   ResolvedContextSchema,
 } from './types.ts';
 
-/** Largest `data` a context may carry (it is stored with each run). */
-const MAX_DATA_BYTES = 8 * 1024;
+/** Largest `data` a context may carry (it is stored with each run): it bounds the tenant too. */
+export const MAX_DATA_BYTES = 8 * 1024;
 
 const named = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
 
