@@ -231,7 +231,7 @@ function operation(key: HttpRouteKey): JsonSchema {
       in: 'query',
       required: false,
       description: "The file's name: required when the body is the file itself.",
-      schema: { type: 'string' },
+      schema: jsonSchemaOf(UploadRequestSchema.shape.name),
     });
   return {
     operationId: operationId(key),
