@@ -316,6 +316,8 @@ async function manySessions(count: number, deadlineMs: number): Promise<ManyResu
     // delivered again while it runs.
     visibilityTimeoutSeconds: 330,
     settings: { limits: TEST_LIMITS, stream: STREAM },
+    // Every session's first frame at once, as Lambda would take them: the pool does not refuse any.
+    concurrency: count,
   });
   const counting = meter(own.runtimes);
   const sockets: TestSocket[] = [];

@@ -177,6 +177,15 @@ export interface ClientOptions {
   clientTools?: ClientToolHandlers;
   /** Reconnect backoff: the first delay (500), the ceiling (30 000), the factor (2), the jitter fraction (0.5). */
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number; factor?: number; jitter?: number };
+  /**
+   * Sending again what API Gateway refused before any function ran (its throttling: HTTP
+   * `429 {"message":"Too Many Requests"}`, a WebSocket frame `{"message": "Too Many Requests", …}`;
+   * the sandbox answers the same when its pool is full): the request unchanged (a message keeps its
+   * request id, which the server applies once), a join again. `attempts` in all (6), the first delay
+   * (250), the ceiling (8 000), doubling, with the reconnect's jitter. A `429 rate_limited` from
+   * Switchboard itself is not sent again: it says how long to wait, which is the app's to decide.
+   */
+  retry?: { attempts?: number; initialDelayMs?: number; maxDelayMs?: number };
   /** A heartbeat every this often (300 000: under API Gateway's 10-minute idle limit). 0 turns it off. */
   heartbeatMs?: number;
   /** A planned reconnect after this long (6 600 000, 110 minutes: before API Gateway's 2-hour limit). 0: never. */
@@ -317,6 +326,9 @@ export class SwitchboardClient {
   #heartbeatTimer: unknown;
   #lifetimeTimer: unknown;
   #resumeTimer: unknown;
+  #rejoinTimer: unknown;
+  /** Joins refused by throttling since the last one answered: the next rejoin waits longer. */
+  #throttledJoins = 0;
   /** Counts frames received: a heartbeat that sees no new frame within `resumeTimeoutMs` finds the socket dead. */
   #framesReceived = 0;
   #status: ConnectionStatus = 'idle';
@@ -450,7 +462,8 @@ export class SwitchboardClient {
    */
   close(): void {
     this.#closed = true;
-    for (const timer of ['reconnect', 'heartbeat', 'lifetime', 'resume'] as const) this.#clear(timer);
+    for (const timer of ['reconnect', 'heartbeat', 'lifetime', 'resume', 'rejoin'] as const)
+      this.#clear(timer);
     for (const session of [...this.#sessions.values()]) session.close();
     const socket = this.#socket;
     this.#socket = undefined;
@@ -530,16 +543,32 @@ export class SwitchboardClient {
     body?: unknown,
     options: { contentType?: string; raw?: boolean } = {},
   ): Promise<T> {
-    const token = await this.token();
-    const headers: Record<string, string> = {};
-    if (token) headers.authorization = `Bearer ${token}`;
-    if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
-    const res = await this.#fetch(`${this.options.url.replace(/\/+$/, '')}${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : options.raw ? body : JSON.stringify(body),
-    });
-    return readAnswer<T>(res);
+    const attempts = Math.max(1, this.options.retry?.attempts ?? 6);
+    for (let attempt = 1; ; attempt += 1) {
+      const token = await this.token();
+      const headers: Record<string, string> = {};
+      if (token) headers.authorization = `Bearer ${token}`;
+      if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
+      const res = await this.#fetch(`${this.options.url.replace(/\/+$/, '')}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : options.raw ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      // Refused before any function ran: nothing was done, so the same request may go again.
+      if (attempt < attempts && res.status === 429 && isThrottling(jsonOf(text))) {
+        await new Promise<void>((resolve) => this.timers.setTimeout(resolve, this.#retryDelay(attempt)));
+        continue;
+      }
+      return answerOf<T>(res, text);
+    }
+  }
+
+  /** How long to wait before the `attempt`-th retry (from 1): doubling from `initialDelayMs`, jittered. */
+  #retryDelay(attempt: number): number {
+    const { initialDelayMs = 250, maxDelayMs = 8_000 } = this.options.retry ?? {};
+    const jitter = this.options.reconnect?.jitter ?? 0.5;
+    return Math.min(maxDelayMs, initialDelayMs * 2 ** (attempt - 1)) * (1 - jitter * this.random());
   }
 
   /** The current token, or undefined without one. */
@@ -612,18 +641,20 @@ export class SwitchboardClient {
     for (const listener of this.#statusListeners) listener(status);
   }
 
-  #clear(timer: 'reconnect' | 'heartbeat' | 'lifetime' | 'resume'): void {
+  #clear(timer: 'reconnect' | 'heartbeat' | 'lifetime' | 'resume' | 'rejoin'): void {
     const handle = {
       reconnect: this.#reconnectTimer,
       heartbeat: this.#heartbeatTimer,
       lifetime: this.#lifetimeTimer,
       resume: this.#resumeTimer,
+      rejoin: this.#rejoinTimer,
     }[timer];
     if (handle !== undefined) this.timers.clearTimeout(handle);
     if (timer === 'reconnect') this.#reconnectTimer = undefined;
     else if (timer === 'heartbeat') this.#heartbeatTimer = undefined;
     else if (timer === 'lifetime') this.#lifetimeTimer = undefined;
-    else this.#resumeTimer = undefined;
+    else if (timer === 'resume') this.#resumeTimer = undefined;
+    else this.#rejoinTimer = undefined;
   }
 
   /** Opens a socket; once it is open it takes over from the one before (if any), which is then closed. */
@@ -762,6 +793,20 @@ export class SwitchboardClient {
     return this.sendFrame(frame);
   }
 
+  /**
+   * A frame API Gateway refused before any function ran names no frame of ours; the only frames the
+   * client sends are joins, which may go again: every session still waiting for its join rejoins,
+   * after a backoff that grows while refusals go on.
+   */
+  #rejoinLater(): void {
+    if (this.#closed || this.#rejoinTimer !== undefined) return;
+    this.#throttledJoins += 1;
+    this.#rejoinTimer = this.timers.setTimeout(() => {
+      this.#rejoinTimer = undefined;
+      for (const session of this.#sessions.values()) if (session.awaitingJoin) this.#join(session, true);
+    }, this.#retryDelay(this.#throttledJoins));
+  }
+
   #onMessage(data: unknown): void {
     this.#framesReceived += 1;
     let frame: ServerFrame;
@@ -776,7 +821,10 @@ export class SwitchboardClient {
     } else if (frame.type === 'assistant:joined') {
       const joined = frame as JoinedFrame;
       this.#attempt = 0;
+      this.#throttledJoins = 0;
       this.#sessions.get(joined.session_id)?.joined(joined);
+    } else if (frame.type === undefined && isThrottling(frame)) {
+      this.#rejoinLater();
     } else if (frame.type === 'assistant:error') {
       const error = frameError(frame as ErrorFrame);
       // A join of a session that has no message yet: it is joined again once its first message is accepted.
@@ -792,17 +840,30 @@ function frameError(frame: ErrorFrame) {
   return new SwitchboardApiError(0, code, message, issues ?? [], { ...frame.error });
 }
 
-/** The JSON of an answer, or its error. */
-async function readAnswer<T>(res: {
-  status: number;
-  headers: { get(name: string): string | null };
-  text(): Promise<string>;
-}): Promise<T> {
-  const text = await res.text();
-  let json: unknown = {};
+/**
+ * Whether an answer is API Gateway's throttling refusal, `{"message":"Too Many Requests"}` (on
+ * WebSocket with `connectionId` and `requestId`), rather than Switchboard's own `429 rate_limited`.
+ */
+function isThrottling(answer: unknown): boolean {
+  const { message, error } = (answer ?? {}) as { message?: unknown; error?: unknown };
+  return message === 'Too Many Requests' && error === undefined;
+}
+
+/** An answer's JSON; `{}` when it has none, or none that parses. */
+function jsonOf(text: string): unknown {
   try {
-    json = text ? JSON.parse(text) : {};
-  } catch {}
+    return text ? JSON.parse(text) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The JSON of an answer, or its error. */
+function answerOf<T>(
+  res: { status: number; headers: { get(name: string): string | null } },
+  text: string,
+): T {
+  const json = jsonOf(text);
   if (res.status < 400) return json as T;
   const retry = Number(res.headers.get('retry-after'));
   const body = (json ?? {}) as { error?: Record<string, unknown>; message?: string };

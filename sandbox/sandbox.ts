@@ -117,6 +117,13 @@ export interface SandboxOptions {
   /** The AG-UI function's timeout, at which its stream is cut off. Default 900 000, the stack's. */
   aguiTimeoutMs?: number;
   /**
+   * How many invocations of the HTTP function, and of the WebSocket function, run at once. Past it the
+   * gateway answers as API Gateway past its throttling, before the function runs (so nothing of the
+   * request is stored): `429 {"message":"Too Many Requests"}`, on WebSocket a frame
+   * `{"message": "Too Many Requests", …}` (a `$connect` refused with 429). Default 64.
+   */
+  concurrency?: number;
+  /**
    * Print the functions' log for a person (see sandbox/readable-log.ts) instead of Powertools'
    * JSON lines: `true` on standard error, or to the output given. `switchboard dev` turns it on.
    * Not for the worker's child process (`workerProcess`), which keeps the JSON lines.
@@ -294,6 +301,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       routes: [...HTTP_ROUTES],
       cors: HTTP_API_CORS,
       handler: (event, context) => handlers!.http(event, context),
+      concurrency: options.concurrency,
       ...authorizers.http,
     },
     functionUrls: [
@@ -309,6 +317,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       handler: (event, context) => handlers!.ws(event, context),
       idleTimeoutMs: options.idleTimeoutMs,
       maxConnectionMs: options.maxConnectionMs,
+      concurrency: options.concurrency,
       ...authorizers.websocket,
     },
   });

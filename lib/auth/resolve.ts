@@ -1,4 +1,9 @@
-import { InvalidContextError, SwitchboardError, UnauthorizedError } from '../errors/index.ts';
+import {
+  InvalidContextError,
+  InvalidTokenError,
+  SwitchboardError,
+  UnauthorizedError,
+} from '../errors/index.ts';
 import { type AuthorizerShape, claimsOf } from './claims.ts';
 import {
   ANONYMOUS,
@@ -9,10 +14,33 @@ import {
   ResolvedContextSchema,
 } from './types.ts';
 
-/** Largest `data` a context may carry (it is stored with each run). */
-const MAX_DATA_BYTES = 8 * 1024;
+/** Largest `data` a context may carry (it is stored with each run): it bounds the tenant too. */
+export const MAX_DATA_BYTES = 8 * 1024;
 
 const named = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
+/**
+ * A control character: C0 (NUL among them), DEL or C1. An owner's ids are joined with NUL into the
+ * digests that scope their sessions and key their items, so an id holding one could make two owners
+ * one; none belongs in a name anyway.
+ */
+const CONTROL = /\p{Cc}/u;
+
+/** Refuses (401 `invalid_token`) a user or tenant holding a control character, naming which and where. */
+function refuseControls(user: string, tenant: unknown): void {
+  for (const [what, value] of [
+    ['user id', user],
+    ['tenant', tenant],
+  ] as const) {
+    if (typeof value !== 'string') continue;
+    const at = value.search(CONTROL);
+    if (at === -1) continue;
+    const code = value.codePointAt(at)?.toString(16).toUpperCase().padStart(4, '0');
+    throw new InvalidTokenError(
+      `The caller's ${what} holds a control character (U+${code} at position ${at}), which no user id or tenant may.`,
+    );
+  }
+}
 
 /**
  * The default `resolveContext`: the user is the token's `sub` (or a Lambda authoriser's `user`, or its
@@ -30,7 +58,11 @@ export function defaultResolveContext(claims: Claims): ResolvedContext {
   return { user: user === undefined ? null : { id: user }, data: tenant === undefined ? {} : { tenant } };
 }
 
-/** Checks what a `resolveContext` returned and makes it an identity; a null user is refused (401). */
+/**
+ * Checks what a `resolveContext` returned and makes it an identity. A null user is refused (401
+ * `unauthorized`), and so is a user or tenant with a control character (401 `invalid_token`): both
+ * come from the caller's token.
+ */
 export function identityFromContext(resolved: unknown): Identity {
   const parsed = ResolvedContextSchema.safeParse(resolved);
   if (!parsed.success) {
@@ -43,6 +75,7 @@ export function identityFromContext(resolved: unknown): Identity {
   // A caller the authoriser accepted but who names nobody must not become the shared anonymous user.
   if (user === null)
     throw new UnauthorizedError("The caller's claims name no user: no subject (sub), user or principalId.");
+  refuseControls(user.id, data.tenant);
   let json: string | undefined;
   try {
     json = JSON.stringify(data);

@@ -38,6 +38,7 @@ import {
   fileView,
   ownedFile,
   storeUpload,
+  UploadRequestSchema,
   uploadLimit,
 } from '../files/index.ts';
 import { awaitFinal, cancelSession, deleteSession, submitAnswer, submitTurn } from '../runs/index.ts';
@@ -159,6 +160,8 @@ async function postFile(rt: Runtime, app: Switchboard, event: APIGatewayProxyEve
     throw new ValidationError('A file sent as the body needs ?name=.', [
       { path: ['name'], message: 'Required' },
     ]);
+  // The same rule as the JSON form's `name`: the record keeps either.
+  parseOrThrow(UploadRequestSchema.shape.name, name, 'file name', () => ['name']);
   const bytes = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
   const caller = await identity(rt, app, event);
   return json(201, await storeUpload(rt, caller, bytes, name, mediaType, uploadLimit(rt, app)));

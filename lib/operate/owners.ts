@@ -37,8 +37,10 @@ export async function ownedItems(rt: Runtime, owner: Owner): Promise<OwnedItems>
 
 /**
  * The owners of a tenant: a Scan of the owner index (only keys and a few attributes are projected
- * there), filtered on the tenant's prefix. An operator's command, never a request's path: it reads
- * the whole index, so its cost grows with the number of sessions and files of every tenant.
+ * there, the tenant among them), filtered on the tenant. An operator's command, never a request's
+ * path: it reads the whole index, so its cost grows with the number of sessions and files of every
+ * tenant. The filter is on the attribute because the index key is a digest of tenant and user
+ * together, with no prefix to match.
  */
 export async function tenantOwners(rt: Runtime, tenant: string): Promise<Owner[]> {
   const owners = new Map<string, Owner>();
@@ -47,14 +49,14 @@ export async function tenantOwners(rt: Runtime, tenant: string): Promise<Owner[]
     {
       TableName: rt.table,
       IndexName: INDEXES.owner,
-      FilterExpression: 'begins_with(gsi2pk, :tenant)',
-      ExpressionAttributeValues: { ':tenant': `${ownerPartition(tenant, '')}` },
+      FilterExpression: '#tenant = :tenant',
+      ExpressionAttributeNames: { '#tenant': 'tenant' },
+      ExpressionAttributeValues: { ':tenant': tenant },
     },
   );
   for await (const page of pages) {
     for (const item of page.Items ?? []) {
-      if (typeof item.owner === 'string' && item.tenant === tenant)
-        owners.set(String(item.gsi2pk), { owner: item.owner, tenant });
+      if (typeof item.owner === 'string') owners.set(String(item.gsi2pk), { owner: item.owner, tenant });
     }
   }
   return [...owners.values()];

@@ -1,3 +1,5 @@
+import { digest } from '../ids/index.ts';
+
 /** Item keys of the single table. Every session's items share its partition. */
 export const keys = {
   session: (sessionId: string) => ({ pk: `SESSION#${sessionId}`, sk: 'META' }),
@@ -27,7 +29,7 @@ export const keys = {
   sessionFiles: (sessionId: string) => ({ pk: `SESSION#${sessionId}`, sk: 'FILES' }),
   /** An owner's request count in the rate window starting at `windowStart` (epoch seconds). */
   userRate: (tenant: string | undefined, user: string, windowStart: number) => ({
-    pk: `RATE#OWNER#${encodeURIComponent(tenant ?? '')}#${encodeURIComponent(user)}`,
+    pk: `RATE#OWNER#${ownerDigest(tenant, user)}`,
     sk: `W#${windowStart}`,
   }),
   /** A WebSocket connection's frame count in the rate window starting at `windowStart`. */
@@ -46,14 +48,24 @@ export const keys = {
   }),
 };
 
-/** The partition of a tenant's rolling-day spend ledger. */
+/**
+ * An owner's ids as they appear in a key: a digest of the tenant and the user. The ids themselves may
+ * be 256 characters of any script (a user) or most of 8 KB (a tenant), which a DynamoDB partition key
+ * (2,048 bytes) cannot hold; the digest is 32 characters whatever they are. No caller sees these
+ * keys, so the digest needs no secret, and the operator tools find an owner's items by computing it.
+ */
+function ownerDigest(tenant: string | undefined, user: string): string {
+  return digest(tenant ?? '', user);
+}
+
+/** The partition of a tenant's rolling-day spend ledger (and its suspension): its name's digest, as {@link ownerDigest}. */
 export function tenantPartition(tenant: string): string {
-  return `TENANT#${encodeURIComponent(tenant)}`;
+  return `TENANT#${digest(tenant)}`;
 }
 
 /** The partition of everything an owner (a user within a tenant) has: in the table and in the owner index. */
 export function ownerPartition(tenant: string | undefined, user: string): string {
-  return `OWNER#${encodeURIComponent(tenant ?? '')}#${encodeURIComponent(user)}`;
+  return `OWNER#${ownerDigest(tenant, user)}`;
 }
 
 /** The owner index (`gsi2`): a session or a file, listed under its owner in creation order. */

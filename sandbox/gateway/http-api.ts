@@ -6,7 +6,7 @@ import { createLambdaContext } from '../lambda-context.ts';
 import { type CorsPolicy, corsPolicy } from './cors.ts';
 import { buildAuthorizerEvent, buildHttpEvent } from './http-event.ts';
 import { gatewayError, type HttpResponse, mapHttpResult, writeResponse } from './http-response.ts';
-import { invokeLambda } from './lambda-invoke.ts';
+import { DEFAULT_CONCURRENCY, InvocationPool, invokeLambda } from './lambda-invoke.ts';
 import { readBody } from './read-body.ts';
 import { awsId } from './request-info.ts';
 import { createRouter } from './routes.ts';
@@ -25,6 +25,7 @@ export function createHttpApi(options: HttpApiOptions, api: ApiIdentity): HttpAp
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
     throw new Error('http.timeoutMs must be a positive number');
   const functionName = options.functionName ?? 'http';
+  const pool = new InvocationPool(options.concurrency ?? DEFAULT_CONCURRENCY);
   const cors: CorsPolicy | undefined = options.cors ? corsPolicy(options.cors) : undefined;
   if (options.authorizer && options.jwtAuthorizer)
     throw new Error('http: give either a Lambda authorizer or a jwtAuthorizer, not both');
@@ -67,8 +68,10 @@ export function createHttpApi(options: HttpApiOptions, api: ApiIdentity): HttpAp
       region: api.region,
       accountId: api.accountId,
     });
-    const outcome = await invokeLambda(options.handler, event, context, timeoutMs);
-    // HTTP API answers 503 when the integration timeout passes, 500 for a failed invocation.
+    const outcome = await invokeLambda(options.handler, event, context, timeoutMs, pool);
+    // HTTP API answers 503 when the integration timeout passes, 500 for a failed invocation; past
+    // its throttling, 429 before anything runs, which is what a full pool answers here.
+    if (outcome.kind === 'throttled') return gatewayError(429, 'Too Many Requests');
     if (outcome.kind === 'timeout') return gatewayError(503, 'Service Unavailable');
     if (outcome.kind === 'failed') throw outcome.error;
     return mapHttpResult(outcome.result);

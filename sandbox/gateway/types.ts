@@ -47,6 +47,12 @@ export interface HttpApiOptions {
   identityHeaders?: string[];
   /** Integration timeout; API Gateway answers 503 after it. Default 30 000, HTTP API's (and its maximum). */
   timeoutMs?: number;
+  /**
+   * How many invocations of the function run at once; past it a request is answered
+   * `429 {"message":"Too Many Requests"}`, as API Gateway's throttling does, and the function never
+   * sees it. Default 64.
+   */
+  concurrency?: number;
   /** The API's CORS configuration: the gateway answers preflight and adds the headers by it. Default none. */
   cors?: CorsConfig;
   /** Default 'http'. */
@@ -91,6 +97,12 @@ export interface WebSocketApiOptions {
    * frame. Default 29 000, WebSocket API's (and its maximum).
    */
   timeoutMs?: number;
+  /**
+   * How many invocations of the function run at once (`$disconnect` aside); past it a frame is
+   * answered `{"message": "Too Many Requests", …}` and a `$connect` refused with 429, as API Gateway's
+   * throttling does, and the function never sees either. Default 64.
+   */
+  concurrency?: number;
   authorizer?: WebSocketAuthorizer;
   /** Default 'ws'. */
   functionName?: string;

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { headerOf } from '../../lib/auth/index.ts';
 import { createLambdaContext } from '../lambda-context.ts';
-import { invokeLambda } from './lambda-invoke.ts';
+import { DEFAULT_CONCURRENCY, InvocationPool, invokeLambda } from './lambda-invoke.ts';
 import { awsId, hostOf, sourceIp, splitTarget } from './request-info.ts';
 import type { ApiIdentity, WebSocketApiOptions } from './types.ts';
 import { authorizeConnect } from './ws-authorize.ts';
@@ -48,7 +48,9 @@ export function createWebSocketApi(options: WebSocketApiOptions, api: ApiIdentit
     handleProtocols: (_offered, req) => chosenProtocol.get(req) ?? false,
   });
   const registry = new ConnectionRegistry();
+  const pool = new InvocationPool(options.concurrency ?? DEFAULT_CONCURRENCY);
 
+  // `$disconnect` takes no slot: it cannot be refused (the connection is gone) and must clean up.
   const invoke = (event: WebSocketEvent) =>
     invokeLambda(
       options.handler,
@@ -60,6 +62,7 @@ export function createWebSocketApi(options: WebSocketApiOptions, api: ApiIdentit
         accountId: api.accountId,
       }),
       timeoutMs,
+      event.requestContext.routeKey === '$disconnect' ? undefined : pool,
     );
 
   async function onMessage({ facts, socket }: Connection, body: string): Promise<void> {
@@ -70,8 +73,10 @@ export function createWebSocketApi(options: WebSocketApiOptions, api: ApiIdentit
     }
     if (socket.readyState !== WebSocket.OPEN) return;
     const { connectionId, requestId } = event.requestContext;
-    // A failed or timed-out route answers the caller with API Gateway's error frame; the connection stays.
-    if (outcome.kind === 'timeout')
+    // A failed, timed-out or throttled route answers the caller with API Gateway's error frame; the
+    // connection stays. Throttled, nothing ran: the client may send the frame again.
+    if (outcome.kind === 'throttled') socket.send(gatewayFrame('Too Many Requests', connectionId, requestId));
+    else if (outcome.kind === 'timeout')
       socket.send(gatewayFrame('Endpoint request timed out', connectionId, requestId));
     else if (outcome.kind === 'failed')
       socket.send(gatewayFrame('Internal server error', connectionId, requestId));
@@ -123,6 +128,7 @@ export function createWebSocketApi(options: WebSocketApiOptions, api: ApiIdentit
       event.requestContext.authorizer = { ...authorizer.context, integrationLatency: authorizer.latencyMs };
     }
     const outcome = await invoke(event);
+    if (outcome.kind === 'throttled') return refuseUpgrade(socket, 429, 'Too Many Requests');
     if (outcome.kind === 'timeout') return refuseUpgrade(socket, 504, 'Endpoint request timed out');
     if (outcome.kind === 'failed') throw outcome.error;
     const result = outcome.result;

@@ -5,11 +5,13 @@ import {
   ArgsValidationError,
   type ClientOptions,
   createClient,
+  type FetchLike,
   type Session,
   SwitchboardApiError,
   type SwitchboardClient,
   type SwitchboardEvent,
   type WebSocketConstructor,
+  type WebSocketLike,
 } from '../../client/index.ts';
 import { demoAgent } from '../../demo/demo-agent.ts';
 import type { HostAgentDefinition } from '../../lib/agents/index.ts';
@@ -418,5 +420,123 @@ describe('the client SDK against the sandbox', () => {
     expect(sockets).toHaveLength(0);
     expect(text(session.delivered)).toContain('You wrote 2 words');
     await expectWholeLog(session);
+  });
+});
+
+describe("the client and API Gateway's throttling", () => {
+  /** API Gateway's throttling answer, as HTTP API and (with its ids) the WebSocket API send it. */
+  const THROTTLED = { message: 'Too Many Requests' };
+
+  /** A fetch that answers from a script, recording each request's body. */
+  function scriptedFetch(script: [number, unknown][]) {
+    const bodies: unknown[] = [];
+    const fetch: FetchLike = async (_input, init) => {
+      bodies.push(init?.body);
+      const [status, body] = script.shift() ?? [500, { message: 'the script ran out' }];
+      return {
+        status,
+        ok: status < 400,
+        headers: { get: () => null },
+        text: async () => JSON.stringify(body),
+      };
+    };
+    return { fetch, bodies };
+  }
+
+  const quiet = { heartbeatMs: 0, maxConnectionMs: 0 } as const;
+
+  it('sends a request API Gateway throttled again, unchanged, until it is taken', async () => {
+    const { fetch, bodies } = scriptedFetch([
+      [429, THROTTLED],
+      [429, THROTTLED],
+      [202, { request_id: 'req-1', status: 'queued' }],
+    ]);
+    const c = createClient({ url: 'http://api.invalid', fetch, retry: { initialDelayMs: 1 }, ...quiet });
+    const body = { id: 'req-1', session_id: 's1', content: 'hello' };
+    expect(await c.request('POST', '/api/chat', body)).toEqual({ request_id: 'req-1', status: 'queued' });
+    expect(bodies).toEqual([JSON.stringify(body), JSON.stringify(body), JSON.stringify(body)]);
+    c.close();
+  });
+
+  it('stops after its attempts, and never sends again a 429 rate_limited of the server’s own', async () => {
+    const throttled = scriptedFetch([
+      [429, THROTTLED],
+      [429, THROTTLED],
+    ]);
+    const c = createClient({
+      url: 'http://api.invalid',
+      fetch: throttled.fetch,
+      retry: { attempts: 2, initialDelayMs: 1 },
+      ...quiet,
+    });
+    await expect(c.request('GET', '/api/sessions')).rejects.toMatchObject({
+      status: 429,
+      code: 'gateway_error',
+      message: 'Too Many Requests',
+    });
+    expect(throttled.bodies).toHaveLength(2);
+    const limited = scriptedFetch([[429, { error: { code: 'rate_limited', message: 'Too many requests' } }]]);
+    const own = createClient({
+      url: 'http://api.invalid',
+      fetch: limited.fetch,
+      retry: { initialDelayMs: 1 },
+      ...quiet,
+    });
+    await expect(own.request('GET', '/api/sessions')).rejects.toMatchObject({
+      status: 429,
+      code: 'rate_limited',
+    });
+    expect(limited.bodies).toHaveLength(1);
+    c.close();
+    own.close();
+  });
+
+  it('joins a session again when its join was throttled', async () => {
+    const joins: Record<string, unknown>[] = [];
+    /** A socket whose first join is throttled and whose later ones are answered. */
+    class Throttling implements WebSocketLike {
+      readyState = 0;
+      onopen: WebSocketLike['onopen'] = null;
+      onmessage: WebSocketLike['onmessage'] = null;
+      onclose: WebSocketLike['onclose'] = null;
+      onerror: WebSocketLike['onerror'] = null;
+      constructor() {
+        queueMicrotask(() => {
+          this.readyState = 1;
+          this.onopen?.({});
+        });
+      }
+      send(data: string): void {
+        const frame = JSON.parse(data) as Record<string, unknown>;
+        joins.push(frame);
+        const answer =
+          joins.length === 1
+            ? { ...THROTTLED, connectionId: 'c1', requestId: 'r1' }
+            : { type: 'assistant:joined', session_id: frame.session_id, replayed_through: 0, last_seq: 0 };
+        queueMicrotask(() => this.onmessage?.({ data: JSON.stringify(answer) }));
+      }
+      close(): void {
+        this.readyState = 3;
+      }
+    }
+    const c = createClient({
+      url: 'http://api.invalid',
+      wsUrl: 'ws://api.invalid/ws',
+      WebSocket: Throttling,
+      fetch: scriptedFetch([]).fetch,
+      retry: { initialDelayMs: 1 },
+      ...quiet,
+    });
+    const errors: unknown[] = [];
+    c.onError((error) => errors.push(error));
+    const session = c.session('s1');
+    await expect.poll(() => joins.length, queued('the second join')).toBe(2);
+    await expect.poll(() => session.awaitingJoin, queued('the join’s answer')).toBe(false);
+    expect(joins.map((j) => [j.action, j.session_id])).toEqual([
+      ['assistant_join_session', 's1'],
+      ['assistant_join_session', 's1'],
+    ]);
+    expect(errors).toEqual([]);
+    c.close();
   });
 });

@@ -237,6 +237,44 @@ describe('JWT authentication, as the stack with built-in auth', () => {
     expect((await get('/api/sessions/none', { authorization: `Bearer ${body.token}` })).status).toBe(404);
   });
 
+  it('refuses a sub or tenant with a control character (C0, DEL, C1): 401 invalid_token over HTTP, a refused upgrade (401)', async () => {
+    for (const c of ['\u0000', '\u001b', '\u007f', '\u0085']) {
+      for (const claims of [
+        { user: `alice${c}`, tenant: 'acme' },
+        { user: 'alice', tenant: `acme${c}` },
+      ]) {
+        const bad = await token(claims);
+        const why = JSON.stringify(claims);
+        const res = await get('/api/sessions/auth-http', { authorization: `Bearer ${bad}` });
+        expect({ status: res.status, code: (res.json.error as { code?: string })?.code }, why).toEqual({
+          status: 401,
+          code: 'invalid_token',
+        });
+        await expect(TestSocket.open(`${sandbox.wsUrl}?token=${bad}`), why).rejects.toThrow(
+          /upgrade refused: 401/,
+        );
+      }
+    }
+  });
+
+  it('takes an empty tenant claim as no tenant: the same owner as a token without one', async () => {
+    const empty = await token({ user: 'erin', tenant: '' });
+    const none = await token({ user: 'erin' });
+    const res = await fetch(`${sandbox.url}/api/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${empty}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id: 'auth-no-tenant', agent_id: 'recorder', content: 'hello' }),
+    });
+    expect(res.status).toBe(202);
+    const [turn] = await recorder.turns('auth-no-tenant');
+    expect(turn?.input.context).toEqual({ user: { id: 'erin' }, data: {} });
+    const byEmpty = await get('/api/sessions/auth-no-tenant', { authorization: `Bearer ${empty}` });
+    const byNone = await get('/api/sessions/auth-no-tenant', { authorization: `Bearer ${none}` });
+    // The same session, under the same ref (its status may have moved on between the two reads).
+    expect([byEmpty.status, byNone.status]).toEqual([200, 200]);
+    expect(byNone.json.ref).toBe(byEmpty.json.ref);
+  });
+
   it('writes no token to any log: not the functions, not the authoriser, not the gateway', () => {
     const text = logged.join('');
     // Refusals were logged (with their reason), so the check below looked at real output.

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type HostAgentFile } from '../../lib/index.ts';
+import { keys } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, sessionIds, sha256Of, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
@@ -196,7 +197,7 @@ describe('io.files: the session’s files, and only those', () => {
         await sandbox.runtime.db.send(
           new GetCommand({
             TableName: sandbox.runtime.table,
-            Key: { pk: 'OWNER#acme#carol', sk: 'FILES' },
+            Key: keys.ownerFiles('acme', 'carol'),
             ConsistentRead: true,
           }),
         )
@@ -244,7 +245,7 @@ describe('DELETE /api/files/{id}', () => {
         await sandbox.runtime.db.send(
           new GetCommand({
             TableName: sandbox.runtime.table,
-            Key: { pk: 'OWNER#acme#alice', sk: 'FILES' },
+            Key: keys.ownerFiles('acme', 'alice'),
             ConsistentRead: true,
           }),
         )

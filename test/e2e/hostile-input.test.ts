@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseChatRequest, parseHostContext } from '../../lib/contract/index.ts';
 import { TooDeepError } from '../../lib/errors/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
+import { ownedItems } from '../../lib/operate/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
 import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
@@ -355,5 +356,32 @@ describe('POST /api/files takes only a media type as its content type', () => {
     });
     expect(res.status).toBe(422);
     expect(firstIssue(res.json)).toEqual(['media_type']);
+  });
+});
+
+describe('POST /api/files caps a name sent as ?name= as the JSON form caps its name', () => {
+  const raw = (name: string) =>
+    api(sandbox.url, 'POST', `/api/files?name=${encodeURIComponent(name)}`, 'hello', { type: 'text/plain' });
+  const asJson = (name: string) => api(sandbox.url, 'POST', '/api/files', { name, size: 5 });
+  const files = async () => (await ownedItems(sandbox.runtime, { owner: 'anonymous' })).files.length;
+
+  it('takes 512 characters either way, multi-byte ones too', async () => {
+    for (const name of ['n'.repeat(512), '名'.repeat(512), '𠀀'.repeat(512)]) {
+      expect((await raw(name)).status).toBe(201);
+      expect((await asJson(name)).status).toBe(201);
+    }
+  });
+
+  it('refuses 513 characters with the JSON form’s answer, at name, and stores nothing', async () => {
+    const before = await files();
+    for (const name of ['n'.repeat(513), '名'.repeat(513), 'x'.repeat(2_000)]) {
+      const [byQuery, byJson] = [await raw(name), await asJson(name)];
+      expect(byQuery.status).toBe(422);
+      expect(byQuery.json.error).toMatchObject({ code: 'validation_error' });
+      expect(firstIssue(byQuery.json)).toEqual(['name']);
+      expect(byJson.status).toBe(byQuery.status);
+      expect(firstIssue(byJson.json)).toEqual(firstIssue(byQuery.json));
+    }
+    expect(await files()).toBe(before);
   });
 });

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
-import { releaseFileBytes, reserveFileBytes } from '../../lib/store/index.ts';
+import { keys, releaseFileBytes, reserveFileBytes } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { sha256Of, testSandbox } from '../support/sandbox.ts';
 
@@ -59,7 +59,7 @@ async function counted(tenant: string, user: string) {
   const { Item } = await sandbox.runtime.db.send(
     new GetCommand({
       TableName: sandbox.runtime.table,
-      Key: { pk: `OWNER#${tenant}#${user}`, sk: 'FILES' },
+      Key: keys.ownerFiles(tenant, user),
       ConsistentRead: true,
     }),
   );

@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
 import { limitUser } from '../../lib/limits/index.ts';
+import { keys } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
 import { TestSocket } from '../support/ws-client.ts';
@@ -87,7 +88,7 @@ describe('per-user rate limits over HTTP', () => {
     const { Item } = await sandbox.runtime.db.send(
       new GetCommand({
         TableName: sandbox.runtime.table,
-        Key: { pk: 'RATE#OWNER#acme#ann', sk: `W#${WINDOW_START / 1000}` },
+        Key: keys.userRate('acme', 'ann', WINDOW_START / 1000),
         ConsistentRead: true,
       }),
     );

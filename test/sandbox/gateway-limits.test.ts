@@ -1,8 +1,9 @@
 import { connect, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Gateway, startGateway } from '../../sandbox/gateway/index.ts';
+import { gate } from '../support/agents.ts';
 import { within } from '../support/wait.ts';
-import { openSocket, send } from './helpers.ts';
+import { openSocket, Recorder, send } from './helpers.ts';
 
 const MB = 1024 * 1024;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -189,5 +190,87 @@ describe('gateway: clients that send slowly or stop', () => {
     raw.write(Buffer.from([0x81, 0x80 | 10, 1, 2, 3, 4, 0x61 ^ 1, 0x62 ^ 2, 0x63 ^ 3]));
     expect((await within(client.closed, 'the idle timeout to close the socket', 5000)).code).toBe(1001);
     expect(frames).toEqual([]);
+  });
+});
+
+describe('gateway: a function whose pool is full is throttled before it runs', () => {
+  let gateway: Gateway;
+  /** What the functions were called for: HTTP paths and WebSocket route keys, as they started. */
+  const calls = new Recorder<string>();
+  let hold = gate();
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      port: 0,
+      http: {
+        routes: ['GET /hold', 'GET /quick'],
+        concurrency: 2,
+        timeoutMs: 50,
+        handler: async (event) => {
+          calls.push(`http ${event.rawPath}`);
+          if (event.rawPath === '/hold') await hold.opened;
+          return { statusCode: 200, body: 'done' };
+        },
+      },
+      websocket: {
+        routes: ['hold', 'quick'],
+        concurrency: 2,
+        handler: async (event) => {
+          const route = event.requestContext.routeKey;
+          calls.push(`ws ${route}`);
+          if (route === 'hold') await hold.opened;
+          return route.startsWith('$') ? undefined : { statusCode: 200, body: 'done' };
+        },
+      },
+    });
+  });
+  afterAll(() => gateway.close());
+
+  const count = (call: string) => calls.items.filter((c) => c === call).length;
+  const nth = (call: string, n: number) => {
+    const seen = count(call);
+    return calls.waitFor(() => count(call) >= seen + n, `${n} more ${call}`);
+  };
+
+  it('answers HTTP 429 Too Many Requests past the pool, never calling the function, and serves again once a slot is free', async () => {
+    hold = gate();
+    const started = nth('http /hold', 2);
+    const held = [fetch(`${gateway.url}/hold`), fetch(`${gateway.url}/hold`)];
+    await started;
+    const quickBefore = count('http /quick');
+    const refused = await fetch(`${gateway.url}/quick`);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ message: 'Too Many Requests' });
+    expect(count('http /quick')).toBe(quickBefore);
+    // The held invocations passed their integration timeout, but still run: their slots stay taken.
+    for (const res of await Promise.all(held)) expect(res.status).toBe(503);
+    expect((await fetch(`${gateway.url}/quick`)).status).toBe(429);
+    hold.open();
+    await expect.poll(async () => (await fetch(`${gateway.url}/quick`)).status, { timeout: 5_000 }).toBe(200);
+  });
+
+  it('answers a WebSocket frame past the pool with Too Many Requests and refuses a $connect with 429; $disconnect still runs', async () => {
+    hold = gate();
+    const client = await openSocket(gateway.wsUrl);
+    const started = nth('ws hold', 2);
+    await send(client.socket, JSON.stringify({ action: 'hold' }));
+    await send(client.socket, JSON.stringify({ action: 'hold' }));
+    await started;
+    const quickBefore = count('ws quick');
+    await send(client.socket, JSON.stringify({ action: 'quick' }));
+    expect(await within(client.next(), 'the throttling frame', 5000)).toMatch(
+      errorFrame('Too Many Requests'),
+    );
+    expect(count('ws quick')).toBe(quickBefore);
+    await expect(openSocket(gateway.wsUrl)).rejects.toMatchObject({ statusCode: 429 });
+    // The connection stays; a connection that leaves is cleaned up whatever the pool holds.
+    const other = nth('ws $disconnect', 1);
+    client.socket.close();
+    await other;
+    hold.open();
+    const again = await openSocket(gateway.wsUrl);
+    await send(again.socket, JSON.stringify({ action: 'quick' }));
+    expect(await within(again.next(), 'the route response', 5000)).toBe('done');
+    again.socket.close();
   });
 });

@@ -132,4 +132,58 @@ describe('claims and context', () => {
     expect(() => identityFromContext({ user: 'u1' })).toThrow(/resolveContext returned no usable context/);
     expect(await resolveIdentity(undefined)).toEqual({ user: 'anonymous', data: {} });
   });
+
+  it('refuses a user or tenant holding a control character (C0, DEL, C1) with 401 invalid_token', async () => {
+    const controls = ['\u0000', '\u0001', '\u001f', '\u007f', '\u0080', '\u0085', '\u009f'];
+    for (const c of controls) {
+      const hex = c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+      for (const claims of [
+        { sub: `ali${c}ce`, tenant: 'acme' },
+        { sub: 'alice', tenant: `ac${c}me` },
+        { sub: 'alice', 'custom:tenant': `${c}acme` },
+        { principalId: `alice${c}` },
+      ]) {
+        for (const authorizer of [{ jwt: { claims } }, { lambda: claims }]) {
+          await expect(resolveIdentity(authorizer), JSON.stringify(claims)).rejects.toMatchObject({
+            status: 401,
+            code: 'invalid_token',
+            message: expect.stringContaining(`U+${hex}`),
+          });
+        }
+      }
+    }
+    // Two owners NUL would have made one: tenant "a" with user "b<NUL>c", tenant "a<NUL>b" with user "c".
+    await expect(resolveIdentity({ jwt: { claims: { sub: 'b\u0000c', tenant: 'a' } } })).rejects.toThrow(
+      /user id holds a control character \(U\+0000 at position 1\)/,
+    );
+    await expect(resolveIdentity({ jwt: { claims: { sub: 'c', tenant: 'a\u0000b' } } })).rejects.toThrow(
+      /tenant holds a control character/,
+    );
+    // A hook's own result is held to the same rule.
+    await expect(
+      resolveIdentity({ jwt: { claims: { sub: 'u1' } } }, () => ({
+        user: { id: 'u1' },
+        data: { tenant: 'x\ty' },
+      })),
+    ).rejects.toMatchObject({ status: 401, code: 'invalid_token' });
+    // Neither format characters, nor other spaces, nor letters of any script are controls.
+    for (const id of ['a\u00a0b', 'a\u200bb', '用户', 'ü', '𠀀']) {
+      expect(await resolveIdentity({ jwt: { claims: { sub: id, tenant: id } } })).toEqual({
+        user: id,
+        data: { tenant: id },
+      });
+    }
+  });
+
+  it('takes an empty tenant claim as no tenant (the same owner as a token without one)', async () => {
+    expect(await resolveIdentity({ jwt: { claims: { sub: 'u1', tenant: '' } } })).toEqual(
+      await resolveIdentity({ jwt: { claims: { sub: 'u1' } } }),
+    );
+    expect(defaultResolveContext({ sub: 'u1', tenant: '' })).toEqual({ user: { id: 'u1' }, data: {} });
+    // An empty `tenant` gives way to `custom:tenant`, as a missing one does.
+    expect(defaultResolveContext({ sub: 'u1', tenant: '', 'custom:tenant': 'acme' })).toEqual({
+      user: { id: 'u1' },
+      data: { tenant: 'acme' },
+    });
+  });
 });

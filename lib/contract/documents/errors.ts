@@ -5,6 +5,7 @@ import {
   ForbiddenError,
   InternalError,
   InvalidContextError,
+  InvalidTokenError,
   MalformedRequestError,
   MessageNotFoundError,
   NotFoundError,
@@ -29,6 +30,7 @@ import type { HttpRouteKey } from '../routes.ts';
 const ERRORS = {
   invalid_json: new MalformedRequestError(''),
   unauthorized: new UnauthorizedError(),
+  invalid_token: new InvalidTokenError(''),
   budget_exceeded: new BudgetExceededError('session', 0, 0),
   forbidden: new ForbiddenError(''),
   tenant_suspended: new TenantSuspendedError(''),
@@ -67,8 +69,14 @@ export type ErrorCode = keyof typeof ERRORS;
 /** A code's HTTP status. */
 export const statusOf = (code: ErrorCode): number => ERRORS[code].status;
 
-/** What every route may answer: no identity, a rate limit, a fault on the server's side. */
-const EVERY: ErrorCode[] = ['unauthorized', 'rate_limited', 'internal_error', 'invalid_context'];
+/** What every route may answer: no identity or an unusable one, a rate limit, a fault on the server's side. */
+const EVERY: ErrorCode[] = [
+  'unauthorized',
+  'invalid_token',
+  'rate_limited',
+  'internal_error',
+  'invalid_context',
+];
 /** What the one parse of a JSON body answers, before any field is read. */
 const BODY: ErrorCode[] = ['invalid_json', 'payload_too_large', 'validation_error', 'too_deep'];
 /** A session named in the path (or not the caller's, or an id that breaks the id rule). */

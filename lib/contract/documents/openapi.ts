@@ -154,7 +154,7 @@ const PROTOCOL = 'protocol.md';
 
 /** The statuses API Gateway answers itself, in its own shape, on every route. */
 const GATEWAY: Record<number, string> = {
-  401: 'No bearer token, or one the JWT authoriser refused (API Gateway: `{"message":"Unauthorized"}`).',
+  401: 'No bearer token, or one the JWT authoriser refused (API Gateway: `{"message":"Unauthorized"}`); a token that names no user, or a user or tenant with a control character.',
   429: "The stage's throttling (API Gateway: `Too Many Requests`).",
   500: 'The request or the answer over what a Lambda function takes (API Gateway: `Internal Server Error`).',
   503: 'The function did not answer within 30 seconds (API Gateway: `Service Unavailable`).',
@@ -232,7 +232,7 @@ function operation(key: HttpRouteKey): JsonSchema {
       in: 'query',
       required: false,
       description: "The file's name: required when the body is the file itself.",
-      schema: { type: 'string' },
+      schema: jsonSchemaOf(UploadRequestSchema.shape.name),
     });
   return {
     operationId: operationId(key),
