@@ -42,6 +42,20 @@ function refuseControls(user: string, tenant: unknown): void {
   }
 }
 
+/** The longest user id, in characters: {@link ResolvedContextSchema}'s bound. */
+const MAX_USER_ID = 256;
+
+/**
+ * Refuses (401 `invalid_token`) a well-formed context whose values are too long to be an identity
+ * here: a user id over 256 characters. Its values come from the caller's token (a `sub` of any
+ * length), so this is the caller's fault, not the deployment's; a context of the wrong shape is.
+ */
+function refuseOversized(resolved: unknown): void {
+  const id = (resolved as { user?: { id?: unknown } } | null)?.user?.id;
+  if (typeof id === 'string' && id.length > MAX_USER_ID)
+    throw new InvalidTokenError(`The caller's user id is over ${MAX_USER_ID} characters.`);
+}
+
 /**
  * The default `resolveContext`: the user is the token's `sub` (or a Lambda authoriser's `user`, or its
  * `principalId`), the tenant its `tenant` or Cognito's `custom:tenant` claim. Nothing else is kept.
@@ -64,6 +78,7 @@ export function defaultResolveContext(claims: Claims): ResolvedContext {
  * come from the caller's token.
  */
 export function identityFromContext(resolved: unknown): Identity {
+  refuseOversized(resolved);
   const parsed = ResolvedContextSchema.safeParse(resolved);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -80,11 +95,9 @@ export function identityFromContext(resolved: unknown): Identity {
   try {
     json = JSON.stringify(data);
   } catch {}
-  if (json === undefined || Buffer.byteLength(json) > MAX_DATA_BYTES) {
-    throw new InvalidContextError(
-      `resolveContext must return data as JSON of at most ${MAX_DATA_BYTES} bytes.`,
-    );
-  }
+  if (json === undefined) throw new InvalidContextError('resolveContext must return data that is JSON.');
+  if (Buffer.byteLength(json) > MAX_DATA_BYTES)
+    throw new InvalidTokenError(`The caller's context is over ${MAX_DATA_BYTES} bytes as JSON.`);
   return { user: user.id, data: JSON.parse(json) as Record<string, unknown> };
 }
 

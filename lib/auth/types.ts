@@ -40,6 +40,7 @@ export const DiscoverySchema = z.object({ issuer: z.string(), jwks_uri: z.url() 
  * JSON and small.
  */
 export const ResolvedContextSchema = z.object({
+  // 256: resolve.ts refuses a longer id as the token's (401), before this schema sees it.
   user: z.object({ id: z.string().min(1).max(256) }).nullable(),
   data: z
     .record(z.string(), z.unknown())

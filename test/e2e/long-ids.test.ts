@@ -6,7 +6,7 @@ import {
   WEBSOCKET_ROUTES,
   type WebSocketRouteKey,
 } from '../../lib/contract/index.ts';
-import { InvalidContextError } from '../../lib/errors/index.ts';
+import { InvalidTokenError } from '../../lib/errors/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { ownedItems, resumeTenant, suspendTenant, tenantOwners } from '../../lib/operate/index.ts';
 import { daySpend, ownerPartition, tenantPartition } from '../../lib/store/index.ts';
@@ -133,11 +133,11 @@ describe('the longest ids the claims allow, in multi-byte characters', () => {
     for (const { user, tenant } of Object.values(TOKENS)) {
       const data = tenant === undefined ? {} : { tenant };
       expect(identityFromContext({ user: { id: user }, data })).toEqual({ user, data });
-      expect(() => identityFromContext({ user: { id: `${user}x` }, data })).toThrow(InvalidContextError);
+      expect(() => identityFromContext({ user: { id: `${user}x` }, data })).toThrow(InvalidTokenError);
       if (tenant !== undefined)
         expect(() =>
           identityFromContext({ user: { id: user }, data: { tenant: `${tenant}${[...tenant].at(-1)}` } }),
-        ).toThrow(InvalidContextError);
+        ).toThrow(InvalidTokenError);
     }
   });
 
