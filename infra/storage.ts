@@ -57,8 +57,8 @@ export function createTable(scope: Construct, removalPolicy: RemovalPolicy): Tab
  * The session-ref key (lib/auth/session-ref.ts): made by CloudFormation, so no person or pipeline
  * ever holds it. 64 letters and digits are 64 bytes, twice the runtime's minimum. It goes with the
  * table's removal policy because every ref in the table is keyed with it: losing the key orphans
- * every session. Not rotated: a new key would change every ref. Changing the generator's options
- * replaces the secret, and with it the key.
+ * every session. Not rotated: a new key would change every ref. Nor may the generator's options
+ * change: CloudFormation would generate the secret again, with a new key.
  */
 export function createRefKeySecret(scope: Construct, removalPolicy: RemovalPolicy): Secret {
   return new Secret(scope, 'RefKey', {
