@@ -92,6 +92,10 @@ export function acknowledgeSwitchboardFindings(sb: Switchboard, context: Switchb
     'Serverless-SQSRedrivePolicy':
       'This is the dead-letter queue of the turns queue; its messages are kept 14 days for inspection and redrive, and a dead-letter queue of its own would only move them again.',
   });
+  acknowledge(sb.refKeySecret, {
+    'AwsSolutions-SMG4':
+      "The session-ref key keys every session's ref (an HMAC of its owner): a new key would change every ref and orphan every session, so it is never rotated. Only the functions that identify callers may read it, and nothing logs it.",
+  });
   acknowledge(sb.bucket, {
     'AwsSolutions-S1':
       "Server access logs would record every presigned upload and download URL with its query string, that is its signature, for as long as logs are kept. Only the functions' roles and short-lived presigned URLs reach objects; use CloudTrail data events for an audit trail.",

@@ -7,6 +7,7 @@ import {
   HttpMethods,
   type LifecycleRule,
 } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { RetentionSettingsSchema, TURNS_MAX_RECEIVE_COUNT } from '../lib/config/index.ts';
@@ -48,6 +49,21 @@ export function createTable(scope: Construct, removalPolicy: RemovalPolicy): Tab
         nonKeyAttributes: [...OWNER_INDEX_ATTRIBUTES],
       },
     ],
+    removalPolicy,
+  });
+}
+
+/**
+ * The session-ref key (lib/auth/session-ref.ts): made by CloudFormation, so no person or pipeline
+ * ever holds it. 64 letters and digits are 64 bytes, twice the runtime's minimum. It goes with the
+ * table's removal policy because every ref in the table is keyed with it: losing the key orphans
+ * every session. Not rotated: a new key would change every ref. Nor may the generator's options
+ * change: CloudFormation would generate the secret again, with a new key.
+ */
+export function createRefKeySecret(scope: Construct, removalPolicy: RemovalPolicy): Secret {
+  return new Secret(scope, 'RefKey', {
+    description: 'Switchboard session-ref key: never rotate it, every session ref is keyed with it',
+    generateSecretString: { passwordLength: 64, excludePunctuation: true },
     removalPolicy,
   });
 }

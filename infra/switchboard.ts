@@ -13,10 +13,12 @@ import {
 } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { AUTH_ENV } from '../lib/auth/env.ts';
 import {
+  allows,
   FUNCTION_NAMES,
   FUNCTION_PERMISSIONS,
   type FunctionName,
@@ -38,6 +40,7 @@ import { type ResolvedSwitchboardProps, resolveSwitchboardProps, type Switchboar
 import {
   bucketRetention,
   createBucket,
+  createRefKeySecret,
   createTable,
   createTurnsQueue,
   OWNER_INDEX_NAME,
@@ -67,6 +70,11 @@ export class Switchboard extends Construct {
   readonly table: TableV2;
   /** Files and large attachments. */
   readonly bucket: Bucket;
+  /**
+   * The session-ref key: read by the functions that identify callers, and by an operator command
+   * given `--user`. Never rotated (see docs/deployment.md).
+   */
+  readonly refKeySecret: Secret;
   /** The FIFO queue of turn jobs, one message group per session. */
   readonly queue: Queue;
   /** Where a turn job goes after five receives that did not delete it. */
@@ -101,6 +109,7 @@ export class Switchboard extends Construct {
     super(scope, id);
     const resolved = resolveSwitchboardProps(props);
     this.table = createTable(this, resolved.removalPolicy);
+    this.refKeySecret = createRefKeySecret(this, resolved.removalPolicy);
     this.bucket = createBucket(
       this,
       resolved.removalPolicy,
@@ -270,6 +279,11 @@ export class Switchboard extends Construct {
     for (const fn of [...Object.values(this.functions), ...(this.aguiFunction ? [this.aguiFunction] : [])]) {
       for (const [key, value] of Object.entries(environment)) fn.addEnvironment(key, value);
     }
+    // Where the key is, told only to the functions allowed to read it: the others never need it.
+    for (const name of FUNCTION_NAMES) {
+      if (allows(name, 'secretsmanager:GetSecretValue', 'refKeySecret'))
+        this.functionOf(name)?.addEnvironment('SWITCHBOARD_REF_KEY_SECRET', this.refKeySecret.secretArn);
+    }
   }
 
   /**
@@ -292,6 +306,7 @@ export class Switchboard extends Construct {
         }),
       ],
       eventBus: this.eventBus ? [this.eventBus.eventBusArn] : [],
+      refKeySecret: [this.refKeySecret.secretArn],
     };
     for (const name of FUNCTION_NAMES) {
       const fn = this.functionOf(name);
@@ -353,6 +368,11 @@ export class Switchboard extends Construct {
     output('QueueUrl', this.queue.queueUrl, 'SQS FIFO turns queue');
     output('BucketName', this.bucket.bucketName, 'S3 file bucket');
     output('DeadLetterQueueUrl', this.deadLetterQueue.queueUrl, 'SQS FIFO dead-letter queue of turn jobs');
+    output(
+      'RefKeySecretArn',
+      this.refKeySecret.secretArn,
+      'Secrets Manager secret of the session-ref key (operator commands with --user read it)',
+    );
     if (this.aguiUrl)
       output('AgUiUrl', this.aguiUrl.url, 'AG-UI endpoint (POST RunAgentInput, server-sent events)');
   }

@@ -12,8 +12,10 @@ import {
 } from '../lib/auth/index.ts';
 import { createJwtVerifier } from '../lib/auth/jwt.ts';
 import {
+  allows,
   createRuntime,
   FUNCTION_NAMES,
+  FUNCTION_PERMISSIONS,
   type FunctionName,
   type Permissions,
   parseSettings,
@@ -35,7 +37,7 @@ import {
 } from '../lib/handlers/index.ts';
 import { stopAllRuns, stopRunsOf } from '../lib/runs/index.ts';
 import { ContextLogFormatter } from '../lib/telemetry/index.ts';
-import { type FaultOptions, type FaultPlan, startFronts } from './aws/index.ts';
+import { type FaultOptions, type FaultPlan, secretArn, startFronts } from './aws/index.ts';
 import { serveContract } from './contract.ts';
 import { DISCOVERY_PATH, serveDevAuth } from './dev-auth.ts';
 import { DEV_AUDIENCE, DEV_ISSUER } from './dev-key.ts';
@@ -50,6 +52,7 @@ import { MetricsCollector } from './metrics.ts';
 import { sandboxResources, serveOperate } from './operate.ts';
 import { ReadableLogger, type ReadableOutput } from './readable-log.ts';
 import { startSchedule } from './schedule.ts';
+import { startSecretsManager } from './secrets-manager.ts';
 import { SANDBOX_CREDENTIALS, SANDBOX_NAMES, SANDBOX_REGION, startLocalServices } from './services.ts';
 import { type EventSourceOptions, type SqsPoller, startSqsPoller } from './sqs-poller.ts';
 import { serveDemoPage } from './web.ts';
@@ -265,6 +268,12 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       }
     | undefined;
   const bus = await startEventBus({ bus: SANDBOX_NAMES.eventBus, onEvent: options.onEvent });
+  const refKeySecret = secretArn(SANDBOX_NAMES.refKeySecret, SANDBOX_REGION);
+  const secrets = await startSecretsManager({
+    name: SANDBOX_NAMES.refKeySecret,
+    arn: refKeySecret,
+    value: refKey,
+  });
   const jwt = jwtConfig(options);
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN';
   const logger = readableLogger(options.readableLogs, logLevel);
@@ -352,12 +361,23 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     aws: services.awsEndpoint,
     connections: gateway.managementEndpoint,
     events: bus.url,
+    secrets: secrets.url,
     names: { ...SANDBOX_NAMES, region: SANDBOX_REGION },
     faults: options.faults,
     permissions: options.permissions,
   });
+  // A function reads the key as on AWS: from the secret, through its front, named to it only when the
+  // stack's grants (not a test's narrower ones, which the front enforces) let it read the secret.
+  const { refKey: _, ...shared } = config;
+  const configOf = (fn: FunctionName) =>
+    fronts.configFor(fn, {
+      ...shared,
+      ...(allows(fn, 'secretsmanager:GetSecretValue', 'refKeySecret', FUNCTION_PERMISSIONS) && {
+        refKeySecret,
+      }),
+    });
   const runtimes = Object.fromEntries(
-    FUNCTION_NAMES.map((fn) => [fn, createRuntime(fronts.configFor(fn, config))]),
+    FUNCTION_NAMES.map((fn) => [fn, createRuntime(configOf(fn))]),
   ) as Record<FunctionName, Runtime>;
   // Every handler is built from the app, and built again when it is reloaded: the handlers keep
   // nothing of their own between invocations, and what a turn holds lives in the table.
@@ -377,7 +397,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   let worker: Awaited<ReturnType<typeof startWorkerProcess>> | undefined;
   if (options.workerProcess) {
     // The child builds its own logger: a logger does not cross a process boundary.
-    const { logger: _, ...childConfig } = fronts.configFor('worker', config);
+    const { logger: _, ...childConfig } = configOf('worker');
     worker = await startWorkerProcess({
       config: {
         ...childConfig,
@@ -440,6 +460,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       await gateway.close();
       await fronts.close();
       await bus.close();
+      await secrets.close();
       await services.stop();
     },
   };

@@ -19,6 +19,8 @@ export const SANDBOX_NAMES = {
   bucket: 'switchboard-files',
   /** The EventBridge bus of the domain events (sandbox/event-bus.ts). */
   eventBus: 'switchboard-events',
+  /** The secret of the session-ref key (sandbox/secrets-manager.ts). */
+  refKeySecret: 'switchboard-ref-key',
   /** The sweep's index (infra/storage.ts's SWEEP_INDEX_NAME). */
   index: INDEXES.sweep,
   /** The owner index (infra/storage.ts's OWNER_INDEX_NAME). */

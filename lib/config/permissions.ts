@@ -17,8 +17,8 @@ export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 /**
  * The resources a grant can name: the table, its sweep and owner indexes, the turns queue, the objects of the
- * file bucket, the bucket itself (listing), the WebSocket API's `@connections` endpoint and the
- * EventBridge bus of the domain events.
+ * file bucket, the bucket itself (listing), the WebSocket API's `@connections` endpoint, the
+ * EventBridge bus of the domain events and the Secrets Manager secret of the session-ref key.
  */
 export type ResourceKind =
   | 'table'
@@ -28,7 +28,8 @@ export type ResourceKind =
   | 'objects'
   | 'bucket'
   | 'connections'
-  | 'eventBus';
+  | 'eventBus'
+  | 'refKeySecret';
 
 /** Some IAM actions on one kind of resource. */
 export interface Grant {
@@ -47,6 +48,8 @@ const TABLE_ITEMS = [
 const CONNECTIONS: Grant = { resource: 'connections', actions: ['execute-api:ManageConnections'] };
 
 const EVENTS: Grant = { resource: 'eventBus', actions: ['events:PutEvents'] };
+
+const REF_KEY: Grant = { resource: 'refKeySecret', actions: ['secretsmanager:GetSecretValue'] };
 
 /**
  * Each function's grants. Why each is there:
@@ -74,7 +77,10 @@ const EVENTS: Grant = { resource: 'eventBus', actions: ['events:PutEvents'] };
  *   objects of large attachments and event bodies) and reads the log; it posts to no connection;
  * - domain events (lib/events) are published where their facts are written: the worker (a pause
  *   opened or withdrawn, a turn failed, a budget reached), the sweep (a pause expiring or lapsed), and
- *   the HTTP, WebSocket and AG-UI functions, which take answers (a pause answered).
+ *   the HTTP, WebSocket and AG-UI functions, which take answers (a pause answered);
+ * - the session-ref key is read by the functions that identify callers (HTTP, WebSocket, AG-UI): a
+ *   caller's session scope is keyed with it (lib/auth/identify.ts). The worker and the sweep only
+ *   meet refs already made, and the `$connect` authoriser names no session: none of them may read it.
  */
 export const FUNCTION_PERMISSIONS: Permissions = {
   http: [
@@ -83,6 +89,7 @@ export const FUNCTION_PERMISSIONS: Permissions = {
     { resource: 'queue', actions: ['sqs:SendMessage'] },
     { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] },
     EVENTS,
+    REF_KEY,
   ],
   ws: [
     { resource: 'table', actions: TABLE_ITEMS },
@@ -90,6 +97,7 @@ export const FUNCTION_PERMISSIONS: Permissions = {
     { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject'] },
     CONNECTIONS,
     EVENTS,
+    REF_KEY,
   ],
   worker: [
     { resource: 'table', actions: [...TABLE_ITEMS, 'dynamodb:BatchWriteItem', 'dynamodb:BatchGetItem'] },
@@ -123,6 +131,7 @@ export const FUNCTION_PERMISSIONS: Permissions = {
     { resource: 'queue', actions: ['sqs:SendMessage'] },
     { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject'] },
     EVENTS,
+    REF_KEY,
   ],
 };
 

@@ -55,6 +55,11 @@ const CODES: Record<Service, Partial<Record<AwsErrorKind, [number, string]>>> = 
     throttle: [400, 'ThrottlingException'],
     internal: [500, 'InternalException'],
   },
+  secretsmanager: {
+    accessDenied: [400, 'AccessDeniedException'],
+    throttle: [400, 'ThrottlingException'],
+    internal: [500, 'InternalServiceError'],
+  },
   connections: {
     accessDenied: [403, 'AccessDeniedException'],
     throttle: [429, 'LimitExceededException'],
@@ -92,7 +97,7 @@ export function awsError(service: Service, kind: AwsErrorKind, message: string):
   return {
     status,
     headers: {
-      'content-type': service === 'events' ? JSON_1_1 : JSON_1_0,
+      'content-type': service === 'events' || service === 'secretsmanager' ? JSON_1_1 : JSON_1_0,
       'x-amzn-requestid': requestId,
       ...(queryCode && { 'x-amzn-query-error': `${queryCode};${status < 500 ? 'Sender' : 'Receiver'}` }),
     },

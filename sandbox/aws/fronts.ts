@@ -12,6 +12,8 @@ export interface FrontsOptions {
   connections: string;
   /** The local EventBridge bus. */
   events: string;
+  /** The local Secrets Manager. */
+  secrets: string;
   names: ResourceNames;
   faults?: FaultOptions;
   permissions?: Permissions;
@@ -27,9 +29,9 @@ export interface Fronts {
 }
 
 /**
- * Starts a front (see {@link startAwsFront}) before DynamoDB, SQS and S3, the `@connections` API and
- * the EventBridge bus,
- * sharing one fault plan, so that every call a function makes is checked against its role.
+ * Starts a front (see {@link startAwsFront}) before DynamoDB, SQS and S3, the `@connections` API,
+ * the EventBridge bus and Secrets Manager, sharing one fault plan, so that every call a function
+ * makes is checked against its role.
  */
 export async function startFronts(options: FrontsOptions): Promise<Fronts> {
   const faults = options.faults ? new FaultPlan(options.faults) : undefined;
@@ -39,6 +41,7 @@ export async function startFronts(options: FrontsOptions): Promise<Fronts> {
     startAwsFront({ ...common, target: 'fauxqs', url: options.aws, bucketCors: FILE_BUCKET_CORS }),
     startAwsFront({ ...common, target: 'connections', url: options.connections }),
     startAwsFront({ ...common, target: 'events', url: options.events }),
+    startAwsFront({ ...common, target: 'secrets', url: options.secrets }),
   ]);
   const started = starting.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = starting.find((s) => s.status === 'rejected');
@@ -47,7 +50,8 @@ export async function startFronts(options: FrontsOptions): Promise<Fronts> {
     await Promise.all(started.map((front) => front.close()));
     throw failed.reason;
   }
-  const [dynamodb, aws, connections, events] = started.map((front) => front.url) as [
+  const [dynamodb, aws, connections, events, secrets] = started.map((front) => front.url) as [
+    string,
     string,
     string,
     string,
@@ -59,7 +63,7 @@ export async function startFronts(options: FrontsOptions): Promise<Fronts> {
       ...base,
       fn,
       credentials: credentialsOf(fn),
-      endpoints: { dynamodb, sqs: aws, s3: aws, events },
+      endpoints: { dynamodb, sqs: aws, s3: aws, events, secrets },
       wsEndpoint: connections,
     }),
     async close() {

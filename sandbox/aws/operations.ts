@@ -3,7 +3,7 @@ import type { ResourceKind } from '../../lib/config/index.ts';
 import { SANDBOX_ACCOUNT } from './identity.ts';
 
 /** The services the sandbox's AWS front checks. */
-export type Service = 'dynamodb' | 'sqs' | 's3' | 'connections' | 'events';
+export type Service = 'dynamodb' | 'sqs' | 's3' | 'connections' | 'events' | 'secretsmanager';
 
 /** One AWS call as IAM sees it: the action, and which of Switchboard's resources it names. */
 export interface Operation {
@@ -25,6 +25,8 @@ export interface ResourceNames {
   bucket: string;
   /** The EventBridge bus domain events go to. */
   eventBus: string;
+  /** The name of the session-ref key's secret. */
+  refKeySecret: string;
   region: string;
 }
 
@@ -141,5 +143,44 @@ export function eventsOperation(target: string, body: Buffer, names: ResourceNam
     action: `events:${name}`,
     kind: buses.size <= 1 && bus === names.eventBus ? 'eventBus' : undefined,
     arn: `arn:aws:events:${names.region}:${SANDBOX_ACCOUNT}:event-bus/${bus}`,
+  };
+}
+
+/**
+ * What ends a sandbox secret's ARN. AWS adds six random characters; the sandbox's are fixed, so the
+ * ARN stays the same across restarts.
+ */
+const SECRET_SUFFIX = '-Sndbox';
+
+/** The ARN of a sandbox secret. */
+export function secretArn(name: string, region: string): string {
+  return `arn:aws:secretsmanager:${region}:${SANDBOX_ACCOUNT}:secret:${name}${SECRET_SUFFIX}`;
+}
+
+/**
+ * Whether `id` names the secret as Secrets Manager resolves a `SecretId`: by its name, its ARN, or
+ * its ARN without the six characters.
+ */
+export function namesSecret(id: string, secret: { name: string; arn: string }): boolean {
+  return id === secret.name || id === secret.arn || id === secret.arn.slice(0, -SECRET_SUFFIX.length);
+}
+
+/**
+ * A Secrets Manager call (JSON 1.1: the operation is in `x-amz-target`). IAM judges a `SecretId`
+ * given by name or partial ARN on the secret's full ARN, and so does this.
+ */
+export function secretsOperation(target: string, body: Buffer, names: ResourceNames): Operation {
+  const id = String(parseJson(body).SecretId ?? '');
+  const secret = { name: names.refKeySecret, arn: secretArn(names.refKeySecret, names.region) };
+  const own = namesSecret(id, secret);
+  return {
+    service: 'secretsmanager',
+    action: `secretsmanager:${target.split('.')[1] ?? ''}`,
+    kind: own ? 'refKeySecret' : undefined,
+    arn: own
+      ? secret.arn
+      : id.startsWith('arn:')
+        ? id
+        : `arn:aws:secretsmanager:${names.region}:${SANDBOX_ACCOUNT}:secret:${id}`,
   };
 }

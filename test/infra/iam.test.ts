@@ -44,6 +44,7 @@ function kindOf(resource: unknown): ResourceKind | undefined {
   const text = JSON.stringify(resource);
   if (text.includes('@connections')) return 'connections';
   if (/"SwitchboardEventBus[0-9A-F]+"/.test(text)) return 'eventBus';
+  if (/"SwitchboardRefKey[0-9A-F]+"/.test(text)) return 'refKeySecret';
   if (text.includes('/index/gsi1')) return 'sweepIndex';
   if (text.includes('/index/gsi2')) return 'ownerIndex';
   if (/"SwitchboardTable[0-9A-F]+"/.test(text)) return 'table';

@@ -37,6 +37,16 @@ const COMMAND_NEEDS: Record<string, readonly Need[]> = {
   DeleteConnectionCommand: ['execute-api:ManageConnections@connections'],
   GetConnectionCommand: ['execute-api:ManageConnections@connections'],
   PutEventsCommand: ['events:PutEvents@eventBus'],
+  GetSecretValueCommand: ['secretsmanager:GetSecretValue@refKeySecret'],
+};
+
+/**
+ * Commands every runtime holds but sends only when its code calls one method: `createRuntime` builds
+ * `refKey()` for every function, and only that method reads the key's secret (lib/config/ref-key.ts).
+ * A bundle that never calls it cannot send the command, whatever else it bundles.
+ */
+const SENT_ONLY_THROUGH: Record<string, RegExp> = {
+  GetSecretValueCommand: /\.refKey\(\)/,
 };
 
 /**
@@ -84,7 +94,7 @@ export async function sdkCallsOf(fn: FunctionName): Promise<{ commands: string[]
     logLevel: 'error',
   });
   const code = result.outputFiles[0]?.text ?? '';
-  const commands = usedSdkNames(code);
+  const commands = usedSdkNames(code).filter((command) => SENT_ONLY_THROUGH[command]?.test(code) ?? true);
   const needs = new Set<Need>(EVENT_SOURCE_NEEDS[fn] ?? []);
   for (const command of commands) {
     const need = COMMAND_NEEDS[command];

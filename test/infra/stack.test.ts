@@ -72,9 +72,10 @@ describe('Switchboard storage and compute', () => {
     });
   });
 
-  it('keeps the table and the bucket when the stack is deleted unless told otherwise', () => {
+  it('keeps the table, the bucket and the session-ref key when the stack is deleted unless told otherwise', () => {
     template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain' });
     template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain' });
+    template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'Retain' });
   });
 
   it('the file bucket is private, TLS-only, encrypted, aborts stale multipart uploads and expires screenshots', () => {
@@ -138,6 +139,10 @@ describe('Switchboard storage and compute', () => {
       const auth = id.startsWith('SwitchboardAgUiFunction')
         ? ['SWITCHBOARD_AUTH_AUDIENCE', 'SWITCHBOARD_AUTH_ISSUER']
         : [];
+      // Only the functions that identify callers read the session-ref key (test/infra/ref-key.test.ts).
+      const refKey = /^Switchboard(Http|WebSocket|AgUi)Function/.test(id)
+        ? ['SWITCHBOARD_REF_KEY_SECRET']
+        : [];
       expect(Object.keys(variables).sort()).toEqual([
         'LOG_LEVEL',
         'POWERTOOLS_METRICS_NAMESPACE',
@@ -146,6 +151,7 @@ describe('Switchboard storage and compute', () => {
         'SWITCHBOARD_BUCKET',
         'SWITCHBOARD_EVENT_BUS',
         'SWITCHBOARD_QUEUE_URL',
+        ...refKey,
         'SWITCHBOARD_SETTINGS_FILE',
         'SWITCHBOARD_TABLE',
         'SWITCHBOARD_TRACING',
@@ -210,7 +216,7 @@ describe('Switchboard storage and compute', () => {
     });
   });
 
-  it('outputs the API URLs, the AG-UI URL, the table, the queue, its dead-letter queue and the bucket', () => {
+  it('outputs the API URLs, the AG-UI URL, the table, the queue, its dead-letter queue, the bucket and the key', () => {
     const outputs = Object.keys(template.toJSON().Outputs as Record<string, unknown>).sort();
     expect(outputs).toEqual([
       'SwitchboardAgUiUrl',
@@ -218,6 +224,7 @@ describe('Switchboard storage and compute', () => {
       'SwitchboardDeadLetterQueueUrl',
       'SwitchboardHttpApiUrl',
       'SwitchboardQueueUrl',
+      'SwitchboardRefKeySecretArn',
       'SwitchboardTableName',
       'SwitchboardWebSocketUrl',
     ]);

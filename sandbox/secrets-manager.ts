@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readAll } from './aws/forward.ts';
+import { namesSecret } from './aws/operations.ts';
+
+/** The one secret the emulator holds. */
+export interface EmulatedSecret {
+  /** Its name, as a stack's generated secret has one. */
+  name: string;
+  /** Its full ARN (the name, a hyphen and six characters), what the construct hands the functions. */
+  arn: string;
+  value: string;
+}
+
+/** A running Secrets Manager. */
+export interface SecretsManagerEmulator {
+  url: string;
+  close(): Promise<void>;
+}
+
+const JSON_1_1 = 'application/x-amz-json-1.1';
+
+/** The stage every read without one gets: a secret that is never rotated has only this version. */
+const CURRENT = 'AWSCURRENT';
+
+function answer(res: ServerResponse, status: number, body: unknown, errorType?: string) {
+  res
+    .writeHead(status, {
+      'content-type': JSON_1_1,
+      'x-amzn-requestid': randomUUID(),
+      ...(errorType && { 'x-amzn-errortype': errorType }),
+    })
+    // Secrets Manager names an error's text `Message`; the SDK reads either spelling.
+    .end(
+      JSON.stringify(
+        errorType ? { __type: errorType, Message: (body as { message: string }).message } : body,
+      ),
+    );
+}
+
+/**
+ * A local Secrets Manager holding one secret: `GetSecretValue` (JSON 1.1, `X-Amz-Target:
+ * secretsmanager.GetSecretValue`) answers its current version as AWS does, any other id or version
+ * `ResourceNotFoundException`. Other operations are refused as unknown: the runtime only reads the
+ * session-ref key, and the sandbox makes it itself.
+ */
+export async function startSecretsManager(secret: EmulatedSecret): Promise<SecretsManagerEmulator> {
+  const versionId = randomUUID();
+  const created = Math.floor(Date.now() / 1000);
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readAll(req);
+    const target = String(req.headers['x-amz-target'] ?? '');
+    if (target !== 'secretsmanager.GetSecretValue')
+      return answer(res, 400, { message: `Unknown operation ${target}` }, 'UnknownOperationException');
+    let input: { SecretId?: unknown; VersionId?: unknown; VersionStage?: unknown };
+    try {
+      input = JSON.parse(body.toString('utf8')) as typeof input;
+    } catch {
+      return answer(res, 400, { message: 'Could not parse the request body.' }, 'SerializationException');
+    }
+    if (typeof input.SecretId !== 'string' || input.SecretId === '')
+      return answer(
+        res,
+        400,
+        {
+          message:
+            "1 validation error detected: Value at 'secretId' failed to satisfy constraint: Member must not be null",
+        },
+        'ValidationException',
+      );
+    const notFound = (message: string) => answer(res, 400, { message }, 'ResourceNotFoundException');
+    if (!namesSecret(input.SecretId, secret))
+      return notFound("Secrets Manager can't find the specified secret.");
+    if (input.VersionId !== undefined && input.VersionId !== versionId)
+      return notFound(
+        `Secrets Manager can't find the specified secret value for VersionId: ${String(input.VersionId)}`,
+      );
+    if (input.VersionStage !== undefined && input.VersionStage !== CURRENT)
+      return notFound(
+        `Secrets Manager can't find the specified secret value for staging label: ${String(input.VersionStage)}`,
+      );
+    answer(res, 200, {
+      ARN: secret.arn,
+      Name: secret.name,
+      SecretString: secret.value,
+      VersionId: versionId,
+      VersionStages: [CURRENT],
+      CreatedDate: created,
+    });
+  }
+
+  const server = createServer((req, res) => {
+    serve(req, res).catch((error: unknown) => {
+      if (!res.headersSent) answer(res, 500, { message: String(error) }, 'InternalServiceError');
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
