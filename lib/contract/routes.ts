@@ -43,9 +43,14 @@ export type AguiRequestKey = (typeof AGUI_REQUESTS)[number];
  * row that tries it as every kind of caller. (The export link and the upload URL are handed out only
  * by a route of this list, to the owner.)
  */
-export const ENTRY_POINTS = [
-  ...HTTP_ROUTES,
-  ...WEBSOCKET_ROUTES.map((action) => `ws ${action}` as const),
-  ...AGUI_REQUESTS.map((kind) => `agui ${kind}` as const),
-] as const;
 export type EntryPoint = HttpRouteKey | `ws ${WebSocketRouteKey}` | `agui ${AguiRequestKey}`;
+// Marked pure: only tests read the list, and no function's bundle should carry it.
+export const ENTRY_POINTS: readonly EntryPoint[] = /* @__PURE__ */ entryPoints();
+
+function entryPoints(): EntryPoint[] {
+  return [
+    ...HTTP_ROUTES,
+    ...WEBSOCKET_ROUTES.map((action) => `ws ${action}` as const),
+    ...AGUI_REQUESTS.map((kind) => `agui ${kind}` as const),
+  ];
+}

@@ -5,7 +5,7 @@ import { createSwitchboard } from '../../lib/index.ts';
 import { ownedItems } from '../../lib/operate/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
-import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
+import { api, sessionIds, sha256Of, testSandbox } from '../support/sandbox.ts';
 import { type Frame, TestSocket } from '../support/ws-client.ts';
 
 const app = createSwitchboard();
@@ -362,7 +362,8 @@ describe('POST /api/files takes only a media type as its content type', () => {
 describe('POST /api/files caps a name sent as ?name= as the JSON form caps its name', () => {
   const raw = (name: string) =>
     api(sandbox.url, 'POST', `/api/files?name=${encodeURIComponent(name)}`, 'hello', { type: 'text/plain' });
-  const asJson = (name: string) => api(sandbox.url, 'POST', '/api/files', { name, size: 5 });
+  const asJson = (name: string) =>
+    api(sandbox.url, 'POST', '/api/files', { name, size: 5, sha256: sha256Of('hello') });
   const files = async () => (await ownedItems(sandbox.runtime, { owner: 'anonymous' })).files.length;
 
   it('takes 512 characters either way, multi-byte ones too', async () => {

@@ -77,7 +77,7 @@ async function counted(user: string): Promise<number> {
   const { Item } = await sandbox.runtime.db.send(
     new GetCommand({
       TableName: sandbox.runtime.table,
-      Key: { pk: `OWNER#acme#${user}`, sk: 'FILES' },
+      Key: keys.ownerFiles('acme', user),
       ConsistentRead: true,
     }),
   );
