@@ -1,4 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { Parser as AsyncApiParser } from '@asyncapi/parser';
+import { lintFromString, loadConfig } from '@redocly/openapi-core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { asyncApiDocument, openApiDocument } from '../../lib/contract/documents/index.ts';
@@ -107,5 +111,27 @@ describe('the contract documents', () => {
     expect(openapi.components.securitySchemes).toEqual({
       bearer: expect.objectContaining({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }),
     });
+  });
+
+  it('validate under swagger-parser, and lint clean under redocly with redocly.yaml (recommended rules)', async () => {
+    // swagger-parser dereferences the document it is given in place: it gets a copy.
+    await expect(SwaggerParser.validate(structuredClone(openapi) as never)).resolves.toBeDefined();
+    const config = await loadConfig({
+      configPath: fileURLToPath(new URL('../../redocly.yaml', import.meta.url)),
+    });
+    const problems = await lintFromString({
+      source: JSON.stringify(openapi, null, 2),
+      absoluteRef: fileURLToPath(new URL('../../docs/openapi.json', import.meta.url)),
+      config,
+    });
+    const said = problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+    expect(said).toEqual([]);
+  });
+
+  it('parse under the AsyncAPI parser with no diagnostic', async () => {
+    const { document, diagnostics } = await new AsyncApiParser().parse(JSON.stringify(asyncapi));
+    const said = diagnostics.map((d) => `${d.severity} ${d.code}: ${d.message} at ${d.path.join('.')}`);
+    expect(said).toEqual([]);
+    expect(document?.operations().length).toBe(Object.keys(asyncapi.operations).length);
   });
 });

@@ -85,7 +85,7 @@ const pascal = (name: string) =>
     .map((w) => w[0]!.toUpperCase() + w.slice(1))
     .join('');
 
-/** The AsyncAPI 3.0 document of the WebSocket API, generated from the contract's zod schemas. */
+/** The AsyncAPI 3.1 document of the WebSocket API, generated from the contract's zod schemas. */
 export function asyncApiDocument(): JsonSchema {
   const messages: Record<string, JsonSchema> = {};
   const operations: Record<string, JsonSchema> = {};
@@ -135,7 +135,7 @@ export function asyncApiDocument(): JsonSchema {
     messages: [ref('Events')],
   };
   return {
-    asyncapi: '3.0.0',
+    asyncapi: '3.1.0',
     info: {
       title: 'Switchboard WebSocket API',
       version: '1',

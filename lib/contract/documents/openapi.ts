@@ -242,11 +242,14 @@ function operation(key: HttpRouteKey): JsonSchema {
     ...(doc.body && {
       requestBody: {
         required: true,
+        ...(files && {
+          description:
+            'JSON asks for an upload URL; any other content type is the file itself (at most 4 MiB), its media type as content-type.',
+        }),
         content: {
           'application/json': { schema: ref(doc.body) },
-          ...(files && {
-            '*/*': { description: 'The file itself (at most 4 MiB), its media type as content-type.' },
-          }),
+          // A Media Type Object has no description of its own: the schema carries it.
+          ...(files && { '*/*': { schema: { description: 'The file itself.' } } }),
         },
       },
     }),
@@ -290,6 +293,20 @@ export function openApiDocument(): JsonSchema {
         `CORS: any origin, methods ${HTTP_API_CORS.allowMethods.join(', ')}.`,
       ].join('\n\n'),
     },
+    servers: [
+      {
+        url: 'https://{apiId}.execute-api.{region}.amazonaws.com',
+        // The variables carry no description: swagger-parser's OpenAPI 3.1 schema refuses one there.
+        description:
+          "A deployment: the stack's `<id>HttpApiUrl` output, `apiId` the HTTP API's id and `region` the stack's.",
+        variables: { apiId: { default: 'apiId' }, region: { default: 'us-east-1' } },
+      },
+      {
+        url: '/',
+        description:
+          'The host that serves this document: the sandbox (`npm start`) serves it at `/api/openapi.json`.',
+      },
+    ],
     security: [{ bearer: [] }],
     paths,
     components: {
