@@ -19,7 +19,8 @@ export class AguiTranslator {
   private readonly open = new Set<string>();
   /** Characters of a message's text still to leave out, because the client has them. */
   private readonly skip: Map<string, number>;
-  private readonly texted = new Set<string>();
+  /** The whole text each message has streamed in this run, what the client held already included. */
+  private readonly said = new Map<string, string>();
   private readonly pendingCalls: string[] = [];
   private error: { code: string; message: string } | undefined;
 
@@ -29,7 +30,6 @@ export class AguiTranslator {
     private readonly knows: ClientKnows,
   ) {
     this.skip = new Map(knows.text);
-    for (const id of knows.text.keys()) this.texted.add(id);
   }
 
   started(): AguiEvent {
@@ -103,7 +103,7 @@ export class AguiTranslator {
       this.open.add(messageId);
       out.push({ type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' });
     }
-    this.texted.add(messageId);
+    this.said.set(messageId, `${this.said.get(messageId) ?? ''}${piece}`);
     const held = this.skip.get(messageId) ?? 0;
     const rest = piece.slice(held);
     this.skip.set(messageId, Math.max(0, held - piece.length));
@@ -130,12 +130,24 @@ export class AguiTranslator {
     ];
   }
 
-  /** The stored answer: its text when none streamed, and the host action it waits on as a frontend tool call. */
+  /**
+   * The stored answer, so that the client's last assistant message is it: a non-empty `content` is the
+   * answer whatever streamed. Content that carries on what streamed sends the rest on the same message;
+   * content that says something else ends the streamed message and is a message of its own
+   * (`<message id>.answer`, the same on every replay), which also carries the host action the turn
+   * waits on, as a frontend tool call.
+   */
   private final(messageId: string, d: Record<string, unknown>): AguiEvent[] {
     const out: AguiEvent[] = [];
     const content = text(d.content);
-    if (content.length > 0 && !this.texted.has(messageId)) {
-      out.push(...this.delta(messageId, content));
+    const streamed = this.said.get(messageId) ?? '';
+    let carrier = messageId;
+    if (content.startsWith(streamed)) {
+      if (content.length > streamed.length)
+        out.push(...this.delta(messageId, content.slice(streamed.length)));
+    } else if (content.length > 0) {
+      carrier = `${messageId}.answer`;
+      out.push(...this.closeAll(), ...this.delta(carrier, content));
     }
     const call = d.pending_tool_call as {
       call_id?: unknown;
@@ -144,7 +156,7 @@ export class AguiTranslator {
     } | null;
     if (call && typeof call.call_id === 'string') {
       this.pendingCalls.push(call.call_id);
-      out.push(...this.toolCall(messageId, call.call_id, text(call.tool_name), call.arguments));
+      out.push(...this.toolCall(carrier, call.call_id, text(call.tool_name), call.arguments));
     }
     return out;
   }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import {
   type AgentSubscriber,
   type BaseEvent,
@@ -10,9 +11,13 @@ import {
 } from '@ag-ui/client';
 import { lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoAgent } from '../../demo/demo-agent.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
+
+const aborted = (signal: AbortSignal) =>
+  new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
 
 /** Released by a test: the agents that wait on it go on. */
 const gates = new Map<string, () => void>();
@@ -75,6 +80,27 @@ app.registerHostAgent({
     if (signal.aborted) return {};
     emit({ type: 'text', text: 'part two.' });
     return {};
+  },
+});
+
+app.registerHostAgent(demoAgent({ chunkDelayMs: 5 }));
+// Its content carries on what streamed: the client gets the rest.
+app.registerHostAgent({
+  info: { id: 'extender' },
+  async invoke({ message }, { emit, signal }) {
+    emit({ type: 'text', text: 'I can refund order 1042 for $25. ' });
+    if (message === 'wait') await Promise.race([gate('extender'), aborted(signal)]);
+    return { content: 'I can refund order 1042 for $25. It needs your approval; you may change the amount.' };
+  },
+});
+// Its content says something else: that is the answer, whatever streamed.
+app.registerHostAgent({
+  info: { id: 'reviser' },
+  async invoke({ message }, { emit, signal }) {
+    emit({ type: 'text', text: 'Thinking out loud, ' });
+    emit({ type: 'text', text: 'a first draft.' });
+    if (message === 'wait') await Promise.race([gate('reviser'), aborted(signal)]);
+    return { content: 'The answer, revised.' };
   },
 });
 
@@ -298,6 +324,133 @@ describe('the AG-UI endpoint with the real HttpAgent', () => {
       },
     );
     expect(stored.json.messages).toHaveLength(2);
+  });
+});
+
+/** The text of the client's last assistant message. */
+const lastAnswer = (agent: HttpAgent) => agent.messages.filter((m) => m.role === 'assistant').at(-1)?.content;
+
+/** The stored answer: the content of the session's last assistant message. */
+async function storedAnswer(threadId: string) {
+  const res = await api<{ messages: Array<{ role: string; content: string }> }>(
+    sandbox.url,
+    'GET',
+    `/api/sessions/${threadId}/messages`,
+    undefined,
+    { token: 'token-alice' },
+  );
+  expect(res.status).toBe(200);
+  return res.json.messages.filter((m) => m.role === 'assistant').at(-1)?.content;
+}
+
+/** The prompts the demo page suggests, read from the page so that a new one is not left out. */
+const DEMO_PROMPTS = [
+  ...(
+    /const SUGGESTIONS = \[([^\]]*)\]/.exec(
+      readFileSync(new URL('../../web/app.js', import.meta.url), 'utf8'),
+    )?.[1] ?? ''
+  ).matchAll(/'([^']+)'/g),
+].map((m) => m[1] as string);
+
+/** The page's own actions, which the demo's host-action prompts call. */
+const PAGE_TOOLS = [
+  {
+    name: 'set_filter',
+    description: 'Show the issues of one status.',
+    parameters: { type: 'object', properties: { status: { type: 'string' } } },
+  },
+  {
+    name: 'close_issue',
+    description: 'Close an issue.',
+    parameters: { type: 'object', properties: { number: { type: 'integer' } } },
+  },
+];
+
+describe("the AG-UI client's last assistant message is the stored answer", () => {
+  it.each(DEMO_PROMPTS)(
+    'for the demo prompt %j (the answer that paused, for one that pauses)',
+    async (prompt) => {
+      expect(DEMO_PROMPTS.length).toBeGreaterThanOrEqual(7);
+      const threadId = sid('demo');
+      const agent = client('demo', threadId);
+      say(agent, prompt);
+      const run = recorder();
+      await agent.runAgent({ tools: PAGE_TOOLS }, run.subscriber);
+      expect(run.failures).toEqual([]);
+      expect(run.finished).toHaveLength(1);
+      const stored = await storedAnswer(threadId);
+      expect(stored).toBeTruthy();
+      expect(lastAnswer(agent)).toBe(stored);
+    },
+  );
+
+  it('sends the rest when the content carries on what streamed', async () => {
+    const threadId = sid('extends');
+    const agent = client('extender', threadId);
+    say(agent, 'refund it');
+    const run = recorder();
+    await agent.runAgent({}, run.subscriber);
+    expect(run.failures).toEqual([]);
+    expect(run.finished).toEqual([{ outcome: 'success', pendingToolCallIds: [] }]);
+    const stored = await storedAnswer(threadId);
+    expect(stored).toBe(
+      'I can refund order 1042 for $25. It needs your approval; you may change the amount.',
+    );
+    expect(agent.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual([stored]);
+  });
+
+  it('ends what streamed and sends the content as a message of its own when the content replaces it', async () => {
+    const threadId = sid('replaces');
+    const agent = client('reviser', threadId);
+    say(agent, 'answer me');
+    const run = recorder();
+    await agent.runAgent({}, run.subscriber);
+    expect(run.failures).toEqual([]);
+    expect(run.finished).toEqual([{ outcome: 'success', pendingToolCallIds: [] }]);
+    expect(await storedAnswer(threadId)).toBe('The answer, revised.');
+    expect(agent.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual([
+      'Thinking out loud, a first draft.',
+      'The answer, revised.',
+    ]);
+  });
+
+  it.each([
+    ['extender', ['I can refund order 1042 for $25. It needs your approval; you may change the amount.']],
+    ['reviser', ['Thinking out loud, a first draft.', 'The answer, revised.']],
+  ])('gives %s the same answer, once, when the run is posted again', async (agentId, answers) => {
+    // Posted again after it finished: the client holds everything, and gets nothing twice.
+    const threadId = sid(`again-${agentId}`);
+    const agent = client(agentId, threadId);
+    say(agent, 'answer me');
+    const runId = randomUUID();
+    await agent.runAgent({ runId }, recorder().subscriber);
+    const again = recorder();
+    await agent.runAgent({ runId }, again.subscriber);
+    expect(again.failures).toEqual([]);
+    expect(again.finished).toEqual([{ outcome: 'success', pendingToolCallIds: [] }]);
+    expect(agent.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(answers);
+    expect(again.types()).not.toContain(EventType.TEXT_MESSAGE_CONTENT);
+
+    // Cut while the text streams, then posted again: the rest, and the final content, once.
+    const cutThread = sid(`cut-${agentId}`);
+    const cutAgent = client(agentId, cutThread);
+    say(cutAgent, 'wait');
+    const cutRun = randomUUID();
+    const cut = new AbortController();
+    await cutAgent.runAgent(
+      { runId: cutRun, abortController: cut },
+      {
+        onTextMessageContentEvent: () => {
+          cut.abort();
+        },
+      },
+    );
+    await open(agentId);
+    const rest = recorder();
+    await cutAgent.runAgent({ runId: cutRun }, rest.subscriber);
+    expect(rest.failures).toEqual([]);
+    expect(cutAgent.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(answers);
+    expect(lastAnswer(cutAgent)).toBe(await storedAnswer(cutThread));
   });
 });
 
