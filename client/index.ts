@@ -49,5 +49,6 @@ export type {
   SwitchboardEvent,
 } from './events.ts';
 export { checkJsonSchema, type JsonSchema } from './json-schema.ts';
+export type { ResolveAccepted } from './session.ts';
 export { Session, type SessionOptions } from './session.ts';
 export type { FetchLike, FetchResponse, Timers, WebSocketConstructor, WebSocketLike } from './transport.ts';

@@ -1,5 +1,9 @@
 import type { PendingAction } from '../lib/agents/index.ts';
+import type { ResolveAccepted } from '../lib/contract/documents/responses.ts';
 import type { ResolveRequest } from '../lib/contract/index.ts';
+
+export type { ResolveAccepted };
+
 import {
   type Accepted,
   type ClientToolHandlers,
@@ -363,8 +367,8 @@ export class Session {
    * await session.resolve('req_17', { decision: 'approve', comment: 'ok' });
    * ```
    */
-  resolve(actionId: string, answer: ResolveRequest): Promise<Record<string, unknown>> {
-    return this.#client.request(
+  resolve(actionId: string, answer: ResolveRequest): Promise<ResolveAccepted> {
+    return this.#client.request<ResolveAccepted>(
       'POST',
       `/api/sessions/${encodeURIComponent(this.id)}/actions/${encodeURIComponent(actionId)}`,
       answer,
@@ -390,7 +394,7 @@ export class Session {
       rememberForSession?: boolean;
       validate?: boolean;
     } = {},
-  ): Promise<Record<string, unknown>> {
+  ): Promise<ResolveAccepted> {
     if (options.args !== undefined && options.validate !== false) {
       const schema = this.#pending.get(actionId)?.argsSchema as JsonSchema | undefined;
       const issues = schema ? checkJsonSchema(schema, options.args, ['approved_args']) : [];
@@ -412,7 +416,7 @@ export class Session {
    * await session.deny('req_wire', { comment: 'not this month' });
    * ```
    */
-  deny(actionId: string, options: { comment?: string } = {}): Promise<Record<string, unknown>> {
+  deny(actionId: string, options: { comment?: string } = {}): Promise<ResolveAccepted> {
     return this.resolve(actionId, { decision: 'deny', ...options });
   }
 
@@ -428,7 +432,7 @@ export class Session {
     actionId: string,
     answers: unknown[] | Record<string, unknown>,
     options: { comment?: string } = {},
-  ): Promise<Record<string, unknown>> {
+  ): Promise<ResolveAccepted> {
     return this.resolve(actionId, { answers, ...options });
   }
 
@@ -444,7 +448,7 @@ export class Session {
   answerClientTool(
     actionId: string,
     answer: { output: unknown } | { error: string },
-  ): Promise<Record<string, unknown>> {
+  ): Promise<ResolveAccepted> {
     return this.resolve(actionId, answer as ResolveRequest);
   }
 

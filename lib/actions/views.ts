@@ -1,4 +1,5 @@
 import type { PendingAction } from '../agents/index.ts';
+import { resolutionView } from '../contract/index.ts';
 import type { ActionRecord } from '../store/index.ts';
 
 /** The request as the agent asked it (what `resolveAction` gets as `action`). */
@@ -16,7 +17,7 @@ export function actionView(action: ActionRecord) {
     run_id: action.runId,
     expires_at: new Date(action.expiresAt).toISOString(),
     request: action.action,
-    ...(action.resolution && { resolution: action.resolution }),
+    ...(action.resolution && { resolution: resolutionView(action.resolution) }),
     ...(action.actor && { actor: action.actor }),
     ...(action.channel && { channel: action.channel }),
     ...(action.resolvedAt && { resolved_at: action.resolvedAt }),

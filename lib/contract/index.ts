@@ -1,3 +1,4 @@
+export { type Resolution, ResolutionSchema, resolutionView } from './answers.ts';
 export {
   type Attachment,
   AttachmentSchema,

@@ -1,4 +1,4 @@
-import { notPending, resolutionOf, withoutScreenshots } from '../actions/index.ts';
+import { notPending, resolutionOf, resolutionView, withoutScreenshots } from '../actions/index.ts';
 import type { Switchboard } from '../agents/index.ts';
 import { hostSessionId, type Identity, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
@@ -286,7 +286,7 @@ export async function submitAnswer(
     action_id: actionId,
     run_id: runId,
     status: 'queued' as const,
-    decision: decided.resolution ?? null,
+    decision: decided.resolution ? resolutionView(decided.resolution) : null,
     duplicate,
   };
 }

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { applyPause, pendingToolCallOf } from '../actions/index.ts';
+import { applyPause, pendingToolCallOf, resolutionView } from '../actions/index.ts';
 import type { HostResult, ResolvedHitl } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { budgetReachedEvent, pauseOpened, pauseResolved, publishEvents } from '../events/index.ts';
@@ -58,7 +58,7 @@ export function announceDecided(stream: EventStream, actions: ActionRecord[]): v
       actor: a.actor ?? 'system',
       channel: a.channel ?? 'system',
       expired: a.expired ?? false,
-      resolution: a.resolution ?? null,
+      resolution: a.resolution ? resolutionView(a.resolution) : null,
     });
   }
 }

@@ -85,6 +85,16 @@ describe('approvals and questions', () => {
       rememberForSession: true,
     });
     expect(res.status, res.text).toBe(202);
+    // The wire spells the recorded answer in snake_case; the agent gets the host contract's camelCase.
+    const wire = {
+      decision: 'approve',
+      comment: 'go',
+      approved_args: { amount: 7 },
+      remember_for_session: true,
+    };
+    expect(res.json).toMatchObject({ action_id: 'req_wire', status: 'queued', decision: wire });
+    expect(res.events.find((e) => e.type === 'action.resolved')?.data).toMatchObject({ resolution: wire });
+    expect(res.text).not.toMatch(/approvedArgs|rememberForSession/);
     expect(resolvedIn(id)).toHaveLength(1);
     const input = resolvedIn(id)[0]!;
     expect(input).toMatchObject({

@@ -9,7 +9,13 @@ import {
 import { FeedbackRequestSchema, FeedbackTargetSchema } from '../messages.ts';
 import { WEBSOCKET_ROUTES, type WebSocketRouteKey } from '../routes.ts';
 import { type JsonSchema, jsonSchemaOf, withFields } from './json-schema.ts';
-import { AcceptedFrameSchema, ErrorFrameSchema, EventsFrameSchema, JoinedFrameSchema } from './responses.ts';
+import {
+  AcceptedFrameSchema,
+  ErrorFrameSchema,
+  EventsFrameSchema,
+  JoinedFrameSchema,
+  ResolvedFrameSchema,
+} from './responses.ts';
 
 /** What the document says of one action: its body, and the frame it is answered with. */
 interface ActionDoc {
@@ -45,7 +51,8 @@ const ACTIONS: Record<WebSocketRouteKey, ActionDoc> = {
     body: ResolveRequestSchema,
     target: ResolveTargetSchema,
     reply: 'assistant:resolved',
-    replyDescription: "The fields of the HTTP route's `202`.",
+    replySchema: ResolvedFrameSchema,
+    replyDescription: "The answer is accepted: the fields of the HTTP route's `202`.",
   },
   assistant_cancel: {
     summary: "Stop the session's turn (as `POST /api/sessions/{id}/cancel`).",

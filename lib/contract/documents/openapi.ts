@@ -13,7 +13,13 @@ import { ExportQuerySchema, FeedbackRequestSchema, MessageIdSchema } from '../me
 import { HTTP_ROUTES, type HttpRouteKey } from '../routes.ts';
 import { errorsByStatus } from './errors.ts';
 import { type JsonSchema, jsonSchemaOf } from './json-schema.ts';
-import { AcceptedSchema, ErrorResponseSchema, EventsPageSchema, GatewayErrorSchema } from './responses.ts';
+import {
+  AcceptedSchema,
+  ErrorResponseSchema,
+  EventsPageSchema,
+  GatewayErrorSchema,
+  ResolveAcceptedSchema,
+} from './responses.ts';
 
 /** The schemas the document names in `components.schemas`. */
 const SCHEMAS = {
@@ -22,6 +28,7 @@ const SCHEMAS = {
   FeedbackRequest: FeedbackRequestSchema,
   UploadRequest: UploadRequestSchema,
   Accepted: AcceptedSchema,
+  ResolveAccepted: ResolveAcceptedSchema,
   EventsPage: EventsPageSchema,
   Error: ErrorResponseSchema,
   GatewayError: GatewayErrorSchema,
@@ -29,7 +36,7 @@ const SCHEMAS = {
 type SchemaName = keyof typeof SCHEMAS;
 
 /** The answers' schemas: read as what the server sends (zod's output), the requests' as what it takes. */
-const RESPONSES: SchemaName[] = ['Accepted', 'EventsPage', 'Error', 'GatewayError'];
+const RESPONSES: SchemaName[] = ['Accepted', 'ResolveAccepted', 'EventsPage', 'Error', 'GatewayError'];
 
 const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -97,7 +104,12 @@ const ROUTES: Record<HttpRouteKey, RouteDoc> = {
     anchor: 'post-apisessionsidactionsactionid',
     path: { ...session, actionId: IdSchema },
     body: 'ResolveRequest',
-    ok: { 202: object('Accepted: `{session_id, action_id, run_id, status, decision, duplicate}`') },
+    ok: {
+      202: {
+        description: 'Accepted: the run that hands the answer to the agent is queued.',
+        schema: 'ResolveAccepted',
+      },
+    },
   },
   'POST /api/sessions/{id}/cancel': {
     summary: "Stop the session's turn, or withdraw the open requests of a paused session.",

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ResolutionSchema } from '../answers.ts';
 
 /**
  * The shapes of the answers the documents describe with a schema: each is checked against the
@@ -52,6 +53,25 @@ export const AcceptedSchema = z.object(acceptedFields).strict();
 /** The answer to `assistant_message`. */
 export const AcceptedFrameSchema = z
   .object({ type: z.literal('assistant:accepted'), ...acceptedFields })
+  .strict();
+
+/** An answer accepted: `202` of `POST /api/sessions/{id}/actions/{actionId}`, and the fields of `assistant:resolved`. */
+const resolvedFields = {
+  session_id: z.string(),
+  action_id: z.string(),
+  /** The run that hands the answer to the agent's `resolveAction`. */
+  run_id: z.string(),
+  status: z.literal('queued'),
+  /** The answer as recorded. */
+  decision: ResolutionSchema.nullable(),
+  duplicate: z.boolean(),
+};
+export const ResolveAcceptedSchema = z.object(resolvedFields).strict();
+export type ResolveAccepted = z.infer<typeof ResolveAcceptedSchema>;
+
+/** The answer to `assistant_resolve_action`. */
+export const ResolvedFrameSchema = z
+  .object({ type: z.literal('assistant:resolved'), ...resolvedFields })
   .strict();
 
 /** The answer to `assistant_join_session`, after the stored events. */
