@@ -1,5 +1,4 @@
-import type { PendingAction, StopReason, Usage } from '../lib/agents/index.ts';
-import type { RewriteMode } from '../lib/contract/index.ts';
+import type { AnswerFile, PendingToolCall, SessionEventData, SessionEventType } from '../lib/events/log.ts';
 import type { SessionEvent } from '../lib/store/events.ts';
 
 /**
@@ -14,14 +13,6 @@ import type { SessionEvent } from '../lib/store/events.ts';
  * });
  * ```
  */
-export interface PendingToolCall {
-  tool_name: string;
-  call_id: string;
-  arguments: unknown;
-  /** Call ids of further host actions of the same response, handed over one at a time. */
-  queued: string[];
-}
-
 /**
  * A file an answer produced (`final_response.files`).
  *
@@ -30,72 +21,18 @@ export interface PendingToolCall {
  * session.on('final_response', (e) => e.data.files.forEach((f: AnswerFile) => console.log(f.name)));
  * ```
  */
-export interface AnswerFile {
-  id: string;
-  name: string;
-  media_type?: string;
-  mimeType?: string;
-  size: number;
-}
-
-/** What closes a turn: `session.status_idle` and `session.status_requires_action`. */
-interface TurnEnd {
-  status: 'completed' | 'error' | 'cancelled' | 'incomplete' | 'requires_action';
-  stop_reason: StopReason | null;
-  detail: unknown;
-  spent_usd: number;
-  usage?: Usage | null;
-}
+export type { AnswerFile, PendingToolCall };
 
 /**
- * The `data` of each event type of the session's event log (docs/protocol.md, "Events").
+ * The `data` of each event type of the session's event log (docs/protocol.md, "Events"): the
+ * server's own schemas (lib/events/log.ts), as types.
  *
  * @example
  * ```ts
  * const text: EventDataMap['agent.message.delta']['text'] = 'It left ';
  * ```
  */
-export interface EventDataMap {
-  'session.status_running': { kind: string; interrupted?: string[] };
-  'messages.replaced': { message_ids: string[]; mode: RewriteMode; from_message_id: string };
-  'user.message': { message_id: string; content: string; mode?: RewriteMode; from_message_id?: string };
-  'agent.tool_use': { message_id: string; id: string; name: string; args: unknown };
-  'agent.tool_result': {
-    message_id: string;
-    id: string;
-    name: string;
-    ok: boolean;
-    result: unknown;
-    error: unknown;
-  };
-  'agent.message.delta': { message_id: string; text: string };
-  'action.required': { message_id: string; actions: PendingAction[] };
-  final_response: {
-    message_id: string;
-    content: string | null;
-    stop_reason: StopReason;
-    usage: Usage | null;
-    pending_tool_call: PendingToolCall | null;
-    files: AnswerFile[];
-    /** With `output_mode: "host_tools"`. */
-    decision?: 'hold' | 'pending' | 'completed';
-  };
-  tool_call: { message_id: string; category: 'host'; call_id: string; name: string; arguments: unknown };
-  'action.resolved': {
-    action_id: string;
-    message_id: string;
-    type: PendingAction['type'];
-    status: 'resolved' | 'cancelled' | 'expired' | 'superseded';
-    actor: string | null;
-    channel: string | null;
-    expired: boolean;
-    resolution: unknown;
-  };
-  'session.error': { code: string; message: string; status: number };
-  'session.status_idle': TurnEnd;
-  'session.status_requires_action': TurnEnd;
-  'session.deleted': Record<string, never>;
-}
+export type EventDataMap = { [T in SessionEventType]: SessionEventData<T> };
 
 /**
  * Every event type the log holds.

@@ -35,6 +35,9 @@ export function accountingOf(
  * cost (the seed's `spentUsd`), and the run's `usage` when it reported one. The usage is also what a
  * worker that takes over a lost run reads back, so a run that ended in the log is counted as it said.
  */
-export function closingSpend(spentUsd: number, usage: Usage | undefined): Record<string, unknown> {
+export function closingSpend(
+  spentUsd: number,
+  usage: Usage | undefined,
+): { spent_usd: number; usage?: Usage } {
   return { spent_usd: roundUsd(spentUsd + costOf(usage)), ...(usage && { usage }) };
 }

@@ -1,5 +1,6 @@
 import type { Runtime } from '../config/index.ts';
 import { FencedError } from '../errors/index.ts';
+import type { SessionEventData, SessionEventType } from '../events/index.ts';
 import { appendEvents, type SessionEvent } from '../store/index.ts';
 import { Audience } from '../transport/index.ts';
 
@@ -59,7 +60,7 @@ export class EventStream {
   }
 
   /** Appends one event (after any text gathered before it), to be stored and sent with its window. */
-  append(type: string, data: Record<string, unknown>): void {
+  append<T extends SessionEventType>(type: T, data: SessionEventData<T>): void {
     this.#closeText();
     this.#push(type, data);
     this.#schedule();

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { applyPause, pendingToolCallOf, resolutionView } from '../actions/index.ts';
+import { applyPause, askedOf, pendingToolCallOf, resolutionView } from '../actions/index.ts';
 import type { HostResult, ResolvedHitl } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { budgetReachedEvent, pauseOpened, pauseResolved, publishEvents } from '../events/index.ts';
@@ -17,7 +17,7 @@ import {
 import { type BudgetScope, budgetReached, costOf, type TurnAccounting } from '../usage/index.ts';
 import { closingSpend } from './accounting.ts';
 import type { EventStream } from './event-stream.ts';
-import type { TurnState } from './turn-state.ts';
+import type { TurnOutcome, TurnState } from './turn-state.ts';
 
 /** How a run came to call the agent: a message, or an answer to one of its requests. */
 export type SettleMode =
@@ -50,6 +50,7 @@ const LOST: RunOutcome = {
 /** Announces requests that were decided without an answer (withdrawn, superseded, expired). */
 export function announceDecided(stream: EventStream, actions: ActionRecord[]): void {
   for (const a of actions) {
+    if (a.status === 'pending' || a.status === 'queued') continue;
     stream.append('action.resolved', {
       action_id: a.actionId,
       message_id: a.messageId,
@@ -145,6 +146,7 @@ export async function settle(
         stop_reason: 'requires_action',
         usage: null,
         pending_tool_call: pendingToolCallOf(next, queued),
+        files: [],
       });
     }
     const waiting = mode.others.length > 0;
@@ -204,13 +206,13 @@ export async function settle(
   announceDecided(stream, change.withdrawn);
   const questions = change.asked.filter((a) => a.kind !== 'host_tool');
   if (questions.length > 0)
-    stream.append('action.required', { message_id: messageId, actions: questions.map((a) => a.action) });
+    stream.append('action.required', { message_id: messageId, actions: questions.map(askedOf) });
   // What is open now, this run's requests and any an earlier turn left open alike.
   const remaining = await openActions(rt, run.sessionId);
   const hostCalls = remaining.filter((a) => a.kind === 'host_tool');
   const pendingCall = hostCalls.find((a) => a.status === 'pending');
   const stillOpen = remaining.length;
-  const outcome: RunOutcome =
+  const outcome: TurnOutcome =
     stillOpen > 0 && settled.outcome.status === 'completed'
       ? { ...settled.outcome, status: 'requires_action', stopReason: result.stopReason ?? 'requires_action' }
       : settled.outcome;

@@ -18,6 +18,9 @@ function addUsage(total: Usage | undefined, next: Usage): Usage {
   };
 }
 
+/** How a turn that ran ends: any outcome but `steered`, which is a queued message's, not a turn's. */
+export type TurnOutcome = RunOutcome & { status: Exclude<RunOutcome['status'], 'steered'> };
+
 /** What one turn has reported so far, folded from its events, and how its result is read against it. */
 export class TurnState {
   text = '';
@@ -90,7 +93,7 @@ export class TurnState {
     content: string;
     pendingActions: PendingAction[];
     usage?: Usage;
-    outcome: RunOutcome;
+    outcome: TurnOutcome;
   } {
     const content = result.content ? result.content : this.text;
     // Host calls the agent answered itself (a tool_result with their id) are not the host's to do.
@@ -98,7 +101,7 @@ export class TurnState {
     const asked = result.pendingActions ?? this.actions;
     const pendingActions = [...asked, ...hostCalls.filter((h) => !asked.some((a) => a.id === h.id))];
     const usage = result.usage ? priceUsage(result.usage, this.pricing) : this.usage;
-    let status: RunOutcome['status'] = 'completed';
+    let status: TurnOutcome['status'] = 'completed';
     if (result.status === 'cancelled') status = 'cancelled';
     else if (result.status === 'incomplete') status = 'incomplete';
     else if (pendingActions.length > 0) status = 'requires_action';

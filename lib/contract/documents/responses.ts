@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SESSION_EVENTS, type SessionEventType } from '../../events/log.ts';
 import { ResolutionSchema } from '../answers.ts';
 
 /**
@@ -104,21 +105,34 @@ export const ErrorFrameSchema = z
   })
   .strict();
 
-/** One event of a session's log, on the socket and over HTTP. */
-export const EventSchema = z
+/** What every event of a session's log has besides its `type` and `data`. */
+const envelope = {
+  seq: z.number().int().min(1),
+  session_id: z.string(),
+  run_id: z.string().optional(),
+  at: z.string(),
+};
+
+const EVENT_TYPES = Object.keys(SESSION_EVENTS) as [SessionEventType, ...SessionEventType[]];
+
+/** An event too large for a frame: its envelope with `data: {}`; read it whole at `href`. */
+const TruncatedEventSchema = z
   .object({
-    seq: z.number().int().min(1),
-    type: z.string(),
-    session_id: z.string(),
-    run_id: z.string().optional(),
-    at: z.string(),
-    /** The event type's own fields (docs/protocol.md#events); `{}` when the event is truncated. */
-    data: z.record(z.string(), z.unknown()),
-    /** An event too large for a frame: read it whole at `href`. */
-    truncated: z.literal(true).optional(),
-    href: z.string().optional(),
+    ...envelope,
+    type: z.enum(EVENT_TYPES),
+    data: z.object({}).strict(),
+    truncated: z.literal(true),
+    href: z.string(),
   })
   .strict();
+
+/** One event of a session's log, on the socket and over HTTP: each type with its own `data`. */
+export const EventSchema = z.union([
+  ...EVENT_TYPES.map((type) =>
+    z.object({ ...envelope, type: z.literal(type), data: SESSION_EVENTS[type] }).strict(),
+  ),
+  TruncatedEventSchema,
+]);
 
 /** The server→client frame that carries events. */
 export const EventsFrameSchema = z
