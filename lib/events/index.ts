@@ -8,16 +8,6 @@ export {
   turnFailed,
 } from './build.ts';
 export { entrySize, PUT_EVENTS_LIMITS, putEventsCalls } from './limits.ts';
-export {
-  type AnswerFile,
-  AnswerFileSchema,
-  isSessionEventType,
-  type PendingToolCall,
-  PendingToolCallSchema,
-  SESSION_EVENTS,
-  type SessionEventData,
-  type SessionEventType,
-} from './log.ts';
 export { type Published, publishEvents, publishing } from './publish.ts';
 export {
   BudgetReachedSchema,

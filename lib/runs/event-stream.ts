@@ -1,6 +1,6 @@
 import type { Runtime } from '../config/index.ts';
 import { FencedError } from '../errors/index.ts';
-import type { SessionEventData, SessionEventType } from '../events/index.ts';
+import type { SessionEventData, SessionEventType } from '../events/log.ts';
 import { appendEvents, type SessionEvent } from '../store/index.ts';
 import { Audience } from '../transport/index.ts';
 

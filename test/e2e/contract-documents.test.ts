@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { SESSION_EVENTS, type SessionEventType } from '../../lib/events/index.ts';
+import { SESSION_EVENTS, type SessionEventType } from '../../lib/events/log.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { mintDevToken } from '../../sandbox/dev-key.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
