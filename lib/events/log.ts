@@ -7,7 +7,8 @@ import type { RunKind } from '../store/index.ts';
 /**
  * The `data` of each event type of a session's event log (docs/protocol.md, "Events"): what the
  * runs append (`EventStream.append` takes nothing else), what the AsyncAPI document describes and
- * what the client's types are made of. The client imports them as types only.
+ * what the client's types are made of. The runs and the client import them as types only: the
+ * schemas stay out of the functions' and the browser's bundles.
  */
 
 const messageId = z.string();
@@ -136,7 +137,3 @@ export type SessionEventType = keyof typeof SESSION_EVENTS;
 
 /** The `data` of one event type. */
 export type SessionEventData<T extends SessionEventType> = z.infer<(typeof SESSION_EVENTS)[T]>;
-
-/** Whether `type` is an event type of the log. */
-export const isSessionEventType = (type: string): type is SessionEventType =>
-  Object.hasOwn(SESSION_EVENTS, type);
