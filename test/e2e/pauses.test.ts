@@ -396,6 +396,53 @@ describe('host actions', () => {
     expect(frame).toMatchObject({ type: 'assistant:error', error: { type: 'session', code: 'superseded' } });
   });
 
+  it('a cancel leaves a pending host call open: 409 nothing_to_cancel over HTTP and the socket, and the continuation still resumes', async () => {
+    const id = sid('cancelcall');
+    await say(id, 'one', { agent_id: 'driver', ...context });
+    const cancel = await api(sandbox.url, 'POST', `/api/sessions/${id}/cancel`);
+    expect(cancel.status, cancel.text).toBe(409);
+    expect(cancel.json.error).toMatchObject({ code: 'nothing_to_cancel' });
+    const frame = await watcher.request({ action: 'assistant_cancel', session_id: id });
+    expect(frame).toMatchObject({
+      type: 'assistant:error',
+      error: { type: 'session', code: 'nothing_to_cancel' },
+    });
+    expect(await session(id)).toMatchObject({
+      status: 'requires_action',
+      pending_action: { call_id: 'call_select' },
+    });
+    const cont = await say(id, '', { tool_call_id: 'call_select', tool_result: { selected: 42 } });
+    expect(cont.events.at(-1)?.type).toBe('session.status_idle');
+    expect((await messages(id))[1]?.content).toBe('Working on it. Done: {"selected":42}');
+    expect(cancelledIn(id)).toEqual([]);
+  });
+
+  it('a cancel on a session paused on an approval and a host call withdraws the approval only', async () => {
+    const id = sid('cancelmixed');
+    await say(id, 'mixed', { agent_id: 'driver', ...context });
+    expect(await session(id)).toMatchObject({
+      status: 'requires_action',
+      pending_action: { call_id: 'call_select' },
+      pending_actions: [{ id: 'req_confirm', status: 'pending' }],
+    });
+    const cancel = await api(sandbox.url, 'POST', `/api/sessions/${id}/cancel`);
+    expect(cancel.status, cancel.text).toBe(202);
+    expect(cancel.json).toMatchObject({ status: 'withdrawn', withdrawn: ['req_confirm'] });
+    const withdrawn = await watcher.waitFor(ended((cancel.json.run_ids as string[])[0]), 'the withdrawal');
+    expect(withdrawn.type).toBe('session.status_requires_action');
+    expect(await session(id)).toMatchObject({
+      status: 'requires_action',
+      pending_action: { call_id: 'call_select' },
+      pending_actions: [],
+    });
+    const late = await answer(id, 'req_confirm', { decision: 'approve' });
+    expect(late.status).toBe(409);
+    expect(late.json.error).toMatchObject({ code: 'withdrawn' });
+    const cont = await say(id, '', { tool_call_id: 'call_select', tool_result: 'ok' });
+    expect(cont.events.at(-1)?.type).toBe('session.status_idle');
+    expect(await session(id)).toMatchObject({ status: 'idle', pending_action: null });
+  });
+
   it('takes screenshot data URIs out of a tool result and offers them to look_at_screen; the continuation’s attachments follow the result', async () => {
     const id = sid('shot');
     await say(id, 'one', { agent_id: 'driver', ...context });
