@@ -12,6 +12,25 @@ import { TestSocket, turnEnded } from '../support/ws-client.ts';
 const agents = pauseAgents();
 const app = createSwitchboard();
 for (const definition of agents.definitions) app.registerHostAgent(definition);
+
+const WIRE = { id: 'req_wire', type: 'tool_approval' as const, toolName: 'wire_money', args: { amount: 5 } };
+const ACCOUNT = {
+  id: 'req_account',
+  type: 'user_question' as const,
+  questions: [{ question: 'Which account?', options: [{ label: 'main' }, { label: 'savings' }] }],
+};
+/** An agent whose replies carry the open requests on unchanged, with a content: "done, or moving on". */
+app.registerHostAgent({
+  info: { id: 'carrier' },
+  async invoke({ message }) {
+    if (message === 'two') return { content: 'Two things first.', pendingActions: [WIRE, ACCOUNT] };
+    if (message === 'again') return { content: 'Still the account.', pendingActions: [ACCOUNT] };
+    return { content: `echo: ${message}` };
+  },
+  async resolveAction(input) {
+    return { content: `noted ${input.actionId}`, pendingActions: input.pendingActions };
+  },
+});
 let sandbox: Sandbox;
 let watcher: TestSocket;
 const sid = sessionIds('p');
@@ -218,6 +237,73 @@ describe('approvals and questions', () => {
     expect(resolvedIn(id).map((r) => r.resolution)).toEqual([
       { type: 'client_tool', output: { text: 'copied' } },
     ]);
+  });
+});
+
+describe('a request the reply carries on unchanged', () => {
+  type Asked = { id: string; status: string; actor?: string };
+  /** Each message's view of one request, by message id. */
+  const viewsOf = async (id: string, actionId: string) =>
+    (await messages(id)).flatMap((m) =>
+      ((m.pending_actions as Asked[] | undefined) ?? [])
+        .filter((a) => a.id === actionId)
+        .map((a) => ({ message: m.id as string, status: a.status })),
+    );
+  /** The session's listing of its open requests, and each listed one as the message it names shows it. */
+  async function listed(id: string) {
+    const open = (await session(id)).pending_actions as { id: string; status: string; message_id: string }[];
+    const stored = await messages(id);
+    return open.map((a) => ({
+      id: a.id,
+      status: a.status,
+      there: (stored.find((m) => m.id === a.message_id)?.pending_actions as Asked[] | undefined)?.find(
+        (b) => b.id === a.id,
+      )?.status,
+    }));
+  }
+
+  it('after an answer: the reply shows it pending, as does the message that asked it and the session; answered, every view shows it resolved', async () => {
+    const id = sid('carry');
+    await say(id, 'two', { agent_id: 'carrier' });
+    const first = await answer(id, 'req_wire', { decision: 'approve' });
+    expect(first.status, first.text).toBe(202);
+    const stored = await messages(id);
+    expect(stored.map((m) => m.role)).toEqual(['user', 'assistant', 'assistant']);
+    expect(stored[1]?.pending_actions).toMatchObject([
+      { id: 'req_wire', status: 'resolved' },
+      { id: 'req_account', status: 'pending' },
+    ]);
+    expect(stored[2]?.pending_actions).toMatchObject([{ id: 'req_account', status: 'pending' }]);
+    expect(await viewsOf(id, 'req_account')).toEqual([
+      { message: stored[1]?.id, status: 'pending' },
+      { message: stored[2]?.id, status: 'pending' },
+    ]);
+    expect(await session(id)).toMatchObject({ status: 'requires_action' });
+    expect(await listed(id)).toEqual([{ id: 'req_account', status: 'pending', there: 'pending' }]);
+
+    const last = await answer(id, 'req_account', { answers: ['main'] });
+    expect(last.status, last.text).toBe(202);
+    expect((await viewsOf(id, 'req_account')).map((v) => v.status)).toEqual(['resolved', 'resolved']);
+    expect(await session(id)).toMatchObject({ status: 'idle', pending_actions: [] });
+  });
+
+  it('after a new message: the reply that asks an open request again unchanged shows it pending; the one it leaves out is withdrawn', async () => {
+    const id = sid('reask');
+    await say(id, 'two', { agent_id: 'carrier' });
+    const next = await say(id, 'again');
+    expect(next.events.filter((e) => e.type === 'action.resolved').map((e) => e.data)).toMatchObject([
+      { action_id: 'req_wire', status: 'cancelled', actor: 'system' },
+    ]);
+    const stored = await messages(id);
+    expect(stored.map((m) => m.content)).toEqual(['two', 'Two things first.', 'again', 'Still the account.']);
+    expect(await viewsOf(id, 'req_account')).toEqual([
+      { message: stored[1]?.id, status: 'pending' },
+      { message: stored[3]?.id, status: 'pending' },
+    ]);
+    expect(await viewsOf(id, 'req_wire')).toEqual([{ message: stored[1]?.id, status: 'cancelled' }]);
+    expect(await listed(id)).toEqual([{ id: 'req_account', status: 'pending', there: 'pending' }]);
+    expect((await answer(id, 'req_account', { answers: ['savings'] })).status).toBe(202);
+    expect((await viewsOf(id, 'req_account')).map((v) => v.status)).toEqual(['resolved', 'resolved']);
   });
 });
 
