@@ -58,7 +58,7 @@ export async function runMessage(scope: RunScope): Promise<RunOutcome> {
     kind: 'turn',
     ...(run.interrupted?.length && { interrupted: run.interrupted }),
   });
-  await cutBack(rt, run, stream);
+  const leftBehind = await cutBack(rt, scope.session, run, stream);
   const history = await listMessages(rt, run.sessionId, { through: run.userMessageId, current: true });
   const userMessage = history.at(-1);
   if (userMessage)
@@ -67,9 +67,12 @@ export async function runMessage(scope: RunScope): Promise<RunOutcome> {
       content: userMessage.content,
       ...(run.rewrite && { mode: run.rewrite.mode, from_message_id: run.rewrite.fromMessageId }),
     });
-  const decided = (
-    await Promise.all((run.withdrawn ?? []).map((id) => getAction(rt, run.sessionId, id)))
-  ).filter((a) => a !== undefined);
+  const decided = [
+    ...(await Promise.all((run.withdrawn ?? []).map((id) => getAction(rt, run.sessionId, id)))).filter(
+      (a) => a !== undefined,
+    ),
+    ...leftBehind,
+  ];
   announceDecided(stream, decided);
   const withdrawn = decided.filter((a) => a.status === 'cancelled').map(askedOf);
   if (withdrawn.length > 0)
