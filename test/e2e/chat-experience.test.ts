@@ -339,6 +339,33 @@ describe('regenerate and edit: the replaced answer’s open requests', () => {
     await expectWithdrawn(id, await endOf(regen.run_id));
     expect((await messages(id)).map((m) => m.content)).toEqual(['hold the wire', 'a fresh answer']);
   });
+
+  it('a rewrite cancelled before its run started still announces what it withdrew, and tells the hook', async () => {
+    const id = sid('rewritecancel');
+    await say(id, 'wire', rewinder);
+    const [question] = await messages(id);
+    const held = await alice.request({ action: 'assistant_message', session_id: id, content: 'hold on' });
+    await within(holdOf(ref(id)).started.opened, 'the held turn to start');
+    const edit = await alice.request({
+      action: 'assistant_message',
+      session_id: id,
+      content: 'hello',
+      mode: 'edit',
+      from_message_id: question?.id,
+    });
+    expect(edit.type, JSON.stringify(edit)).toBe('assistant:accepted');
+    const cancel = await http('POST', `/api/sessions/${id}/cancel`);
+    expect(cancel.json).toMatchObject({ status: 'cancelling', run_ids: [held.run_id, edit.run_id] });
+    holdOf(ref(id)).release.open();
+    await endOf(held.run_id);
+    const events = await endOf(edit.run_id);
+    expect(events.at(-1)?.data).toMatchObject({ status: 'cancelled' });
+    expect(withdrawnIn(events)).toMatchObject([{ action_id: 'a1', status: 'cancelled', actor: 'system' }]);
+    expect(rewindsOf(id).filter((c) => c.reason === 'withdrawn')).toMatchObject([
+      { actions: [{ id: 'a1' }] },
+    ]);
+    expect(await sessionOf(id)).toMatchObject({ status: 'idle', pending_actions: [] });
+  });
 });
 
 describe('regenerate and edit: what is refused, and stores nothing', () => {
