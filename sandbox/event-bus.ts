@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { entrySize, PUT_EVENTS_LIMITS } from '../lib/events/index.ts';
 import { readAll } from './aws/forward.ts';
+import { answerJson, startJsonService } from './json-service.ts';
 
 /** One event the bus took, as a rule's target would receive it. */
 export interface ReceivedEvent {
@@ -23,8 +23,6 @@ export interface EventBusEmulator {
   events(): ReceivedEvent[];
   close(): Promise<void>;
 }
-
-const JSON_1_1 = 'application/x-amz-json-1.1';
 
 interface Entry {
   EventBusName?: unknown;
@@ -78,19 +76,7 @@ function take(entry: Entry, bus: string): ReceivedEvent | EntryResult {
   };
 }
 
-function answer(res: ServerResponse, status: number, body: unknown, errorType?: string) {
-  res
-    .writeHead(status, {
-      'content-type': JSON_1_1,
-      'x-amzn-requestid': randomUUID(),
-      ...(errorType && { 'x-amzn-errortype': errorType }),
-    })
-    .end(
-      JSON.stringify(
-        errorType ? { __type: errorType, message: (body as { message: string }).message } : body,
-      ),
-    );
-}
+const answer = answerJson;
 
 /**
  * A local EventBridge bus: `PutEvents` (JSON 1.1, `X-Amz-Target: AWSEvents.PutEvents`) with AWS's
@@ -143,22 +129,8 @@ export async function startEventBus(options: {
     });
   }
 
-  const server = createServer((req, res) => {
-    serve(req, res).catch((error: unknown) => {
-      if (!res.headersSent) answer(res, 500, { message: String(error) }, 'InternalException');
-      else res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    events: () => [...received],
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  const service = await startJsonService(serve, 'InternalException');
+  return { ...service, events: () => [...received] };
 }
 
 /** One readable line for an event, as `switchboard dev` prints it: its type and the ids that matter. */

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readAll } from './aws/forward.ts';
 import { namesSecret } from './aws/operations.ts';
+import { answerJson, startJsonService } from './json-service.ts';
 
 /** The one secret the emulator holds. */
 export interface EmulatedSecret {
@@ -19,25 +19,11 @@ export interface SecretsManagerEmulator {
   close(): Promise<void>;
 }
 
-const JSON_1_1 = 'application/x-amz-json-1.1';
-
 /** The stage every read without one gets: a secret that is never rotated has only this version. */
 const CURRENT = 'AWSCURRENT';
 
-function answer(res: ServerResponse, status: number, body: unknown, errorType?: string) {
-  res
-    .writeHead(status, {
-      'content-type': JSON_1_1,
-      'x-amzn-requestid': randomUUID(),
-      ...(errorType && { 'x-amzn-errortype': errorType }),
-    })
-    // Secrets Manager names an error's text `Message`; the SDK reads either spelling.
-    .end(
-      JSON.stringify(
-        errorType ? { __type: errorType, Message: (body as { message: string }).message } : body,
-      ),
-    );
-}
+const answer = (res: ServerResponse, status: number, body: unknown, errorType?: string) =>
+  answerJson(res, status, body, errorType, 'Message');
 
 /**
  * A local Secrets Manager holding one secret: `GetSecretValue` (JSON 1.1, `X-Amz-Target:
@@ -91,19 +77,5 @@ export async function startSecretsManager(secret: EmulatedSecret): Promise<Secre
     });
   }
 
-  const server = createServer((req, res) => {
-    serve(req, res).catch((error: unknown) => {
-      if (!res.headersSent) answer(res, 500, { message: String(error) }, 'InternalServiceError');
-      else res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return startJsonService(serve, 'InternalServiceError');
 }

@@ -52,7 +52,8 @@ const MAX_USER_ID = 256;
  */
 function refuseOversized(resolved: unknown): void {
   const id = (resolved as { user?: { id?: unknown } } | null)?.user?.id;
-  if (typeof id === 'string' && id.length > MAX_USER_ID)
+  // Characters as the schema counts them: code points, so 256 of any script fit.
+  if (typeof id === 'string' && [...id].length > MAX_USER_ID)
     throw new InvalidTokenError(`The caller's user id is over ${MAX_USER_ID} characters.`);
 }
 
@@ -97,7 +98,7 @@ export function identityFromContext(resolved: unknown): Identity {
   } catch {}
   if (json === undefined) throw new InvalidContextError('resolveContext must return data that is JSON.');
   if (Buffer.byteLength(json) > MAX_DATA_BYTES)
-    throw new InvalidTokenError(`The caller's context is over ${MAX_DATA_BYTES} bytes as JSON.`);
+    throw new InvalidTokenError(`The caller's context must be at most ${MAX_DATA_BYTES} bytes as JSON.`);
   return { user: user.id, data: JSON.parse(json) as Record<string, unknown> };
 }
 

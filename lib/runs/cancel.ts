@@ -57,7 +57,9 @@ async function queueBookkeeping(
 
 /**
  * `POST /api/sessions/{id}/cancel`: stops the running (or queued) turn, or, on a paused session,
- * withdraws its open requests. A cancel with nothing to stop is a 409.
+ * withdraws its open approvals, questions and client tools. A pending host call is left open: the
+ * host may be performing it, and cancelling the planning neither stops a physical action nor
+ * revokes its result (host contract). A cancel with nothing else to stop is a 409.
  */
 export async function cancelSession(rt: Runtime, identity: Identity, sessionId: string) {
   const session = await ownedSession(rt, identity, sessionId);
@@ -65,24 +67,24 @@ export async function cancelSession(rt: Runtime, identity: Identity, sessionId: 
   if (stopped.length > 0)
     return { session_id: hostSessionId(session.sessionId), status: 'cancelling' as const, run_ids: stopped };
   const withdrawn: string[] = [];
-  const events: DomainEvent[] = [];
-  for (const action of await openActions(rt, session.sessionId)) {
+  const events: (DomainEvent | undefined)[] = [];
+  const open = (await openActions(rt, session.sessionId)).filter((a) => a.kind !== 'host_tool');
+  for (const action of open) {
     const decided = await decideAction(
       rt,
       session.sessionId,
       action.actionId,
       { status: 'cancelled', actor: identity.user, channel: 'api' },
-      { now: Date.now(), mustBeLive: false, from: action.status },
+      { now: rt.clock(), mustBeLive: false, from: action.status },
     );
-    if (decided) withdrawn.push(action.actionId);
-    // A queued host call was never announced as opened: its withdrawal is not announced either.
-    const event = decided && action.status === 'pending' ? pauseResolved(session, decided) : undefined;
-    if (event) events.push(event);
+    if (!decided) continue;
+    withdrawn.push(action.actionId);
+    events.push(pauseResolved(session, decided));
   }
   if (withdrawn.length === 0)
     throw new SessionConflictError(
       'nothing_to_cancel',
-      'The session has no running turn and no open request.',
+      'The session has no running turn and no open request to withdraw (a pending host call stays open).',
     );
   const runId = await queueBookkeeping(rt, session, 'withdraw', withdrawn);
   await publishEvents(rt, events);

@@ -31,9 +31,41 @@ import { enqueue } from './job.ts';
 import type { Accepted } from './submit.ts';
 
 /**
+ * Decides open requests that a newer run (`runId`) leaves behind, without an answer: a host call is
+ * superseded, any other request withdrawn (cancelled, by system). One conditional write each, so a
+ * request someone answered meanwhile stays answered. Returns the decided records, and the domain
+ * events for those that had been announced as opened.
+ */
+export async function decideLeftBehind(
+  rt: Runtime,
+  session: SessionRecord,
+  actions: ActionRecord[],
+  runId: string,
+): Promise<{ decided: ActionRecord[]; events: (DomainEvent | undefined)[] }> {
+  const decided: ActionRecord[] = [];
+  const events: (DomainEvent | undefined)[] = [];
+  for (const action of actions) {
+    const host = action.kind === 'host_tool';
+    const done = await decideAction(
+      rt,
+      session.sessionId,
+      action.actionId,
+      { status: host ? 'superseded' : 'cancelled', actor: 'system', channel: 'system', decidedBy: runId },
+      { now: rt.clock(), mustBeLive: false, from: action.status },
+    );
+    if (!done) continue;
+    decided.push(done);
+    // A queued host call was never announced as opened: its end is not announced either.
+    if (action.status === 'pending') events.push(pauseResolved(session, done));
+  }
+  return { decided, events };
+}
+
+/**
  * A new message decides what is open before it is queued: a pending host call is superseded (a
  * late continuation for it is then a 409), and under `pendingActionPolicy: 'cancel'` open requests
- * are withdrawn. The new turn's run announces them and tells the cancel hook.
+ * are withdrawn, as are, whatever the policy, those asked on the messages a regenerate or an edit
+ * cuts away (`cut`). The new turn's run announces them and tells the cancel hook.
  */
 export async function supersedeOpen(
   rt: Runtime,
@@ -41,6 +73,7 @@ export async function supersedeOpen(
   identity: Identity,
   session: SessionRecord,
   runId: string,
+  cut?: (messageId: string) => boolean,
 ): Promise<string[]> {
   const open = await openActions(rt, session.sessionId);
   // A retry after a crash: what this run already decided is still its to announce.
@@ -50,24 +83,14 @@ export async function supersedeOpen(
   if (open.length === 0) return earlier;
   const agent = await app.resolveAgent(session.agentId, requestContextOf(identity));
   const policy = agent?.definition.pendingActionPolicy ?? 'keep';
-  const decided: string[] = [];
-  const events: (DomainEvent | undefined)[] = [];
-  for (const action of open) {
-    const host = action.kind === 'host_tool';
-    if (!host && policy !== 'cancel') continue;
-    const done = await decideAction(
-      rt,
-      session.sessionId,
-      action.actionId,
-      { status: host ? 'superseded' : 'cancelled', actor: 'system', channel: 'system', decidedBy: runId },
-      { now: Date.now(), mustBeLive: false, from: action.status },
-    );
-    if (done) decided.push(action.actionId);
-    // A queued host call was never announced as opened: its end is not announced either.
-    if (done && action.status === 'pending') events.push(pauseResolved(session, done));
-  }
+  const { decided, events } = await decideLeftBehind(
+    rt,
+    session,
+    open.filter((a) => a.kind === 'host_tool' || policy === 'cancel' || cut?.(a.messageId)),
+    runId,
+  );
   await publishEvents(rt, events);
-  return [...earlier, ...decided];
+  return [...earlier, ...decided.map((a) => a.actionId)];
 }
 
 interface Resolution {

@@ -1,17 +1,21 @@
 import type { Runtime } from '../config/index.ts';
 import type { ChatRequest, RewriteMode } from '../contract/index.ts';
 import { MessageNotFoundError, SessionConflictError, ValidationError } from '../errors/index.ts';
+import { publishEvents } from '../events/index.ts';
 import {
+  type ActionRecord,
   findRequest,
   listMessages,
   listRuns,
   type MessageRecord,
   markReplaced,
   messageId,
+  openActions,
   putMessage,
   type RunRecord,
   type SessionRecord,
 } from '../store/index.ts';
+import { decideLeftBehind } from './continuation.ts';
 import type { EventStream } from './event-stream.ts';
 import { isSteeredId } from './steering.ts';
 
@@ -104,6 +108,20 @@ function newestAnswered(
   return pending?.userMessageId ?? questions.at(-1)?.messageId;
 }
 
+/**
+ * Whether a message is cut away by a rewrite whose run is `runId` and runs `userMessageId`: for an
+ * edit the edited message and everything after it, for a regenerate everything after the question
+ * it answers again; never the run's own messages.
+ */
+export function cutAway(
+  rewrite: Pick<Rewrite, 'mode' | 'fromMessageId'>,
+  userMessageId: string,
+  runId: string,
+): (messageId: string) => boolean {
+  const own = messageId(runId, 0);
+  return (id) => (rewrite.mode === 'edit' ? id >= rewrite.fromMessageId : id > userMessageId) && id < own;
+}
+
 /** What stores a turn's user message: `putMessage`, except for a regenerate, which runs a stored one again. */
 export function userMessageWriter(rewrite: Rewrite | undefined): typeof putMessage {
   return rewrite?.mode === 'regenerate' ? async () => {} : putMessage;
@@ -114,17 +132,30 @@ export function userMessageWriter(rewrite: Rewrite | undefined): typeof putMessa
  * before it has ended by then): each message after the cut and before this run's own is marked
  * replaced (kept, left out of the conversation), and `messages.replaced` says which. A regenerate
  * keeps the user message it runs; an edit replaces the message it changes.
+ *
+ * First, the requests still open on those messages are decided as the message's submission decides
+ * them (see `supersedeOpen`): those a turn queued ahead of this one asked after it was accepted. So
+ * no request is left open on a message nobody sees. Returns them, for the run to announce.
  */
-export async function cutBack(rt: Runtime, run: RunRecord, stream: EventStream): Promise<void> {
-  if (!run.rewrite) return;
+export async function cutBack(
+  rt: Runtime,
+  session: SessionRecord,
+  run: RunRecord,
+  stream: EventStream,
+): Promise<ActionRecord[]> {
+  if (!run.rewrite) return [];
   const { mode, fromMessageId } = run.rewrite;
-  const own = messageId(run.runId, 0);
-  const cut = (m: MessageRecord) =>
-    (mode === 'edit' ? m.messageId >= fromMessageId : m.messageId > run.userMessageId) && m.messageId < own;
+  const cut = cutAway(run.rewrite, run.userMessageId, run.runId);
+  const open = (await openActions(rt, run.sessionId)).filter((a) => cut(a.messageId));
+  const { decided, events } = await decideLeftBehind(rt, session, open, run.runId);
   const replacement = { by: run.runId, mode, at: new Date().toISOString() };
   const replaced: string[] = [];
-  for (const m of (await listMessages(rt, run.sessionId, { current: true })).filter(cut)) {
+  for (const m of (await listMessages(rt, run.sessionId, { current: true })).filter((m) =>
+    cut(m.messageId),
+  )) {
     if (await markReplaced(rt, run.sessionId, m.messageId, replacement)) replaced.push(m.messageId);
   }
   stream.append('messages.replaced', { message_ids: replaced, mode, from_message_id: fromMessageId });
+  await publishEvents(rt, events);
+  return decided;
 }

@@ -2,6 +2,7 @@ import { askedOf } from '../actions/index.ts';
 import type { Attachment } from '../contract/index.ts';
 import { conversationFiles, sessionFiles } from '../files/index.ts';
 import {
+  type ActionRecord,
   deletePartition,
   deleteSessionObjects,
   getAction,
@@ -51,6 +52,32 @@ const idleOrPaused = async (scope: Pick<RunScope, 'rt' | 'run' | 'stream' | 'acc
   return open.length > 0;
 };
 
+/**
+ * Announces what a message's run decided without an answer (`run.withdrawn`, decided when the
+ * message was accepted, and `more`, decided as it started) and tells the cancel hook of those
+ * withdrawn. Also for a run cancelled before it started: what its message withdrew stays withdrawn.
+ */
+export async function announceLeftBehind(
+  scope: Pick<RunScope, 'rt' | 'run' | 'stream'> & { agent?: RunScope['agent'] },
+  more: ActionRecord[] = [],
+): Promise<void> {
+  const { rt, run, stream, agent } = scope;
+  const decided = [
+    ...(await Promise.all((run.withdrawn ?? []).map((id) => getAction(rt, run.sessionId, id)))).filter(
+      (a) => a !== undefined,
+    ),
+    ...more,
+  ];
+  announceDecided(stream, decided);
+  const withdrawn = decided.filter((a) => a.status === 'cancelled').map(askedOf);
+  if (agent && withdrawn.length > 0)
+    await callCancelHook(rt, agent, {
+      conversationId: run.sessionId,
+      reason: 'withdrawn',
+      actions: withdrawn,
+    });
+}
+
 /** A user message: announce what it withdrew, then `invoke`. */
 export async function runMessage(scope: RunScope): Promise<RunOutcome> {
   const { rt, agent, run, stream, log } = scope;
@@ -58,7 +85,7 @@ export async function runMessage(scope: RunScope): Promise<RunOutcome> {
     kind: 'turn',
     ...(run.interrupted?.length && { interrupted: run.interrupted }),
   });
-  await cutBack(rt, run, stream);
+  const leftBehind = await cutBack(rt, scope.session, run, stream);
   const history = await listMessages(rt, run.sessionId, { through: run.userMessageId, current: true });
   const userMessage = history.at(-1);
   if (userMessage)
@@ -67,17 +94,7 @@ export async function runMessage(scope: RunScope): Promise<RunOutcome> {
       content: userMessage.content,
       ...(run.rewrite && { mode: run.rewrite.mode, from_message_id: run.rewrite.fromMessageId }),
     });
-  const decided = (
-    await Promise.all((run.withdrawn ?? []).map((id) => getAction(rt, run.sessionId, id)))
-  ).filter((a) => a !== undefined);
-  announceDecided(stream, decided);
-  const withdrawn = decided.filter((a) => a.status === 'cancelled').map(askedOf);
-  if (withdrawn.length > 0)
-    await callCancelHook(rt, agent, {
-      conversationId: run.sessionId,
-      reason: 'withdrawn',
-      actions: withdrawn,
-    });
+  await announceLeftBehind(scope, leftBehind);
   const { input, io } = await invocationOf(rt, agent, run, history, scope.context, (m, d) => log.warn(m, d));
   const hostTools = new Set(input.tools.host.map((t) => t.name));
   const silent = run.outputMode === 'host_tools';

@@ -24,7 +24,7 @@ import { announceFailure, closeLostRun, closeWithError, FAILED } from './close.t
 import { EventStream } from './event-stream.ts';
 import { callCancelHook } from './hooks.ts';
 import type { TurnJob } from './job.ts';
-import { runDelete, runLapse, runMessage, runResolve, runWithdraw } from './run-kinds.ts';
+import { announceLeftBehind, runDelete, runLapse, runMessage, runResolve, runWithdraw } from './run-kinds.ts';
 import { countTurnEnd, isTurn } from './turn-metrics.ts';
 import type { RunScope } from './types.ts';
 import { RunWatch } from './watch.ts';
@@ -134,6 +134,7 @@ async function runClaimed(
   try {
     if (run.cancelRequested) {
       // Cancelled before a worker picked it up: the turn ends here, the agent is never called.
+      if ((run.kind ?? 'turn') === 'turn') await announceLeftBehind({ rt, run, stream, agent });
       stream.append('session.status_idle', {
         status: 'cancelled',
         stop_reason: 'cancelled',

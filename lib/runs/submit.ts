@@ -35,7 +35,7 @@ import { checkFileIds, splitAttachments, storeAttachment } from './attachments.t
 import { interruptAhead, refuseIfBusy } from './busy.ts';
 import { noPendingCall, submitContinuation, supersedeOpen } from './continuation.ts';
 import { enqueue } from './job.ts';
-import { checkRewrite, userMessageWriter } from './rewrite.ts';
+import { checkRewrite, cutAway, userMessageWriter } from './rewrite.ts';
 
 /** The answer to an accepted message: where its turn will show up. */
 export interface Accepted {
@@ -207,7 +207,9 @@ export async function submitTurn(
     }),
   });
   // Always, also on a retry: the writes are conditional, and what this run decided is what it announces.
-  const withdrawn = await supersedeOpen(rt, app, identity, session, record.runId);
+  // A rewrite also withdraws what is open on the messages it cuts away (its run cuts them back).
+  const cut = rewrite && cutAway(rewrite, record.userMessageId, record.runId);
+  const withdrawn = await supersedeOpen(rt, app, identity, session, record.runId, cut);
   // Before its run is queued: the runs it stops are ahead of it in the FIFO group, so it runs next.
   const interrupted = await interruptAhead(rt, request, session.sessionId, record.runId);
   await putRun(rt, {

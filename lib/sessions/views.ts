@@ -87,13 +87,15 @@ export function resultFilesView(files: MessageRecord['files'] = []) {
   return files.map((f) => ({ id: f.id, name: f.name, media_type: f.mimeType ?? null, size: f.size ?? null }));
 }
 
-/** The wire form of a stored message, each request it asked shown with where it is now, and its rating. */
+/**
+ * The wire form of a stored message, each request it lists shown with where it is now, and its
+ * rating. A request's one state is its record: a message that asked it, or a later one that carried
+ * it on unchanged, shows the record's status. Only a message older than the record's own (the
+ * request was asked again, changed, on a later message) shows it withdrawn: it was withdrawn from
+ * that message before it was asked anew. Message ids sort in conversation order.
+ */
 export function messageView(message: MessageRecord, actions: ActionRecord[] = [], feedback?: FeedbackRecord) {
-  const states = new Map(
-    actions.filter((a) => a.messageId === message.messageId).map((a) => [a.actionId, a]),
-  );
-  // A request asked again (changed) on a later message was withdrawn from this one first.
-  const moved = new Set(actions.filter((a) => a.messageId !== message.messageId).map((a) => a.actionId));
+  const records = new Map(actions.map((a) => [a.actionId, a]));
   return {
     id: message.messageId,
     role: message.role,
@@ -103,13 +105,14 @@ export function messageView(message: MessageRecord, actions: ActionRecord[] = []
     ...(message.toolCalls && { tool_calls: message.toolCalls }),
     ...(message.pendingActions && {
       pending_actions: message.pendingActions.map((asked) => {
-        const state = states.get(asked.id);
-        if (!state && moved.has(asked.id)) return { ...asked, status: 'cancelled', actor: 'system' };
+        const record = records.get(asked.id);
+        if (record && record.messageId > message.messageId)
+          return { ...asked, status: 'cancelled', actor: 'system' };
         return {
           ...asked,
-          status: state?.status ?? 'pending',
-          ...(state?.resolution && { resolution: state.resolution }),
-          ...(state?.actor && { actor: state.actor }),
+          status: record?.status ?? 'pending',
+          ...(record?.resolution && { resolution: record.resolution }),
+          ...(record?.actor && { actor: record.actor }),
         };
       }),
     }),

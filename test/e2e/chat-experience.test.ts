@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FeedbackEvent, HostAgentInput } from '../../lib/index.ts';
+import type { FeedbackEvent, HostAgentCancelInput, HostAgentInput } from '../../lib/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { type Gate, gate } from '../support/agents.ts';
@@ -59,6 +59,37 @@ app.registerHostAgent({
 });
 const pauses = pauseAgents();
 app.registerHostAgent(pauses.definitions[0]!);
+/** What the rewinder's cancel hook was told. */
+const rewinds: HostAgentCancelInput[] = [];
+/** An agent that pauses (an approval, or a host call), and answers a regenerate without pausing. */
+app.registerHostAgent({
+  info: { id: 'rewinder' },
+  async invoke(input, { emit }) {
+    if (input.mode === 'regenerate') return { content: 'a fresh answer' };
+    if (input.message.startsWith('hold')) {
+      const { started, release } = holdOf(input.conversationId);
+      started.open();
+      await release.opened;
+    }
+    if (input.message.endsWith('wire'))
+      return {
+        content: 'I need your OK first.',
+        pendingActions: [{ id: 'a1', type: 'tool_approval', toolName: 'wire_money', args: { amount: 5 } }],
+      };
+    if (input.message.endsWith('call')) {
+      emit({ type: 'tool_use', id: 'c1', name: 'select_issue', args: { number: 42 } });
+      return {};
+    }
+    return { content: `echo: ${input.message}` };
+  },
+  async resolveAction(input) {
+    return { content: `resolved ${input.actionId}` };
+  },
+  async cancel(input) {
+    rewinds.push(input);
+  },
+});
+const SELECT = { actions: [{ name: 'select_issue', parameters: { type: 'object', properties: {} } }] };
 
 const TOKENS: Record<string, { user: string; tenant?: string }> = {
   'token-alice': { user: 'alice', tenant: 'acme' },
@@ -228,6 +259,112 @@ describe('edit', () => {
     const all = (await exported(id)).messages;
     expect(all).toHaveLength(6);
     expect(all.filter((m) => m.replaced).map((m) => m.id)).toEqual(before.map((m) => m.id));
+  });
+});
+
+describe('regenerate and edit: the replaced answer’s open requests', () => {
+  const rewinder = { agent_id: 'rewinder' };
+  const rewindsOf = (id: string) => rewinds.filter((c) => c.conversationId === ref(id));
+  const sessionOf = async (id: string) => (await http('GET', `/api/sessions/${id}`)).json;
+  const withdrawnIn = (events: Frame[]) =>
+    events.filter((e) => e.type === 'action.resolved').map((e) => e.data);
+
+  /** A withdrawn request as the seed says it: cancelled by system, the hook told, a late answer a 409. */
+  async function expectWithdrawn(id: string, events: Frame[]) {
+    expect(withdrawnIn(events)).toMatchObject([
+      { action_id: 'a1', status: 'cancelled', actor: 'system', channel: 'system' },
+    ]);
+    expect(rewindsOf(id)).toMatchObject([{ reason: 'withdrawn', actions: [{ id: 'a1' }] }]);
+    expect(rewindsOf(id)[0]?.runId).toBeUndefined();
+    const late = await http('POST', `/api/sessions/${id}/actions/a1`, { decision: 'approve' });
+    expect(late.status, late.text).toBe(409);
+    expect(late.json.error).toMatchObject({ code: 'withdrawn' });
+    expect(await sessionOf(id)).toMatchObject({ status: 'idle', pending_actions: [], pending_action: null });
+  }
+
+  it('an edit withdraws the requests of the answer it replaces, and the session follows the new turn', async () => {
+    const id = sid('editpause');
+    await say(id, 'wire', rewinder);
+    const [question] = await messages(id);
+    expect(await sessionOf(id)).toMatchObject({ status: 'requires_action', pending_actions: [{ id: 'a1' }] });
+    const edited = await say(id, 'hello', { ...rewinder, mode: 'edit', from_message_id: question?.id });
+    await expectWithdrawn(id, edited.events);
+    expect((await messages(id)).map((m) => m.content)).toEqual(['hello', 'echo: hello']);
+  });
+
+  it('a regenerate of a paused answer withdraws its requests; its host call is superseded', async () => {
+    const id = sid('regenpause');
+    await say(id, 'wire', rewinder);
+    const answer = (await messages(id))[1]!;
+    const regen = await say(id, '', { ...rewinder, mode: 'regenerate', from_message_id: answer.id });
+    await expectWithdrawn(id, regen.events);
+    expect((await messages(id)).map((m) => m.content)).toEqual(['wire', 'a fresh answer']);
+
+    const call = sid('regencall');
+    await say(call, 'call', { ...rewinder, host_context: SELECT });
+    expect(await sessionOf(call)).toMatchObject({ pending_action: { call_id: 'c1' } });
+    const paused = (await messages(call))[1]!;
+    const again = await say(call, '', { ...rewinder, mode: 'regenerate', from_message_id: paused.id });
+    expect(withdrawnIn(again.events)).toMatchObject([{ action_id: 'c1', status: 'superseded' }]);
+    const late = await http('POST', '/api/chat', {
+      session_id: call,
+      content: '',
+      tool_call_id: 'c1',
+      tool_result: 'ok',
+    });
+    expect(late.status, late.text).toBe(409);
+    expect(late.json.error).toMatchObject({ code: 'superseded' });
+    expect(await sessionOf(call)).toMatchObject({ status: 'idle', pending_action: null });
+  });
+
+  it('a regenerate accepted while the turn runs withdraws what that turn then asks, as its run cuts it back', async () => {
+    const id = sid('regenbusy');
+    const accepted = await alice.request({
+      action: 'assistant_message',
+      session_id: id,
+      content: 'hold the wire',
+      ...rewinder,
+    });
+    await within(holdOf(ref(id)).started.opened, 'the held turn to start');
+    const regen = await alice.request({
+      action: 'assistant_message',
+      session_id: id,
+      content: '',
+      mode: 'regenerate',
+      from_message_id: accepted.assistant_message_id,
+    });
+    expect(regen.type, JSON.stringify(regen)).toBe('assistant:accepted');
+    holdOf(ref(id)).release.open();
+    expect((await endOf(accepted.run_id)).at(-1)?.type).toBe('session.status_requires_action');
+    await expectWithdrawn(id, await endOf(regen.run_id));
+    expect((await messages(id)).map((m) => m.content)).toEqual(['hold the wire', 'a fresh answer']);
+  });
+
+  it('a rewrite cancelled before its run started still announces what it withdrew, and tells the hook', async () => {
+    const id = sid('rewritecancel');
+    await say(id, 'wire', rewinder);
+    const [question] = await messages(id);
+    const held = await alice.request({ action: 'assistant_message', session_id: id, content: 'hold on' });
+    await within(holdOf(ref(id)).started.opened, 'the held turn to start');
+    const edit = await alice.request({
+      action: 'assistant_message',
+      session_id: id,
+      content: 'hello',
+      mode: 'edit',
+      from_message_id: question?.id,
+    });
+    expect(edit.type, JSON.stringify(edit)).toBe('assistant:accepted');
+    const cancel = await http('POST', `/api/sessions/${id}/cancel`);
+    expect(cancel.json).toMatchObject({ status: 'cancelling', run_ids: [held.run_id, edit.run_id] });
+    holdOf(ref(id)).release.open();
+    await endOf(held.run_id);
+    const events = await endOf(edit.run_id);
+    expect(events.at(-1)?.data).toMatchObject({ status: 'cancelled' });
+    expect(withdrawnIn(events)).toMatchObject([{ action_id: 'a1', status: 'cancelled', actor: 'system' }]);
+    expect(rewindsOf(id).filter((c) => c.reason === 'withdrawn')).toMatchObject([
+      { actions: [{ id: 'a1' }] },
+    ]);
+    expect(await sessionOf(id)).toMatchObject({ status: 'idle', pending_actions: [] });
   });
 });
 

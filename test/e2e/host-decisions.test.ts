@@ -339,12 +339,33 @@ describe('receipts', () => {
     expect(host.events(session).filter((f) => f.type === 'final_response')).toHaveLength(2);
   });
 
-  it('a receipt after a cancel is a 409, and a late decision is still only a decision', async () => {
+  it('a cancel does not revoke an idle pending call: 409 nothing_to_cancel over HTTP and the socket, and its receipt still completes', async () => {
     const session = sid('cancelled');
     const callId = await pending(session);
-    expect((await api(sandbox.url, 'POST', `/api/sessions/${session}/cancel`)).status).toBeLessThan(300);
+    const cancel = await api(sandbox.url, 'POST', `/api/sessions/${session}/cancel`);
+    expect(cancel.status, cancel.text).toBe(409);
+    expect(cancel.json.error).toMatchObject({ code: 'nothing_to_cancel' });
+    const frame = await host.request({ action: 'assistant_cancel', session_id: session });
+    expect(frame).toMatchObject({
+      type: 'assistant:error',
+      error: { type: 'session', code: 'nothing_to_cancel' },
+    });
+    expect((await api(sandbox.url, 'GET', `/api/sessions/${session}`)).json).toMatchObject({
+      status: 'requires_action',
+      pending_action: { call_id: callId },
+    });
     const res = await receipt(session, callId);
-    expect(res.status, res.text).toBe(409);
+    expect(res.status, res.text).toBe(202);
+    await host.waitFor(endOf(res.json.run_id), 'the receipt');
+    const events = host.events(session).filter((f) => f.run_id === res.json.run_id);
+    expect(finalOf(events)).toMatchObject({ content: null, decision: 'completed', pending_tool_call: null });
+    expect(host.events(session).filter((f) => f.type === 'action.resolved')).toMatchObject([
+      { data: { action_id: callId, status: 'resolved' } },
+    ]);
+    expect((await api(sandbox.url, 'GET', `/api/sessions/${session}`)).json).toMatchObject({
+      status: 'idle',
+      pending_action: null,
+    });
   });
 
   it('a cancel leaves no tombstone: a request that arrives after it still decides, under its own request id', async () => {

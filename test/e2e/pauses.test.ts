@@ -12,6 +12,25 @@ import { TestSocket, turnEnded } from '../support/ws-client.ts';
 const agents = pauseAgents();
 const app = createSwitchboard();
 for (const definition of agents.definitions) app.registerHostAgent(definition);
+
+const WIRE = { id: 'req_wire', type: 'tool_approval' as const, toolName: 'wire_money', args: { amount: 5 } };
+const ACCOUNT = {
+  id: 'req_account',
+  type: 'user_question' as const,
+  questions: [{ question: 'Which account?', options: [{ label: 'main' }, { label: 'savings' }] }],
+};
+/** An agent whose replies carry the open requests on unchanged, with a content: "done, or moving on". */
+app.registerHostAgent({
+  info: { id: 'carrier' },
+  async invoke({ message }) {
+    if (message === 'two') return { content: 'Two things first.', pendingActions: [WIRE, ACCOUNT] };
+    if (message === 'again') return { content: 'Still the account.', pendingActions: [ACCOUNT] };
+    return { content: `echo: ${message}` };
+  },
+  async resolveAction(input) {
+    return { content: `noted ${input.actionId}`, pendingActions: input.pendingActions };
+  },
+});
 let sandbox: Sandbox;
 let watcher: TestSocket;
 const sid = sessionIds('p');
@@ -231,6 +250,73 @@ describe('approvals and questions', () => {
   });
 });
 
+describe('a request the reply carries on unchanged', () => {
+  type Asked = { id: string; status: string; actor?: string };
+  /** Each message's view of one request, by message id. */
+  const viewsOf = async (id: string, actionId: string) =>
+    (await messages(id)).flatMap((m) =>
+      ((m.pending_actions as Asked[] | undefined) ?? [])
+        .filter((a) => a.id === actionId)
+        .map((a) => ({ message: m.id as string, status: a.status })),
+    );
+  /** The session's listing of its open requests, and each listed one as the message it names shows it. */
+  async function listed(id: string) {
+    const open = (await session(id)).pending_actions as { id: string; status: string; message_id: string }[];
+    const stored = await messages(id);
+    return open.map((a) => ({
+      id: a.id,
+      status: a.status,
+      there: (stored.find((m) => m.id === a.message_id)?.pending_actions as Asked[] | undefined)?.find(
+        (b) => b.id === a.id,
+      )?.status,
+    }));
+  }
+
+  it('after an answer: the reply shows it pending, as does the message that asked it and the session; answered, every view shows it resolved', async () => {
+    const id = sid('carry');
+    await say(id, 'two', { agent_id: 'carrier' });
+    const first = await answer(id, 'req_wire', { decision: 'approve' });
+    expect(first.status, first.text).toBe(202);
+    const stored = await messages(id);
+    expect(stored.map((m) => m.role)).toEqual(['user', 'assistant', 'assistant']);
+    expect(stored[1]?.pending_actions).toMatchObject([
+      { id: 'req_wire', status: 'resolved' },
+      { id: 'req_account', status: 'pending' },
+    ]);
+    expect(stored[2]?.pending_actions).toMatchObject([{ id: 'req_account', status: 'pending' }]);
+    expect(await viewsOf(id, 'req_account')).toEqual([
+      { message: stored[1]?.id, status: 'pending' },
+      { message: stored[2]?.id, status: 'pending' },
+    ]);
+    expect(await session(id)).toMatchObject({ status: 'requires_action' });
+    expect(await listed(id)).toEqual([{ id: 'req_account', status: 'pending', there: 'pending' }]);
+
+    const last = await answer(id, 'req_account', { answers: ['main'] });
+    expect(last.status, last.text).toBe(202);
+    expect((await viewsOf(id, 'req_account')).map((v) => v.status)).toEqual(['resolved', 'resolved']);
+    expect(await session(id)).toMatchObject({ status: 'idle', pending_actions: [] });
+  });
+
+  it('after a new message: the reply that asks an open request again unchanged shows it pending; the one it leaves out is withdrawn', async () => {
+    const id = sid('reask');
+    await say(id, 'two', { agent_id: 'carrier' });
+    const next = await say(id, 'again');
+    expect(next.events.filter((e) => e.type === 'action.resolved').map((e) => e.data)).toMatchObject([
+      { action_id: 'req_wire', status: 'cancelled', actor: 'system' },
+    ]);
+    const stored = await messages(id);
+    expect(stored.map((m) => m.content)).toEqual(['two', 'Two things first.', 'again', 'Still the account.']);
+    expect(await viewsOf(id, 'req_account')).toEqual([
+      { message: stored[1]?.id, status: 'pending' },
+      { message: stored[3]?.id, status: 'pending' },
+    ]);
+    expect(await viewsOf(id, 'req_wire')).toEqual([{ message: stored[1]?.id, status: 'cancelled' }]);
+    expect(await listed(id)).toEqual([{ id: 'req_account', status: 'pending', there: 'pending' }]);
+    expect((await answer(id, 'req_account', { answers: ['savings'] })).status).toBe(202);
+    expect((await viewsOf(id, 'req_account')).map((v) => v.status)).toEqual(['resolved', 'resolved']);
+  });
+});
+
 describe('exactly once', () => {
   it('refuses a second answer with 409, saying the result was already recorded and with which status', async () => {
     const id = sid('dup');
@@ -404,6 +490,53 @@ describe('host actions', () => {
       tool_result: 'ok',
     });
     expect(frame).toMatchObject({ type: 'assistant:error', error: { type: 'session', code: 'superseded' } });
+  });
+
+  it('a cancel leaves a pending host call open: 409 nothing_to_cancel over HTTP and the socket, and the continuation still resumes', async () => {
+    const id = sid('cancelcall');
+    await say(id, 'one', { agent_id: 'driver', ...context });
+    const cancel = await api(sandbox.url, 'POST', `/api/sessions/${id}/cancel`);
+    expect(cancel.status, cancel.text).toBe(409);
+    expect(cancel.json.error).toMatchObject({ code: 'nothing_to_cancel' });
+    const frame = await watcher.request({ action: 'assistant_cancel', session_id: id });
+    expect(frame).toMatchObject({
+      type: 'assistant:error',
+      error: { type: 'session', code: 'nothing_to_cancel' },
+    });
+    expect(await session(id)).toMatchObject({
+      status: 'requires_action',
+      pending_action: { call_id: 'call_select' },
+    });
+    const cont = await say(id, '', { tool_call_id: 'call_select', tool_result: { selected: 42 } });
+    expect(cont.events.at(-1)?.type).toBe('session.status_idle');
+    expect((await messages(id))[1]?.content).toBe('Working on it. Done: {"selected":42}');
+    expect(cancelledIn(id)).toEqual([]);
+  });
+
+  it('a cancel on a session paused on an approval and a host call withdraws the approval only', async () => {
+    const id = sid('cancelmixed');
+    await say(id, 'mixed', { agent_id: 'driver', ...context });
+    expect(await session(id)).toMatchObject({
+      status: 'requires_action',
+      pending_action: { call_id: 'call_select' },
+      pending_actions: [{ id: 'req_confirm', status: 'pending' }],
+    });
+    const cancel = await api(sandbox.url, 'POST', `/api/sessions/${id}/cancel`);
+    expect(cancel.status, cancel.text).toBe(202);
+    expect(cancel.json).toMatchObject({ status: 'withdrawn', withdrawn: ['req_confirm'] });
+    const withdrawn = await watcher.waitFor(ended((cancel.json.run_ids as string[])[0]), 'the withdrawal');
+    expect(withdrawn.type).toBe('session.status_requires_action');
+    expect(await session(id)).toMatchObject({
+      status: 'requires_action',
+      pending_action: { call_id: 'call_select' },
+      pending_actions: [],
+    });
+    const late = await answer(id, 'req_confirm', { decision: 'approve' });
+    expect(late.status).toBe(409);
+    expect(late.json.error).toMatchObject({ code: 'withdrawn' });
+    const cont = await say(id, '', { tool_call_id: 'call_select', tool_result: 'ok' });
+    expect(cont.events.at(-1)?.type).toBe('session.status_idle');
+    expect(await session(id)).toMatchObject({ status: 'idle', pending_action: null });
   });
 
   it('takes screenshot data URIs out of a tool result and offers them to look_at_screen; the continuation’s attachments follow the result', async () => {

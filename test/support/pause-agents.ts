@@ -66,11 +66,17 @@ export function pauseAgents() {
   const driver: HostAgentDefinition = {
     info: { id: 'driver' },
     async invoke({ message }, { emit }) {
-      if (message !== 'one' && message !== 'both') return { content: `ok: ${message}` };
+      if (message !== 'one' && message !== 'both' && message !== 'mixed')
+        return { content: `ok: ${message}` };
       emit({ type: 'text', text: 'Working on it. ' });
       emit({ type: 'tool_use', id: 'call_select', name: 'select_issue', args: { number: 42 } });
       if (message === 'both')
         emit({ type: 'tool_use', id: 'call_open', name: 'open_page', args: { name: 'agents' } });
+      // A host call and an approval, open together.
+      if (message === 'mixed')
+        return {
+          pendingActions: [{ id: 'req_confirm', type: 'tool_approval', toolName: 'confirm', args: {} }],
+        };
       return {};
     },
     async resolveAction(input, { lookAtScreen }) {
@@ -81,6 +87,9 @@ export function pauseAgents() {
       return {
         content: `${r.outcome === 'failed' ? 'It failed' : 'Done'}: ${JSON.stringify(r.result)}${screens.length ? ` (saw ${screens.length} screenshot)` : ''}`,
       };
+    },
+    async cancel(input) {
+      cancelled.push(input);
     },
   };
   return {

@@ -110,7 +110,7 @@ describe('claims and context', () => {
     });
   });
 
-  it('refuses a context without a user (401) and one the runtime cannot store (500), never anonymous', async () => {
+  it('refuses a context without a user or too long to hold (401) and one of the wrong shape (500), never anonymous', async () => {
     await expect(resolveIdentity({ jwt: { claims: { email: 'x@example.com' } } })).rejects.toMatchObject({
       status: 401,
       code: 'unauthorized',
@@ -126,8 +126,16 @@ describe('claims and context', () => {
       }),
     ).rejects.toMatchObject({ status: 401, message: expect.stringMatching(/unknown tenant/) });
     expect(() => identityFromContext({ user: { id: 'u1' }, data: { tenant: 7 } })).toThrow(/data.tenant/);
+    // Values the token brought (an id or a context too long to hold) are the caller's: 401 invalid_token.
     expect(() => identityFromContext({ user: { id: 'u1' }, data: { big: 'x'.repeat(9000) } })).toThrow(
-      /at most/,
+      expect.objectContaining({
+        status: 401,
+        code: 'invalid_token',
+        message: expect.stringMatching(/at most/),
+      }),
+    );
+    expect(() => identityFromContext({ user: { id: '名'.repeat(257) }, data: {} })).toThrow(
+      expect.objectContaining({ status: 401, code: 'invalid_token' }),
     );
     expect(() => identityFromContext({ user: 'u1' })).toThrow(/resolveContext returned no usable context/);
     expect(await resolveIdentity(undefined)).toEqual({ user: 'anonymous', data: {} });
