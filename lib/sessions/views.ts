@@ -1,4 +1,4 @@
-import { actionView, pendingToolCallOf } from '../actions/index.ts';
+import { actionView, pendingToolCallOf, resolutionView } from '../actions/index.ts';
 import { hostSessionId } from '../auth/index.ts';
 import type {
   ActionRecord,
@@ -111,7 +111,7 @@ export function messageView(message: MessageRecord, actions: ActionRecord[] = []
         return {
           ...asked,
           status: record?.status ?? 'pending',
-          ...(record?.resolution && { resolution: record.resolution }),
+          ...(record?.resolution && { resolution: resolutionView(record.resolution) }),
           ...(record?.actor && { actor: record.actor }),
         };
       }),

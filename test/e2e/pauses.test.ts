@@ -139,7 +139,9 @@ describe('approvals and questions', () => {
     ]);
     const stored = await messages(id);
     expect(stored.map((m) => m.role)).toEqual(['user', 'assistant', 'assistant']);
-    expect(stored[1]?.pending_actions).toMatchObject([{ id: 'req_wire', status: 'resolved' }]);
+    expect(stored[1]?.pending_actions).toMatchObject([
+      { id: 'req_wire', status: 'resolved', resolution: wire },
+    ]);
     expect(stored[2]?.content).toBe('resolved req_wire: "approve" with {"amount":7}');
     expect((await session(id)).status).toBe('idle');
   });
