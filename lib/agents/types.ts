@@ -1,6 +1,6 @@
 import type { Attachment, HostContext } from '../contract/index.ts';
 import type { Budget, Pricing } from '../usage/types.ts';
-import type { HostEvent, HostResult, PendingAction } from './schemas.ts';
+import type { ContentPart, HostEvent, HostResult, PendingAction } from './schemas.ts';
 
 /** Who is asking, as `resolveContext` (the authoriser) says: never taken from the host's own words. */
 export interface RequestContext {
@@ -97,6 +97,25 @@ export interface HostAgentIO {
   files: HostAgentFiles;
   /** The screenshots the host sent with this message (the seed's look_at_screen); empty when none. */
   lookAtScreen(): Promise<Attachment[]>;
+  /**
+   * Reference attachments as native model content, read when asked: without an id, this turn's
+   * (`input.attachments`, or a continuation's); with the id of a message of `history` (or of a
+   * steering message taken), that message's, as they were first given, to replay it. Text is
+   * `{ type: 'text', text }`; an image or document is inline (`data`: base64, no `data:` prefix,
+   * with `mediaType`) or a `url` the model provider fetches. A `file_id` is the file's bytes (a
+   * text attachment: its extracted text). Screenshots are never among them (`lookAtScreen`).
+   *
+   * @example
+   * ```ts
+   * async invoke({ history }, io) {
+   *   const messages = await Promise.all(
+   *     history.map(async (m) => ({ role: m.role, content: [{ type: 'text', text: m.prompt }, ...(await io.parts(m.id))] })),
+   *   );
+   *   return { content: `${messages.length} messages for the model.` };
+   * }
+   * ```
+   */
+  parts(messageId?: string): Promise<ContentPart[]>;
   /**
    * Takes the steering messages sent (with `steer: true`) while this turn runs: each is then part
    * of this turn, prompt and attachments as for any message. Those not taken become the next turn.

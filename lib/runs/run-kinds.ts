@@ -12,7 +12,7 @@ import {
 } from '../store/index.ts';
 import { closingSpend } from './accounting.ts';
 import { invocationOf } from './agent-input.ts';
-import { loadAttachment } from './attachments.ts';
+import { loadAttachment, partsReader } from './attachments.ts';
 import { callAgent } from './call-agent.ts';
 import { runReceipt, settleDecision } from './decision.ts';
 import { callCancelHook } from './hooks.ts';
@@ -117,10 +117,8 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
   announceDecided(stream, [answered]);
   const others = await stillOpenFor(rt, run, answered);
   const screenshots = run.screenshots ?? [];
-  const files = sessionFiles(
-    rt,
-    await conversationFiles(rt, await listMessages(rt, run.sessionId, { current: true })),
-  );
+  const messages = await listMessages(rt, run.sessionId, { current: true });
+  const files = sessionFiles(rt, await conversationFiles(rt, messages));
   // A continuation's own context, else the last one received: it follows the tool result.
   const hostContext = run.hostContext ?? session.hostContext;
   const hostTools = new Set(
@@ -158,6 +156,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
           ...guarded,
           files,
           lookAtScreen: () => Promise.all(screenshots.map((key) => getBlob<Attachment>(rt, key))),
+          parts: partsReader(rt, run.sessionId, run.attachments ?? [], messages),
           takeSteering: steeringOf(scope),
         },
       ),

@@ -1,11 +1,15 @@
 import { hostSessionId } from '../../lib/auth/index.ts';
-import type { HostAgentDefinition, HostAgentInput } from '../../lib/index.ts';
+import type { ContentPart, HostAgentDefinition, HostAgentInput } from '../../lib/index.ts';
 
 /** What the recording agent saw in one turn. */
 export interface Recorded {
   input: HostAgentInput;
   screen: Awaited<ReturnType<Parameters<HostAgentDefinition['invoke']>[1]['lookAtScreen']>>;
   fileTexts: Record<string, string | null>;
+  /** `io.parts()`: this turn's reference attachments as content parts. */
+  parts: ContentPart[];
+  /** `io.parts(id)` of every message of the history, by its id. */
+  historyParts: Record<string, ContentPart[]>;
 }
 
 /**
@@ -25,7 +29,15 @@ export function recordingAgent(id = 'recorder', tools: HostAgentDefinition['tool
       );
       const list = [
         ...(seen.get(hostSessionId(input.conversationId)) ?? []),
-        { input, screen: await io.lookAtScreen(), fileTexts },
+        {
+          input,
+          screen: await io.lookAtScreen(),
+          fileTexts,
+          parts: await io.parts(),
+          historyParts: Object.fromEntries(
+            await Promise.all(input.history.map(async (m) => [m.id, await io.parts(m.id)] as const)),
+          ),
+        },
       ];
       seen.set(hostSessionId(input.conversationId), list);
       for (const w of waiters.filter(
