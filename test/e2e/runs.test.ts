@@ -234,7 +234,13 @@ describe('lost workers and fencing', () => {
         await claimRun(box.runtime, { sessionId: refOf(id), runId }, 'dead-worker', Date.now() - 10 * 60_000),
       ).toBe(true);
       seen.length = 0;
-      await enqueue(box.runtime, { v: 1, kind: 'turn', sessionId: refOf(id), runId, requestId: 'lost-system' });
+      await enqueue(box.runtime, {
+        v: 1,
+        kind: 'turn',
+        sessionId: refOf(id),
+        runId,
+        requestId: 'lost-system',
+      });
       await expect
         .poll(() => cancelled, queued('the lease_lost hook'))
         .toEqual([{ conversationId: refOf(id), runId, reason: 'lease_lost' }]);
