@@ -524,6 +524,33 @@ describe('attachments as native content (io.parts)', () => {
     ]);
   });
 
+  it('gives a continuation’s reference attachments to resolveAction as parts, after the tool result', async () => {
+    const sessionId = sid('parts-continue');
+    await send({ session_id: sessionId, content: 'call open_page' });
+    await expect
+      .poll(
+        async () => (await api(sandbox.url, 'GET', `/api/sessions/${sessionId}`)).json.status,
+        queued('the pause on the host call'),
+      )
+      .toBe('requires_action');
+    const res = await api(sandbox.url, 'POST', '/api/chat', {
+      session_id: sessionId,
+      content: '',
+      tool_call_id: 'call_open',
+      tool_result: { opened: true },
+      attachments: [
+        { kind: 'text', text: 'the log' },
+        { data_uri: `data:image/png;base64,${PNG.toString('base64')}` },
+      ],
+    });
+    expect(res.status, res.text).toBe(202);
+    await expect.poll(() => recorder.resolutions(sessionId).length, queued('the continuation')).toBe(1);
+    expect(recorder.resolutions(sessionId)[0]?.parts).toEqual([
+      { type: 'text', text: 'the log' },
+      { type: 'image', mediaType: 'image/png', data: PNG.toString('base64') },
+    ]);
+  });
+
   it('replays a message’s parts in later turns as first given, a large one from the bucket, and never a screenshot', async () => {
     const sessionId = sid('parts-replay');
     const notes = await upload('later.txt', 'text/plain', 'kept for later');

@@ -1,5 +1,10 @@
 import { hostSessionId } from '../../lib/auth/index.ts';
-import type { ContentPart, HostAgentDefinition, HostAgentInput } from '../../lib/index.ts';
+import type {
+  ContentPart,
+  HostAgentDefinition,
+  HostAgentInput,
+  ResolveActionInput,
+} from '../../lib/index.ts';
 
 /** What the recording agent saw in one turn. */
 export interface Recorded {
@@ -18,6 +23,7 @@ export interface Recorded {
  */
 export function recordingAgent(id = 'recorder', tools: HostAgentDefinition['tools'] = []) {
   const seen = new Map<string, Recorded[]>();
+  const resolved = new Map<string, { input: ResolveActionInput; parts: ContentPart[] }[]>();
   const waiters: { sessionId: string; count: number; resolve: (r: Recorded[]) => void }[] = [];
   const definition: HostAgentDefinition = {
     info: { id },
@@ -46,11 +52,21 @@ export function recordingAgent(id = 'recorder', tools: HostAgentDefinition['tool
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve(list);
       }
+      // A host call the continuation tests answer.
+      if (input.message === 'call open_page')
+        io.emit({ type: 'tool_use', id: 'call_open', name: 'open_page', args: { name: 'agents' } });
       return { content: 'ok' };
+    },
+    async resolveAction(input, io) {
+      const sessionId = hostSessionId(input.conversationId);
+      resolved.set(sessionId, [...(resolved.get(sessionId) ?? []), { input, parts: await io.parts() }]);
+      return { content: 'done' };
     },
   };
   return {
     definition,
+    /** What `resolveAction` was handed in a session, with `io.parts()`. */
+    resolutions: (sessionId: string) => resolved.get(sessionId) ?? [],
     /**
      * Resolves with the session's recorded turns once there are `count` of them; rejects, naming
      * the session and the count, if they have not all come within `timeoutMs`.
