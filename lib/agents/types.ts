@@ -16,7 +16,7 @@ export interface HistoryMessage {
   content: string;
   /** A user message as the model should read it: its `<host_context>` block, then the text. Never re-rendered. */
   prompt: string;
-  /** Reference attachments, as they were first seen. */
+  /** Reference attachments as the host sent them, as first seen; `io.parts(id)` gives them as model content. */
   attachments: Attachment[];
   createdAt: string;
 }
@@ -57,7 +57,10 @@ export interface HostAgentInput {
   prompt: string;
   /** The host context in force this turn, validated and in snake_case; null when the host sent none. */
   hostContext: HostContext | null;
-  /** Reference attachments of this message (message-level first, duplicates dropped). */
+  /**
+   * Reference attachments of this message as the host sent them (message-level first, duplicates
+   * dropped): a data URI as it came, a `file_id` unread. `io.parts()` gives them as model content.
+   */
   attachments: Attachment[];
   /** Which tools the agent may use this turn. */
   tools: TurnTools;
