@@ -113,8 +113,8 @@ function bytesPart(
   mediaType: string,
   name: string | undefined,
 ): ContentPart {
-  const data = Buffer.from(bytes).toString('base64');
   if (type === 'text') return { type: 'text', text: Buffer.from(bytes).toString('utf8') };
+  const data = Buffer.from(bytes).toString('base64');
   if (type === 'image') return { type: 'image', mediaType, data };
   return { type: 'document', mediaType, data, ...(name !== undefined && { name }) };
 }
@@ -173,7 +173,8 @@ export function partsReader(
   own: StoredAttachment[],
   messages: MessageRecord[],
 ): (messageId?: string) => Promise<ContentPart[]> {
-  const read = new Map<string, Promise<ContentPart[]>>();
+  // Keyed by the message id, `undefined` for the turn's own.
+  const read = new Map<string | undefined, Promise<ContentPart[]>>();
   // Each message's files are the ones it names: a continuation's own file is not on any message.
   const partsOf = async (stored: StoredAttachment[]) => {
     const references = stored.filter((a) => a.purpose === 'reference');
@@ -191,11 +192,12 @@ export function partsReader(
   };
   return (messageId) => {
     if (messageId !== undefined && typeof messageId !== 'string') return Promise.resolve([]);
-    const key = messageId ?? '';
-    let parts = read.get(key);
+    let parts = read.get(messageId);
     if (!parts) {
       parts = messageId === undefined ? partsOf(own) : messageParts(messageId);
-      read.set(key, parts);
+      // A read that failed (the bucket, the table) is tried again when asked again.
+      parts.catch(() => read.delete(messageId));
+      read.set(messageId, parts);
     }
     return parts;
   };
