@@ -4,7 +4,10 @@
  */
 export {
   type AgentFileSettings,
+  type ContentPart,
+  ContentPartSchema,
   createSwitchboard,
+  type DocumentPart,
   type FeedbackEvent,
   type FeedbackOptions,
   type HistoryMessage,
@@ -20,16 +23,18 @@ export {
   type HostResult,
   type HostTool,
   hostAgentRegistration,
+  type ImagePart,
   type PendingAction,
   type RequestContext,
   type ResolveActionInput,
   Switchboard,
   type SwitchboardOptions,
+  type TextPart,
   type ToolDefinition,
   type TurnTools,
   toJsonSchema,
 } from './agents/index.ts';
-export type { Attachment, HostContext } from './contract/index.ts';
+export { type Attachment, type HostContext, renderHostContext } from './contract/index.ts';
 export {
   type DetailOf,
   type DetailType,

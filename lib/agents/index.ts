@@ -1,14 +1,22 @@
 export { toJsonSchema } from './json-schema.ts';
 export { hostAgentRegistration } from './registration.ts';
 export {
+  type ContentPart,
+  ContentPartSchema,
+  type DocumentPart,
+  DocumentPartSchema,
   type HostEvent,
   HostEventSchema,
   type HostResult,
   HostResultSchema,
+  type ImagePart,
+  ImagePartSchema,
   type PendingAction,
   PendingActionSchema,
   type StopReason,
   StopReasonSchema,
+  type TextPart,
+  TextPartSchema,
   type Usage,
   UsageSchema,
 } from './schemas.ts';

@@ -24,6 +24,50 @@ export const UsageSchema = z.object({
 });
 export type Usage = z.infer<typeof UsageSchema>;
 
+/** Text the model reads as part of the message: a text attachment, or the text of a text file. */
+export const TextPartSchema = z.object({ type: z.literal('text'), text: z.string() });
+
+/** Content given inline: base64 (standard alphabet, no `data:` prefix) and its media type. */
+const inline = { mediaType: z.string(), data: z.string() };
+/** Content the model provider fetches itself: an http(s) URL, with its media type when the host gave one. */
+const linked = { mediaType: z.string().optional(), url: z.string() };
+
+/** An image for the model: inline (`data`) or by URL. */
+export const ImagePartSchema = z.union([
+  z.object({ type: z.literal('image'), ...inline }),
+  z.object({ type: z.literal('image'), ...linked }),
+]);
+
+/** A document for the model (a PDF, a spreadsheet, a text file by URL): inline (`data`) or by URL. */
+export const DocumentPartSchema = z.union([
+  z.object({ type: z.literal('document'), ...inline, name: z.string().optional() }),
+  z.object({ type: z.literal('document'), ...linked, name: z.string().optional() }),
+]);
+
+/**
+ * A reference attachment as native model content (the host contract's binary, image URL, document
+ * URL, or text): what `io.parts()` gives for a message. `data` is base64 (standard alphabet, no
+ * `data:` prefix), the form model providers take inline content in.
+ *
+ * @example
+ * ```ts
+ * import type { ContentPart } from 'switchboard';
+ *
+ * // One part as a provider's content block.
+ * const block = (part: ContentPart) =>
+ *   part.type === 'text'
+ *     ? { type: 'text', text: part.text }
+ *     : 'data' in part
+ *       ? { type: part.type, source: { type: 'base64', media_type: part.mediaType, data: part.data } }
+ *       : { type: part.type, source: { type: 'url', url: part.url } };
+ * ```
+ */
+export const ContentPartSchema = z.union([TextPartSchema, ImagePartSchema, DocumentPartSchema]);
+export type ContentPart = z.infer<typeof ContentPartSchema>;
+export type TextPart = z.infer<typeof TextPartSchema>;
+export type ImagePart = z.infer<typeof ImagePartSchema>;
+export type DocumentPart = z.infer<typeof DocumentPartSchema>;
+
 const isDate = (value: string) => !Number.isNaN(Date.parse(value));
 
 /** A request the turn waits on: an approval, a question or a client tool. */

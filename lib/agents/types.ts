@@ -1,6 +1,6 @@
 import type { Attachment, HostContext } from '../contract/index.ts';
 import type { Budget, Pricing } from '../usage/types.ts';
-import type { HostEvent, HostResult, PendingAction } from './schemas.ts';
+import type { ContentPart, HostEvent, HostResult, PendingAction } from './schemas.ts';
 
 /** Who is asking, as `resolveContext` (the authoriser) says: never taken from the host's own words. */
 export interface RequestContext {
@@ -16,7 +16,7 @@ export interface HistoryMessage {
   content: string;
   /** A user message as the model should read it: its `<host_context>` block, then the text. Never re-rendered. */
   prompt: string;
-  /** Reference attachments, as they were first seen. */
+  /** Reference attachments as the host sent them, as first seen; `io.parts(id)` gives them as model content. */
   attachments: Attachment[];
   createdAt: string;
 }
@@ -57,7 +57,10 @@ export interface HostAgentInput {
   prompt: string;
   /** The host context in force this turn, validated and in snake_case; null when the host sent none. */
   hostContext: HostContext | null;
-  /** Reference attachments of this message (message-level first, duplicates dropped). */
+  /**
+   * Reference attachments of this message as the host sent them (message-level first, duplicates
+   * dropped): a data URI as it came, a `file_id` unread. `io.parts()` gives them as model content.
+   */
   attachments: Attachment[];
   /** Which tools the agent may use this turn. */
   tools: TurnTools;
@@ -97,6 +100,25 @@ export interface HostAgentIO {
   files: HostAgentFiles;
   /** The screenshots the host sent with this message (the seed's look_at_screen); empty when none. */
   lookAtScreen(): Promise<Attachment[]>;
+  /**
+   * Reference attachments as native model content, read when asked: without an id, this turn's
+   * (`input.attachments`, or a continuation's); with the id of a message of `history` (or of a
+   * steering message taken), that message's, as they were first given, to replay it. Text is
+   * `{ type: 'text', text }`; an image or document is inline (`data`: base64, no `data:` prefix,
+   * with `mediaType`) or a `url` the model provider fetches. A `file_id` is the file's bytes (a
+   * text attachment: its extracted text). Screenshots are never among them (`lookAtScreen`).
+   *
+   * @example
+   * ```ts
+   * async invoke({ history }, io) {
+   *   const messages = await Promise.all(
+   *     history.map(async (m) => ({ role: m.role, content: [{ type: 'text', text: m.prompt }, ...(await io.parts(m.id))] })),
+   *   );
+   *   return { content: `${messages.length} messages for the model.` };
+   * }
+   * ```
+   */
+  parts(messageId?: string): Promise<ContentPart[]>;
   /**
    * Takes the steering messages sent (with `steer: true`) while this turn runs: each is then part
    * of this turn, prompt and attachments as for any message. Those not taken become the next turn.

@@ -43,10 +43,20 @@ export function ownerIdentity(record: { owner: string; tenant?: string }): Ident
 }
 
 /**
+ * The context of work that belongs to no request and that no timeout started (closing a run whose
+ * worker was lost: recovery), as the seed marks it: `system: true`. The owner and their tenant stay
+ * in it, so that a per-request registry can still find the agent.
+ */
+export function systemContext(record: { owner: string; tenant?: string }): RequestContext {
+  const owner = ownerIdentity(record);
+  return { user: { id: owner.user }, data: { ...owner.data, system: true } };
+}
+
+/**
  * The context of work that belongs to no request (a lapsed request, decided by the sweep), as the
  * seed asks the registry for it: the owner, in their tenant, for the system's timeout.
  */
 export function lapseContext(record: { owner: string; tenant?: string }): RequestContext {
-  const owner = ownerIdentity(record);
-  return { user: { id: owner.user }, data: { ...owner.data, system: true, timeout: true } };
+  const context = systemContext(record);
+  return { ...context, data: { ...context.data, timeout: true } };
 }

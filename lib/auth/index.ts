@@ -13,6 +13,7 @@ export {
   ownerIdentity,
   ownerOf,
   requestContextOf,
+  systemContext,
   tenantOf,
 } from './identity.ts';
 // The verifier itself (and jose) is imported from './jwt.ts' where it is needed, never through this

@@ -14,6 +14,9 @@ export const RequestIdSchema = z
   .string()
   .regex(/^[\x21-\x7e]{1,128}$/, 'must be 1-128 printable ASCII characters without spaces');
 
+/** Fields of a message bounded by their size as UTF-8 JSON, in bytes: no JSON Schema keyword says it. */
+export const CHAT_JSON_BYTES = { metadata: 16_384, tool_result: 262_144 } as const;
+
 /** The body of `POST /api/chat` and of the `assistant_message` WebSocket action. */
 export const ChatRequestSchema = z
   .object({
@@ -55,10 +58,7 @@ export const ChatRequestSchema = z
   })
   .strict()
   .superRefine((body, ctx) => {
-    for (const [field, max] of [
-      ['metadata', 16_384],
-      ['tool_result', 262_144],
-    ] as const) {
+    for (const [field, max] of Object.entries(CHAT_JSON_BYTES) as [keyof typeof CHAT_JSON_BYTES, number][]) {
       const bytes = body[field] === undefined ? 0 : Buffer.byteLength(JSON.stringify(body[field]) ?? '');
       if (bytes > max)
         ctx.addIssue({

@@ -6,6 +6,7 @@ export {
   MAX_ATTACHMENT_CHARS,
 } from './attachments.ts';
 export {
+  CHAT_JSON_BYTES,
   type ChatRequest,
   ChatRequestSchema,
   EventsQuerySchema,

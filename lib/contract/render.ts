@@ -26,6 +26,18 @@ const named = (items: { name: string; description?: string }[]) =>
  * The `<host_context>` block that starts the user message: host metadata described, view.data as
  * key-value pairs, view.state and extensions as JSON, background on one line, captured_at as given.
  * Attachments are not rendered: they reach the agent as content of their own.
+ *
+ * A turn's `prompt` already starts with it. An agent renders it itself where the host contract
+ * puts the current context and no prompt carries it: after a continuation's tool result.
+ *
+ * @example
+ * ```ts
+ * async resolveAction({ action, resolution, hostContext }) {
+ *   const toolResult = JSON.stringify(resolution.output ?? null);
+ *   const next = hostContext ? `${toolResult}\n\n${renderHostContext(hostContext)}` : toolResult;
+ *   return { content: `${action.toolName} returned; the model reads ${next.length} characters.` };
+ * }
+ * ```
  */
 export function renderHostContext(context: HostContext): string {
   const lines: string[] = [];

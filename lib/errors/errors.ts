@@ -259,15 +259,22 @@ export class MessageNotFoundError extends NotFoundError {
   }
 }
 
+/** The most characters of a hook's own message that an answer carries. */
+const HOOK_MESSAGE_CHARS = 1_000;
+
 /**
  * The agent's `feedback` hook or the server's `onFeedback` failed with something other than a
- * Switchboard error: 500. The rating is stored; sending the same request again is safe.
+ * Switchboard error: 500, with the hook's own message (the seed fails the request "with its
+ * error"; `maskServerErrors` hides it like any 500's). The rating is stored; sending the same
+ * request again is safe.
  */
 export class FeedbackHookError extends SwitchboardError {
-  constructor(hook: 'feedback' | 'onFeedback') {
+  constructor(hook: 'feedback' | 'onFeedback', detail?: string) {
+    const which = hook === 'feedback' ? "agent's feedback hook" : "server's onFeedback hook";
+    const said = detail ? `: ${detail.slice(0, HOOK_MESSAGE_CHARS)}` : '';
     super(
       'feedback_failed',
-      `The rating was stored, but the ${hook === 'feedback' ? "agent's feedback hook" : "server's onFeedback hook"} failed; sending the same request again is safe.`,
+      `The rating was stored, but the ${which} failed${said}. Sending the same request again is safe.`,
       500,
       'internal',
     );

@@ -64,7 +64,10 @@ export async function rateMessage(
   };
 }
 
-/** Runs a hook; its failure is the request's (a Switchboard error as it is, anything else a 500 whose detail is logged). */
+/**
+ * Runs a hook; its failure is the request's: a Switchboard error as it is, anything else a 500 that
+ * carries the hook's message (the whole error, stack included, is logged).
+ */
 async function runHook(
   hook: 'feedback' | 'onFeedback',
   rt: Runtime,
@@ -76,7 +79,7 @@ async function runHook(
   } catch (error) {
     if (error instanceof SwitchboardError) throw error;
     rt.logger.error(`The ${hook} hook failed`, { ...where, error });
-    throw new FeedbackHookError(hook);
+    throw new FeedbackHookError(hook, error instanceof Error ? error.message : String(error));
   }
 }
 

@@ -10,7 +10,7 @@ export function agentFile(file: FileRecord): HostAgentFile {
 }
 
 /** The ids of the files one message carries: what its attachments name, or what an answer produced. */
-export function fileIdsOf(message: MessageRecord): string[] {
+export function fileIdsOf(message: Pick<MessageRecord, 'attachments' | 'files'>): string[] {
   const attached = (message.attachments ?? []).flatMap((a) => (a.file_id ? [a.file_id] : []));
   return [...new Set([...attached, ...(message.files ?? []).map((f) => f.id)])];
 }
@@ -20,7 +20,10 @@ export function fileIdsOf(message: MessageRecord): string[] {
  * order they came into it (oldest first), each once. A file that no longer exists, is being
  * deleted or has expired is left out.
  */
-export async function conversationFiles(rt: Runtime, messages: MessageRecord[]): Promise<FileRecord[]> {
+export async function conversationFiles(
+  rt: Runtime,
+  messages: Pick<MessageRecord, 'attachments' | 'files'>[],
+): Promise<FileRecord[]> {
   const ids = [...new Set(messages.flatMap(fileIdsOf))];
   const files = await Promise.all(ids.map((id) => getFile(rt, id)));
   const now = rt.clock();

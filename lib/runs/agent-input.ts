@@ -9,7 +9,7 @@ import type { Runtime } from '../config/index.ts';
 import type { Attachment } from '../contract/index.ts';
 import { conversationFiles, fileIdsOf, sessionFiles } from '../files/index.ts';
 import { getBlob, type MessageRecord, type RunRecord } from '../store/index.ts';
-import { loadAttachment } from './attachments.ts';
+import { loadAttachment, partsReader } from './attachments.ts';
 import { decisionTools, toolsForTurn } from './tools.ts';
 
 /** A stored message as the agent reads it: the prompt as first rendered, attachments as first seen. */
@@ -36,7 +36,7 @@ export async function invocationOf(
   history: MessageRecord[],
   context: RequestContext,
   warn: (message: string, detail: Record<string, unknown>) => void,
-): Promise<{ input: HostAgentInput; io: Pick<HostAgentIO, 'files' | 'lookAtScreen'> }> {
+): Promise<{ input: HostAgentInput; io: Pick<HostAgentIO, 'files' | 'lookAtScreen' | 'parts'> }> {
   const turnHistory = await Promise.all(history.map((m) => historyMessage(rt, m)));
   const current = turnHistory.at(-1);
   const stored = history.at(-1);
@@ -65,6 +65,10 @@ export async function invocationOf(
       ...(run.rewrite && { mode: run.rewrite.mode, fromMessageId: run.rewrite.fromMessageId }),
       ...(run.outputMode && { outputMode: run.outputMode }),
     },
-    io: { files, lookAtScreen: () => Promise.all(screenshots.map((key) => getBlob<Attachment>(rt, key))) },
+    io: {
+      files,
+      lookAtScreen: () => Promise.all(screenshots.map((key) => getBlob<Attachment>(rt, key))),
+      parts: partsReader(rt, run.sessionId, stored?.attachments ?? [], history),
+    },
   };
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { StopReasonSchema, type Switchboard, UsageSchema } from '../agents/index.ts';
-import { ownerIdentity, requestContextOf } from '../auth/index.ts';
+import { systemContext } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { FencedError } from '../errors/index.ts';
 import { publishEvents, publishing, turnFailed } from '../events/index.ts';
@@ -148,7 +148,10 @@ export async function announceFailure(
   if (found) await publishEvents(rt, [turnFailed(found, run.runId, closed)]);
 }
 
-/** Closes a run whose worker was lost: `incomplete`, with the error in the log; the agent's backend is told `lease_lost`. */
+/**
+ * Closes a run whose worker was lost: `incomplete`, with the error in the log; the agent's backend is
+ * told `lease_lost`, the agent found with the owner's system context (`{ system: true }` in `data`).
+ */
 export async function closeLostRun(
   rt: Runtime,
   app: Switchboard,
@@ -158,9 +161,8 @@ export async function closeLostRun(
 ): Promise<void> {
   const closed = await closeWithError(rt, run, workerId, log, LOST);
   const session = await getSession(rt, run.sessionId, { includeDeleted: true });
-  const agent = session
-    ? await app.resolveAgent(run.agentId, requestContextOf(ownerIdentity(session)))
-    : undefined;
+  // Recovery belongs to no request: the registry is asked as the seed asks it for system work.
+  const agent = session ? await app.resolveAgent(run.agentId, systemContext(session)) : undefined;
   if (agent)
     await callCancelHook(rt, agent, {
       conversationId: run.sessionId,

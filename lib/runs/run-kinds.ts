@@ -13,7 +13,7 @@ import {
 } from '../store/index.ts';
 import { closingSpend } from './accounting.ts';
 import { invocationOf } from './agent-input.ts';
-import { loadAttachment } from './attachments.ts';
+import { loadAttachment, partsReader } from './attachments.ts';
 import { callAgent } from './call-agent.ts';
 import { runReceipt, settleDecision } from './decision.ts';
 import { callCancelHook } from './hooks.ts';
@@ -134,10 +134,8 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
   announceDecided(stream, [answered]);
   const others = await stillOpenFor(rt, run, answered);
   const screenshots = run.screenshots ?? [];
-  const files = sessionFiles(
-    rt,
-    await conversationFiles(rt, await listMessages(rt, run.sessionId, { current: true })),
-  );
+  const messages = await listMessages(rt, run.sessionId, { current: true });
+  const files = sessionFiles(rt, await conversationFiles(rt, messages));
   // A continuation's own context, else the last one received: it follows the tool result.
   const hostContext = run.hostContext ?? session.hostContext;
   const hostTools = new Set(
@@ -175,6 +173,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
           ...guarded,
           files,
           lookAtScreen: () => Promise.all(screenshots.map((key) => getBlob<Attachment>(rt, key))),
+          parts: partsReader(rt, run.sessionId, run.attachments ?? [], messages),
           takeSteering: steeringOf(scope),
         },
       ),

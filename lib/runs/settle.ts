@@ -112,6 +112,14 @@ export async function settle(
   );
   if (fenced || !(await scope.stopping.watch.confirm())) return LOST;
   const settled = state.settle(result);
+  // A pause is what open requests make: a status that claims one with none open is read as
+  // completed, and the agent's author is told, since the agent meant to wait on something.
+  if (result.status === 'requires_action' && settled.pendingActions.length === 0)
+    rt.logger.warn('The agent returned status requires_action with no pending actions: read as completed', {
+      agentId: run.agentId,
+      sessionId: run.sessionId,
+      runId: run.runId,
+    });
   await accounting.count(settled.usage);
   const spend = closingSpend(accounting.spentUsd, settled.usage);
   // The turn that reaches a budget completes, and says so; the next message is refused (402).

@@ -543,12 +543,14 @@ describe('feedback', () => {
     const res = await http('POST', path, { rating: 'down', comment: 'explode' });
     expect(res.status).toBe(500);
     expect(res.json.error).toMatchObject({ code: 'feedback_failed' });
-    expect(JSON.stringify(res.json)).not.toContain('evaluation set');
+    // The request fails with the hook's own error (maskServerErrors would make it generic).
+    expect(JSON.stringify(res.json.error)).toContain('the evaluation set is down');
     expect(hooksOf(id).map((h) => h.hook)).toEqual(['agent']);
     expect((await messages(id))[1]?.feedback).toMatchObject({ rating: 'down', comment: 'explode' });
 
     const server = await http('POST', path, { rating: 'up', comment: 'server-explode' });
     expect(server.status).toBe(500);
+    expect(JSON.stringify(server.json.error)).toContain('the analytics table is down');
     expect(hooksOf(id).map((h) => h.hook)).toEqual(['agent', 'agent', 'server']);
     expect((await messages(id))[1]?.feedback).toMatchObject({ rating: 'up' });
     // Sending it again is safe: the rating is replaced, not added.

@@ -466,6 +466,120 @@ describe('attachments', () => {
   });
 });
 
+describe('attachments as native content (io.parts)', () => {
+  const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1, 2, 255]);
+
+  /** Uploads bytes with POST /api/files; answers the file id. */
+  async function upload(name: string, type: string, body: Buffer | string): Promise<string> {
+    const res = await fetch(`${sandbox.url}/api/files?name=${name}`, {
+      method: 'POST',
+      headers: { 'content-type': type },
+      body,
+    });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { id: string }).id;
+  }
+
+  it('decodes a data URI to base64 data with its media type, keeps a URL a url, gives text as text', async () => {
+    const turn = await send({
+      session_id: sid('parts'),
+      attachments: [
+        { data_uri: `data:image/png;base64,${PNG.toString('base64')}`, name: 'logo' },
+        { kind: 'document', data_uri: 'data:application/pdf;base64,JVBERi0=', name: 'terms.pdf' },
+        { kind: 'text', data_uri: 'data:text/plain,caf%C3%A9%20au%20lait' },
+        { url: 'https://example.com/a.png' },
+        { kind: 'document', url: 'https://example.com/b.pdf', media_type: 'application/pdf', name: 'b' },
+        { kind: 'text', text: 'some notes' },
+      ],
+    });
+    expect(turn.parts).toEqual([
+      { type: 'image', mediaType: 'image/png', data: PNG.toString('base64') },
+      { type: 'document', mediaType: 'application/pdf', data: 'JVBERi0=', name: 'terms.pdf' },
+      { type: 'text', text: 'café au lait' },
+      { type: 'image', url: 'https://example.com/a.png' },
+      { type: 'document', url: 'https://example.com/b.pdf', mediaType: 'application/pdf', name: 'b' },
+      { type: 'text', text: 'some notes' },
+    ]);
+    // The raw records stay where they were.
+    expect(turn.input.attachments[0]).toMatchObject({ kind: 'image', purpose: 'reference', name: 'logo' });
+  });
+
+  it('resolves a file_id to the file: an image to its bytes, a text attachment to its text, a PDF given no kind to a document', async () => {
+    const image = await upload('shot.png', 'image/png', PNG);
+    const notes = await upload('notes.txt', 'text/plain', 'remember the milk');
+    const pdf = await upload('terms.pdf', 'application/pdf', Buffer.from('%PDF-1.4 x'));
+    const turn = await send({
+      session_id: sid('file-parts'),
+      attachments: [{ file_id: image }, { kind: 'text', file_id: notes }, { file_id: pdf }],
+    });
+    expect(turn.parts).toEqual([
+      { type: 'image', mediaType: 'image/png', data: PNG.toString('base64') },
+      { type: 'text', text: 'remember the milk' },
+      {
+        type: 'document',
+        mediaType: 'application/pdf',
+        data: Buffer.from('%PDF-1.4 x').toString('base64'),
+        name: 'terms.pdf',
+      },
+    ]);
+  });
+
+  it('gives a continuation’s reference attachments to resolveAction as parts, after the tool result', async () => {
+    const sessionId = sid('parts-continue');
+    await send({ session_id: sessionId, content: 'call open_page' });
+    await expect
+      .poll(
+        async () => (await api(sandbox.url, 'GET', `/api/sessions/${sessionId}`)).json.status,
+        queued('the pause on the host call'),
+      )
+      .toBe('requires_action');
+    const res = await api(sandbox.url, 'POST', '/api/chat', {
+      session_id: sessionId,
+      content: '',
+      tool_call_id: 'call_open',
+      tool_result: { opened: true },
+      attachments: [
+        { kind: 'text', text: 'the log' },
+        { data_uri: `data:image/png;base64,${PNG.toString('base64')}` },
+      ],
+    });
+    expect(res.status, res.text).toBe(202);
+    await expect.poll(() => recorder.resolutions(sessionId).length, queued('the continuation')).toBe(1);
+    expect(recorder.resolutions(sessionId)[0]?.parts).toEqual([
+      { type: 'text', text: 'the log' },
+      { type: 'image', mediaType: 'image/png', data: PNG.toString('base64') },
+    ]);
+  });
+
+  it('replays a message’s parts in later turns as first given, a large one from the bucket, and never a screenshot', async () => {
+    const sessionId = sid('parts-replay');
+    const notes = await upload('later.txt', 'text/plain', 'kept for later');
+    const big = 'z'.repeat(300_000);
+    const first = await send({
+      session_id: sessionId,
+      attachments: [
+        { kind: 'text', text: big },
+        { kind: 'text', file_id: notes },
+        { url: 'https://example.com/a.png' },
+        { purpose: 'screenshot', data_uri: 'data:image/png;base64,AAAA' },
+      ],
+    });
+    expect(first.screen).toHaveLength(1);
+    const second = await send({ session_id: sessionId, content: 'more' }, 2);
+    expect(second.parts).toEqual([]);
+    const firstId = second.input.history[0]!.id;
+    expect(second.historyParts[firstId]).toEqual(first.parts);
+    expect(first.parts).toEqual([
+      { type: 'text', text: big },
+      { type: 'text', text: 'kept for later' },
+      { type: 'image', url: 'https://example.com/a.png' },
+    ]);
+    expect(JSON.stringify(second.historyParts)).not.toContain('AAAA');
+    // An answer carries no attachments; an id not of this conversation answers nothing.
+    expect(second.historyParts[second.input.history[1]!.id]).toEqual([]);
+  });
+});
+
 describe('files: uploads that attachments reference', () => {
   it('takes the bytes in the request, and hands them to the agent through io.files', async () => {
     const res = await fetch(`${sandbox.url}/api/files?name=notes.txt`, {

@@ -61,7 +61,7 @@ function plannerApp() {
         case 'bad result':
           return { content: 42 } as never;
         case 'limit':
-          return { content: PROSE, status: 'incomplete', stopReason: 'max_tokens' };
+          return { content: PROSE, status: 'incomplete', stopReason: 'limit' };
       }
       return { content: PROSE };
     },
@@ -249,6 +249,12 @@ describe('the decision', () => {
 
     const limited = sid('limit');
     const { events: limitEvents } = await decide(limited, 'limit');
+    // A usable result that stopped at a limit, not the invalid-result path.
+    expect(limitEvents.filter((f) => f.type === 'session.error')).toEqual([]);
+    expect(limitEvents.find((f) => f.type === 'session.status_idle')?.data).toMatchObject({
+      status: 'incomplete',
+      stop_reason: 'limit',
+    });
     expect(finalOf(limitEvents)?.decision).toBeUndefined();
     expect(JSON.stringify(limitEvents)).not.toContain(PROSE);
     expect(await storedText(limited)).not.toContain(PROSE);

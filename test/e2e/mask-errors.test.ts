@@ -25,6 +25,14 @@ const agents: HostAgentDefinition[] = [
       throw new Error(SECRET);
     },
   },
+  // Answers; its feedback hook fails with a message of its own.
+  {
+    info: { id: 'rated' },
+    invoke: async () => ({ content: 'ok' }),
+    feedback: () => {
+      throw new Error(SECRET);
+    },
+  },
 ];
 
 /** The server's `resolveContext` is broken for one user: a 500 `invalid_context` naming what it returned. */
@@ -137,6 +145,36 @@ describe('maskServerErrors', () => {
     const unmasked = await as(plain, 'broken', 'GET', '/api/sessions');
     expect(unmasked.status).toBe(500);
     expect(JSON.stringify(unmasked.json)).toContain('tenant');
+  });
+
+  it('fails a rating whose feedback hook threw with the hook’s message, generic when masked; the detail is logged', async () => {
+    const rate = async (sandbox: Sandbox, id: string) => {
+      const sent = await as(sandbox, 'alice', 'POST', '/api/chat', {
+        session_id: id,
+        agent_id: 'rated',
+        content: 'hi',
+        wait_ms: 15_000,
+      });
+      expect(sent.status).toBe(200);
+      const listed = await as(sandbox, 'alice', 'GET', `/api/sessions/${id}/messages`);
+      const answer = (listed.json.messages as { id: string; role: string }[]).find(
+        (m) => m.role === 'assistant',
+      );
+      return as(sandbox, 'alice', 'POST', `/api/sessions/${id}/messages/${answer?.id}/feedback`, {
+        rating: 'down',
+      });
+    };
+    const logged = vi.spyOn(Logger.prototype, 'error');
+    const hidden = await rate(masked, sid('rated-masked'));
+    expect(hidden.status).toBe(500);
+    expect(hidden.json).toEqual({
+      error: { code: 'feedback_failed', message: 'Something went wrong on our side.' },
+    });
+    expect(logText(logged.mock.calls)).toContain(SECRET);
+    const shown = await rate(plain, sid('rated-plain'));
+    expect(shown.status).toBe(500);
+    expect(shown.json.error).toMatchObject({ code: 'feedback_failed' });
+    expect(JSON.stringify(shown.json)).toContain(SECRET);
   });
 
   it('makes an error frame’s 500 generic on the WebSocket, where the same mapping answers', () => {

@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createSwitchboard } from '../../lib/index.ts';
+import { createSwitchboard, hostAgentRegistration, type RequestContext } from '../../lib/index.ts';
 import { enqueue } from '../../lib/runs/index.ts';
 import {
   appendEvents,
@@ -198,6 +198,56 @@ describe('lost workers and fencing', () => {
       .toEqual(['warm-up', 'after the lost one']);
     await api(sandbox.url, 'POST', `/api/sessions/${id}/cancel`);
     await host.waitFor(idle(id, next));
+  });
+
+  it('finds the agent of a lost run with the owner’s system context ({ system: true }), as recovery is no request', async () => {
+    const seen: RequestContext[] = [];
+    const cancelled: unknown[] = [];
+    const bot = hostAgentRegistration({
+      info: { id: 'tenant-bot' },
+      invoke: async () => ({ content: 'ok' }),
+      cancel: (input) => {
+        cancelled.push(input);
+      },
+    });
+    const box = await testSandbox({
+      app: createSwitchboard({
+        agents: (ctx) => {
+          seen.push(ctx);
+          return [bot];
+        },
+      }),
+    });
+    try {
+      const id = sid('lost-system');
+      const sent = await api(box.url, 'POST', '/api/chat', {
+        session_id: id,
+        agent_id: 'tenant-bot',
+        content: 'hi',
+        wait_ms: 10_000,
+      });
+      expect(sent.status, sent.text).toBe(200);
+      const owner = seen[0]!;
+      const runId = 'run_01M8ZZZZZZZZZZZZZZZZZZZZZY';
+      await putRun(box.runtime, queuedRun(refOf(id), runId, 'tenant-bot', { requestId: 'lost-system' }));
+      expect(
+        await claimRun(box.runtime, { sessionId: refOf(id), runId }, 'dead-worker', Date.now() - 10 * 60_000),
+      ).toBe(true);
+      seen.length = 0;
+      await enqueue(box.runtime, {
+        v: 1,
+        kind: 'turn',
+        sessionId: refOf(id),
+        runId,
+        requestId: 'lost-system',
+      });
+      await expect
+        .poll(() => cancelled, queued('the lease_lost hook'))
+        .toEqual([{ conversationId: refOf(id), runId, reason: 'lease_lost' }]);
+      expect(seen).toEqual([{ user: owner.user, data: { ...owner.data, system: true } }]);
+    } finally {
+      await box.close();
+    }
   });
 
   // How a dead worker may have ended its run in the log, and the outcome the run takes from it.

@@ -1,5 +1,6 @@
+import { Logger } from '@aws-lambda-powertools/logger';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys, subscribers } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { testApp } from '../support/agents.ts';
@@ -191,6 +192,32 @@ describe('one turn through the gateway, the queue, the worker and the table', ()
     const stored = messages.json.messages as { role: string; content: string }[];
     expect(stored.map((m) => m.role)).toEqual(['user', 'user', 'assistant']);
     expect(stored[2]?.content).toBe('fine: again');
+  });
+
+  it('reads status requires_action with no pending actions as completed, and logs a warning with the run', async () => {
+    const warn = vi.spyOn(Logger.prototype, 'warn');
+    try {
+      const host = await socket();
+      const sent = await host.request({
+        action: 'assistant_message',
+        session_id: 'pause-on-nothing',
+        agent_id: 'picky',
+        content: 'pause on nothing',
+      });
+      await host.waitFor(idleOf(sent.run_id));
+      expect(host.events('pause-on-nothing').find(idleOf(sent.run_id))?.data).toMatchObject({
+        status: 'completed',
+        stop_reason: 'end_turn',
+      });
+      const warned = warn.mock.calls.find((c) => String(c[0]).includes('requires_action with no pending'));
+      expect(warned?.[1]).toMatchObject({
+        agentId: 'picky',
+        sessionId: refOf('pause-on-nothing'),
+        runId: sent.run_id,
+      });
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('finishes a turn whose sender vanished mid-stream, and forgets a connection API Gateway reports gone', async () => {

@@ -52,6 +52,8 @@ export function testApp() {
       count('picky');
       emit({ type: 'text', text: 'thinking… ' });
       if (message === 'break') return { status: 'sideways' };
+      if (message === 'pause on nothing')
+        return { content: 'Nothing to wait on.', status: 'requires_action' };
       return { content: `fine: ${message}` };
     },
   };

@@ -1,11 +1,20 @@
 import { hostSessionId } from '../../lib/auth/index.ts';
-import type { HostAgentDefinition, HostAgentInput } from '../../lib/index.ts';
+import type {
+  ContentPart,
+  HostAgentDefinition,
+  HostAgentInput,
+  ResolveActionInput,
+} from '../../lib/index.ts';
 
 /** What the recording agent saw in one turn. */
 export interface Recorded {
   input: HostAgentInput;
   screen: Awaited<ReturnType<Parameters<HostAgentDefinition['invoke']>[1]['lookAtScreen']>>;
   fileTexts: Record<string, string | null>;
+  /** `io.parts()`: this turn's reference attachments as content parts. */
+  parts: ContentPart[];
+  /** `io.parts(id)` of every message of the history, by its id. */
+  historyParts: Record<string, ContentPart[]>;
 }
 
 /**
@@ -14,6 +23,7 @@ export interface Recorded {
  */
 export function recordingAgent(id = 'recorder', tools: HostAgentDefinition['tools'] = []) {
   const seen = new Map<string, Recorded[]>();
+  const resolved = new Map<string, { input: ResolveActionInput; parts: ContentPart[] }[]>();
   const waiters: { sessionId: string; count: number; resolve: (r: Recorded[]) => void }[] = [];
   const definition: HostAgentDefinition = {
     info: { id },
@@ -25,7 +35,15 @@ export function recordingAgent(id = 'recorder', tools: HostAgentDefinition['tool
       );
       const list = [
         ...(seen.get(hostSessionId(input.conversationId)) ?? []),
-        { input, screen: await io.lookAtScreen(), fileTexts },
+        {
+          input,
+          screen: await io.lookAtScreen(),
+          fileTexts,
+          parts: await io.parts(),
+          historyParts: Object.fromEntries(
+            await Promise.all(input.history.map(async (m) => [m.id, await io.parts(m.id)] as const)),
+          ),
+        },
       ];
       seen.set(hostSessionId(input.conversationId), list);
       for (const w of waiters.filter(
@@ -34,11 +52,21 @@ export function recordingAgent(id = 'recorder', tools: HostAgentDefinition['tool
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve(list);
       }
+      // A host call the continuation tests answer.
+      if (input.message === 'call open_page')
+        io.emit({ type: 'tool_use', id: 'call_open', name: 'open_page', args: { name: 'agents' } });
       return { content: 'ok' };
+    },
+    async resolveAction(input, io) {
+      const sessionId = hostSessionId(input.conversationId);
+      resolved.set(sessionId, [...(resolved.get(sessionId) ?? []), { input, parts: await io.parts() }]);
+      return { content: 'done' };
     },
   };
   return {
     definition,
+    /** What `resolveAction` was handed in a session, with `io.parts()`. */
+    resolutions: (sessionId: string) => resolved.get(sessionId) ?? [],
     /**
      * Resolves with the session's recorded turns once there are `count` of them; rejects, naming
      * the session and the count, if they have not all come within `timeoutMs`.
