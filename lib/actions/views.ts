@@ -1,6 +1,16 @@
 import type { PendingAction } from '../agents/index.ts';
-import { resolutionView } from '../contract/index.ts';
+import type { Resolution } from '../contract/answers.ts';
+import { snakeCase } from '../contract/index.ts';
 import type { ActionRecord } from '../store/index.ts';
+
+/**
+ * An answer as the agent was handed it (`resolution`, with the host contract's `approvedArgs` and
+ * `rememberForSession`) in its wire form (`ResolutionSchema`). Every top-level key is a field of the
+ * contract, so each is spelled in snake_case; the values, the host's own, keep their keys.
+ */
+export function resolutionView(resolution: Record<string, unknown>): Resolution {
+  return Object.fromEntries(Object.entries(resolution).map(([key, value]) => [snakeCase(key), value]));
+}
 
 /** The request as the agent asked it (what `resolveAction` gets as `action`). */
 export function askedOf(action: ActionRecord): PendingAction {

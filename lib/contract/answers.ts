@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { ResolveRequestSchema } from './chat.ts';
-import { normalizeKeys, shapeOf } from './normalize.ts';
 
 const asked = ResolveRequestSchema.shape;
 
@@ -8,7 +7,8 @@ const asked = ResolveRequestSchema.shape;
  * A recorded answer as the wire shows it (`decision` of `POST /api/sessions/{id}/actions/{actionId}`
  * and `assistant:resolved`, `resolution` of a request and of `action.resolved`): the fields of the
  * answer that was sent, in the contract's snake_case, or what the server decided without one (a
- * lapse, a host tool call's result).
+ * lapse, a host tool call's result). Only the documents and the event schemas read it: the functions
+ * render an answer with `resolutionView` (lib/actions/views.ts), which needs no schema.
  */
 export const ResolutionSchema = z
   .object({
@@ -28,13 +28,3 @@ export const ResolutionSchema = z
   })
   .strict();
 export type Resolution = z.infer<typeof ResolutionSchema>;
-
-const RESOLUTION_SHAPE = shapeOf(ResolutionSchema);
-
-/**
- * An answer as the agent was handed it (`resolution`, with the host contract's `approvedArgs` and
- * `rememberForSession`) in its wire form; the host's own values inside it keep their keys.
- */
-export function resolutionView(resolution: Record<string, unknown>): Resolution {
-  return normalizeKeys(resolution, RESOLUTION_SHAPE) as Resolution;
-}

@@ -1,4 +1,3 @@
-export { type Resolution, ResolutionSchema, resolutionView } from './answers.ts';
 export {
   type Attachment,
   AttachmentSchema,
