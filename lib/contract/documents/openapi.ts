@@ -112,7 +112,8 @@ const ROUTES: Record<HttpRouteKey, RouteDoc> = {
     },
   },
   'POST /api/sessions/{id}/cancel': {
-    summary: "Stop the session's turn, or withdraw the open requests of a paused session.",
+    summary:
+      "Stop the session's turn, or withdraw the open approvals and questions of a paused session (a pending host call stays open).",
     anchor: 'post-apisessionsidcancel',
     path: session,
     ok: { 202: object('Cancelling, or withdrawn') },
