@@ -4,6 +4,7 @@ import {
   BudgetExceededError,
   InternalError,
   RateLimitedError,
+  RecordedError,
   SERVER_ERROR_MESSAGE,
   SessionBusyError,
   SwitchboardError,
@@ -38,7 +39,7 @@ export function asSwitchboardError(
       message: error.message,
       issues: error.issues,
     });
-    return new SwitchboardError(error.code, SERVER_ERROR_MESSAGE, error.status, error.type);
+    return new RecordedError(error.code, SERVER_ERROR_MESSAGE, error.status, error.type);
   }
   logger.error('Unhandled error', {
     error: error instanceof Error ? { message: error.message, stack: error.stack } : String(error),

@@ -4,6 +4,7 @@ import {
   AgentNotFoundError,
   AgentUnavailableError,
   BudgetExceededError,
+  ERROR_CODES,
   FeedbackHookError,
   ForbiddenError,
   InternalError,
@@ -74,6 +75,8 @@ const PINNED: Record<string, { status: number; type: string }> = {
   agent_error: { status: 500, type: 'internal' },
   feedback_failed: { status: 500, type: 'internal' },
   invalid_decision: { status: 500, type: 'internal' },
+  // Recorded on a turn the worker lost, and answered so to a POST /api/chat that waited on it.
+  worker_lost: { status: 500, type: 'internal' },
   service_busy: { status: 503, type: 'internal' },
 };
 
@@ -128,7 +131,16 @@ const MADE: SwitchboardError[] = [
 
 describe('error codes', () => {
   it('answer with the status and WebSocket type each has always had', () => {
+    const { worker_lost: _recorded, ...thrown } = PINNED;
     const made = Object.fromEntries(MADE.map((e) => [e.code, { status: e.status, type: e.type }]));
-    expect(made).toEqual(PINNED);
+    expect(made).toEqual(thrown);
+  });
+
+  it('are the map lib/errors answers by, and nothing else', () => {
+    const map = Object.fromEntries(
+      Object.entries(ERROR_CODES).map(([code, { status, type }]) => [code, { status, type }]),
+    );
+    expect(map).toEqual(PINNED);
+    for (const { description } of Object.values(ERROR_CODES)) expect(description).not.toBe('');
   });
 });
