@@ -143,4 +143,19 @@ describe('error codes', () => {
     expect(map).toEqual(PINNED);
     for (const { description } of Object.values(ERROR_CODES)) expect(description).not.toBe('');
   });
+
+  it('cannot be made with a code the map does not list, nor with one of another status', () => {
+    // Checked by the compiler: the functions are never called.
+    const refused = [
+      // @ts-expect-error: a code outside the map fails to compile.
+      () => new NotFoundError('no_such_code', ''),
+      // @ts-expect-error: a 404 class refuses a 409 code.
+      () => new NotFoundError('agent_mismatch', ''),
+      // @ts-expect-error: a 409 class refuses a 404 code.
+      () => new SessionConflictError('session_not_found', ''),
+      // @ts-expect-error: a validation error refuses a code of another type.
+      () => new ValidationError('', [], 'rate_limited'),
+    ];
+    expect(refused).toHaveLength(4);
+  });
 });
