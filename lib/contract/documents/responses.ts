@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ERROR_CODE_LIST, ERROR_TYPES } from '../../errors/index.ts';
 import { SESSION_EVENTS, type SessionEventType } from '../../events/log.ts';
 import { ResolutionSchema } from '../answers.ts';
 
@@ -24,7 +25,7 @@ export const ErrorResponseSchema = z
   .object({
     error: z
       .object({
-        code: z.string(),
+        code: z.enum(ERROR_CODE_LIST),
         message: z.string(),
         issues: z.array(IssueSchema).optional(),
         /** `session_busy`: the turn the message waits on. */
@@ -92,8 +93,8 @@ export const ErrorFrameSchema = z
     request_id: z.string().optional(),
     error: z
       .object({
-        type: z.enum(['validation', 'session', 'not_found', 'auth', 'limit', 'internal']),
-        code: z.string(),
+        type: z.enum(ERROR_TYPES),
+        code: z.enum(ERROR_CODE_LIST),
         message: z.string(),
         path: z.array(z.union([z.string(), z.number()])),
         issues: z.array(IssueSchema).optional(),
