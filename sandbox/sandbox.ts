@@ -416,6 +416,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       queueArn: services.queueArn,
       handler: (event, context) => workerHandler(event, context),
       ...options.worker,
+      ...(options.clock && { clock: options.clock }),
       // The handler cannot be killed in this process: its runs are told to stop instead.
       onTimeout: (context) => void stopRunsOf(context.awsRequestId, 'shutdown', runtimes.worker),
     });
