@@ -87,7 +87,9 @@ export function addSessionCommands(program: Command, io: CliIo, exit: (code: num
     run(io, exit, async (out, session: string, options: SessionOptions & { expire?: boolean }) => {
       const target = await connect(options);
       const ref = await refOf(target, session, options);
-      const runs = options.expire ? await expireRuns(target.rt, ref) : await cancelRuns(target.rt, ref);
+      const runs = options.expire
+        ? await expireRuns(target.rt, ref, target.rt.clock())
+        : await cancelRuns(target.rt, ref);
       print(out, options, { session: ref, runs }, (r) =>
         r.runs.map((x) => `${x.runId} ${x.outcome}: ${x.detail}`).join('\n'),
       );

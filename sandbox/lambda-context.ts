@@ -13,6 +13,8 @@ export interface LambdaContextOptions {
   accountId?: string;
   /** Default 1024. */
   memoryLimitInMB?: number;
+  /** The clock `getRemainingTimeInMillis()` counts down by: the functions' own, so a test can step it. Default `Date.now`. */
+  clock?: () => number;
 }
 
 /**
@@ -26,7 +28,8 @@ export function createLambdaContext(options: LambdaContextOptions): Context {
   const { functionName, timeoutMs } = options;
   const region = options.region ?? 'us-east-1';
   const accountId = options.accountId ?? '000000000000';
-  const deadline = Date.now() + timeoutMs;
+  const clock = options.clock ?? Date.now;
+  const deadline = clock() + timeoutMs;
   const day = new Date().toISOString().slice(0, 10).replaceAll('-', '/');
   // The callback-era methods exist on the real object; a handler calling them is a bug worth surfacing.
   const legacy = (): never => {
@@ -41,7 +44,7 @@ export function createLambdaContext(options: LambdaContextOptions): Context {
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: `${day}/[$LATEST]${randomUUID().replaceAll('-', '')}`,
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    getRemainingTimeInMillis: () => Math.max(0, deadline - clock()),
     done: legacy,
     fail: legacy,
     succeed: legacy,

@@ -115,7 +115,7 @@ export interface SandboxOptions {
   faults?: FaultOptions;
   /** The grants each function's calls are checked against. Default: what the stack deploys. */
   permissions?: Permissions;
-  /** The clock the functions' rate limits read, so that a test can move time on. Default `Date.now`. */
+  /** The functions' clock (every time they read), so that a test can hold time still or move it on. Default `Date.now`. */
   clock?: () => number;
   /** The AG-UI function's timeout, at which its stream is cut off. Default 900 000, the stack's. */
   aguiTimeoutMs?: number;
@@ -416,6 +416,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       queueArn: services.queueArn,
       handler: (event, context) => workerHandler(event, context),
       ...options.worker,
+      ...(options.clock && { clock: options.clock }),
       // The handler cannot be killed in this process: its runs are told to stop instead.
       onTimeout: (context) => void stopRunsOf(context.awsRequestId, 'shutdown', runtimes.worker),
     });

@@ -40,6 +40,8 @@ export interface SqsPollerOptions extends EventSourceOptions {
    * the handler cannot be killed, so this is where it is told to stop (or the process ends itself).
    */
   onTimeout?: (context: Context) => void;
+  /** The clock an invocation's time left counts down by (the functions' clock). Default `Date.now`. */
+  clock?: () => number;
 }
 
 /** A running poller. */
@@ -97,6 +99,7 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
       functionName: options.functionName ?? 'worker',
       timeoutMs,
       ...(region ? { region } : {}),
+      ...(options.clock && { clock: options.clock }),
     });
     const work = Promise.resolve()
       .then(() => handler({ Records: records }, context))

@@ -13,9 +13,8 @@ export function sseOf(event: AguiEvent): string {
 export interface FollowOptions {
   /** How often the log is read while nothing new is in it. */
   pollMs: number;
-  /** When the stream must stop (the function's timeout, less a margin): the client then posts the run again. */
+  /** When the stream must stop (the function's timeout, less a margin), by the runtime's clock: the client then posts the run again. */
   deadline: number;
-  now?: () => number;
 }
 
 /**
@@ -31,7 +30,6 @@ export async function followRun(
   sink: ResponseSink,
   options: FollowOptions,
 ): Promise<void> {
-  const now = options.now ?? Date.now;
   const send = (events: AguiEvent[]) => {
     for (const event of events) if (!sink.closed) sink.write(sseOf(event));
   };
@@ -60,7 +58,7 @@ export async function followRun(
       send(translator.finish(requests));
       return;
     }
-    if (now() >= options.deadline) {
+    if (rt.clock() >= options.deadline) {
       send(
         translator.interrupted(
           'stream_timeout',

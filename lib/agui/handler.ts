@@ -131,7 +131,7 @@ export function createAguiHandler(
     try {
       await followRun(rt(), accepted, translator, sink, {
         pollMs,
-        deadline: Date.now() + context.getRemainingTimeInMillis() - marginMs,
+        deadline: rt().clock() + context.getRemainingTimeInMillis() - marginMs,
       });
     } catch (error) {
       // The run goes on in the worker; the stream cannot. The client posts the same run again.

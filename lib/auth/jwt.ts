@@ -59,14 +59,17 @@ function audienceAccepted(payload: JWTPayload, audience: readonly string[]): boo
  * const verify = createJwtVerifier({ issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc', audience: ['app-client-id'] });
  * const claims = await verify(token); // throws InvalidTokenError
  * ```
+ *
+ * `clock` is the time the token is checked against, in epoch ms. A verifier is built before any
+ * runtime (from the environment, in Lambda), so it takes the clock itself rather than a runtime's.
  */
-export function createJwtVerifier(options: AuthConfig): JwtVerifier {
+export function createJwtVerifier(options: AuthConfig, clock: () => number = Date.now): JwtVerifier {
   const config = AuthConfigSchema.parse(options);
   let keys: { set: Promise<ReturnType<typeof createRemoteJWKSet>>; at: number } | undefined;
   const keySet = () => {
-    if (!keys || Date.now() - keys.at > DISCOVERY_TTL_MS) {
+    if (!keys || clock() - keys.at > DISCOVERY_TTL_MS) {
       const set = discover(config);
-      keys = { set, at: Date.now() };
+      keys = { set, at: clock() };
       // A failed discovery is tried again by the next request rather than kept.
       set.catch(() => {
         if (keys?.set === set) keys = undefined;
@@ -86,6 +89,7 @@ export function createJwtVerifier(options: AuthConfig): JwtVerifier {
         issuer: config.issuer,
         algorithms: [...JWT_ALGORITHMS],
         requiredClaims: ['exp'],
+        currentDate: new Date(clock()),
       }));
     } catch (error) {
       throw new InvalidTokenError(reasonOf(error));
@@ -93,7 +97,7 @@ export function createJwtVerifier(options: AuthConfig): JwtVerifier {
     if (!audienceAccepted(payload, config.audience)) {
       throw new InvalidTokenError('The token is not for this audience.');
     }
-    if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000) {
+    if (typeof payload.iat === 'number' && payload.iat > clock() / 1000) {
       throw new InvalidTokenError('The token was issued in the future.');
     }
     return payload;

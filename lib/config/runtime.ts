@@ -68,7 +68,7 @@ export interface Runtime {
   tracing: boolean;
   /** The `service` of every log line, metric and trace. */
   service: string;
-  /** The time in epoch milliseconds, as the rate limits and file expiry read it: `Date.now`, or a test's clock. */
+  /** The time in epoch milliseconds, the only one lib reads (runs, leases, expiry, rate limits, stamps): `Date.now`, or a test's clock. */
   clock: () => number;
   /**
    * The deployment's secret key of session refs (an owner's scope is an HMAC of their tenant and user
@@ -93,7 +93,7 @@ export interface RuntimeConfig {
   logLevel?: string;
   /** The function the runtime serves; it sets how persistent its DynamoDB calls are. Default: worker. */
   fn?: FunctionName;
-  /** The clock the rate limits read. Default `Date.now`. */
+  /** The clock every time read goes through. Default `Date.now`. */
   clock?: () => number;
   /**
    * The logger, when not Powertools' JSON logger at `logLevel` (the sandbox's `switchboard dev`

@@ -59,7 +59,11 @@ export function pauseExpiring(
 }
 
 /** `Pause Resolved` for a request decided by an answer, or withdrawn or superseded without one. */
-export function pauseResolved(session: SessionRecord, action: ActionRecord): DomainEvent | undefined {
+export function pauseResolved(
+  session: SessionRecord,
+  action: ActionRecord,
+  now: number,
+): DomainEvent | undefined {
   if (action.status !== 'resolved' && action.status !== 'cancelled' && action.status !== 'superseded')
     return undefined;
   const decision = action.resolution?.decision;
@@ -71,19 +75,19 @@ export function pauseResolved(session: SessionRecord, action: ActionRecord): Dom
       actor: action.actor ?? 'system',
       channel: action.channel ?? 'system',
       decision: decision === 'approve' || decision === 'deny' ? decision : null,
-      resolvedAt: action.resolvedAt ?? new Date().toISOString(),
+      resolvedAt: action.resolvedAt ?? new Date(now).toISOString(),
     },
   };
 }
 
 /** `Pause Lapsed` for a request the sweep decided under `hitl.onTimeout`. */
-export function pauseLapsed(session: SessionRecord, action: ActionRecord): DomainEvent {
+export function pauseLapsed(session: SessionRecord, action: ActionRecord, now: number): DomainEvent {
   return {
     detailType: 'Pause Lapsed',
     detail: {
       ...pauseFields(session, action),
       outcome: action.status === 'resolved' ? 'denied' : 'withdrawn',
-      resolvedAt: action.resolvedAt ?? new Date().toISOString(),
+      resolvedAt: action.resolvedAt ?? new Date(now).toISOString(),
     },
   };
 }

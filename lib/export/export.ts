@@ -72,7 +72,7 @@ export async function exportSession(rt: Runtime, session: SessionRecord) {
   return {
     format: 'switchboard.session-export',
     version: 1,
-    exported_at: new Date().toISOString(),
+    exported_at: new Date(rt.clock()).toISOString(),
     session: sessionView(session, run, open),
     messages: messages.map((m) => exportedMessage(m, actions, feedback.get(m.messageId))),
     files: files.flatMap((f) => (f ? [fileView(f)] : [])),

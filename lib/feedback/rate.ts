@@ -48,7 +48,7 @@ export async function rateMessage(
     reasons: request.reasons ?? [],
     ...(request.comment !== undefined && { comment: request.comment }),
     userId: identity.user,
-    updatedAt: new Date().toISOString(),
+    updatedAt: new Date(rt.clock()).toISOString(),
   });
   const context = requestContextOf(identity);
   const event = await feedbackEvent(rt, session, messages, index, stored, previous, context);

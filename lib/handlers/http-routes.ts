@@ -120,11 +120,11 @@ const fileIdOf = (event: APIGatewayProxyEventV2) => pathId(event, 'id', 'file_no
 
 /** The events after `after`; with a wait, polls the log (a Query of one partition) until one comes. */
 async function waitForEvents(rt: Runtime, sessionId: string, after: number, limit: number, waitMs: number) {
-  const until = Date.now() + waitMs;
+  const until = rt.clock() + waitMs;
   for (;;) {
     const events = await listEvents(rt, sessionId, after, limit);
-    if (events.length > 0 || Date.now() >= until) return events;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(250, until - Date.now())));
+    if (events.length > 0 || rt.clock() >= until) return events;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(250, until - rt.clock())));
   }
 }
 

@@ -12,7 +12,7 @@ export function createSweepHandler(app: Switchboard, runtime?: Runtime) {
   const rt = lazyRuntime('sweep', runtime);
   const handler = middy<ScheduledEvent, SweepReport, Error, Context>().handler(async () => {
     await jsonSchemasReady();
-    return sweep(rt(), app, Date.now());
+    return sweep(rt(), app, rt().clock());
   });
   return instrumentHandler(rt, handler);
 }

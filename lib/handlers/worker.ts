@@ -88,7 +88,7 @@ async function runGroup(inv: Invocation, records: SQSRecord[]): Promise<HandBack
     const left = inv.timeLeft();
     if (index > 0 && left < turnBudgetMs(settings)) return handedBack(records.slice(index));
     try {
-      await processRecord(inv, record, stopAtFor(settings, left));
+      await processRecord(inv, record, stopAtFor(settings, left, inv.rt.clock()));
     } catch (error) {
       if (!(error instanceof RetryLaterError)) {
         inv.rt.logger.error('A turn failed; the job will be retried', { error });

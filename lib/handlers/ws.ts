@@ -68,7 +68,7 @@ export interface WebSocketResult {
 const REPLAY_PAGE = 200;
 
 function connectionOf(rt: Runtime, event: WebSocketEvent, identity: Identity): ConnectionRecord {
-  const connectedAt = event.requestContext.connectedAt ?? Date.now();
+  const connectedAt = event.requestContext.connectedAt ?? rt.clock();
   return {
     connectionId: event.requestContext.connectionId,
     user: identity.user,
@@ -123,7 +123,7 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
       rt,
       event.requestContext.connectionId,
       identity.user,
-      event.requestContext.connectedAt ?? Date.now(),
+      event.requestContext.connectedAt ?? rt.clock(),
     );
   },
   async $disconnect(rt, _app, event) {

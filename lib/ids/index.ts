@@ -18,6 +18,8 @@ function encode(bytes: Uint8Array, length: number): string {
 /**
  * A ULID: 26 characters that sort in creation order, monotonic within one process, so item
  * keys built from it (`RUN#…`, `MSG#…`) come back from a Query in the order they were made.
+ * The default reads the wall clock, not a runtime's: ids are made where no runtime is at hand, and
+ * their order needs only a monotonic time in this process (a test's clock may stand still or go back).
  */
 export function ulid(now = Date.now()): string {
   if (now <= lastTime) {

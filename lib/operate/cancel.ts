@@ -41,7 +41,7 @@ export async function cancelRuns(rt: Runtime, ref: string): Promise<CancelledRun
  * (`worker_lost`), its end written to the log. A run whose lease is still renewed is left to its
  * worker: cancel it instead. The agent's `cancel` hook is not called from here (it lives in the functions).
  */
-export async function expireRuns(rt: Runtime, ref: string, now = Date.now()): Promise<CancelledRun[]> {
+export async function expireRuns(rt: Runtime, ref: string, now: number): Promise<CancelledRun[]> {
   if (!(await getSession(rt, ref, { includeDeleted: true }))) throw new SessionNotFoundError(ref);
   const all = await listRuns(rt, ref);
   const runs = all.filter((run) => open(run) && usersTurn(run));

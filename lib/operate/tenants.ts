@@ -17,7 +17,7 @@ export interface Suspended {
  * to stop. The suspension is written first, so that no turn starts after the stops were asked.
  */
 export async function suspendTenant(rt: Runtime, tenant: string, reason?: string): Promise<Suspended> {
-  const suspendedAt = new Date().toISOString();
+  const suspendedAt = new Date(rt.clock()).toISOString();
   await putSuspension(rt, { tenant, suspendedAt, ...(reason && { reason }) });
   const stopped: Suspended['stopped'] = [];
   for (const owner of await tenantOwners(rt, tenant)) {

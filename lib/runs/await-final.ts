@@ -28,7 +28,7 @@ export async function awaitFinal(
   accepted: Accepted,
   waitMs: number,
 ): Promise<FinalAnswer | undefined> {
-  const until = Date.now() + Math.min(waitMs, MAX_CHAT_WAIT_MS);
+  const until = rt.clock() + Math.min(waitMs, MAX_CHAT_WAIT_MS);
   const ours: SessionEvent[] = [];
   let after = 0;
   for (;;) {
@@ -39,9 +39,9 @@ export async function awaitFinal(
     }
     const closing = ours.find((e) => END_TYPES.has(e.type));
     if (closing) return answerOf(accepted, ours, closing);
-    if (events.length === 0 && Date.now() >= until) return undefined;
+    if (events.length === 0 && rt.clock() >= until) return undefined;
     if (events.length === 0)
-      await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, until - Date.now())));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, until - rt.clock())));
   }
 }
 

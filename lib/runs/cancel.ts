@@ -47,7 +47,7 @@ async function queueBookkeeping(
     userMessageId: messageId(runId, 0),
     assistantMessageId: messageId(runId, 1),
     status: 'queued',
-    createdAt: new Date().toISOString(),
+    createdAt: new Date(rt.clock()).toISOString(),
     kind,
     ...(withdrawn.length > 0 && { withdrawn }),
   });
@@ -79,7 +79,7 @@ export async function cancelSession(rt: Runtime, identity: Identity, sessionId: 
     );
     if (!decided) continue;
     withdrawn.push(action.actionId);
-    events.push(pauseResolved(session, decided));
+    events.push(pauseResolved(session, decided, rt.clock()));
   }
   if (withdrawn.length === 0)
     throw new SessionConflictError(
@@ -126,7 +126,7 @@ export async function deleteSession(rt: Runtime, identity: Identity, sessionId: 
  */
 export async function eraseSession(rt: Runtime, session: SessionRecord): Promise<boolean> {
   const runId = newId('run');
-  if (!(await markDeleted(rt, session.sessionId, Date.now(), runId))) return false;
+  if (!(await markDeleted(rt, session.sessionId, rt.clock(), runId))) return false;
   await stopRuns(rt, session.sessionId, 'deleted');
   await queueBookkeeping(rt, session, 'delete', [], runId);
   return true;

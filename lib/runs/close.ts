@@ -120,7 +120,7 @@ export async function closeWithError(
     ended && ended !== 'unreadable' ? ended : { status: outcome.status, stopReason: 'error', error };
   if (ended)
     log.info('The log already ends the run: it is closed as the log says', { status: closed.status });
-  const now = Date.now();
+  const now = rt.clock();
   if (!(await finishRun(rt, run, workerId, closed, now))) return undefined;
   countTurnEnd(rt, run, closed, { now });
   return closed;

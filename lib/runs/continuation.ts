@@ -56,7 +56,7 @@ export async function decideLeftBehind(
     if (!done) continue;
     decided.push(done);
     // A queued host call was never announced as opened: its end is not announced either.
-    if (action.status === 'pending') events.push(pauseResolved(session, done));
+    if (action.status === 'pending') events.push(pauseResolved(session, done, rt.clock()));
   }
   return { decided, events };
 }
@@ -116,7 +116,7 @@ async function decideAndQueue(
   requestId: string,
   build: (action: ActionRecord) => Resolution,
 ): Promise<{ runId: string; action: ActionRecord; duplicate: boolean }> {
-  const now = Date.now();
+  const now = rt.clock();
   if (!action)
     throw new NotFoundError('action_not_found', 'There is no such pending request in this session.');
   // A malformed answer is refused before anything is written, so its request id stays unused.
@@ -197,7 +197,7 @@ async function decideAndQueue(
   }
   await enqueue(rt, { v: 1, kind: 'resolve', sessionId: session.sessionId, runId: record.runId, requestId });
   // Only the request that decided it announces it: a retry finds it decided already.
-  if (!ours) await publishEvents(rt, [pauseResolved(session, decided)]);
+  if (!ours) await publishEvents(rt, [pauseResolved(session, decided, rt.clock())]);
   return { runId: record.runId, action: decided, duplicate: !first };
 }
 

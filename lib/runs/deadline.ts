@@ -23,7 +23,7 @@ export function turnBudgetMs(settings: Settings): number {
 }
 
 /** When to stop a turn started with `leftMs` of its invocation left; none when there is no room for a margin. */
-export function stopAtFor(settings: Settings, leftMs: number, now = Date.now()): number | undefined {
+export function stopAtFor(settings: Settings, leftMs: number, now: number): number | undefined {
   const margin = shutdownMarginMs(settings);
   return Number.isFinite(leftMs) && leftMs > margin ? now + leftMs - margin : undefined;
 }

@@ -51,7 +51,7 @@ export class EventStream {
   /** Adds a piece of the answer; it is stored and sent with the rest of its window. */
   text(messageId: string, text: string): void {
     if (text.length === 0) return;
-    this.#firstEventAt ??= Date.now();
+    this.#firstEventAt ??= this.rt.clock();
     if (this.#text && messageId !== this.#textMessageId) this.#closeText();
     this.#textMessageId = messageId;
     this.#text += text;
@@ -108,14 +108,14 @@ export class EventStream {
   }
 
   #push(type: string, data: Record<string, unknown>): void {
-    if (!RUNTIME_EVENT.test(type)) this.#firstEventAt ??= Date.now();
+    if (!RUNTIME_EVENT.test(type)) this.#firstEventAt ??= this.rt.clock();
     this.#seq += 1;
     this.#window.push({
       seq: this.#seq,
       type,
       session_id: this.sessionId,
       run_id: this.runId,
-      at: new Date().toISOString(),
+      at: new Date(this.rt.clock()).toISOString(),
       data,
     });
   }

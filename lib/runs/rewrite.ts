@@ -148,7 +148,7 @@ export async function cutBack(
   const cut = cutAway(run.rewrite, run.userMessageId, run.runId);
   const open = (await openActions(rt, run.sessionId)).filter((a) => cut(a.messageId));
   const { decided, events } = await decideLeftBehind(rt, session, open, run.runId);
-  const replacement = { by: run.runId, mode, at: new Date().toISOString() };
+  const replacement = { by: run.runId, mode, at: new Date(rt.clock()).toISOString() };
   const replaced: string[] = [];
   for (const m of (await listMessages(rt, run.sessionId, { current: true })).filter((m) =>
     cut(m.messageId),

@@ -47,7 +47,7 @@ export async function runTurn(
   options: RunTurnOptions = {},
 ): Promise<void> {
   const log = rt.logger.createChild({ persistentKeys: { sessionId: job.sessionId, runId: job.runId } });
-  if (!(await claimRun(rt, job, workerId, Date.now()))) {
+  if (!(await claimRun(rt, job, workerId, rt.clock()))) {
     const run = await getRun(rt, job.sessionId, job.runId);
     if (run?.status !== 'running') {
       log.info('Job for a run that is not queued: nothing to do', { status: run?.status });
@@ -56,10 +56,10 @@ export async function runTurn(
       return;
     }
     // The worker that claimed it stopped renewing its lease (it died or stalled): close the turn, never invoke again.
-    if (!(await takeOverRun(rt, run, workerId, Date.now())))
+    if (!(await takeOverRun(rt, run, workerId, rt.clock())))
       throw new RetryLaterError(
         `Run ${job.runId} is held by ${run.leaseOwner}.`,
-        (run.leaseExpiresAt ?? 0) - Date.now(),
+        (run.leaseExpiresAt ?? 0) - rt.clock(),
       );
     // A delete is idempotent and never runs the agent: the new owner simply does it again.
     if (run.kind === 'delete') {
@@ -190,7 +190,7 @@ async function runClaimed(
     if (!(error instanceof FencedError)) throw error;
     log.warn('Fenced off the event log', { error: String(error) });
   });
-  const now = Date.now();
+  const now = rt.clock();
   const finished = await finishRun(rt, job, workerId, outcome, now);
   if (!finished) log.warn('Lost the lease before the outcome was written; it was discarded');
   else {

@@ -137,7 +137,7 @@ export async function settle(
     });
   if (reached && settled.outcome.status === 'completed' && settled.outcome.stopReason === 'end_turn')
     settled.outcome.stopReason = 'budget_reached';
-  const now = Date.now();
+  const now = rt.clock();
   const onSameMessage = mode.kind === 'resolve' && mode.answered.kind === 'host_tool';
   const messageId = onSameMessage ? mode.answered.messageId : run.assistantMessageId;
   if (mode.kind === 'resolve' && stillWaiting(result, state, mode.others)) {
@@ -245,7 +245,7 @@ export async function settle(
   });
   // After the host's events are on their way: the rest of the account hears of it next.
   await publishEvents(rt, [
-    ...change.withdrawn.map((a) => pauseResolved(scope.session, a)),
+    ...change.withdrawn.map((a) => pauseResolved(scope.session, a, rt.clock())),
     ...change.asked.filter((a) => a.status === 'pending').map((a) => pauseOpened(scope.session, a)),
     budgetEvent(scope, reached, costUsd),
   ]);

@@ -25,7 +25,7 @@ export async function takeSteering(
   // Only the steering messages right behind this turn: a plain message queued first keeps its place.
   for (const next of behind) {
     if (!next.steer) break;
-    if (!(await steerRun(rt, next, run.runId, Date.now()))) break;
+    if (!(await steerRun(rt, next, run.runId, rt.clock()))) break;
     const original = await getMessage(rt, run.sessionId, next.userMessageId);
     if (!original) continue;
     const moved = {

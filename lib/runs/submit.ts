@@ -114,7 +114,7 @@ async function resolveSession(
       sessionId,
       ...ownerOf(identity),
       agentId,
-      createdAt: new Date().toISOString(),
+      createdAt: new Date(rt.clock()).toISOString(),
       metadata: request.metadata,
     }));
   await countSessionFiles(rt, session.sessionId, files);
@@ -160,7 +160,7 @@ export async function submitTurn(
   }
   // A regenerate or an edit goes the way of every new message (the same policies apply), once checked.
   const rewrite = await checkRewrite(rt, session, request);
-  const now = Date.now();
+  const now = rt.clock();
   const runId = newId('run');
   const { first, record } = await recordRequest(
     rt,

@@ -111,7 +111,7 @@ export class RunWatch {
     pollerOf(this.rt).add(this);
     this.#renew = setInterval(() => void this.#extend(), Math.max(1_000, Math.floor(leaseMs / 3)));
     if (this.stopAt !== undefined) {
-      this.#deadline = setTimeout(() => this.#outOfTime(), Math.max(0, this.stopAt - Date.now()));
+      this.#deadline = setTimeout(() => this.#outOfTime(), Math.max(0, this.stopAt - this.rt.clock()));
     }
     return this;
   }
@@ -140,8 +140,8 @@ export class RunWatch {
    */
   async confirm(): Promise<boolean> {
     if (this.#reason === 'lease_lost') return false;
-    const renewed = await renewLease(this.rt, this.run, this.owner, Date.now());
-    this.#renewedAt = Date.now();
+    const renewed = await renewLease(this.rt, this.run, this.owner, this.rt.clock());
+    this.#renewedAt = this.rt.clock();
     if (!renewed) this.stop('lease_lost');
     else if (renewed.cancelRequested) this.stop(renewed.cancelRequested);
     return renewed !== undefined;
@@ -156,12 +156,12 @@ export class RunWatch {
 
   /** Whether the poller should read this run: it is not stopped, and no renewal just read it. */
   wantsPoll(): boolean {
-    return !this.#reason && Date.now() - this.#renewedAt >= this.rt.settings.runs.cancelPollMs;
+    return !this.#reason && this.rt.clock() - this.#renewedAt >= this.rt.settings.runs.cancelPollMs;
   }
 
   async #extend(): Promise<void> {
-    this.#renewedAt = Date.now();
-    const renewed = await renewLease(this.rt, this.run, this.owner, Date.now()).catch(
+    this.#renewedAt = this.rt.clock();
+    const renewed = await renewLease(this.rt, this.run, this.owner, this.rt.clock()).catch(
       (): { cancelRequested?: CancelReason } => ({}),
     );
     if (!renewed) this.stop('lease_lost');

@@ -40,7 +40,7 @@ async function sweepConnections(rt: Runtime, now: number): Promise<number> {
  * Everything is found through the due index; nothing scans. The one listing, of the bucket's
  * objects that no file record names, runs once every `files.orphanSweepHours`, a few pages a sweep.
  */
-export async function sweep(rt: Runtime, app: Switchboard, now = Date.now()): Promise<SweepReport> {
+export async function sweep(rt: Runtime, app: Switchboard, now: number): Promise<SweepReport> {
   const report = {
     lapsed: await sweepLapses(rt, app, now, LOOKBACK_HOURS),
     // After the lapses: a request that lapsed already is decided, and not announced as lapsing.

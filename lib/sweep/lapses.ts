@@ -87,7 +87,7 @@ async function lapse(
       : { status: 'expired', actor: 'system:timeout', channel: 'timeout', expired: true, decidedBy: runId },
     { now, mustBeLive: false },
   );
-  if (won) await publishEvents(rt, [pauseLapsed(session, won)]);
+  if (won) await publishEvents(rt, [pauseLapsed(session, won, rt.clock())]);
   // Queued either way: a run whose decision lost the race closes itself without a word.
   await enqueue(rt, {
     v: 1,

@@ -42,14 +42,14 @@ export class Audience {
   async deliver(events: SessionEvent[], final: boolean): Promise<void> {
     this.#sinceRead.push(...events);
     const due =
-      Date.now() - this.#readAt >= this.rt.settings.stream.subscriberRefreshMs ||
+      this.rt.clock() - this.#readAt >= this.rt.settings.stream.subscriberRefreshMs ||
       (final && this.#sinceRead.length > 0);
     let joined: Subscriber[] = [];
     let catchUp: SessionEvent[] = [];
     if (due) {
       const found = await this.#readSubscribers(final ? FINAL_READ_ATTEMPTS : 1);
       if (found) {
-        this.#readAt = Date.now();
+        this.#readAt = this.rt.clock();
         const listed = new Set(found.map((s) => s.connectionId));
         // A connection that left has no subscriber record any more: nothing more is sent to it.
         for (const id of this.#queues.keys()) if (!listed.has(id)) this.#queues.delete(id);

@@ -9,8 +9,16 @@ import { api, refOf, testSandbox } from '../support/sandbox.ts';
 import { queued, within } from '../support/wait.ts';
 
 /**
+ * The functions' clock where a test steps it: `Date.now()` plus what the turns said they worked
+ * (`step:N`), so a long turn takes its time without the test waiting for it.
+ */
+let steppedMs = 0;
+const steppedClock = () => Date.now() + steppedMs;
+
+/**
  * An agent whose turns the tests shape by their text: `hold` waits for the test, `sleep:N` works N ms
- * (or until it is stopped); every call is counted, so a turn run twice would show.
+ * (or until it is stopped), `step:N` works N ms of the stepped clock at once; every call is counted,
+ * so a turn run twice would show.
  */
 function batchAgent() {
   const invoked: { sessionId: string; message: string }[] = [];
@@ -28,6 +36,7 @@ function batchAgent() {
         holdOf(hostSessionId(conversationId)).reached.open();
         await holdOf(hostSessionId(conversationId)).release.opened;
       }
+      steppedMs += Number(/^step:(\d+)$/.exec(message)?.[1] ?? 0);
       const ms = Number(/^sleep:(\d+)$/.exec(message)?.[1] ?? 0);
       if (ms > 0) {
         await new Promise<void>((resolve) => {
@@ -119,12 +128,15 @@ describe('several turns of one session in one batch', () => {
 describe('a worker with too little time left', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
-    // A later turn needs a lease (10 s) plus the shutdown margin (5 s), 15 s; each slack below is 5 s:
-    // - the 10 s turn ends 5 s before the 20 s invocation would stop it (at 20 - 5 = 15 s);
-    // - after it the invocation has at most 10 s left, 5 s short of 15 s: the later turns are handed back;
+    // A later turn needs a lease (10 s) plus the shutdown margin (5 s), 15 s; the functions' clock is
+    // stepped, so the long turn takes 8 s of it at once:
+    // - the 8 s turn ends 7 s before the 20 s invocation would stop it (at 20 - 5 = 15 s), and 2 s
+    //   before its lease would run out;
+    // - after it the invocation has at most 12 s left, 3 s short of 15 s: the later turns are handed back;
     // - a fresh invocation has 20 s, 5 s more than the 15 s the second of them needs after the first.
     // The queue's visibility (120 s) is far longer than the test waits.
     sandbox = await open({
+      clock: steppedClock,
       visibilityTimeoutSeconds: 120,
       worker: { timeoutMs: 20_000 },
       settings: { runs: { leaseMs: 10_000, cancelGraceMs: 0, cancelPollMs: 100 } },
@@ -134,15 +146,15 @@ describe('a worker with too little time left', () => {
 
   it('hands the later records back; they come back at once and run on the next invocation, each once', async () => {
     const id = 'batch-handback';
-    const { runIds } = await queueBehindHold(sandbox, id, ['sleep:10000', 'after-1', 'after-2']);
+    const { runIds } = await queueBehindHold(sandbox, id, ['step:8000', 'after-1', 'after-2']);
     await expect
-      .poll(() => statuses(sandbox, id, runIds), queued('the three turns', 25_000))
+      .poll(() => statuses(sandbox, id, runIds), queued('the three turns'))
       .toEqual(['completed', 'completed', 'completed']);
     const [long, first, second] = await Promise.all(runIds.map((r) => run(sandbox, id, r)));
     // Handed back after the long turn, then run together by a fresh invocation with time for both.
     expect(first?.leaseOwner).not.toBe(long?.leaseOwner);
     expect(second?.leaseOwner).toBe(first?.leaseOwner);
-    expect(agent.calls(id)).toEqual(['hold', 'sleep:10000', 'after-1', 'after-2']);
+    expect(agent.calls(id)).toEqual(['hold', 'step:8000', 'after-1', 'after-2']);
   });
 });
 

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { ID_PATTERN } from '../../lib/contract/ids.ts';
 import { ERROR_CODES } from '../../lib/errors/index.ts';
@@ -9,6 +9,7 @@ import { createSwitchboard } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
 import { testSandbox } from '../support/sandbox.ts';
+import { queued, within } from '../support/wait.ts';
 
 /**
  * Hostile input over every HTTP route, every WebSocket action and the AG-UI endpoint: malformed JSON, wrong types,
@@ -197,28 +198,32 @@ class HostileSocket {
 
   /** Sends one frame and waits for the first frame after it that does not carry events. */
   async exchange(data: string | Buffer, binary = false): Promise<unknown> {
-    let from = this.frames.length;
+    const from = this.frames.length;
     this.socket.send(withFixtures(data), { binary });
-    const until = Date.now() + 15_000;
-    for (;;) {
-      for (; from < this.frames.length; from += 1) {
-        const frame = this.frames[from];
+    return within(this.#answer(from), 'an answer to the frame');
+  }
+
+  /** The first frame from `from` on that does not carry events; woken by each frame and by the close. */
+  async #answer(from: number): Promise<unknown> {
+    for (let at = from; ; ) {
+      for (; at < this.frames.length; at += 1) {
+        const frame = this.frames[at];
         if (!(isObject(frame) && (typeof frame.seq === 'number' || frame.type === 'events'))) return frame;
       }
       if (this.closed !== undefined) return { closed: this.closed };
-      if (Date.now() > until) throw new Error('no answer within 15 s');
       await new Promise<void>((resolve) => {
         this.#wake = resolve;
-        setTimeout(resolve, 200);
       });
     }
   }
 
-  /** Waits for the socket to close; its code. */
+  /** Waits for the socket to close; its code, or -1 when it stayed open for 10 s. */
   async closing(): Promise<number> {
-    const until = Date.now() + 10_000;
-    while (this.closed === undefined && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-    return this.closed ?? -1;
+    const closed = new Promise<number>((resolve) => {
+      if (this.closed !== undefined) resolve(this.closed);
+      else this.socket.once('close', resolve);
+    });
+    return within(closed, 'the socket to close', 10_000).catch(() => -1);
   }
 
   close() {
@@ -744,12 +749,13 @@ beforeAll(async () => {
   const file = await request('POST', '/api/files?name=notes.txt', 'hello', { 'content-type': 'text/plain' });
   expect(file.status, file.text).toBe(201);
   fixture.file = (file.json as { id: string }).id;
-  const until = Date.now() + 20_000;
+  // expect.poll is for tests only: in a hook, vi.waitFor, with the same bound as `queued`.
   for (const id of [fixture.paused, fixture.driving, ...PAUSED.map(([session]) => session)]) {
-    while ((await request('GET', `/api/sessions/${id}`)).text.indexOf('"requires_action"') < 0) {
-      if (Date.now() > until) throw new Error(`${id} never paused`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const { timeout, interval } = queued(`${id} to pause`, 20_000);
+    await vi.waitFor(
+      async () => expect((await request('GET', `/api/sessions/${id}`)).text).toContain('"requires_action"'),
+      { timeout, interval },
+    );
   }
 }, 40_000);
 
@@ -1159,19 +1165,19 @@ describe('hostile HTTP requests', () => {
 
 /** A paused session once nothing runs in it: what GET answers, and the last seq of its log. */
 async function settled(id: string): Promise<string> {
-  const until = Date.now() + 15_000;
-  for (;;) {
+  let found: string | undefined;
+  const attempt = async () => {
     const session = await request('GET', `/api/sessions/${id}`);
     expect(session.status, session.text).toBe(200);
     const status = (session.json as { status: string; last_run?: { status?: string } }).status;
     const run = (session.json as { last_run?: { status?: string } }).last_run?.status;
-    if (status !== 'running' && run !== 'queued' && run !== 'running') {
-      const events = await request('GET', `/api/sessions/${id}/events?after=0&limit=1`);
-      return `${session.text} ${(events.json as { last_seq: number }).last_seq}`;
-    }
-    if (Date.now() > until) throw new Error(`${id} kept running`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+    if (status === 'running' || run === 'queued' || run === 'running') return undefined;
+    const events = await request('GET', `/api/sessions/${id}/events?after=0&limit=1`);
+    found = `${session.text} ${(events.json as { last_seq: number }).last_seq}`;
+    return found;
+  };
+  await expect.poll(attempt, queued(`${id} to settle`)).toBeDefined();
+  return found ?? '';
 }
 
 describe('answers and host-call results to paused sessions', () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Gateway, startGateway } from '../../sandbox/gateway/index.ts';
 
 let gateway: Gateway;
-const seen: Array<{ rawPath: string; routeKey: string; remaining: number }> = [];
+const seen: Array<{ rawPath: string; routeKey: string; remaining: number; later?: number }> = [];
 
 beforeAll(async () => {
   gateway = await startGateway({
@@ -21,15 +21,20 @@ beforeAll(async () => {
         prefix: '/slow',
         timeoutMs: 200,
         handler: async (event, sink, context) => {
-          seen.push({
+          const entry: (typeof seen)[number] = {
             rawPath: event.rawPath,
             routeKey: event.routeKey,
             remaining: context.getRemainingTimeInMillis(),
-          });
+          };
+          seen.push(entry);
           sink.start(200, { 'content-type': 'text/event-stream' });
           sink.write('data: first\n\n');
           // Waits on the sink, with a bound, as a handler that streams until its run ends.
-          for (let i = 0; i < 100 && !sink.closed; i += 1) await new Promise((r) => setTimeout(r, 20));
+          for (let i = 0; i < 100 && !sink.closed; i += 1) {
+            await new Promise((r) => setTimeout(r, 20));
+            // The time left after the first wait: it counts down from the timeout.
+            if (i === 0) entry.later = context.getRemainingTimeInMillis();
+          }
           if (!sink.closed) sink.write('data: never\n\n');
         },
       },
@@ -53,7 +58,10 @@ describe('a response-streaming function URL in the sandbox', () => {
     const text = await res.text().catch(() => 'broken off');
     expect(text).not.toContain('never');
     expect(seen.at(-1)).toMatchObject({ rawPath: '/agent-1', routeKey: '$default' });
-    expect(seen.at(-1)?.remaining).toBeLessThanOrEqual(200);
+    // At most the timeout, and counting down from it: 20 ms later less is left.
+    const { remaining = Number.NaN, later = Number.NaN } = seen.at(-1) ?? {};
+    expect(remaining).toBeLessThanOrEqual(200);
+    expect(later).toBeLessThan(remaining);
   });
 
   it("refuses a request of Lambda's 6 MB or more before the handler runs", async () => {

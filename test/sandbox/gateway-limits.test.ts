@@ -6,7 +6,6 @@ import { within } from '../support/wait.ts';
 import { openSocket, Recorder, send } from './helpers.ts';
 
 const MB = 1024 * 1024;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** API Gateway's WebSocket error frame, with its own spacing. */
 const errorFrame = (message: string) =>
   new RegExp(`^\\{"message": "${message}", "connectionId":"[^"]+", "requestId":"[^"]+"\\}$`);
@@ -77,6 +76,9 @@ describe("gateway: Lambda's 6 MB payload limit", () => {
 
 describe('gateway: integration timeouts', () => {
   let gateway: Gateway;
+  // The slow routes wait for the tests to end rather than for a fixed time: they are late however
+  // slowly the machine runs, and a timeout wide enough for the quick route under load still fires.
+  const ended = gate();
 
   beforeAll(async () => {
     gateway = await startGateway({
@@ -84,23 +86,26 @@ describe('gateway: integration timeouts', () => {
       // Short limits stand in for HTTP API's 30 s and WebSocket API's 29 s.
       http: {
         routes: ['GET /slow'],
-        timeoutMs: 50,
+        timeoutMs: 250,
         handler: async () => {
-          await pause(1000);
+          await ended.opened;
           return { statusCode: 200, body: 'late' };
         },
       },
       websocket: {
         routes: ['slow', 'quick'],
-        timeoutMs: 50,
+        timeoutMs: 250,
         handler: async (event) => {
-          if (event.requestContext.routeKey === 'slow') await pause(1000);
+          if (event.requestContext.routeKey === 'slow') await ended.opened;
           return event.requestContext.routeKey === '$connect' ? undefined : { statusCode: 200, body: 'done' };
         },
       },
     });
   });
-  afterAll(() => gateway.close());
+  afterAll(() => {
+    ended.open();
+    return gateway.close();
+  });
 
   it('answers an HTTP request 503 Service Unavailable when the function passes the timeout', async () => {
     const res = await fetch(`${gateway.url}/slow`);

@@ -18,15 +18,18 @@ describe('SQS poller', () => {
   let queues = 0;
   const pollers: SqsPoller[] = [];
 
-  beforeAll(async () => {
-    await installFifoBatches();
-    fauxqs = await startFauxqs({ port: 0, logger: false });
-    sqs = new SQSClient({
+  const fauxqsClient = () =>
+    new SQSClient({
       endpoint: fauxqs.address,
       useQueueUrlAsEndpoint: false,
       region: 'us-east-1',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
+
+  beforeAll(async () => {
+    await installFifoBatches();
+    fauxqs = await startFauxqs({ port: 0, logger: false });
+    sqs = fauxqsClient();
   });
   afterAll(async () => {
     await Promise.all(pollers.map((p) => p.stop()));
@@ -159,6 +162,22 @@ describe('SQS poller', () => {
     const release = gate();
     let active = 0;
     let most = 0;
+    // The poller's own client, counting its receives in flight: that none is, once three run, shows the
+    // poller parked until one ends, without waiting to see that nothing happens.
+    const client = fauxqsClient();
+    let receiving = 0;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const receive = context.commandName === 'ReceiveMessageCommand';
+        if (receive) receiving += 1;
+        try {
+          return await next(args);
+        } finally {
+          if (receive) receiving -= 1;
+        }
+      },
+      { step: 'initialize' },
+    );
     const { poller, batches, seen } = await poll(
       queue.queueUrl,
       async () => {
@@ -168,12 +187,14 @@ describe('SQS poller', () => {
         active -= 1;
         return undefined;
       },
-      { batchSize: 1, maxConcurrency: 3 },
+      { batchSize: 1, maxConcurrency: 3, sqs: client },
     );
     try {
       await batches.waitFor(() => batches.items.length === 3, 'three invocations at once');
-      // Held at the maximum: the poller receives nothing more while three invocations run.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // Held at the maximum: the poller receives nothing more while three invocations run. It adds
+      // the third before its handler runs and then waits for one to end, so no receive is in flight.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(receiving).toBe(0);
       expect(batches.items).toHaveLength(3);
       expect(fauxqs.inspectQueue(queue.name)?.messages.ready).toHaveLength(2);
     } finally {
@@ -181,6 +202,7 @@ describe('SQS poller', () => {
     }
     await seen.waitFor(() => seen.items.length === 5, 'every group');
     await poller.stop();
+    client.destroy();
     expect(most).toBe(3);
     expect(messagesLeft(queue.name)).toBe(0);
   });
