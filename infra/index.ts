@@ -42,8 +42,9 @@ export {
   type SwitchboardNagContext,
 } from './nag.ts';
 export {
+  type CheckedSwitchboardProps,
+  checkSwitchboardProps,
   type ResolvedSwitchboardProps,
-  resolveSwitchboardProps,
   type SwitchboardAuth,
   type SwitchboardLogLevel,
   type SwitchboardProps,

@@ -36,7 +36,7 @@ import {
 } from './functions.ts';
 import { SwitchboardMonitoring } from './monitoring.ts';
 import { acknowledgeSwitchboardFindings } from './nag.ts';
-import { type ResolvedSwitchboardProps, resolveSwitchboardProps, type SwitchboardProps } from './props.ts';
+import { checkSwitchboardProps, type ResolvedSwitchboardProps, type SwitchboardProps } from './props.ts';
 import {
   bucketRetention,
   createBucket,
@@ -104,10 +104,18 @@ export class Switchboard extends Construct {
    */
   readonly eventBus?: IEventBus;
 
-  /** Validates `props` (it throws on any that cannot deploy) and creates every resource. */
+  /**
+   * Creates every resource. Props that cannot deploy fail `cdk synth` through the construct tree's
+   * validation, each message naming the prop; a missing agents module fails here already.
+   */
   constructor(scope: Construct, id: string, props: SwitchboardProps) {
     super(scope, id);
-    const resolved = resolveSwitchboardProps(props);
+    const { resolved, errors } = checkSwitchboardProps(props);
+    const missingAgents = errors.find((message) => message.includes('agents module'));
+    // The functions' bundling reads the agents module while the construct is built, before any
+    // validation runs: without this its failure would be esbuild's, not one naming the prop.
+    if (missingAgents) throw new Error(`${this.node.path}: ${missingAgents}`);
+    this.node.addValidation({ validate: () => [...errors] });
     this.table = createTable(this, resolved.removalPolicy);
     this.refKeySecret = createRefKeySecret(this, resolved.removalPolicy);
     this.bucket = createBucket(
