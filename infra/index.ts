@@ -14,6 +14,7 @@
 export {
   FUNCTION_PERMISSIONS,
   type FunctionName,
+  GRANTEE_PERMISSIONS,
   type Grant,
   type ResourceKind,
 } from '../lib/config/index.ts';
