@@ -156,8 +156,8 @@ function distinctEvents(arrivals: Arrival[]): Arrival[] {
 /** The construct's memory sizes (MB), read from infra/props.ts's defaults. */
 async function memorySizes(): Promise<{ worker: number; other: number; note: string }> {
   try {
-    const { resolveSwitchboardProps } = await import('../infra/props.ts');
-    const props = resolveSwitchboardProps({
+    const { checkSwitchboardProps } = await import('../infra/props.ts');
+    const { resolved: props } = checkSwitchboardProps({
       agents: resolve(here, '../demo/agents.ts'),
       allowAnonymous: true,
     });

@@ -14,6 +14,7 @@
 export {
   FUNCTION_PERMISSIONS,
   type FunctionName,
+  GRANTEE_PERMISSIONS,
   type Grant,
   type ResourceKind,
 } from '../lib/config/index.ts';
@@ -42,8 +43,9 @@ export {
   type SwitchboardNagContext,
 } from './nag.ts';
 export {
+  type CheckedSwitchboardProps,
+  checkSwitchboardProps,
   type ResolvedSwitchboardProps,
-  resolveSwitchboardProps,
   type SwitchboardAuth,
   type SwitchboardLogLevel,
   type SwitchboardProps,

@@ -1,4 +1,4 @@
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Token } from 'aws-cdk-lib';
 import type { HttpApi, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -104,8 +104,14 @@ export class SwitchboardMonitoring extends Construct {
 
   constructor(scope: Construct, id: string, parts: MonitoredParts, props: SwitchboardMonitoringProps = {}) {
     super(scope, id);
-    this.namespace = checkNamespace(props.namespace ?? METRICS_NAMESPACE);
-    const thresholds = resolveThresholds(props.thresholds);
+    const errors: string[] = [];
+    const fail = (message: string) => errors.push(`Switchboard: ${message}`);
+    const namespace = props.namespace ?? METRICS_NAMESPACE;
+    this.namespace = namespaceProblem(namespace, fail) ? METRICS_NAMESPACE : namespace;
+    const thresholds = resolveThresholds(props.thresholds, fail);
+    // Reported at synth through the construct tree, each naming its setting; the default stands in
+    // meanwhile so that building the rest does not fail first on a value that was never going to deploy.
+    this.node.addValidation({ validate: () => [...errors] });
     const metrics = runtimeMetric(this.namespace);
     if (props.alarms ?? true) {
       this.alarmTopic = props.alarmTopic ?? this.createTopic(parts.removalPolicy);
@@ -254,35 +260,43 @@ function errorRate(errors: Record<string, IMetric>, requests: IMetric, min: numb
   });
 }
 
-function resolveThresholds(given: SwitchboardAlarmThresholds = {}): Required<SwitchboardAlarmThresholds> {
-  const resolved = { ...DEFAULT_ALARM_THRESHOLDS, ...withoutUndefined(given) };
+/** The thresholds with defaults; a value that cannot work is reported and replaced by its default. */
+function resolveThresholds(
+  given: SwitchboardAlarmThresholds = {},
+  fail: (message: string) => void,
+): Required<SwitchboardAlarmThresholds> {
+  const resolved: Record<string, number> = { ...DEFAULT_ALARM_THRESHOLDS, ...withoutUndefined(given) };
   for (const [name, value] of Object.entries(resolved)) {
+    // A token (a parameter) is known only at deployment.
+    if (Token.isUnresolved(value)) continue;
+    const percentage = name === 'httpServerErrorPercent' || name === 'webSocketErrorPercent';
     if (!Number.isFinite(value) || value < 0) {
-      throw new Error(
-        `Switchboard: monitoring.thresholds.${name} must be a number of at least 0, got ${String(value)}.`,
-      );
+      fail(`monitoring.thresholds.${name} must be a number of at least 0, got ${String(value)}.`);
+    } else if (percentage && value > 100) {
+      fail(`monitoring.thresholds.${name} is a percentage (0–100), got ${value}.`);
+    } else {
+      continue;
     }
+    resolved[name] = DEFAULT_ALARM_THRESHOLDS[name as keyof SwitchboardAlarmThresholds];
   }
-  for (const name of ['httpServerErrorPercent', 'webSocketErrorPercent'] as const) {
-    if (resolved[name] > 100) {
-      throw new Error(
-        `Switchboard: monitoring.thresholds.${name} is a percentage (0–100), got ${resolved[name]}.`,
-      );
-    }
-  }
-  return resolved;
+  return resolved as Required<SwitchboardAlarmThresholds>;
 }
 
 function withoutUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** CloudWatch namespaces: 1–255 characters, no leading colon, not `AWS/…`. */
-export function checkNamespace(namespace: string): string {
+/**
+ * CloudWatch namespaces: 1–255 characters, no leading colon, not `AWS/…`. Reports the problem and
+ * returns true when `namespace` is not one (a token is left to deployment).
+ */
+function namespaceProblem(namespace: string, fail: (message: string) => void): boolean {
+  if (Token.isUnresolved(namespace)) return false;
   if (!/^[A-Za-z0-9.\-_/#:]{1,255}$/.test(namespace) || namespace.startsWith('AWS/')) {
-    throw new Error(
-      `Switchboard: monitoring.namespace "${namespace}" is not a CloudWatch namespace of your own (letters, digits, . - _ / # :, not AWS/).`,
+    fail(
+      `monitoring.namespace "${namespace}" is not a CloudWatch namespace of your own (letters, digits, . - _ / # :, not AWS/).`,
     );
+    return true;
   }
-  return namespace;
+  return false;
 }

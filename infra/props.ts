@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import type { IHttpRouteAuthorizer, IWebSocketRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -156,63 +156,88 @@ export type ResolvedSwitchboardProps = Required<Omit<SwitchboardProps, OptionalP
 
 const MAX_LAMBDA_TIMEOUT = Duration.minutes(15);
 
+/** What {@link checkSwitchboardProps} makes of the props: defaults applied, and every problem found. */
+export interface CheckedSwitchboardProps {
+  /** The props with defaults; a value that failed its check is replaced by its default. */
+  readonly resolved: ResolvedSwitchboardProps;
+  /** One message per prop that cannot deploy, naming it; empty when the props are fine. */
+  readonly errors: readonly string[];
+}
+
 /**
- * Applies defaults and rejects props that cannot deploy, so a mistake fails at `cdk synth` with a
- * message naming the prop rather than halfway through a CloudFormation deployment.
+ * Applies defaults and lists the props that cannot deploy, so a mistake fails at `cdk synth` with a
+ * message naming the prop rather than halfway through a CloudFormation deployment. The construct
+ * reports the messages through `node.addValidation`; a value that is an unresolved token (a
+ * parameter, another resource's attribute) is only known at deployment and is not checked here.
  *
  * @example
  * ```ts
- * const resolved = resolveSwitchboardProps({ agents: './src/agents.ts' });
+ * const { resolved, errors } = checkSwitchboardProps({ agents: './src/agents.ts', allowAnonymous: true });
+ * errors; // []
  * resolved.workerTimeout.toMinutes(); // 5
  * ```
  */
-export function resolveSwitchboardProps(props: SwitchboardProps): ResolvedSwitchboardProps {
+export function checkSwitchboardProps(props: SwitchboardProps): CheckedSwitchboardProps {
+  const errors: string[] = [];
+  const fail = (message: string) => errors.push(`Switchboard: ${message}`);
   const agents = isAbsolute(props.agents) ? props.agents : resolve(process.cwd(), props.agents);
   if (!existsSync(agents) || !statSync(agents).isFile()) {
-    throw new Error(
-      `Switchboard: the agents module "${props.agents}" does not exist (resolved to ${agents}).`,
-    );
+    fail(`the agents module "${props.agents}" does not exist (resolved to ${agents}).`);
   }
-  const workerTimeout = props.workerTimeout ?? Duration.minutes(5);
-  if (workerTimeout.toSeconds() > MAX_LAMBDA_TIMEOUT.toSeconds() || workerTimeout.toSeconds() < 1) {
-    throw new Error(`Switchboard: workerTimeout must be between 1 second and 15 minutes (Lambda's limit).`);
+  let workerTimeout = props.workerTimeout ?? Duration.minutes(5);
+  if (
+    !workerTimeout.isUnresolved() &&
+    (workerTimeout.toSeconds() > MAX_LAMBDA_TIMEOUT.toSeconds() || workerTimeout.toSeconds() < 1)
+  ) {
+    fail(`workerTimeout must be between 1 second and 15 minutes (Lambda's limit).`);
+    workerTimeout = Duration.minutes(5);
   }
-  const stageName = props.stageName ?? 'live';
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(stageName) || stageName === '$default') {
-    throw new Error(`Switchboard: stageName "${stageName}" may only use letters, digits, "-" and "_".`);
+  let stageName = props.stageName ?? 'live';
+  if (
+    !Token.isUnresolved(stageName) &&
+    (!/^[A-Za-z0-9_-]{1,128}$/.test(stageName) || stageName === '$default')
+  ) {
+    fail(`stageName "${stageName}" may only use letters, digits, "-" and "_".`);
+    stageName = 'live';
   }
-  const memorySize = checkRange('memorySize', props.memorySize ?? 512, 128, 10_240);
-  const workerMemorySize = checkRange('workerMemorySize', props.workerMemorySize ?? 512, 128, 10_240);
-  const workerBatchSize = checkRange('workerBatchSize', props.workerBatchSize ?? 10, 1, 10);
-  if (props.workerMaxConcurrency !== undefined) {
-    checkRange('workerMaxConcurrency', props.workerMaxConcurrency, 2, 1000);
-  }
-  checkAuth(props);
+  const range = (name: string, value: number | undefined, fallback: number, min: number, max: number) =>
+    checkRange(name, value ?? fallback, min, max, fail) ? (value ?? fallback) : fallback;
+  const settings = props.settings === undefined ? undefined : serialiseSettings(props.settings, fail);
+  checkAuth(props, fail);
   return {
-    agents,
-    workerTimeout,
-    stageName,
-    memorySize,
-    workerMemorySize,
-    workerBatchSize,
-    workerMaxConcurrency: props.workerMaxConcurrency,
-    removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
-    logRetention: props.logRetention ?? RetentionDays.ONE_MONTH,
-    logLevel: props.logLevel ?? 'INFO',
-    tracing: props.tracing ?? false,
-    monitoring: props.monitoring ?? {},
-    settings: props.settings,
-    auth: props.auth,
-    allowAnonymous: props.allowAnonymous ?? false,
-    httpAuthorizer: props.httpAuthorizer,
-    webSocketAuthorizer: props.webSocketAuthorizer,
-    eventBus: props.eventBus,
-    httpThrottle: checkThrottle('httpThrottle', props.httpThrottle ?? DEFAULT_HTTP_THROTTLE),
-    webSocketThrottle: checkThrottle(
-      'webSocketThrottle',
-      props.webSocketThrottle ?? DEFAULT_WEBSOCKET_THROTTLE,
-    ),
-    settingsJson: props.settings === undefined ? undefined : serialiseSettings(props.settings),
+    resolved: {
+      agents,
+      workerTimeout,
+      stageName,
+      memorySize: range('memorySize', props.memorySize, 512, 128, 10_240),
+      workerMemorySize: range('workerMemorySize', props.workerMemorySize, 512, 128, 10_240),
+      workerBatchSize: range('workerBatchSize', props.workerBatchSize, 10, 1, 10),
+      workerMaxConcurrency:
+        props.workerMaxConcurrency === undefined ||
+        checkRange('workerMaxConcurrency', props.workerMaxConcurrency, 2, 1000, fail)
+          ? props.workerMaxConcurrency
+          : undefined,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      logRetention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      logLevel: props.logLevel ?? 'INFO',
+      tracing: props.tracing ?? false,
+      monitoring: props.monitoring ?? {},
+      settings: settings === undefined ? undefined : props.settings,
+      auth: props.auth,
+      allowAnonymous: props.allowAnonymous ?? false,
+      httpAuthorizer: props.httpAuthorizer,
+      webSocketAuthorizer: props.webSocketAuthorizer,
+      eventBus: props.eventBus,
+      httpThrottle: checkThrottle('httpThrottle', props.httpThrottle, DEFAULT_HTTP_THROTTLE, fail),
+      webSocketThrottle: checkThrottle(
+        'webSocketThrottle',
+        props.webSocketThrottle,
+        DEFAULT_WEBSOCKET_THROTTLE,
+        fail,
+      ),
+      settingsJson: settings,
+    },
+    errors,
   };
 }
 
@@ -220,20 +245,25 @@ export function resolveSwitchboardProps(props: SwitchboardProps): ResolvedSwitch
  * Authentication is a decision, never a default: built-in `auth`, both custom authorisers, or an
  * explicit `allowAnonymous: true`.
  */
-function checkAuth(props: SwitchboardProps): void {
+function checkAuth(props: SwitchboardProps, fail: (message: string) => void): void {
   const custom = props.httpAuthorizer !== undefined || props.webSocketAuthorizer !== undefined;
   if (props.auth !== undefined) {
     if (custom) {
-      throw new Error(
-        'Switchboard: give either auth (built-in JWT authentication) or httpAuthorizer and webSocketAuthorizer, not both.',
+      fail(
+        'give either auth (built-in JWT authentication) or httpAuthorizer and webSocketAuthorizer, not both.',
       );
+      return;
     }
-    const parsed = AuthConfigSchema.safeParse({ issuer: props.auth.issuer, audience: props.auth.audience });
+    // A token (a user pool's issuer URL, a client id) is only known at deployment: a literal stands
+    // in for it so that the rest is still checked.
+    const issuer = Token.isUnresolved(props.auth.issuer) ? 'https://unresolved.invalid' : props.auth.issuer;
+    const audience = Token.isUnresolved(props.auth.audience)
+      ? ['unresolved']
+      : props.auth.audience.map((entry) => (Token.isUnresolved(entry) ? 'unresolved' : entry));
+    const parsed = AuthConfigSchema.safeParse({ issuer, audience });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new Error(
-        `Switchboard: auth.${issue?.path.join('.') || 'issuer'} is not valid: ${issue?.message}.`,
-      );
+      fail(`auth.${issue?.path.join('.') || 'issuer'} is not valid: ${issue?.message}.`);
     }
     return;
   }
@@ -242,46 +272,69 @@ function checkAuth(props: SwitchboardProps): void {
     ...(props.webSocketAuthorizer ? [] : ['the WebSocket API']),
   ];
   if (missing.length > 0 && props.allowAnonymous !== true) {
-    throw new Error(
-      `Switchboard: ${missing.join(' and ')} would have no authoriser, and every caller would be the same ` +
+    fail(
+      `${missing.join(' and ')} would have no authoriser, and every caller would be the same ` +
         'anonymous user. Give auth: { issuer, audience } (JWTs of your identity provider), or ' +
         'httpAuthorizer and webSocketAuthorizer, or set allowAnonymous: true to mean it.',
     );
   }
 }
 
-function checkRange(name: string, value: number, min: number, max: number): number {
+/** Whether `value` is an integer in range (or a token, known only at deployment). */
+function checkRange(
+  name: string,
+  value: number,
+  min: number,
+  max: number,
+  fail: (message: string) => void,
+): boolean {
+  if (Token.isUnresolved(value)) return true;
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`Switchboard: ${name} must be an integer from ${min} to ${max}, got ${value}.`);
+    fail(`${name} must be an integer from ${min} to ${max}, got ${value}.`);
+    return false;
   }
-  return value;
+  return true;
 }
 
-function checkThrottle(name: string, throttle: StageThrottle | false): StageThrottle | false {
+function checkThrottle(
+  name: string,
+  throttle: StageThrottle | false | undefined,
+  fallback: StageThrottle,
+  fail: (message: string) => void,
+): StageThrottle | false {
   if (throttle === false) return false;
+  if (throttle === undefined) return fallback;
   const { rateLimit, burstLimit } = throttle;
-  if (!Number.isFinite(rateLimit) || rateLimit <= 0) {
-    throw new Error(
-      `Switchboard: ${name}.rateLimit must be a positive number of requests a second, got ${rateLimit}.`,
-    );
+  let valid = true;
+  if (!Token.isUnresolved(rateLimit) && (!Number.isFinite(rateLimit) || rateLimit <= 0)) {
+    fail(`${name}.rateLimit must be a positive number of requests a second, got ${rateLimit}.`);
+    valid = false;
   }
-  checkRange(`${name}.burstLimit`, burstLimit, 1, 1_000_000);
-  return { rateLimit, burstLimit };
+  valid = checkRange(`${name}.burstLimit`, burstLimit, 1, 1_000_000, fail) && valid;
+  return valid ? { rateLimit, burstLimit } : fallback;
 }
 
-/** The settings as the functions read them: JSON, checked here so that a bad one fails the synth. */
-function serialiseSettings(settings: SettingsInput): string {
+/**
+ * The settings as the functions read them: JSON, checked here so that a bad one fails the synth.
+ * Undefined (and a message) when they cannot be used.
+ */
+function serialiseSettings(settings: SettingsInput, fail: (message: string) => void): string | undefined {
   let json: string | undefined;
   try {
     json = JSON.stringify(settings);
   } catch (error) {
-    throw new Error(`Switchboard: settings must be JSON-serialisable (${(error as Error).message}).`);
+    fail(`settings must be JSON-serialisable (${(error as Error).message}).`);
+    return undefined;
   }
-  if (json === undefined) throw new Error('Switchboard: settings must be a JSON object.');
+  if (json === undefined) {
+    fail('settings must be a JSON object.');
+    return undefined;
+  }
   try {
     parseSettings(JSON.parse(json) as Record<string, unknown>);
   } catch (error) {
-    throw new Error(`Switchboard: ${(error as Error).message} (docs/configuration.md).`);
+    fail(`${(error as Error).message} (docs/configuration.md).`);
+    return undefined;
   }
   return json;
 }

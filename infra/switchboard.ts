@@ -1,9 +1,9 @@
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { HttpApi, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, type IEventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import {
   type FunctionUrl,
   FunctionUrlAuthType,
@@ -22,6 +22,8 @@ import {
   FUNCTION_NAMES,
   FUNCTION_PERMISSIONS,
   type FunctionName,
+  GRANTEE_PERMISSIONS,
+  type Grant as PermissionGrant,
   type ResourceKind,
   SETTINGS_FILE,
 } from '../lib/config/index.ts';
@@ -36,7 +38,7 @@ import {
 } from './functions.ts';
 import { SwitchboardMonitoring } from './monitoring.ts';
 import { acknowledgeSwitchboardFindings } from './nag.ts';
-import { type ResolvedSwitchboardProps, resolveSwitchboardProps, type SwitchboardProps } from './props.ts';
+import { checkSwitchboardProps, type ResolvedSwitchboardProps, type SwitchboardProps } from './props.ts';
 import {
   bucketRetention,
   createBucket,
@@ -104,10 +106,18 @@ export class Switchboard extends Construct {
    */
   readonly eventBus?: IEventBus;
 
-  /** Validates `props` (it throws on any that cannot deploy) and creates every resource. */
+  /**
+   * Creates every resource. Props that cannot deploy fail `cdk synth` through the construct tree's
+   * validation, each message naming the prop; a missing agents module fails here already.
+   */
   constructor(scope: Construct, id: string, props: SwitchboardProps) {
     super(scope, id);
-    const resolved = resolveSwitchboardProps(props);
+    const { resolved, errors } = checkSwitchboardProps(props);
+    const missingAgents = errors.find((message) => message.includes('agents module'));
+    // The functions' bundling reads the agents module while the construct is built, before any
+    // validation runs: without this its failure would be esbuild's, not one naming the prop.
+    if (missingAgents) throw new Error(`${this.node.path}: ${missingAgents}`);
+    this.node.addValidation({ validate: () => [...errors] });
     this.table = createTable(this, resolved.removalPolicy);
     this.refKeySecret = createRefKeySecret(this, resolved.removalPolicy);
     this.bucket = createBucket(
@@ -291,34 +301,88 @@ export class Switchboard extends Construct {
    * each function gets the actions its code calls, on this instance's resources only.
    */
   private grantAccess(): Record<ResourceKind, string[]> {
-    const arns: Record<ResourceKind, string[]> = {
+    const arns = this.resourceArns();
+    const connections = new Set<string>();
+    for (const name of FUNCTION_NAMES) {
+      const fn = this.functionOf(name);
+      if (!fn) continue;
+      for (const grant of FUNCTION_PERMISSIONS[name]) {
+        const granted = this.grantKind(fn, grant);
+        if (grant.resource !== 'connections') continue;
+        for (const statement of granted?.principalStatements ?? []) {
+          for (const resource of statement.resources) connections.add(resource);
+        }
+      }
+    }
+    // cdk-nag's acknowledgements name the resources as the stage's grant wrote them.
+    return { ...arns, connections: [...connections] };
+  }
+
+  /** This instance's ARNs of each kind of resource the permission list names. */
+  private resourceArns(): Record<ResourceKind, string[]> {
+    return {
       table: [this.table.tableArn],
       sweepIndex: [`${this.table.tableArn}/index/${SWEEP_INDEX_NAME}`],
       ownerIndex: [`${this.table.tableArn}/index/${OWNER_INDEX_NAME}`],
       queue: [this.queue.queueArn],
       objects: [this.bucket.arnForObjects('*')],
       bucket: [this.bucket.bucketArn],
-      connections: [
-        Stack.of(this).formatArn({
-          service: 'execute-api',
-          resource: this.webSocketApi.apiId,
-          resourceName: `${this.webSocketStage.stageName}/*/@connections/*`,
-        }),
-      ],
+      // Granted by the stage itself (grantManagementApiAccess), which knows that ARN's form.
+      connections: [],
       eventBus: this.eventBus ? [this.eventBus.eventBusArn] : [],
       refKeySecret: [this.refKeySecret.secretArn],
     };
-    for (const name of FUNCTION_NAMES) {
-      const fn = this.functionOf(name);
-      for (const grant of FUNCTION_PERMISSIONS[name]) {
-        // A resource the stack does not have (no event bus) is granted nothing.
-        if (arns[grant.resource].length === 0) continue;
-        fn?.addToRolePolicy(
-          new PolicyStatement({ actions: [...grant.actions], resources: arns[grant.resource] }),
-        );
-      }
+  }
+
+  /**
+   * One entry of the permission list, granted to `grantee` on this instance's resources. Posting to
+   * connections goes through the stage's own grant, which knows the management API's ARN form.
+   */
+  private grantKind(grantee: IGrantable, grant: PermissionGrant): Grant | undefined {
+    if (
+      grant.resource === 'connections' &&
+      grant.actions.every((a) => a === 'execute-api:ManageConnections')
+    ) {
+      return this.webSocketStage.grantManagementApiAccess(grantee);
     }
-    return arns;
+    const resourceArns = this.resourceArns()[grant.resource];
+    // A resource the stack does not have (no event bus) is granted nothing.
+    if (resourceArns.length === 0) return undefined;
+    return Grant.addToPrincipal({ grantee, actions: [...grant.actions], resourceArns });
+  }
+
+  /**
+   * Lets `grantee` read sessions as an operator's tools do (`switchboard inspect`, `tail`; see
+   * docs/operations.md): `GetItem` and `Query` on the table, `Query` on the owner index. Nothing
+   * that writes. The actions are {@link GRANTEE_PERMISSIONS}' `readSessions`.
+   *
+   * @example
+   * ```ts
+   * const support = new Role(stack, 'Support', { assumedBy: new AccountRootPrincipal() });
+   * switchboard.grantReadSessions(support);
+   * ```
+   */
+  grantReadSessions(grantee: IGrantable): Grant {
+    return GRANTEE_PERMISSIONS.readSessions
+      .map((grant) => this.grantKind(grantee, grant))
+      .filter((grant): grant is Grant => grant !== undefined)
+      .reduce((all, grant) => all.combine(grant));
+  }
+
+  /**
+   * Lets `grantee` call the AG-UI function's URL (`lambda:InvokeFunctionUrl`, and the
+   * `lambda:InvokeFunction` a URL's caller also needs, on that function only);
+   * undefined when the stack has no AG-UI function (custom authorisers). The URL's auth type is
+   * `NONE` (the function checks the caller's JWT itself), so today this adds no caller: it is the
+   * statement a principal needs once the URL is put behind IAM, and keeps that grant in one place.
+   *
+   * @example
+   * ```ts
+   * switchboard.grantInvokeAgUi(backendFunction);
+   * ```
+   */
+  grantInvokeAgUi(grantee: IGrantable): Grant | undefined {
+    return this.aguiFunction?.grantInvokeUrl(grantee);
   }
 
   /** The worker's queue subscription (it grants the consume actions) and the sweep's schedule. */

@@ -3,6 +3,7 @@ export {
   FUNCTION_NAMES,
   FUNCTION_PERMISSIONS,
   type FunctionName,
+  GRANTEE_PERMISSIONS,
   type Grant,
   type Permissions,
   type ResourceKind,

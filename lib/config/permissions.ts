@@ -144,6 +144,19 @@ export const FUNCTION_PERMISSIONS: Permissions = {
   ],
 };
 
+/**
+ * What the construct's public `grant*` methods give a principal that is not one of its functions (an
+ * operator's role, a host's backend), from the same resource kinds as {@link FUNCTION_PERMISSIONS}.
+ * - readSessions: what `switchboard inspect` and `tail` read (docs/operations.md): items and a
+ *   session's partition, and an owner's sessions on the owner index. Nothing that writes.
+ */
+export const GRANTEE_PERMISSIONS = {
+  readSessions: [
+    { resource: 'table', actions: ['dynamodb:GetItem', 'dynamodb:Query'] },
+    { resource: 'ownerIndex', actions: ['dynamodb:Query'] },
+  ],
+} as const satisfies Readonly<Record<string, readonly Grant[]>>;
+
 /** Grants by function: {@link FUNCTION_PERMISSIONS}, or a variant of it in a test. */
 export type Permissions = Readonly<Record<FunctionName, readonly Grant[]>>;
 

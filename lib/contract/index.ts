@@ -26,6 +26,7 @@ export {
   SessionTargetSchema,
 } from './chat.ts';
 export { AGUI_CORS, type CorsConfig, type CorsMethod, FILE_BUCKET_CORS, HTTP_API_CORS } from './cors.ts';
+export { Sha256Schema, UploadRequestSchema } from './files.ts';
 export {
   HOST_CONTEXT_LIMITS,
   HOST_CONTEXT_VERSION,

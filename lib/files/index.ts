@@ -16,7 +16,5 @@ export {
   createUpload,
   fileView,
   ownedFile,
-  Sha256Schema,
   storeUpload,
-  UploadRequestSchema,
 } from './upload.ts';

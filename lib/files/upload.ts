@@ -1,35 +1,18 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import { type Identity, isOwner, ownerOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { MediaTypeSchema } from '../contract/index.ts';
+import { UploadRequestSchema } from '../contract/index.ts';
 import { NotFoundError, PayloadTooLargeError, parseOrThrow, ValidationError } from '../errors/index.ts';
 import { newId } from '../ids/index.ts';
-import { type FileRecord, getFile, putFile, releaseFileBytes, reserveFileBytes } from '../store/index.ts';
+import {
+  type FileRecord,
+  getFile,
+  markFileStored,
+  putFile,
+  releaseFileBytes,
+  reserveFileBytes,
+} from '../store/index.ts';
 import { isLive } from './lifecycle.ts';
 import { checkDirectUpload } from './limits.ts';
-
-/**
- * The base64 of a SHA-256 digest, as S3 takes it in `x-amz-checksum-sha256`: 32 bytes are 43
- * characters and one `=`, the last character before it one that leaves the unused bits zero (the
- * one spelling of those bytes, so the value signed is the value S3 compares).
- */
-export const Sha256Schema = z
-  .string()
-  .regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/, 'the base64 of a SHA-256 digest (44 characters)');
-
-/** The body of `POST /api/files` that asks for an upload URL (for files over the transports' limits). */
-export const UploadRequestSchema = z
-  .object({
-    name: z.string().min(1).max(512),
-    media_type: MediaTypeSchema.default('application/octet-stream'),
-    size: z.number().int().min(1),
-    sha256: Sha256Schema.meta({
-      description:
-        "The base64 of the bytes' SHA-256 digest. The upload URL signs it as x-amz-checksum-sha256: the bucket takes these bytes and no others.",
-    }),
-  })
-  .strict();
 
 /** The wire form of a file. */
 export function fileView(file: FileRecord) {
@@ -201,14 +184,6 @@ export async function ownedFile(rt: Runtime, identity: Identity, fileId: string)
     .send(new HeadObjectCommand({ Bucket: rt.bucket, Key: file.s3Key }))
     .catch(() => undefined);
   if (!head) return file;
-  await rt.db.send(
-    new UpdateCommand({
-      TableName: rt.table,
-      Key: { pk: `FILE#${fileId}`, sk: 'META' },
-      UpdateExpression: 'SET #status = :stored, #size = :size',
-      ExpressionAttributeNames: { '#status': 'status', '#size': 'size' },
-      ExpressionAttributeValues: { ':stored': 'stored', ':size': head.ContentLength ?? file.size },
-    }),
-  );
+  await markFileStored(rt, fileId, head.ContentLength ?? file.size);
   return { ...file, status: 'stored', size: head.ContentLength ?? file.size };
 }

@@ -28,6 +28,7 @@ import {
   parseJsonBody,
   parseResolveRequest,
   SessionsQuerySchema,
+  UploadRequestSchema,
 } from '../contract/index.ts';
 import { type ErrorCodeWithStatus, NotFoundError, parseOrThrow, ValidationError } from '../errors/index.ts';
 import { EXPORT_INLINE_BYTES, exportLink, exportSession } from '../export/index.ts';
@@ -38,7 +39,6 @@ import {
   fileView,
   ownedFile,
   storeUpload,
-  UploadRequestSchema,
   uploadLimit,
 } from '../files/index.ts';
 import { awaitFinal, cancelSession, deleteSession, submitAnswer, submitTurn } from '../runs/index.ts';

@@ -103,6 +103,19 @@ export async function getFile(rt: Runtime, fileId: string): Promise<FileRecord |
   return Item ? (strip(Item) as unknown as FileRecord) : undefined;
 }
 
+/** Marks a pending upload stored once its bytes are in the bucket, with the size S3 reports. */
+export async function markFileStored(rt: Runtime, fileId: string, size: number): Promise<void> {
+  await rt.db.send(
+    new UpdateCommand({
+      TableName: rt.table,
+      Key: keys.file(fileId),
+      UpdateExpression: 'SET #status = :stored, #size = :size',
+      ExpressionAttributeNames: { '#status': 'status', '#size': 'size' },
+      ExpressionAttributeValues: { ':stored': 'stored', ':size': size },
+    }),
+  );
+}
+
 /**
  * Adds a file's bytes to what its owner has uploaded, unless that would pass `limit`: one
  * conditional update. It names the file it counted last, so that when the SDK sends the update again

@@ -40,6 +40,7 @@ export {
   getFile,
   getSessionFiles,
   markFileDeleting,
+  markFileStored,
   putFile,
   releaseFileBytes,
   reserveFileBytes,

@@ -256,16 +256,30 @@ describe('alarms, as configured', () => {
     }
   });
 
-  it('refuses thresholds and namespaces that cannot work at synth, naming the setting', () => {
-    const build = (monitoring: SwitchboardMonitoringProps) => () =>
-      new Switchboard(newStack(), 'Switchboard', { agents: FIXTURE_AGENTS, auth: TEST_AUTH, monitoring });
-    expect(build({ thresholds: { workerErrors: -1 } })).toThrow(/monitoring\.thresholds\.workerErrors/);
-    expect(build({ thresholds: { queueAgeSeconds: Number.NaN } })).toThrow(
-      /monitoring\.thresholds\.queueAgeSeconds/,
-    );
-    expect(build({ thresholds: { httpServerErrorPercent: 150 } })).toThrow(
-      /monitoring\.thresholds\.httpServerErrorPercent is a percentage/,
-    );
-    expect(build({ namespace: 'AWS/Lambda' })).toThrow(/monitoring\.namespace "AWS\/Lambda"/);
-  });
+  it(
+    'fails the synth on thresholds and namespaces that cannot work, naming each setting',
+    () => {
+      const stack = newStack();
+      new Switchboard(stack, 'Switchboard', {
+        agents: FIXTURE_AGENTS,
+        auth: TEST_AUTH,
+        monitoring: {
+          thresholds: { workerErrors: -1, queueAgeSeconds: Number.NaN, httpServerErrorPercent: 150 },
+          namespace: 'AWS/Lambda',
+        },
+      });
+      let message = '';
+      try {
+        Template.fromStack(stack);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/Validation failed/);
+      expect(message).toMatch(/monitoring\.thresholds\.workerErrors/);
+      expect(message).toMatch(/monitoring\.thresholds\.queueAgeSeconds/);
+      expect(message).toMatch(/monitoring\.thresholds\.httpServerErrorPercent is a percentage/);
+      expect(message).toMatch(/monitoring\.namespace "AWS\/Lambda"/);
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 });

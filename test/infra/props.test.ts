@@ -1,9 +1,10 @@
-import { Duration } from 'aws-cdk-lib';
+import { CfnParameter, Duration } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { HttpJwtAuthorizer, WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { UserPool } from 'aws-cdk-lib/aws-cognito';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { resolveSwitchboardProps } from '../../infra/props.ts';
+import { checkSwitchboardProps, type SwitchboardProps } from '../../infra/props.ts';
 import { HTTP_ROUTES } from '../../infra/routes.ts';
 import { Switchboard } from '../../infra/switchboard.ts';
 import {
@@ -14,47 +15,85 @@ import {
   TEST_AUTH,
 } from './template-helpers.ts';
 
+/** Every message the props' check gives, one a line (what `cdk synth` would list). */
+function problems(props: SwitchboardProps): string {
+  return checkSwitchboardProps(props).errors.join('\n');
+}
+
 describe('Switchboard props', () => {
-  it('refuses a stack without authentication unless allowAnonymous says so, naming the options', () => {
-    expect(() => new Switchboard(newStack(), 'Switchboard', { agents: FIXTURE_AGENTS })).toThrow(
-      /HTTP API and the WebSocket API would have no authoriser.*auth: \{ issuer, audience \}.*allowAnonymous: true/,
-    );
+  it(
+    'fails the synth of a stack without authentication or with an invalid literal, naming the options',
+    () => {
+      const stack = newStack();
+      new Switchboard(stack, 'Switchboard', { agents: FIXTURE_AGENTS, workerBatchSize: 11 });
+      // The construct is built; the synth's validation lists every problem, under the construct's path.
+      expect(() => Template.fromStack(stack)).toThrow(
+        /Validation failed[\s\S]*Test\/Switchboard[\s\S]*HTTP API and the WebSocket API would have no authoriser.*auth: \{ issuer, audience \}.*allowAnonymous: true[\s\S]*workerBatchSize must be an integer from 1 to 10, got 11/,
+      );
+    },
+    SYNTH_TIMEOUT_MS,
+  );
+
+  it(
+    'accepts token-valued props (a parameter, a user pool’s issuer and client), known only at deployment',
+    () => {
+      const stack = newStack();
+      const pool = new UserPool(stack, 'Pool');
+      const client = pool.addClient('Hosts');
+      const memory = new CfnParameter(stack, 'Memory', { type: 'Number', default: 1024 });
+      const stage = new CfnParameter(stack, 'Stage', { type: 'String', default: 'live' });
+      const props: SwitchboardProps = {
+        agents: FIXTURE_AGENTS,
+        auth: { issuer: pool.userPoolProviderUrl, audience: [client.userPoolClientId] },
+        memorySize: memory.valueAsNumber,
+        stageName: stage.valueAsString,
+      };
+      expect(checkSwitchboardProps(props).errors).toEqual([]);
+      new Switchboard(stack, 'Switchboard', props);
+      const template = Template.fromStack(stack);
+      template.hasResourceProperties('AWS::Lambda::Function', { MemorySize: { Ref: 'Memory' } });
+      template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { StageName: { Ref: 'Stage' } });
+    },
+    SYNTH_TIMEOUT_MS,
+  );
+
+  it('refuses props without authentication unless allowAnonymous says so', () => {
     const checkToken = new LambdaFunction(newStack(), 'CheckToken', {
       runtime: Runtime.NODEJS_22_X,
       handler: 'index.handler',
       code: Code.fromInline('export const handler = async () => ({});'),
     });
     // One custom authoriser is not enough: the other API would still be open.
-    expect(() =>
-      resolveSwitchboardProps({
+    expect(
+      problems({
         agents: FIXTURE_AGENTS,
         webSocketAuthorizer: new WebSocketLambdaAuthorizer('Token', checkToken, { identitySource: [] }),
       }),
-    ).toThrow(/the HTTP API would have no authoriser/);
-    expect(resolveSwitchboardProps({ agents: FIXTURE_AGENTS, allowAnonymous: true }).allowAnonymous).toBe(
-      true,
-    );
+    ).toMatch(/the HTTP API would have no authoriser/);
+    const anonymous = checkSwitchboardProps({ agents: FIXTURE_AGENTS, allowAnonymous: true });
+    expect(anonymous.errors).toEqual([]);
+    expect(anonymous.resolved.allowAnonymous).toBe(true);
   });
 
   it('rejects built-in auth with a custom authoriser, an issuer that is not https, or no audience', () => {
-    expect(() =>
-      resolveSwitchboardProps({
+    expect(
+      problems({
         agents: FIXTURE_AGENTS,
         auth: TEST_AUTH,
         httpAuthorizer: new HttpJwtAuthorizer('Jwt', 'https://issuer.example.com', {
           jwtAudience: ['hosts'],
         }),
       }),
-    ).toThrow(/either auth .* or httpAuthorizer and webSocketAuthorizer, not both/);
-    expect(() =>
-      resolveSwitchboardProps({
+    ).toMatch(/either auth .* or httpAuthorizer and webSocketAuthorizer, not both/);
+    expect(
+      problems({
         agents: FIXTURE_AGENTS,
         auth: { issuer: 'http://issuer.example.com', audience: ['a'] },
       }),
-    ).toThrow(/auth.issuer is not valid: Expected an https URL/);
-    expect(() =>
-      resolveSwitchboardProps({ agents: FIXTURE_AGENTS, auth: { issuer: TEST_AUTH.issuer, audience: [] } }),
-    ).toThrow(/auth.audience is not valid/);
+    ).toMatch(/auth.issuer is not valid: Expected an https URL/);
+    expect(problems({ agents: FIXTURE_AGENTS, auth: { issuer: TEST_AUTH.issuer, audience: [] } })).toMatch(
+      /auth.audience is not valid/,
+    );
   });
 
   it('rejects an agents module that does not exist', () => {
@@ -65,28 +104,26 @@ describe('Switchboard props', () => {
   });
 
   it('rejects a worker timeout above Lambda’s 15 minutes', () => {
-    expect(() =>
-      resolveSwitchboardProps({
+    expect(
+      problems({
         agents: FIXTURE_AGENTS,
         auth: TEST_AUTH,
         workerTimeout: Duration.minutes(16),
       }),
-    ).toThrow(/workerTimeout/);
+    ).toMatch(/workerTimeout/);
   });
 
   it('rejects settings that are not JSON-serialisable', () => {
     const settings: Record<string, unknown> = {};
     settings.self = settings;
-    expect(() => resolveSwitchboardProps({ agents: FIXTURE_AGENTS, auth: TEST_AUTH, settings })).toThrow(
-      /JSON-serialisable/,
-    );
+    expect(problems({ agents: FIXTURE_AGENTS, auth: TEST_AUTH, settings })).toMatch(/JSON-serialisable/);
   });
 
   it('checks the settings at synth, naming the bad one, and takes settings far past 4 KB of environment', () => {
-    const bad = (settings: Record<string, unknown>) => () =>
-      resolveSwitchboardProps({ agents: FIXTURE_AGENTS, auth: TEST_AUTH, settings });
-    expect(bad({ runs: { leaseMs: 10 } })).toThrow(/^Switchboard: Invalid settings at runs\.leaseMs: /);
-    expect(bad({ stream: { coalesceMs: 250, window: 1 } })).toThrow(/settings at stream\b.*window/);
+    const bad = (settings: Record<string, unknown>) =>
+      problems({ agents: FIXTURE_AGENTS, auth: TEST_AUTH, settings });
+    expect(bad({ runs: { leaseMs: 10 } })).toMatch(/^Switchboard: Invalid settings at runs\.leaseMs: /);
+    expect(bad({ stream: { coalesceMs: 250, window: 1 } })).toMatch(/settings at stream\b.*window/);
     expect(
       bad({
         tools: {
@@ -95,9 +132,9 @@ describe('Switchboard props', () => {
           ],
         },
       }),
-    ).toThrow(/settings at tools\.hostTools\.0\.parameters: parameters is not a usable JSON schema/);
+    ).toMatch(/settings at tools\.hostTools\.0\.parameters: parameters is not a usable JSON schema/);
     const hostTools = LARGE_HOST_TOOLS;
-    const resolved = resolveSwitchboardProps({
+    const { resolved } = checkSwitchboardProps({
       agents: FIXTURE_AGENTS,
       auth: TEST_AUTH,
       settings: { tools: { hostTools } },
@@ -107,16 +144,14 @@ describe('Switchboard props', () => {
   });
 
   it('rejects a FIFO batch larger than ten and an invalid stage name', () => {
-    expect(() =>
-      resolveSwitchboardProps({ agents: FIXTURE_AGENTS, auth: TEST_AUTH, workerBatchSize: 11 }),
-    ).toThrow(/workerBatchSize/);
-    expect(() =>
-      resolveSwitchboardProps({ agents: FIXTURE_AGENTS, auth: TEST_AUTH, stageName: 'a/b' }),
-    ).toThrow(/stageName/);
+    expect(problems({ agents: FIXTURE_AGENTS, auth: TEST_AUTH, workerBatchSize: 11 })).toMatch(
+      /workerBatchSize/,
+    );
+    expect(problems({ agents: FIXTURE_AGENTS, auth: TEST_AUTH, stageName: 'a/b' })).toMatch(/stageName/);
   });
 
   it('applies the documented defaults and resolves the agents path', () => {
-    const resolved = resolveSwitchboardProps({ agents: 'test/infra/fixtures/agents.ts', auth: TEST_AUTH });
+    const { resolved } = checkSwitchboardProps({ agents: 'test/infra/fixtures/agents.ts', auth: TEST_AUTH });
     expect(resolved.agents).toBe(FIXTURE_AGENTS);
     expect(resolved.workerTimeout.toMinutes()).toBe(5);
     expect(resolved).toMatchObject({

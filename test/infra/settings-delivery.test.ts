@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SwitchboardBundler } from '../../infra/functions.ts';
-import { resolveSwitchboardProps } from '../../infra/props.ts';
+import { checkSwitchboardProps } from '../../infra/props.ts';
 import { SETTINGS_FILE, settingsFromEnv } from '../../lib/config/index.ts';
 import { FIXTURE_AGENTS, LARGE_HOST_TOOLS, TEST_AUTH } from './template-helpers.ts';
 
@@ -15,7 +15,7 @@ afterAll(() => {
 describe('settings delivered in the bundle', () => {
   it('the construct writes the settings beside the code and the function reads them from there at start-up', () => {
     const hostTools = LARGE_HOST_TOOLS;
-    const resolved = resolveSwitchboardProps({
+    const { resolved } = checkSwitchboardProps({
       agents: FIXTURE_AGENTS,
       auth: TEST_AUTH,
       settings: { runs: { leaseMs: 120_000 }, tools: { hostTools } },

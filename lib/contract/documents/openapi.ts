@@ -1,5 +1,4 @@
 import type * as z from 'zod';
-import { UploadRequestSchema } from '../../files/index.ts';
 import {
   ChatRequestSchema,
   EventsQuerySchema,
@@ -8,6 +7,7 @@ import {
   SessionsQuerySchema,
 } from '../chat.ts';
 import { HTTP_API_CORS } from '../cors.ts';
+import { UploadRequestSchema } from '../files.ts';
 import { IdSchema, SessionIdSchema } from '../ids.ts';
 import { ExportQuerySchema, FeedbackRequestSchema, MessageIdSchema } from '../messages.ts';
 import { HTTP_ROUTES, type HttpRouteKey } from '../routes.ts';
