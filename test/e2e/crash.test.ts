@@ -78,10 +78,13 @@ describe('a worker that dies', () => {
     expect(agentCalls().filter((c) => c.invoke === 'slow')).toEqual([
       expect.objectContaining({ pid: killedPid }),
     ]);
-    // The backend hears of the loss from the worker that took the run over.
-    expect(agentCalls().filter((c) => c.cancel)).toEqual([
-      { pid: sandbox.worker!.pid, cancel: { conversationId: refOf(id), runId, reason: 'lease_lost' } },
-    ]);
+    // The backend hears of the loss from the worker that took the run over, once the run is closed
+    // (the hook is called after the close is written, so it may land after the idle event).
+    await expect
+      .poll(() => agentCalls().filter((c) => c.cancel), queued('the cancel hook told of the loss'))
+      .toEqual([
+        { pid: sandbox.worker!.pid, cancel: { conversationId: refOf(id), runId, reason: 'lease_lost' } },
+      ]);
 
     await expect
       .poll(
