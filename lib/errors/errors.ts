@@ -1,10 +1,5 @@
-import {
-  ERROR_CODES,
-  type ErrorCode,
-  type ErrorCodeOfType,
-  type ErrorCodeWithStatus,
-  type ErrorType,
-} from './codes.ts';
+/** Where an error belongs, for a WebSocket `assistant:error` frame's `error.type`. */
+export type ErrorType = 'validation' | 'session' | 'not_found' | 'auth' | 'limit' | 'internal';
 
 /** One problem with a request, at a field path (`['host_context', 'view', 'name']`). */
 export interface Issue {
@@ -13,91 +8,62 @@ export interface Issue {
 }
 
 /**
- * Base of every error Switchboard reports to a caller. It carries a stable `code`; the HTTP status
- * and the WebSocket error type are the code's in {@link ERROR_CODES}, so that no throw site can
- * answer a code with another status. `lib/transport` is the one place that turns it into a
- * response or a frame.
+ * Base of every error Switchboard reports to a caller. It carries a stable `code`, the HTTP
+ * status it maps to and the WebSocket error type; `lib/transport` is the one place that turns it
+ * into a response or a frame.
  */
 export class SwitchboardError extends Error {
-  /** The HTTP status the code answers with. */
-  readonly status: number;
-  /** The WebSocket `error.type` the code answers with. */
-  readonly type: ErrorType;
-
   constructor(
-    readonly code: ErrorCode,
+    readonly code: string,
     message: string,
+    readonly status: number,
+    readonly type: ErrorType,
     readonly issues: Issue[] = [],
   ) {
     super(message);
     this.name = new.target.name;
-    this.status = ERROR_CODES[code].status;
-    this.type = ERROR_CODES[code].type;
-  }
-}
-
-/**
- * An error answered once already, shown again as it was: a turn's `session.error` read back from
- * the log (whose status was recorded with it), or a 500 whose message `maskServerErrors` hides.
- * It keeps the status and type it was answered with rather than reading them again.
- */
-export class RecordedError extends SwitchboardError {
-  override readonly status: number;
-  override readonly type: ErrorType;
-
-  constructor(code: ErrorCode, message: string, status: number, type: ErrorType) {
-    super(code, message);
-    this.status = status;
-    this.type = type;
   }
 }
 
 /** A request that does not match the contract: 422 with the field paths. */
 export class ValidationError extends SwitchboardError {
-  /** A validation code, so that re-throwing one at other paths keeps it one. */
-  declare readonly code: ErrorCodeOfType<'validation'>;
-
-  constructor(
-    message: string,
-    issues: Issue[] = [],
-    code: ErrorCodeOfType<'validation'> = 'validation_error',
-  ) {
-    super(code, message, issues);
+  constructor(message: string, issues: Issue[] = [], code = 'validation_error') {
+    super(code, message, 422, 'validation', issues);
   }
 }
 
 /** A request bigger than the route takes: 413 with the field path, the code naming what was too big. */
 export class PayloadTooLargeError extends SwitchboardError {
-  constructor(code: ErrorCodeWithStatus<413>, message: string, issues: Issue[] = []) {
-    super(code, message, issues);
+  constructor(code: string, message: string, issues: Issue[] = []) {
+    super(code, message, 413, 'validation', issues);
   }
 }
 
 /** A body that is not JSON at all: 400. */
 export class MalformedRequestError extends SwitchboardError {
   constructor(message: string) {
-    super('invalid_json', message);
+    super('invalid_json', message, 400, 'validation');
   }
 }
 
 /** JSON that nests objects and arrays deeper than the contract takes: 422 at the path where it went too deep. */
 export class TooDeepError extends SwitchboardError {
   constructor(message: string, issues: Issue[] = []) {
-    super('too_deep', message, issues);
+    super('too_deep', message, 422, 'validation', issues);
   }
 }
 
 /** A body whose content type the route does not take: 415 at `content-type`. */
 export class UnsupportedMediaTypeError extends SwitchboardError {
   constructor(message: string, issues: Issue[] = []) {
-    super('unsupported_media_type', message, issues);
+    super('unsupported_media_type', message, 415, 'validation', issues);
   }
 }
 
 /** Something that does not exist, or that the caller may not see (never tell the two apart). */
 export class NotFoundError extends SwitchboardError {
-  constructor(code: ErrorCodeWithStatus<404>, message: string, issues: Issue[] = []) {
-    super(code, message, issues);
+  constructor(code: string, message: string, issues: Issue[] = []) {
+    super(code, message, 404, 'not_found', issues);
   }
 }
 
@@ -126,14 +92,14 @@ export class AgentNotFoundError extends NotFoundError {
  */
 export class AgentUnavailableError extends SwitchboardError {
   constructor(agentId: string) {
-    super('agent_unavailable', `Agent "${agentId}" is no longer registered.`);
+    super('agent_unavailable', `Agent "${agentId}" is no longer registered.`, 500, 'internal');
   }
 }
 
 /** The agent threw while running a turn: the turn ends in error; its own message stays in the log. */
 export class AgentFailedError extends SwitchboardError {
   constructor() {
-    super('agent_error', 'The agent failed while running the turn.');
+    super('agent_error', 'The agent failed while running the turn.', 500, 'internal');
   }
 }
 
@@ -143,21 +109,21 @@ export const SERVER_ERROR_MESSAGE = 'Something went wrong on our side.';
 /** Something failed on the runtime's side; the detail is in the log, never in the answer. */
 export class InternalError extends SwitchboardError {
   constructor() {
-    super('internal_error', SERVER_ERROR_MESSAGE);
+    super('internal_error', SERVER_ERROR_MESSAGE, 500, 'internal');
   }
 }
 
 /** The caller is known but may not do this (a reviewer the agent's hook refused): 403. */
 export class ForbiddenError extends SwitchboardError {
   constructor(message: string) {
-    super('forbidden', message);
+    super('forbidden', message, 403, 'auth');
   }
 }
 
 /** A request that conflicts with the session's state: 409, WebSocket type `session`. */
 export class SessionConflictError extends SwitchboardError {
-  constructor(code: ErrorCodeWithStatus<409>, message: string) {
-    super(code, message);
+  constructor(code: string, message: string) {
+    super(code, message, 409, 'session');
   }
 }
 
@@ -184,7 +150,7 @@ export class RateLimitedError extends SwitchboardError {
     message: string,
     readonly retryAfterSeconds: number,
   ) {
-    super('rate_limited', message);
+    super('rate_limited', message, 429, 'limit');
   }
 }
 
@@ -204,6 +170,8 @@ export class BudgetExceededError extends SwitchboardError {
     super(
       'budget_exceeded',
       `${whose} spent $${usd(spentUsd)}${scope === 'session' ? '' : ' in the last 24 hours'}, reaching ${budget} of $${usd(budgetUsd)}: no new message is taken.`,
+      402,
+      'limit',
     );
   }
 }
@@ -218,14 +186,14 @@ const usd = (value: number) =>
  */
 export class TenantSuspendedError extends SwitchboardError {
   constructor(tenant: string) {
-    super('tenant_suspended', `Tenant "${tenant}" is suspended: no new message is taken.`);
+    super('tenant_suspended', `Tenant "${tenant}" is suspended: no new message is taken.`, 403, 'auth');
   }
 }
 
 /** A caller without an identity where one is required: 401. */
 export class UnauthorizedError extends SwitchboardError {
   constructor(message = 'Authentication is required.') {
-    super('unauthorized', message);
+    super('unauthorized', message, 401, 'auth');
   }
 }
 
@@ -236,7 +204,7 @@ export class UnauthorizedError extends SwitchboardError {
  */
 export class InvalidTokenError extends SwitchboardError {
   constructor(message: string) {
-    super('invalid_token', message);
+    super('invalid_token', message, 401, 'auth');
   }
 }
 
@@ -246,14 +214,14 @@ export class InvalidTokenError extends SwitchboardError {
  */
 export class InvalidContextError extends SwitchboardError {
   constructor(message: string, issues: Issue[] = []) {
-    super('invalid_context', message, issues);
+    super('invalid_context', message, 500, 'internal', issues);
   }
 }
 
 /** An agent's invoke or resolveAction returned something the runtime cannot use. */
 export class InvalidHostResultError extends SwitchboardError {
   constructor(message: string, issues: Issue[] = []) {
-    super('invalid_host_result', message, issues);
+    super('invalid_host_result', message, 500, 'internal', issues);
   }
 }
 
@@ -271,7 +239,12 @@ export class AgentDefinitionError extends Error {
  */
 export class UnprocessedItemsError extends SwitchboardError {
   constructor(readonly remaining: number) {
-    super('service_busy', `DynamoDB left ${remaining} items of a batch write unprocessed; try again later.`);
+    super(
+      'service_busy',
+      `DynamoDB left ${remaining} items of a batch write unprocessed; try again later.`,
+      503,
+      'internal',
+    );
   }
 }
 
@@ -302,6 +275,8 @@ export class FeedbackHookError extends SwitchboardError {
     super(
       'feedback_failed',
       `The rating was stored, but the ${which} failed${said}. Sending the same request again is safe.`,
+      500,
+      'internal',
     );
   }
 }
@@ -312,6 +287,8 @@ export class InvalidDecisionError extends SwitchboardError {
     super(
       'invalid_decision',
       `The agent proposed ${count} host actions; a decision holds or proposes exactly one.`,
+      500,
+      'internal',
     );
   }
 }

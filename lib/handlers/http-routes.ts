@@ -30,7 +30,7 @@ import {
   SessionsQuerySchema,
   UploadRequestSchema,
 } from '../contract/index.ts';
-import { type ErrorCodeWithStatus, NotFoundError, parseOrThrow, ValidationError } from '../errors/index.ts';
+import { NotFoundError, parseOrThrow, ValidationError } from '../errors/index.ts';
 import { EXPORT_INLINE_BYTES, exportLink, exportSession } from '../export/index.ts';
 import { rateMessage } from '../feedback/index.ts';
 import {
@@ -105,7 +105,7 @@ const param = (event: APIGatewayProxyEventV2, name: string) => {
 function pathId(
   event: APIGatewayProxyEventV2,
   name: string,
-  code: ErrorCodeWithStatus<404>,
+  code: string,
   what: string,
   valid: (id: string) => boolean = isId,
 ): string {

@@ -1,6 +1,6 @@
 import type { Runtime } from '../config/index.ts';
 import { MAX_CHAT_WAIT_MS } from '../contract/index.ts';
-import { isErrorCode, RecordedError } from '../errors/index.ts';
+import { SwitchboardError } from '../errors/index.ts';
 import { listEvents, type SessionEvent } from '../store/index.ts';
 import { END_TYPES } from './close.ts';
 import type { Accepted } from './submit.ts';
@@ -49,14 +49,7 @@ function answerOf(accepted: Accepted, events: SessionEvent[], closing: SessionEv
   const error = events.find((e) => e.type === 'session.error')?.data as
     | { code: string; message: string; status: number }
     | undefined;
-  // The turn's error as it was recorded: its status too, and the code as long as it is one of ours.
-  if (error)
-    throw new RecordedError(
-      isErrorCode(error.code) ? error.code : 'internal_error',
-      error.message,
-      error.status,
-      'internal',
-    );
+  if (error) throw new SwitchboardError(error.code, error.message, error.status, 'internal');
   const final = events.find((e) => e.type === 'final_response')?.data ?? { content: null };
   return {
     request_id: accepted.request_id,

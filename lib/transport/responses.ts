@@ -4,7 +4,6 @@ import {
   BudgetExceededError,
   InternalError,
   RateLimitedError,
-  RecordedError,
   SERVER_ERROR_MESSAGE,
   SessionBusyError,
   SwitchboardError,
@@ -39,7 +38,7 @@ export function asSwitchboardError(
       message: error.message,
       issues: error.issues,
     });
-    return new RecordedError(error.code, SERVER_ERROR_MESSAGE, error.status, error.type);
+    return new SwitchboardError(error.code, SERVER_ERROR_MESSAGE, error.status, error.type);
   }
   logger.error('Unhandled error', {
     error: error instanceof Error ? { message: error.message, stack: error.stack } : String(error),
@@ -51,10 +50,7 @@ export function asSwitchboardError(
 const budgetOf = (e: SwitchboardError) =>
   e instanceof BudgetExceededError && { spent_usd: e.spentUsd, budget_usd: e.budgetUsd, scope: e.scope };
 
-/**
- * The one mapping of errors to HTTP: `{ error: { code, message, issues? } }` with the error's
- * status, which is its code's in `ERROR_CODES` (lib/errors/codes.ts) unless it was recorded with one.
- */
+/** The one mapping of errors to HTTP: `{ error: { code, message, issues? } }` with the error's status. */
 export function errorResponse(
   error: unknown,
   logger: Logger,
@@ -75,7 +71,7 @@ export function errorResponse(
   return response;
 }
 
-/** The one mapping of errors to WebSocket: an `assistant:error` frame, `error.type` its code's in `ERROR_CODES`. */
+/** The one mapping of errors to WebSocket: an `assistant:error` frame. */
 export function errorFrame(
   error: unknown,
   logger: Logger,

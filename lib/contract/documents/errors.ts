@@ -1,8 +1,73 @@
-import { ERROR_CODES, type ErrorCode } from '../../errors/index.ts';
+import {
+  AgentNotFoundError,
+  BudgetExceededError,
+  FeedbackHookError,
+  ForbiddenError,
+  InternalError,
+  InvalidContextError,
+  InvalidTokenError,
+  MalformedRequestError,
+  MessageNotFoundError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  SessionBusyError,
+  SessionConflictError,
+  SessionNotFoundError,
+  type SwitchboardError,
+  TenantSuspendedError,
+  TooDeepError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../../errors/index.ts';
 import type { HttpRouteKey } from '../routes.ts';
 
-/** A code's HTTP status, as lib/errors answers it. */
-export const statusOf = (code: ErrorCode): number => ERROR_CODES[code].status;
+/**
+ * The error codes the HTTP routes answer, each made by its class of lib/errors so that its status
+ * is the class's own.
+ */
+const ERRORS = {
+  invalid_json: new MalformedRequestError(''),
+  unauthorized: new UnauthorizedError(),
+  invalid_token: new InvalidTokenError(''),
+  budget_exceeded: new BudgetExceededError('session', 0, 0),
+  forbidden: new ForbiddenError(''),
+  tenant_suspended: new TenantSuspendedError(''),
+  session_not_found: new SessionNotFoundError(''),
+  agent_not_found: new AgentNotFoundError(''),
+  message_not_found: new MessageNotFoundError(''),
+  file_not_found: new NotFoundError('file_not_found', ''),
+  action_not_found: new NotFoundError('action_not_found', ''),
+  resolve_not_supported: new NotFoundError('resolve_not_supported', ''),
+  agent_mismatch: new SessionConflictError('agent_mismatch', ''),
+  session_busy: new SessionBusyError('', ''),
+  not_newest_answer: new SessionConflictError('not_newest_answer', ''),
+  message_replaced: new SessionConflictError('message_replaced', ''),
+  not_pending: new SessionConflictError('not_pending', ''),
+  not_a_host_call: new SessionConflictError('not_a_host_call', ''),
+  already_resolved: new SessionConflictError('already_resolved', ''),
+  withdrawn: new SessionConflictError('withdrawn', ''),
+  superseded: new SessionConflictError('superseded', ''),
+  action_expired: new SessionConflictError('action_expired', ''),
+  not_an_answer: new SessionConflictError('not_an_answer', ''),
+  nothing_to_cancel: new SessionConflictError('nothing_to_cancel', ''),
+  payload_too_large: new PayloadTooLargeError('payload_too_large', ''),
+  file_too_large: new PayloadTooLargeError('file_too_large', ''),
+  file_quota_exceeded: new PayloadTooLargeError('file_quota_exceeded', ''),
+  unsupported_media_type: new UnsupportedMediaTypeError(''),
+  validation_error: new ValidationError(''),
+  too_deep: new TooDeepError(''),
+  rate_limited: new RateLimitedError('', 0),
+  internal_error: new InternalError(),
+  invalid_context: new InvalidContextError(''),
+  feedback_failed: new FeedbackHookError('feedback'),
+} satisfies Record<string, SwitchboardError>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** A code's HTTP status. */
+export const statusOf = (code: ErrorCode): number => ERRORS[code].status;
 
 /** What every route may answer: no identity or an unusable one, a rate limit, a fault on the server's side. */
 const EVERY: ErrorCode[] = [

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { ERROR_CODE_LIST, ERROR_TYPES } from '../../errors/index.ts';
 import { SESSION_EVENTS, type SessionEventType } from '../../events/log.ts';
 import { ResolutionSchema } from '../answers.ts';
 
@@ -25,7 +24,7 @@ export const ErrorResponseSchema = z
   .object({
     error: z
       .object({
-        code: z.enum(ERROR_CODE_LIST),
+        code: z.string(),
         message: z.string(),
         issues: z.array(IssueSchema).optional(),
         /** `session_busy`: the turn the message waits on. */
@@ -93,8 +92,8 @@ export const ErrorFrameSchema = z
     request_id: z.string().optional(),
     error: z
       .object({
-        type: z.enum(ERROR_TYPES),
-        code: z.enum(ERROR_CODE_LIST),
+        type: z.enum(['validation', 'session', 'not_found', 'auth', 'limit', 'internal']),
+        code: z.string(),
         message: z.string(),
         path: z.array(z.union([z.string(), z.number()])),
         issues: z.array(IssueSchema).optional(),
