@@ -16,9 +16,7 @@ export const UploadRequestSchema = z
     name: z.string().min(1).max(512),
     media_type: MediaTypeSchema.default('application/octet-stream'),
     size: z.number().int().min(1),
-    sha256: Sha256Schema.meta({
-      description:
-        "The base64 of the bytes' SHA-256 digest. The upload URL signs it as x-amz-checksum-sha256: the bucket takes these bytes and no others.",
-    }),
+    // Its description is the document's (UPLOAD_SHA256 in documents/openapi.ts): words no function needs.
+    sha256: Sha256Schema,
   })
   .strict();

@@ -7,12 +7,19 @@ import {
   SessionsQuerySchema,
 } from '../chat.ts';
 import { HTTP_API_CORS } from '../cors.ts';
-import { UploadRequestSchema } from '../files.ts';
+import { Sha256Schema, UploadRequestSchema } from '../files.ts';
 import { IdSchema, SessionIdSchema } from '../ids.ts';
 import { ExportQuerySchema, FeedbackRequestSchema, MessageIdSchema } from '../messages.ts';
 import { HTTP_ROUTES, type HttpRouteKey } from '../routes.ts';
 import { errorsByStatus } from './errors.ts';
 import { type JsonSchema, jsonSchemaOf } from './json-schema.ts';
+
+/** `sha256` of an upload request, as the document describes it. */
+const UPLOAD_SHA256 = Sha256Schema.meta({
+  description:
+    "The base64 of the bytes' SHA-256 digest. The upload URL signs it as x-amz-checksum-sha256: the bucket takes these bytes and no others.",
+});
+
 import {
   AcceptedSchema,
   ErrorResponseSchema,
@@ -26,7 +33,7 @@ const SCHEMAS = {
   ChatRequest: ChatRequestSchema,
   ResolveRequest: ResolveRequestSchema,
   FeedbackRequest: FeedbackRequestSchema,
-  UploadRequest: UploadRequestSchema,
+  UploadRequest: UploadRequestSchema.extend({ sha256: UPLOAD_SHA256 }),
   Accepted: AcceptedSchema,
   ResolveAccepted: ResolveAcceptedSchema,
   EventsPage: EventsPageSchema,
