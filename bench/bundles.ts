@@ -76,9 +76,17 @@ const LAMBDA_ENV: Record<string, string> = {
   AWS_SECRET_ACCESS_KEY: 'bench',
 };
 
+/**
+ * The `awslambda` global that Lambda's Node runtime defines before it loads a handler: the AG-UI
+ * bundle calls `awslambda.streamifyResponse` when it is imported. Importing needs only that the two
+ * names exist; nothing is streamed.
+ */
+const LAMBDA_GLOBALS =
+  'globalThis.awslambda ??= { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };';
+
 /** A process that imports `url` (or nothing) and prints its memory; its wall time and memory. */
 function timeProcess(url: string | undefined): { ms: number; rss: number } {
-  const script = `${url ? `await import(${JSON.stringify(url)});` : ''}process.stdout.write(String(process.memoryUsage().rss));`;
+  const script = `${url ? `${LAMBDA_GLOBALS}await import(${JSON.stringify(url)});` : ''}process.stdout.write(String(process.memoryUsage().rss));`;
   const started = performance.now();
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
     env: { PATH: process.env.PATH ?? '', ...LAMBDA_ENV },

@@ -17,7 +17,7 @@ import { createSwitchboard } from '../lib/index.ts';
 import { subscribers } from '../lib/store/index.ts';
 import { type MeteredCall, type MeterRow, type MeterSnapshot, meter } from '../sandbox/metering.ts';
 import { startSandbox } from '../sandbox/sandbox.ts';
-import { api, refOf, TEST_LIMITS } from '../test/support/sandbox.ts';
+import { api, refOf, TEST_LIMITS, TEST_REF_KEY } from '../test/support/sandbox.ts';
 import { TestSocket, turnEnded } from '../test/support/ws-client.ts';
 import {
   APPROVAL_ID,
@@ -59,6 +59,8 @@ const app = createSwitchboard();
 app.registerHostAgent(paced.definition);
 app.registerHostAgent(idle.definition);
 const sandbox = await startSandbox({
+  // The key refOf keys refs with, so the bench names its sessions by ref as the sandbox stores them.
+  refKey: TEST_REF_KEY,
   app,
   port: 0,
   logLevel: 'ERROR',
