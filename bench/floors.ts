@@ -4,9 +4,11 @@
  * (send to arrival at the host's socket). Both are one-way, timed on the one `performance.now()` clock.
  */
 import { performance } from 'node:perf_hooks';
-import { PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
+import {
+  type ApiGatewayManagementApiClient,
+  PostToConnectionCommand,
+} from '@aws-sdk/client-apigatewaymanagementapi';
 import WebSocket, { WebSocketServer } from 'ws';
-import type { Runtime } from '../lib/config/index.ts';
 
 /** A frame about the size of a text event's (~200 bytes). */
 const payload = (i: number) => JSON.stringify({ type: 'bench.ping', i, pad: 'x'.repeat(160) });
@@ -43,7 +45,7 @@ export async function rawWebSocketFloor(count = 200): Promise<number[]> {
  * timed from the call to the frame's arrival at `socket`.
  */
 export async function barePostFloor(
-  connections: NonNullable<Runtime['connections']>,
+  connections: ApiGatewayManagementApiClient,
   connectionId: string,
   socket: WebSocket,
   count = 100,

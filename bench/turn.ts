@@ -491,7 +491,7 @@ if (!ONLY_CANCEL) {
     sandbox.runtime,
     refOf(floorSession),
   );
-  const connections = sandbox.runtimes.worker.connections;
+  const connections = await sandbox.runtimes.worker.connections?.();
   if (!connectionId || !connections) throw new Error('no connection to measure the bare post on');
   const barePost = await barePostFloor(connections, connectionId, floorHost.socket);
   await floorHost.close();

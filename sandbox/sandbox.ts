@@ -411,7 +411,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   } else {
     poller = await startSqsPoller({
       // Lambda's event source polls with the worker's role.
-      sqs: runtimes.worker.sqs,
+      sqs: await runtimes.worker.sqs(),
       queueUrl: services.queueUrl,
       queueArn: services.queueArn,
       handler: (event, context) => workerHandler(event, context),

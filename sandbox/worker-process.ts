@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     settings: parseSettings(config.settings as Record<string, unknown> | undefined),
   });
   const poller = await startSqsPoller({
-    sqs: runtime.sqs,
+    sqs: await runtime.sqs(),
     queueUrl: config.queueUrl,
     queueArn: config.queueArn,
     handler: createWorkerHandler(app, runtime),

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
+import type { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   ContextLogFormatter,
@@ -35,7 +35,11 @@ export type ClientHook = (service: ClientService, client: AwsClient) => void;
 export interface Runtime {
   db: DynamoDBDocumentClient;
   table: string;
-  sqs: SQSClient;
+  /**
+   * The SQS client, created on the first call: the SQS SDK is a chunk loaded by a function's first
+   * queue operation (`import()`), not at its cold start. Later calls return the same client.
+   */
+  sqs: () => Promise<SQSClient>;
   queueUrl: string;
   /**
    * The S3 client, created on the first call: the S3 SDK is a chunk loaded by a function's first
@@ -50,12 +54,15 @@ export interface Runtime {
   events: () => Promise<EventBridgeClient>;
   /** The bus domain events go to (SWITCHBOARD_EVENT_BUS); absent, none are published. */
   eventBus: string | undefined;
-  /** The WebSocket API's management endpoint; absent where there is no WebSocket API. */
-  connections: ApiGatewayManagementApiClient | undefined;
+  /**
+   * The WebSocket API's management client, created on the first call as {@link Runtime.sqs} is;
+   * absent where there is no WebSocket API.
+   */
+  connections: (() => Promise<ApiGatewayManagementApiClient>) | undefined;
   /**
    * Calls `hook` with every AWS client of this runtime: at once with those already created (the
-   * table's, the queue's, the management API's), and with each client created later on first use
-   * (S3, EventBridge), before that client sends anything. The way to instrument every call a function makes
+   * table's, and any created before), and with each client created later on first use (the queue's,
+   * the management API's, S3, EventBridge), before that client sends anything. The way to instrument every call a function makes
    * (`client.middlewareStack.add(...)`), as the bench and the tests do through `sandbox.runtimes`.
    */
   onClient: (hook: ClientHook) => void;
@@ -144,21 +151,29 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     maxAttempts: DYNAMODB_ATTEMPTS[config.fn ?? 'worker'],
   });
   const db = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
-  const sqs = new SQSClient({ ...base, endpoint: config.endpoints?.sqs, useQueueUrlAsEndpoint: false });
-  const connections = config.wsEndpoint
-    ? new ApiGatewayManagementApiClient({ ...base, endpoint: config.wsEndpoint })
-    : undefined;
   const hooks: ClientHook[] = [];
-  const created: [ClientService, AwsClient][] = [
-    ['dynamodb', db],
-    ['sqs', sqs],
-    ...(connections ? [['connections', connections] as [ClientService, AwsClient]] : []),
-  ];
-  const add = (service: ClientService, client: AwsClient) => {
-    created.push([service, client]);
-    for (const hook of hooks) hook(service, client);
+  const created: [ClientService, AwsClient][] = [['dynamodb', db]];
+  /**
+   * A client created on the first call from a module loaded with `import()`, handed to the hooks
+   * before it sends anything. A chunk that failed to load is tried again by the next call.
+   */
+  const onFirstUse = <C extends AwsClient>(service: ClientService, load: () => Promise<C>) => {
+    let client: Promise<C> | undefined;
+    return (): Promise<C> => {
+      client ??= load().then(
+        (made) => {
+          created.push([service, made]);
+          for (const hook of hooks) hook(service, made);
+          return made;
+        },
+        (error: unknown) => {
+          client = undefined;
+          throw error;
+        },
+      );
+      return client;
+    };
   };
-  let s3: Promise<S3Client> | undefined;
   const service = config.service ?? DEFAULT_SERVICE_NAME;
   const logger =
     config.logger ??
@@ -167,45 +182,33 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       logLevel: (config.logLevel ?? 'INFO') as 'INFO',
       logFormatter: new ContextLogFormatter(),
     });
-  let events: Promise<EventBridgeClient> | undefined;
   let refKey: Promise<Uint8Array> | undefined;
   return {
     db,
     table: config.table,
-    sqs,
+    sqs: onFirstUse('sqs', async () =>
+      (await import('./sqs-client.ts')).createSqsClient({ ...base, endpoint: config.endpoints?.sqs }),
+    ),
     queueUrl: config.queueUrl,
-    s3: () => {
-      s3 ??= import('./s3-client.ts').then(
-        ({ createS3Client }) => {
-          const client = createS3Client({ ...base, endpoint: config.endpoints?.s3 });
-          add('s3', client);
-          return client;
-        },
-        (error: unknown) => {
-          // A chunk that failed to load is tried again by the next call.
-          s3 = undefined;
-          throw error;
-        },
-      );
-      return s3;
-    },
+    s3: onFirstUse('s3', async () =>
+      (await import('./s3-client.ts')).createS3Client({ ...base, endpoint: config.endpoints?.s3 }),
+    ),
     bucket: config.bucket,
-    events: () => {
-      events ??= import('./events-client.ts').then(
-        ({ createEventsClient }) => {
-          const client = createEventsClient({ ...base, endpoint: config.endpoints?.events });
-          add('events', client);
-          return client;
-        },
-        (error: unknown) => {
-          events = undefined;
-          throw error;
-        },
-      );
-      return events;
-    },
+    events: onFirstUse('events', async () =>
+      (await import('./events-client.ts')).createEventsClient({
+        ...base,
+        endpoint: config.endpoints?.events,
+      }),
+    ),
     eventBus: config.eventBus || undefined,
-    connections,
+    connections: config.wsEndpoint
+      ? onFirstUse('connections', async () =>
+          (await import('./management-client.ts')).createManagementClient({
+            ...base,
+            endpoint: config.wsEndpoint,
+          }),
+        )
+      : undefined,
     onClient: (hook) => {
       hooks.push(hook);
       for (const [service, client] of created) hook(service, client);

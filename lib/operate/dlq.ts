@@ -34,7 +34,7 @@ function jobOf(message: Message): { job?: TurnJob; unreadable?: string } {
 async function receiveAll(target: OperatorTarget, max: number): Promise<Message[]> {
   const seen = new Map<string, Message>();
   while (seen.size < max) {
-    const { Messages = [] } = await target.rt.sqs.send(
+    const { Messages = [] } = await (await target.rt.sqs()).send(
       new ReceiveMessageCommand({
         QueueUrl: target.dlqUrl,
         MaxNumberOfMessages: Math.min(10, max - seen.size),
@@ -58,7 +58,7 @@ async function receiveAll(target: OperatorTarget, max: number): Promise<Message[
 /** Makes dead letters visible again at once (a listing only looks). */
 async function release(target: OperatorTarget, messages: Message[]): Promise<void> {
   for (let i = 0; i < messages.length; i += 10) {
-    await target.rt.sqs.send(
+    await (await target.rt.sqs()).send(
       new ChangeMessageVisibilityBatchCommand({
         QueueUrl: target.dlqUrl,
         Entries: messages.slice(i, i + 10).map((m, n) => ({
@@ -142,8 +142,9 @@ async function redriveOne(target: OperatorTarget, message: Message): Promise<Red
   if (!job) return { messageId, outcome: 'skipped', detail: unreadable ?? 'not a job' };
   const ids = { sessionId: job.sessionId, runId: job.runId };
   const run = await getRun(target.rt, job.sessionId, job.runId);
+  const sqs = await target.rt.sqs();
   const acknowledge = () =>
-    target.rt.sqs.send(
+    sqs.send(
       new DeleteMessageCommand({ QueueUrl: target.dlqUrl, ReceiptHandle: message.ReceiptHandle as string }),
     );
   if (!run || (run.status !== 'queued' && run.status !== 'running')) {
@@ -155,7 +156,7 @@ async function redriveOne(target: OperatorTarget, message: Message): Promise<Red
   }
   // One id per dead letter: redriving the same one twice (a retry of this command) sends it once.
   const deduplicationId = digest('redrive', job.sessionId, job.runId, messageId);
-  await target.rt.sqs.send(
+  await sqs.send(
     new SendMessageCommand({
       QueueUrl: target.rt.queueUrl,
       MessageBody: message.Body,

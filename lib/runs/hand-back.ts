@@ -1,4 +1,3 @@
-import { ChangeMessageVisibilityBatchCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { Runtime } from '../config/index.ts';
 
 /** A record the worker lists in batchItemFailures, and how soon it should come back. */
@@ -36,7 +35,11 @@ async function queueVisibility(rt: Runtime): Promise<number> {
   const known = visibilities.get(rt);
   if (known !== undefined) return known;
   try {
-    const { Attributes } = await rt.sqs.send(
+    const [sqs, { GetQueueAttributesCommand }] = await Promise.all([
+      rt.sqs(),
+      import('../config/sqs-client.ts'),
+    ]);
+    const { Attributes } = await sqs.send(
       new GetQueueAttributesCommand({ QueueUrl: rt.queueUrl, AttributeNames: ['VisibilityTimeout'] }),
     );
     const seconds = Number(Attributes?.VisibilityTimeout);
@@ -58,10 +61,15 @@ async function queueVisibility(rt: Runtime): Promise<number> {
 export async function handBack(rt: Runtime, records: HandBack[]): Promise<void> {
   const visibility = await queueVisibility(rt);
   const shortened = records.filter((record) => record.delaySeconds < visibility);
+  if (shortened.length === 0) return;
+  const [sqs, { ChangeMessageVisibilityBatchCommand }] = await Promise.all([
+    rt.sqs(),
+    import('../config/sqs-client.ts'),
+  ]);
   for (let i = 0; i < shortened.length; i += 10) {
     const chunk = shortened.slice(i, i + 10);
     try {
-      const { Failed } = await rt.sqs.send(
+      const { Failed } = await sqs.send(
         new ChangeMessageVisibilityBatchCommand({
           QueueUrl: rt.queueUrl,
           Entries: chunk.map((record, n) => ({

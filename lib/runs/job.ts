@@ -1,4 +1,3 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import type { Runtime } from '../config/index.ts';
 import { digest } from '../ids/index.ts';
@@ -18,7 +17,8 @@ export type TurnJob = z.infer<typeof TurnJobSchema>;
  * queue a run again when its job was lost and at most one delivery claims it.
  */
 export async function enqueue(rt: Runtime, job: TurnJob): Promise<void> {
-  await rt.sqs.send(
+  const [sqs, { SendMessageCommand }] = await Promise.all([rt.sqs(), import('../config/sqs-client.ts')]);
+  await sqs.send(
     new SendMessageCommand({
       QueueUrl: rt.queueUrl,
       MessageBody: JSON.stringify(job),

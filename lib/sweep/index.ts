@@ -1,4 +1,3 @@
-import { DeleteConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import type { Switchboard } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { sweepExpiredFiles, sweepOrphanFiles } from '../files/index.ts';
@@ -25,9 +24,15 @@ const LOOKBACK_HOURS = 3;
 async function sweepConnections(rt: Runtime, now: number): Promise<number> {
   const stale = await dueConnections(rt, now, LOOKBACK_HOURS);
   for (const connectionId of stale) {
-    await rt.connections
-      ?.send(new DeleteConnectionCommand({ ConnectionId: connectionId }))
-      .catch(() => undefined /* already closed: the usual case */);
+    if (rt.connections) {
+      const [client, { DeleteConnectionCommand }] = await Promise.all([
+        rt.connections(),
+        import('../config/management-client.ts'),
+      ]);
+      await client
+        .send(new DeleteConnectionCommand({ ConnectionId: connectionId }))
+        .catch(() => undefined /* already closed: the usual case */);
+    }
     await removeConnection(rt, connectionId);
   }
   return stale.length;

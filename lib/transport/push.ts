@@ -1,4 +1,3 @@
-import { PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import { hostSessionId } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { removeConnection, type SessionEvent } from '../store/index.ts';
@@ -39,7 +38,11 @@ export async function pushToConnection(
   const data = frame instanceof Uint8Array ? frame : encoder.encode(JSON.stringify(frame));
   if (!rt.connections) return 'failed';
   try {
-    await rt.connections.send(
+    const [client, { PostToConnectionCommand }] = await Promise.all([
+      rt.connections(),
+      import('../config/management-client.ts'),
+    ]);
+    await client.send(
       new PostToConnectionCommand({
         ConnectionId: connectionId,
         Data: data,

@@ -279,7 +279,7 @@ describe.skipIf(!haveChromium)('the demo host page in a real browser', () => {
     const ids = sandbox.connections();
     expect(ids.length).toBeGreaterThan(0);
     for (const id of ids)
-      await sandbox.runtime.connections!.send(new DeleteConnectionCommand({ ConnectionId: id }));
+      await (await sandbox.runtime.connections!()).send(new DeleteConnectionCommand({ ConnectionId: id }));
 
     await page.locator('.msg.assistant', { hasText: STORY_END }).waitFor();
     await idle(page);

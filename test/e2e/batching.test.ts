@@ -171,7 +171,7 @@ describe('an invocation that runs past its function timeout', () => {
   afterAll(async () => sandbox?.close());
 
   const inQueue = async () => {
-    const { Attributes } = await sandbox.runtime.sqs.send(
+    const { Attributes } = await (await sandbox.runtime.sqs()).send(
       new GetQueueAttributesCommand({
         QueueUrl: sandbox.runtime.queueUrl,
         AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],

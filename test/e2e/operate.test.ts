@@ -227,7 +227,7 @@ describe('switchboard dlq', () => {
       seq: await lastSeq(sandbox.runtime, ref),
     };
     const invocations = agents.calls.demo;
-    await target.rt.sqs.send(
+    await (await target.rt.sqs()).send(
       new SendMessageCommand({
         QueueUrl: target.dlqUrl,
         MessageBody: JSON.stringify({ v: 1, kind: 'turn', sessionId: ref, runId, requestId: runId }),

@@ -50,9 +50,9 @@ describe('the sandbox enforces each function role', () => {
     expect(await outcome((await http.s3()).send(new ListObjectsV2Command({ Bucket: bucket })))).toBe(
       'AccessDenied 403',
     );
-    expect(await outcome(sweep.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl })))).toMatch(
-      /^AccessDenied(Exception)? 400$/,
-    );
+    expect(
+      await outcome((await sweep.sqs()).send(new ReceiveMessageCommand({ QueueUrl: queueUrl }))),
+    ).toMatch(/^AccessDenied(Exception)? 400$/);
     const post = new PostToConnectionCommand({ ConnectionId: 'c1', Data: 'x' });
     expect(
       await outcome(
@@ -60,8 +60,8 @@ describe('the sandbox enforces each function role', () => {
       ),
     ).toBe('AccessDeniedException 400');
     // The HTTP function has no @connections grant; the WebSocket function has, and meets the gateway.
-    expect(await outcome(http.connections!.send(post))).toBe('AccessDeniedException 403');
-    expect(await outcome(ws.connections!.send(post))).toBe('GoneException 410');
+    expect(await outcome((await http.connections!()).send(post))).toBe('AccessDeniedException 403');
+    expect(await outcome((await ws.connections!()).send(post))).toBe('GoneException 410');
   });
 
   it('allows what the role grants: the sweep enqueues, the WebSocket function reads and writes files', async () => {
@@ -73,7 +73,7 @@ describe('the sandbox enforces each function role', () => {
       MessageGroupId: 'probe',
       MessageDeduplicationId: 'probe-1',
     });
-    expect(await outcome(sweep.sqs.send(send))).toBe('ok');
+    expect(await outcome((await sweep.sqs()).send(send))).toBe('ok');
     const key = 'files/probe-ws';
     const wsS3 = await ws.s3();
     expect(await outcome(wsS3.send(new PutObjectCommand({ Bucket: ws.bucket, Key: key, Body: 'hi' })))).toBe(
@@ -376,7 +376,7 @@ describe('fault injection', () => {
         MessageGroupId: 'g',
         MessageDeduplicationId: 'd',
       });
-      expect(await outcome(http.sqs.send(send))).toMatch(/^Throttling(Exception)? 400$/);
+      expect(await outcome((await http.sqs()).send(send))).toMatch(/^Throttling(Exception)? 400$/);
       // Every attempt was a timeout: some reached the table before their answer was lost.
       const kinds = new Set(faulty.faults?.injected.map((f) => `${f.service} ${f.fault}`));
       expect(kinds.has('sqs throttle')).toBe(true);
