@@ -30,7 +30,7 @@ import {
   type TurnShape,
 } from './agents.ts';
 import { measureBundles } from './bundles.ts';
-import { barePostFloor, rawWebSocketFloor } from './floors.ts';
+import { barePostFloor, bareWriteFloor, rawWebSocketFloor } from './floors.ts';
 import { type CostPerMillion, costPerMillion, PRICES, type TurnUsage } from './prices.ts';
 import { fmt, mean, quantile, Table, usd, verdict, windowsOf } from './report.ts';
 
@@ -131,21 +131,31 @@ function recordArrivals(socket: TestSocket): { arrivals: Arrival[]; frames: () =
   return { arrivals, frames: () => frames };
 }
 
-/** Emit-to-arrival latencies (ms) of every chunk the record holds that reached the host; and how many did not. */
-function chunkLatencies(record: EmitRecord, arrivals: Arrival[]): { latencies: number[]; missing: number } {
+/** A run's first chunk (`a0` of the turn, `b0` of the answer's run): the agent's first emit after a quiet time. */
+const FIRST_CHUNK = /^[ab]0 $/;
+
+/**
+ * Emit-to-arrival latencies (ms) of every chunk the record holds that reached the host, those of each
+ * run's first chunk apart; and how many did not arrive.
+ */
+function chunkLatencies(
+  record: EmitRecord,
+  arrivals: Arrival[],
+): { latencies: number[]; first: number[]; missing: number } {
   const firstArrival = new Map<string, number>();
   for (const a of arrivals) {
     if (a.type !== 'agent.message.delta') continue;
     for (const chunk of chunksIn(a.text)) if (!firstArrival.has(chunk)) firstArrival.set(chunk, a.at);
   }
   const latencies: number[] = [];
+  const first: number[] = [];
   let missing = 0;
   for (const [chunk, emitted] of record.chunks) {
     const arrived = firstArrival.get(chunk);
     if (arrived === undefined) missing += 1;
-    else latencies.push(arrived - emitted);
+    else (FIRST_CHUNK.test(chunk) ? first : latencies).push(arrived - emitted);
   }
-  return { latencies, missing };
+  return { latencies, first, missing };
 }
 
 /** The distinct events (by seq) of a list of arrivals, in seq order. */
@@ -184,6 +194,8 @@ interface TurnResult {
   logWindows: number;
 
   latencies: number[];
+  /** Latencies of each run's first chunk, on every connection. */
+  firstLatencies: number[];
   missing: number;
   /** Raw frames each connection received. */
   framesPerConnection: number[];
@@ -256,7 +268,7 @@ async function standardTurn(n: number, shape: TurnShape): Promise<TurnResult> {
   const record = paced.recordOf(sessionId);
   const all = logs.flatMap((l) => l.arrivals).filter((a) => a.sessionId === sessionId);
   const events = distinctEvents(logs[0]?.arrivals ?? []);
-  const { latencies, missing } = chunkLatencies(record, all);
+  const { latencies, first, missing } = chunkLatencies(record, all);
   const receipts = [...jobReceipts].sort((a, b) => a - b);
   const result: TurnResult = {
     snapshot,
@@ -268,6 +280,7 @@ async function standardTurn(n: number, shape: TurnShape): Promise<TurnResult> {
       COALESCE_MS,
     ),
     latencies,
+    firstLatencies: first,
     missing: missing + logs.slice(1).reduce((s, l) => s + chunkLatencies(record, l.arrivals).missing, 0),
     framesPerConnection: logs.map((l) => l.frames()),
     connectionMinutes: (CONNECTIONS * (closed - opened)) / 60_000,
@@ -495,6 +508,7 @@ if (!ONLY_CANCEL) {
   if (!connectionId || !connections) throw new Error('no connection to measure the bare post on');
   const barePost = await barePostFloor(connections, connectionId, floorHost.socket);
   await floorHost.close();
+  const bareWrite = await bareWriteFloor(sandbox.runtimes.worker, 'floor-write');
 
   // The standard turn, TURNS times.
   const turns: TurnResult[] = [];
@@ -769,13 +783,25 @@ if (!ONLY_CANCEL) {
   singleP99 = p99;
   const rawP50 = quantile(rawWs, 0.5);
   const postP50 = quantile(barePost, 0.5);
-  const latencyTarget = COALESCE_MS + 2 * postP50;
+  const writeP50 = quantile(bareWrite, 0.5);
+  const latencyTarget = COALESCE_MS / 2 + 2 * postP50;
+  const firsts = turns.flatMap((t) => t.firstLatencies);
+  const firstP50 = quantile(firsts, 0.5);
+  const firstTarget = writeP50 + postP50 + 5;
   table.section('Emit-to-client latency (agent emit → host socket), ms');
   table.row(
-    `standard turn p50 / p99 (${latencies.length} chunk arrivals, ${missing} missing)`,
+    `a run's first chunk p50 / p99 (${firsts.length} arrivals)`,
+    `${fmt(firstP50)} / ${fmt(quantile(firsts, 0.99))}`,
+    '',
+    `${fmt(firstTarget)} (write + post + 5 ms)`,
+    fmt(firstP50 / firstTarget, 2),
+    '',
+  );
+  table.row(
+    `the other chunks p50 / p99 (${latencies.length} arrivals, ${missing} missing)`,
     `${fmt(p50)} / ${fmt(p99)}`,
     '',
-    `${fmt(latencyTarget)} (coalesceMs + 2 × bare post)`,
+    `${fmt(latencyTarget)} (coalesceMs / 2 + 2 × bare post)`,
     fmt(p50 / latencyTarget, 2),
     '',
   );
@@ -790,6 +816,14 @@ if (!ONLY_CANCEL) {
   table.row(
     'floor: bare SDK PostToConnection (worker client) p50 / p99',
     `${fmt(postP50, 2)} / ${fmt(quantile(barePost, 0.99), 2)}`,
+    '',
+    '',
+    '',
+    '',
+  );
+  table.row(
+    'floor: bare event-log write, one conditional PutItem (worker client) p50 / p99',
+    `${fmt(writeP50, 2)} / ${fmt(quantile(bareWrite, 0.99), 2)}`,
     '',
     '',
     '',
@@ -833,7 +867,14 @@ if (!ONLY_CANCEL) {
     verdict(cost.switchboard.total, 1.5 * cost.floor.total),
   );
   goals.row(
-    `latency p50 ≤ coalesceMs + 2 × bare post p50 (p99 ${fmt(p99)} ms)`,
+    "a run's first chunk p50 ≤ one event-log write + one post + 5 ms",
+    `${fmt(firstP50)} ms`,
+    `${fmt(firstTarget)} ms`,
+    fmt(firstP50 / firstTarget, 2),
+    verdict(firstP50, firstTarget),
+  );
+  goals.row(
+    `chunk latency p50 ≤ coalesceMs / 2 + 2 × bare post p50 (p99 ${fmt(p99)} ms)`,
     `${fmt(p50)} ms`,
     `${fmt(latencyTarget)} ms`,
     fmt(p50 / latencyTarget, 2),
