@@ -34,9 +34,21 @@ import { barePostFloor, bareWriteFloor, rawWebSocketFloor } from './floors.ts';
 import { type CostPerMillion, costPerMillion, PRICES, type TurnUsage } from './prices.ts';
 import { fmt, mean, quantile, Table, usd, verdict, windowsOf } from './report.ts';
 
-const TURNS = Number(process.env.TURNS ?? 3);
-const SESSIONS = Number(process.env.SESSIONS ?? 200);
-const CANCELS = Number(process.env.CANCELS ?? 10);
+/**
+ * `--smoke`: every phase once, in a tiny configuration (a few chunks, two sessions, one cancel, the
+ * HTTP function's bundle): what `test/bench/smoke.test.ts` runs on every `npm test`, so the bench
+ * cannot rot. Its figures mean nothing.
+ */
+const SMOKE = process.argv.includes('--smoke');
+const TURNS = Number(process.env.TURNS ?? (SMOKE ? 1 : 3));
+const SESSIONS = Number(process.env.SESSIONS ?? (SMOKE ? 2 : 200));
+const CANCELS = Number(process.env.CANCELS ?? (SMOKE ? 1 : 10));
+/** The standard turn, or the smoke run's few chunks of the same parts (tools, approval, the answer's run). */
+const TURN_SHAPE: TurnShape = SMOKE
+  ? { before: 12, after: 4, intervalMs: 5, toolCalls: 1, approval: true }
+  : STANDARD_TURN;
+/** The chunks of each of the many sessions' turns. */
+const MANY_CHUNKS = SMOKE ? 10 : 100;
 /** How long the 200 sessions may take, from the agents' release, before what is missing counts as lost. */
 const MANY_DEADLINE_MS = Number(process.env.MANY_DEADLINE_MS ?? 60_000);
 const ONLY_CANCEL = process.argv.includes('cancel');
@@ -321,7 +333,7 @@ interface ManyResult {
  * after the agents were let go are counted as lost where they had not delivered.
  */
 async function manySessions(count: number, deadlineMs: number): Promise<ManyResult> {
-  const shape: TurnShape = { before: 100, after: 0, intervalMs: 20, toolCalls: 0, approval: false };
+  const shape: TurnShape = { before: MANY_CHUNKS, after: 0, intervalMs: 20, toolCalls: 0, approval: false };
   const own = await startSandbox({
     app,
     port: 0,
@@ -512,7 +524,7 @@ if (!ONLY_CANCEL) {
 
   // The standard turn, TURNS times.
   const turns: TurnResult[] = [];
-  for (let n = 0; n < TURNS; n += 1) turns.push(await standardTurn(n, STANDARD_TURN));
+  for (let n = 0; n < TURNS; n += 1) turns.push(await standardTurn(n, TURN_SHAPE));
   const memory = await memorySizes();
 
   const per = (f: (t: TurnResult) => number) => mean(turns.map(f));
@@ -618,8 +630,8 @@ if (!ONLY_CANCEL) {
   };
 
   table.section(
-    `Standard turn, ${TURNS} runs averaged: ${STANDARD_TURN.before} chunks at ${1000 / STANDARD_TURN.intervalMs}/s, ` +
-      `${STANDARD_TURN.toolCalls} tool calls, 1 approval, ${STANDARD_TURN.after} chunks, ${CONNECTIONS} connections; ` +
+    `Standard turn, ${TURNS} runs averaged: ${TURN_SHAPE.before} chunks at ${1000 / TURN_SHAPE.intervalMs}/s, ` +
+      `${TURN_SHAPE.toolCalls} tool calls, 1 approval, ${TURN_SHAPE.after} chunks, ${CONNECTIONS} connections; ` +
       `stream.coalesceMs ${COALESCE_MS}${process.env.WINDOW_MS ? '' : ' (default)'}; calls per turn`,
   );
   const perTokenOf = (r: MeterRow) =>
@@ -844,7 +856,7 @@ if (!ONLY_CANCEL) {
   // log must still be its own) and at its end. Each writes what was gathered: up to two writes more
   // per run than the windows of the emits' clock.
   const eventWrites = sumOf('calls', isEventWrite);
-  const drains = 2 * (STANDARD_TURN.approval ? 2 : 1);
+  const drains = 2 * (TURN_SHAPE.approval ? 2 : 1);
   goals.row(
     'event-log writes per turn ≤ 1 per flush window + 2 per run (its drains)',
     fmt(eventWrites),
@@ -934,7 +946,7 @@ await sandbox.close();
 
 if (!ONLY_CANCEL) {
   // Bundles
-  const bundleRows = await measureBundles();
+  const bundleRows = await measureBundles(SMOKE ? { runs: 1, functions: ['http'] } : {});
   table.section(
     'Lambda bundles (bench/bundles.ts): entry + lazy KB, cold import ms vs an empty Node process',
   );
@@ -975,7 +987,7 @@ if (!ONLY_CANCEL) {
   const many = await manySessions(SESSIONS, MANY_DEADLINE_MS);
   const manyP99 = quantile(many.latencies, 0.99);
   table.section(
-    `${SESSIONS} sessions at once, 100 chunks each at 50/s, 1 connection each, on a sandbox of their own; ` +
+    `${SESSIONS} sessions at once, ${MANY_CHUNKS} chunks each at 50/s, 1 connection each, on a sandbox of their own; ` +
       `deadline ${MANY_DEADLINE_MS / 1000} s${many.cutShort ? ' (cut short: what had not arrived counts as lost, its latency as ∞)' : ''}`,
   );
   table.row(
