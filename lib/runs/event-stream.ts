@@ -45,6 +45,8 @@ export class EventStream {
   ) {
     this.#seq = lastSeq;
     this.#audience = new Audience(rt, sessionId);
+    // Who to send to is read while the agent starts, so that its first event waits for no read.
+    this.#audience.prefetch();
   }
 
   /** When the agent's first event (or piece of text) was gathered, in epoch ms; undefined before it. */
