@@ -30,6 +30,7 @@ import {
   type TurnShape,
 } from './agents.ts';
 import { measureBundles } from './bundles.ts';
+import { type CpuOwner, type CpuShares, profiled } from './cpu.ts';
 import { barePostFloor, bareWriteFloor, rawWebSocketFloor } from './floors.ts';
 import { type CostPerMillion, costPerMillion, PRICES, type TurnUsage } from './prices.ts';
 import { fmt, mean, quantile, Table, usd, verdict, windowsOf } from './report.ts';
@@ -325,6 +326,8 @@ interface ManyResult {
   calls: number;
   /** Whether the deadline cut the run short (its sandbox is then left to the process's exit). */
   cutShort: boolean;
+  /** The CPU this process spent from the release to the last end, by whose code it ran. */
+  cpu: CpuShares;
 }
 
 /**
@@ -367,19 +370,21 @@ async function manySessions(count: number, deadlineMs: number): Promise<ManyResu
     ),
   );
   const started = performance.now();
-  for (const id of ids) paced.release(id);
   let last = started;
-  const ended = await Promise.all(
-    sockets.map((s, i) =>
-      s.waitFor(turnEnded(accepted[i]?.run_id), `session ${ids[i]} to end`, deadlineMs).then(
-        () => {
-          last = Math.max(last, performance.now());
-          return true;
-        },
-        () => false,
+  const { result: ended, cpu } = await profiled(() => {
+    for (const id of ids) paced.release(id);
+    return Promise.all(
+      sockets.map((s, i) =>
+        s.waitFor(turnEnded(accepted[i]?.run_id), `session ${ids[i]} to end`, deadlineMs).then(
+          () => {
+            last = Math.max(last, performance.now());
+            return true;
+          },
+          () => false,
+        ),
       ),
-    ),
-  );
+    );
+  });
   const completed = ended.filter(Boolean).length;
   const expected = expectedText(shape);
   const result: ManyResult = {
@@ -393,6 +398,7 @@ async function manySessions(count: number, deadlineMs: number): Promise<ManyResu
     wallMs: (completed === count ? last : performance.now()) - started,
     calls: counting.snapshot().count((r) => r.kind !== 'idle-receive'),
     cutShort: completed < count,
+    cpu,
   };
   counting.stop();
   ids.forEach((id, i) => {
@@ -983,9 +989,13 @@ if (!ONLY_CANCEL) {
     );
   }
 
-  // 200 sessions
+  // 200 sessions, after one alone: the runtime's CPU per turn of each, and the latencies.
+  const one = await manySessions(1, MANY_DEADLINE_MS);
   const many = await manySessions(SESSIONS, MANY_DEADLINE_MS);
   const manyP99 = quantile(many.latencies, 0.99);
+  const runtimePerTurn = (r: ManyResult) => r.cpu.runtime / Math.max(1, r.completed);
+  const cpuRatio = runtimePerTurn(many) / runtimePerTurn(one);
+  const share = (r: ManyResult, owner: CpuOwner) => `${fmt((100 * r.cpu[owner]) / r.cpu.total, 0)}%`;
   table.section(
     `${SESSIONS} sessions at once, ${MANY_CHUNKS} chunks each at 50/s, 1 connection each, on a sandbox of their own; ` +
       `deadline ${MANY_DEADLINE_MS / 1000} s${many.cutShort ? ' (cut short: what had not arrived counts as lost, its latency as ∞)' : ''}`,
@@ -1014,6 +1024,22 @@ if (!ONLY_CANCEL) {
     '',
     '',
   );
+  table.row(
+    "this process's CPU, ms: Switchboard's code / the emulators / the bench / Node (GC, I/O)",
+    `${fmt(many.cpu.runtime, 0)} / ${fmt(many.cpu.sandbox, 0)} / ${fmt(many.cpu.bench, 0)} / ${fmt(many.cpu.other, 0)}`,
+    '',
+    `${share(many, 'runtime')} / ${share(many, 'sandbox')} / ${share(many, 'bench')} / ${share(many, 'other')}`,
+    '',
+    '',
+  );
+  table.row(
+    "Switchboard's CPU per turn, ms: one session alone / each of the many",
+    `${fmt(runtimePerTurn(one))} / ${fmt(runtimePerTurn(many))}`,
+    '',
+    '1.5 × one alone',
+    fmt(cpuRatio, 2),
+    '',
+  );
 
   const faults = many.lost + many.duplicated + many.outOfOrder + many.gaps + (SESSIONS - many.completed);
   goals.row(
@@ -1024,7 +1050,14 @@ if (!ONLY_CANCEL) {
     verdict(faults, 0),
   );
   goals.row(
-    `${SESSIONS} sessions: p99 ≤ 10 × single-session p99`,
+    `${SESSIONS} sessions: Switchboard's CPU per turn ≤ 1.5 × one session's`,
+    `${fmt(runtimePerTurn(many))} ms`,
+    `${fmt(1.5 * runtimePerTurn(one))} ms`,
+    fmt(cpuRatio, 2),
+    verdict(cpuRatio, 1.5),
+  );
+  goals.row(
+    `${SESSIONS} sessions: p99 ≤ 10 × single-session p99 (the emulators' CPU: ${share(many, 'sandbox')})`,
     `${fmt(manyP99)} ms`,
     `${fmt(10 * singleP99)} ms`,
     fmt(manyP99 / singleP99, 2),

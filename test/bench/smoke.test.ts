@@ -28,6 +28,7 @@ const GOALS = [
   'bundle http < 500 KB minified',
   'bundle http cold import < 2 × empty node',
   '2 sessions: nothing lost, duplicated or out of order',
+  "2 sessions: Switchboard's CPU per turn ≤ 1.5 × one session's",
   '2 sessions: p99 ≤ 10 × single-session p99',
 ];
 
