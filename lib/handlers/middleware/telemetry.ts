@@ -11,9 +11,10 @@ import type { Middleware } from './types.ts';
  */
 export function telemetry<E>(rt: () => Runtime, keysOf?: (event: E) => LogKeys): Middleware<E> {
   // An error the pipeline answered is a response; only one that escapes marks the subsegment.
-  const end = (request: Request<E>) => (
-    (request.internal as Trace).close?.(request.response === undefined && request.error), rt().metrics.flush()
-  );
+  const end = (request: Request<E>) => {
+    (request.internal as Trace).close?.(request.response === undefined && request.error);
+    return rt().metrics.flush();
+  };
   return {
     name: 'telemetry',
     before(request) {
