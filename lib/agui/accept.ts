@@ -85,6 +85,6 @@ export async function acceptRun(
   if (applied) return { input, followed: { ref, runIds: [applied.runId], after: 0 } };
   const request = chatRequestOf(input, agentId);
   const after = await lastSeq(rt, ref);
-  const accepted = await sendMessage(rt, app, identity, { request });
+  const accepted = await sendMessage(rt, app, identity, request);
   return { input, followed: { ref, runIds: [accepted.run_id], after: accepted.duplicate ? 0 : after } };
 }

@@ -1,14 +1,13 @@
 import type { ChatRequest } from '../contract/index.ts';
-import { type Accepted, type BeforeEnqueue, submitTurn } from '../runs/index.ts';
+import type { Accepted, submitTurn } from '../runs/index.ts';
 import type { Command } from './types.ts';
 
-/** What {@link sendMessage} takes: the parsed message and, on a socket, how the sender joins the session. */
-export interface SendMessageInput {
-  request: ChatRequest;
-  /** Runs once the session is known, before the turn is queued (a WebSocket sender subscribes). */
-  join?: BeforeEnqueue;
-}
+/** Fails to compile when `T` stops being a command. */
+type CommandOf<I, O, T extends Command<I, O>> = T;
 
-/** Sends a message (a new one, a regenerate or an edit): the turn is recorded and queued. */
-export const sendMessage: Command<SendMessageInput, Accepted> = (rt, app, caller, input) =>
-  submitTurn(rt, app, caller, input.request, input.join);
+/**
+ * `sendMessage` (a new message, a regenerate or an edit: the turn is recorded and queued) is
+ * `submitTurn` itself, whose input is the parsed `ChatRequest`; a WebSocket sender passes a fifth
+ * argument, how it joins the session before the turn is queued.
+ */
+export type SendMessage = CommandOf<ChatRequest, Accepted, typeof submitTurn>;

@@ -162,7 +162,7 @@ const exportRoute: RouteFn = async (rt, _app, event, caller) => {
 const ROUTES: Record<HttpRouteKey, RouteFn> = {
   async 'POST /api/chat'(rt, app, event, caller) {
     const request = parseChatRequest(bodyOf(event)());
-    const accepted = await sendMessage(rt, app, caller, { request });
+    const accepted = await sendMessage(rt, app, caller, request);
     // Opt-in: wait for the turn to close and answer with its final response (202 if it has not).
     const ref = sessionRef(caller, accepted.session_id);
     const final = request.wait_ms ? await awaitFinal(rt, ref, accepted, request.wait_ms) : undefined;

@@ -130,10 +130,9 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
         { path: ['wait_ms'], message: 'only on POST /api/chat' },
       ]);
     const connection = connectionOf(rt, event, identity);
-    const accepted = await sendMessage(rt, app, identity, {
-      request,
-      join: (sessionId) => subscribe(rt, sessionId, connection),
-    });
+    const accepted = await sendMessage(rt, app, identity, request, (sessionId) =>
+      subscribe(rt, sessionId, connection),
+    );
     return { type: 'assistant:accepted', ...accepted };
   },
   async assistant_join_session(rt, _app, event, identity) {
