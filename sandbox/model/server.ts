@@ -45,9 +45,12 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(JSON.stringify(body));
 }
 
-/** The API a path names, with or without the `/v1` a base URL ends with. */
+/** The API a path names: after `/v1` (OpenAI's base URL), `/openai/v1` or an Azure deployment's, or none. */
 function apiOf(method: string, path: string): Api | 'models' | undefined {
-  const route = path.replace(/^\/v1(?=\/)/, '').replace(/\/$/, '');
+  const route = path
+    .replace(/^\/openai\/deployments\/[^/]+(?=\/)/, '')
+    .replace(/^(\/openai)?\/v1(?=\/)/, '')
+    .replace(/\/$/, '');
   if (method === 'POST' && route === '/chat/completions') return 'chat';
   if (method === 'POST' && route === '/responses') return 'responses';
   if (method === 'GET' && route === '/models') return 'models';
