@@ -106,7 +106,7 @@ function contextError(api: Api, tokens: number, limit: number): EndpointError {
  * ```
  */
 export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
-  const state: PlanState = { script: checkScript(options.script), uses: [], calls: 0, prompts: [] };
+  const state: PlanState = { script: checkScript(options.script), uses: [], prompts: [] };
   const requests: RecordedRequest[] = [];
   const disconnects: RecordedRequest[] = [];
   const scriptErrors: string[] = [];

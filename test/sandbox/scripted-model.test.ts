@@ -135,7 +135,7 @@ describe('the scripted model, through the official openai client', () => {
     expect(message?.content).toBe('Let me check.');
     const call = message?.tool_calls?.[0];
     expect(call).toMatchObject({ type: 'function', function: { name: 'get_weather' } });
-    expect(call?.id).toMatch(/^call_\d+$/);
+    expect(call?.id).toBe('call_1');
     expect(JSON.parse(call?.type === 'function' ? call.function.arguments : '')).toEqual({
       city: 'Paris',
       unit: 'celsius',
@@ -158,19 +158,29 @@ describe('the scripted model, through the official openai client', () => {
     expect(next.usage?.prompt_tokens_details?.cached_tokens).toBeGreaterThan(10);
   });
 
-  it('gives tool calls ids that count up, or the script’s own', async () => {
-    const ask = async (content: string) => {
+  it('gives tool calls ids that count the conversation’s calls, or the script’s own', async () => {
+    const ask = async (messages: OpenAI.ChatCompletionMessageParam[]) => {
       const completion = await client.chat.completions.create({
         model: 'scripted',
-        messages: [{ role: 'user', content }],
+        messages,
         tools: [WEATHER_TOOL],
         tool_choice: 'required',
       });
-      return completion.choices[0]?.message.tool_calls?.[0]?.id;
+      return completion.choices[0]?.message;
     };
-    const first = Number((await ask('weather in Rome'))?.slice('call_'.length));
-    expect(await ask('weather in Rome')).toBe(`call_${first + 1}`);
-    expect(await ask('choose')).toBe('call_fixed');
+    const question: OpenAI.ChatCompletionMessageParam = { role: 'user', content: 'weather in Rome' };
+    const first = await ask([question]);
+    expect(first?.tool_calls?.[0]?.id).toBe('call_1');
+    // The same conversation, the same id.
+    expect((await ask([question]))?.tool_calls?.[0]?.id).toBe('call_1');
+    const second = await ask([
+      question,
+      first as OpenAI.ChatCompletionMessageParam,
+      { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+      { role: 'user', content: 'and the weather in Oslo?' },
+    ]);
+    expect(second?.tool_calls?.[0]?.id).toBe('call_2');
+    expect((await ask([{ role: 'user', content: 'choose' }]))?.tool_calls?.[0]?.id).toBe('call_fixed');
   });
 
   it('honours tool_choice: none skips rules that call tools, required skips rules that do not', async () => {
