@@ -40,7 +40,12 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  if (res.headersSent || res.destroyed) return;
+  if (res.destroyed) return;
+  // A failure once a stream has begun ends it: the client sees a stream cut short.
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
