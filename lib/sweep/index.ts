@@ -27,7 +27,7 @@ async function sweepConnections(rt: Runtime, now: number): Promise<number> {
     if (rt.connections) {
       const [client, { DeleteConnectionCommand }] = await Promise.all([
         rt.connections(),
-        import('../config/management-client.ts'),
+        import('../config/connections/close.ts'),
       ]);
       await client
         .send(new DeleteConnectionCommand({ ConnectionId: connectionId }))

@@ -40,7 +40,7 @@ export async function pushToConnection(
   try {
     const [client, { PostToConnectionCommand }] = await Promise.all([
       rt.connections(),
-      import('../config/management-client.ts'),
+      import('../config/connections/post.ts'),
     ]);
     await client.send(
       new PostToConnectionCommand({
