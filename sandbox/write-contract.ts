@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { withLimits } from '../lib/contract/documents/limits.ts';
+import { withLimits } from '../lib/documents/limits.ts';
 import { writeContractDocuments } from './contract.ts';
 
 const docs = new URL('../docs/', import.meta.url);

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { SESSION_EVENTS, type SessionEventType } from '../../events/log.ts';
-import { ResolutionSchema } from '../answers.ts';
+import { ResolutionSchema } from '../contract/answers.ts';
+import { SESSION_EVENTS, type SessionEventType } from '../events/log.ts';
 
 /**
  * The shapes of the answers the documents describe with a schema: each is checked against the

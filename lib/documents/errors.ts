@@ -1,3 +1,4 @@
+import type { HttpRouteKey } from '../contract/routes.ts';
 import {
   AgentNotFoundError,
   BudgetExceededError,
@@ -20,8 +21,7 @@ import {
   UnauthorizedError,
   UnsupportedMediaTypeError,
   ValidationError,
-} from '../../errors/index.ts';
-import type { HttpRouteKey } from '../routes.ts';
+} from '../errors/index.ts';
 
 /**
  * The error codes the HTTP routes answer, each made by its class of lib/errors so that its status
