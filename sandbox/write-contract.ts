@@ -1,12 +1,14 @@
 /**
  * `npm run contract`: writes docs/openapi.json and docs/asyncapi.json from the contract's zod
- * schemas, formatted as the repository's formatter wants them, and the table of a message's limits
- * in docs/protocol.md. test/unit/contract-documents.test.ts and test/unit/protocol-limits.test.ts
- * fail while the committed files say something else.
+ * schemas, formatted as the repository's formatter wants them, and in docs/protocol.md the table of
+ * the error codes (from lib/errors/codes.ts and their words in lib/documents/errors.ts) and that of
+ * a message's limits. test/unit/contract-documents.test.ts, test/unit/protocol-errors.test.ts and
+ * test/unit/protocol-limits.test.ts fail while the committed files say something else.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { withErrorTable } from '../lib/documents/error-table.ts';
 import { withLimits } from '../lib/documents/limits.ts';
 import { writeContractDocuments } from './contract.ts';
 
@@ -16,5 +18,5 @@ execFileSync('npx', ['biome', 'format', '--write', ...files], { stdio: 'inherit'
 for (const file of files) console.log(`wrote ${file.slice(fileURLToPath(new URL('..', docs)).length)}`);
 
 const protocol = new URL('protocol.md', docs);
-writeFileSync(protocol, withLimits(readFileSync(protocol, 'utf8')));
-console.log('wrote docs/protocol.md (the limits of a message)');
+writeFileSync(protocol, withErrorTable(withLimits(readFileSync(protocol, 'utf8'))));
+console.log('wrote docs/protocol.md (the error codes, the limits of a message)');

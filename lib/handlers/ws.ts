@@ -24,7 +24,7 @@ import {
   WEBSOCKET_ROUTES,
   type WebSocketRouteKey,
 } from '../contract/index.ts';
-import { ValidationError } from '../errors/index.ts';
+import { MalformedRequestError, ValidationError } from '../errors/index.ts';
 import { rateMessage } from '../feedback/index.ts';
 import { limitFrame } from '../limits/index.ts';
 import { cancelSession, submitAnswer, submitTurn } from '../runs/index.ts';
@@ -197,11 +197,9 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
     try {
       action = (JSON.parse(event.body ?? '') as { action?: unknown }).action;
     } catch {
-      throw new ValidationError(
-        'A frame must be JSON with an "action".',
-        [{ path: [], message: 'Invalid JSON' }],
-        'invalid_json',
-      );
+      throw new MalformedRequestError('A frame must be JSON with an "action".', [
+        { path: [], message: 'Invalid JSON' },
+      ]);
     }
     throw new ValidationError(
       `Unknown action ${JSON.stringify(action ?? null)}.`,
