@@ -1,6 +1,6 @@
 import type { PendingAction } from '../lib/agents/index.ts';
-import type { ResolveAccepted } from '../lib/contract/documents/responses.ts';
 import type { ResolveRequest } from '../lib/contract/index.ts';
+import type { ResolveAccepted } from '../lib/documents/responses.ts';
 
 export type { ResolveAccepted };
 

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { asyncApiDocument, openApiDocument } from '../lib/contract/documents/index.ts';
+import { asyncApiDocument, openApiDocument } from '../lib/documents/index.ts';
 
 /** The contract as data: the path each document is served at, without auth, and its file in docs/. */
 export const CONTRACT_DOCUMENTS = {

@@ -16,7 +16,7 @@ export const UploadRequestSchema = z
     name: z.string().min(1).max(512),
     media_type: MediaTypeSchema.default('application/octet-stream'),
     size: z.number().int().min(1),
-    // Its description is the document's (UPLOAD_SHA256 in documents/openapi.ts): words no function needs.
+    // Its description is the document's (UPLOAD_SHA256 in lib/documents/openapi.ts): words no function needs.
     sha256: Sha256Schema,
   })
   .strict();

@@ -1,10 +1,18 @@
 export {
+  type CodeOf,
+  ERROR_CODES,
+  ERROR_TYPES,
+  type ErrorCode,
+  type ErrorType,
+  type StatusOf,
+  type TypeOf,
+} from './codes.ts';
+export {
   AgentDefinitionError,
   AgentFailedError,
   AgentNotFoundError,
   AgentUnavailableError,
   BudgetExceededError,
-  type ErrorType,
   FeedbackHookError,
   ForbiddenError,
   InternalError,

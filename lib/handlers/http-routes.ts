@@ -27,7 +27,7 @@ import {
   SessionsQuerySchema,
   UploadRequestSchema,
 } from '../contract/index.ts';
-import { NotFoundError, parseOrThrow, ValidationError } from '../errors/index.ts';
+import { type CodeOf, NotFoundError, parseOrThrow, ValidationError } from '../errors/index.ts';
 import { EXPORT_INLINE_BYTES, exportLink, exportSession } from '../export/index.ts';
 import {
   createUpload,
@@ -82,7 +82,7 @@ const param = (event: APIGatewayProxyEventV2, name: string) => {
 function pathId(
   event: APIGatewayProxyEventV2,
   name: string,
-  code: string,
+  code: CodeOf<404, 'not_found'>,
   what: string,
   valid: (id: string) => boolean = isId,
 ): string {

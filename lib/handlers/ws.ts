@@ -19,7 +19,7 @@ import {
   WEBSOCKET_ROUTES,
   type WebSocketRouteKey,
 } from '../contract/index.ts';
-import { ValidationError } from '../errors/index.ts';
+import { MalformedRequestError, ValidationError } from '../errors/index.ts';
 import { limitFrame } from '../limits/index.ts';
 import { ownedSession } from '../sessions/index.ts';
 import {
@@ -186,11 +186,9 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
     try {
       action = (JSON.parse(event.body ?? '') as { action?: unknown }).action;
     } catch {
-      throw new ValidationError(
-        'A frame must be JSON with an "action".',
-        [{ path: [], message: 'Invalid JSON' }],
-        'invalid_json',
-      );
+      throw new MalformedRequestError('A frame must be JSON with an "action".', [
+        { path: [], message: 'Invalid JSON' },
+      ]);
     }
     throw new ValidationError(
       `Unknown action ${JSON.stringify(action ?? null)}.`,
@@ -230,7 +228,7 @@ export function createWebSocketHandler(app: Switchboard, runtime?: Runtime) {
   return pipeline<WebSocketEvent, WebSocketResult>(
     [
       telemetry(rt, (event) => ({ connectionId: event.requestContext.connectionId })),
-      errors((error, event) => {
+      errors((error, event): WebSocketResult => {
         // A refused connection has no body to carry the error: the upgrade's status says it.
         if (event.requestContext.routeKey === '$connect')
           return { statusCode: asSwitchboardError(error, rt().logger).status };

@@ -1,6 +1,6 @@
 import type { Runtime } from '../config/index.ts';
 import { MAX_CHAT_WAIT_MS } from '../contract/index.ts';
-import { SwitchboardError } from '../errors/index.ts';
+import { type ErrorCode, type StatusOf, SwitchboardError } from '../errors/index.ts';
 import { listEvents, type SessionEvent } from '../store/index.ts';
 import { END_TYPES } from './close.ts';
 import type { Accepted } from './submit.ts';
@@ -46,8 +46,10 @@ export async function awaitFinal(
 }
 
 function answerOf(accepted: Accepted, events: SessionEvent[], closing: SessionEvent): FinalAnswer {
+  // A code and status of ERROR_CODES: session.error is written only from a SwitchboardError's (or a
+  // closed run's, whose code is typed too).
   const error = events.find((e) => e.type === 'session.error')?.data as
-    | { code: string; message: string; status: number }
+    | { code: ErrorCode; message: string; status: StatusOf<ErrorCode> }
     | undefined;
   if (error) throw new SwitchboardError(error.code, error.message, error.status, 'internal');
   const final = events.find((e) => e.type === 'final_response')?.data ?? { content: null };

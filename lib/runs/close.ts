@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { StopReasonSchema, type Switchboard, UsageSchema } from '../agents/index.ts';
 import { systemContext } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { FencedError } from '../errors/index.ts';
+import { type ErrorCode, FencedError } from '../errors/index.ts';
 import { publishEvents, publishing, turnFailed } from '../events/index.ts';
 import {
   finishRun,
@@ -91,7 +91,7 @@ export async function closeWithError(
   run: Pick<RunRecord, 'sessionId' | 'runId'> & Partial<Pick<RunRecord, 'kind' | 'createdAt' | 'startedAt'>>,
   workerId: string,
   log: Runtime['logger'],
-  outcome: { status: 'error' | 'incomplete'; code: string; message: string },
+  outcome: { status: 'error' | 'incomplete'; code: ErrorCode; message: string },
 ): Promise<RunOutcome | undefined> {
   // The worker that lost the run may still be writing its events until it notices: a put of ours
   // that meets one of them is fenced, and the end is written again after them. This worker holds the

@@ -5,8 +5,8 @@ import { Parser as AsyncApiParser } from '@asyncapi/parser';
 import { lintFromString, loadConfig } from '@redocly/openapi-core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { asyncApiDocument, openApiDocument } from '../../lib/contract/documents/index.ts';
 import { ChatRequestSchema, HTTP_ROUTES, WEBSOCKET_ROUTES } from '../../lib/contract/index.ts';
+import { asyncApiDocument, openApiDocument } from '../../lib/documents/index.ts';
 import { CONTRACT_DOCUMENTS } from '../../sandbox/contract.ts';
 
 type Json = Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { messageLimits, withLimits } from '../../lib/contract/documents/limits.ts';
 import { parseChatRequest } from '../../lib/contract/index.ts';
+import { messageLimits, withLimits } from '../../lib/documents/limits.ts';
 import { ValidationError } from '../../lib/errors/index.ts';
 
 const protocol = readFileSync(new URL('../../docs/protocol.md', import.meta.url), 'utf8');

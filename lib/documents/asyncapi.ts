@@ -5,9 +5,9 @@ import {
   ResolveRequestSchema,
   ResolveTargetSchema,
   SessionTargetSchema,
-} from '../chat.ts';
-import { FeedbackRequestSchema, FeedbackTargetSchema } from '../messages.ts';
-import { WEBSOCKET_ROUTES, type WebSocketRouteKey } from '../routes.ts';
+} from '../contract/chat.ts';
+import { FeedbackRequestSchema, FeedbackTargetSchema } from '../contract/messages.ts';
+import { WEBSOCKET_ROUTES, type WebSocketRouteKey } from '../contract/routes.ts';
 import { type JsonSchema, jsonSchemaOf, withFields } from './json-schema.ts';
 import {
   AcceptedFrameSchema,

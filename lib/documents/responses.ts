@@ -1,6 +1,8 @@
 import * as z from 'zod';
-import { SESSION_EVENTS, type SessionEventType } from '../../events/log.ts';
-import { ResolutionSchema } from '../answers.ts';
+import { ResolutionSchema } from '../contract/answers.ts';
+import { ERROR_TYPES } from '../errors/index.ts';
+import { SESSION_EVENTS, type SessionEventType } from '../events/log.ts';
+import { ERROR_CODE_LIST, ERROR_DESCRIPTIONS } from './errors.ts';
 
 /**
  * The shapes of the answers the documents describe with a schema: each is checked against the
@@ -19,12 +21,26 @@ const budgetFields = {
   scope: z.enum(['session', 'user', 'tenant']).optional(),
 };
 
+/**
+ * An error's code: one of lib/errors' map, each with its words as in docs/protocol.md's error table
+ * (Redoc shows `x-enumDescriptions` beside the values), their links to the table's document made
+ * from beside it.
+ */
+const ErrorCodeSchema = z.enum(ERROR_CODE_LIST).meta({
+  'x-enumDescriptions': Object.fromEntries(
+    Object.entries(ERROR_DESCRIPTIONS).map(([code, words]) => [
+      code,
+      words.replaceAll('](#', '](protocol.md#'),
+    ]),
+  ),
+});
+
 /** Every error Switchboard answers over HTTP (`errorResponse` in lib/transport/responses.ts). */
 export const ErrorResponseSchema = z
   .object({
     error: z
       .object({
-        code: z.string(),
+        code: ErrorCodeSchema,
         message: z.string(),
         issues: z.array(IssueSchema).optional(),
         /** `session_busy`: the turn the message waits on. */
@@ -92,8 +108,8 @@ export const ErrorFrameSchema = z
     request_id: z.string().optional(),
     error: z
       .object({
-        type: z.enum(['validation', 'session', 'not_found', 'auth', 'limit', 'internal']),
-        code: z.string(),
+        type: z.enum(ERROR_TYPES),
+        code: ErrorCodeSchema,
         message: z.string(),
         path: z.array(z.union([z.string(), z.number()])),
         issues: z.array(IssueSchema).optional(),

@@ -1,4 +1,4 @@
-import { CHAT_JSON_BYTES, ChatRequestSchema, HOST_CONTEXT_LIMITS } from '../index.ts';
+import { CHAT_JSON_BYTES, ChatRequestSchema, HOST_CONTEXT_LIMITS } from '../contract/index.ts';
 import { type JsonSchema, jsonSchemaOf } from './json-schema.ts';
 
 /** Where docs/protocol.md holds the generated table, so that `npm run contract` can rewrite it. */

@@ -5,12 +5,12 @@ import {
   MessagesQuerySchema,
   ResolveRequestSchema,
   SessionsQuerySchema,
-} from '../chat.ts';
-import { HTTP_API_CORS } from '../cors.ts';
-import { Sha256Schema, UploadRequestSchema } from '../files.ts';
-import { IdSchema, SessionIdSchema } from '../ids.ts';
-import { ExportQuerySchema, FeedbackRequestSchema, MessageIdSchema } from '../messages.ts';
-import { HTTP_ROUTES, type HttpRouteKey } from '../routes.ts';
+} from '../contract/chat.ts';
+import { HTTP_API_CORS } from '../contract/cors.ts';
+import { Sha256Schema, UploadRequestSchema } from '../contract/files.ts';
+import { IdSchema, SessionIdSchema } from '../contract/ids.ts';
+import { ExportQuerySchema, FeedbackRequestSchema, MessageIdSchema } from '../contract/messages.ts';
+import { HTTP_ROUTES, type HttpRouteKey } from '../contract/routes.ts';
 import { errorsByStatus } from './errors.ts';
 import { type JsonSchema, jsonSchemaOf } from './json-schema.ts';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { jsonForms } from '../json-forms.ts';
+import { jsonForms } from '../contract/json-forms.ts';
 
 /** A JSON Schema (2020-12) object, as the documents embed it. */
 export type JsonSchema = Record<string, unknown>;
