@@ -76,6 +76,9 @@ async function answer(via: Via, sessionId: string, actionId: string, body: Recor
 }
 
 const ofType = (events: Event[], type: string) => events.filter((e) => e.type === type).map((e) => e.data);
+/** The one request a run asked (its `action.required`). */
+const askedIn = (events: Event[]) =>
+  ((ofType(events, 'action.required')[0]?.actions ?? []) as Record<string, unknown>[])[0] ?? {};
 const finalOf = (events: Event[]) => ofType(events, 'final_response').at(-1);
 const session = async (id: string) => (await api(sandbox.url, 'GET', `/api/sessions/${id}`)).json;
 
@@ -111,8 +114,7 @@ describe.each(['http', 'ws'] as const)('an AI SDK agent over %s', (via) => {
   it('asks a needsApproval call as a tool_approval with the tool’s schema; approved with edited args, the tool runs with them', async () => {
     const id = sid(`refund-${via}`);
     const asked = await send(via, id, { agent_id: 'sdk', content: `refund ${via}` });
-    const [required] = ofType(asked, 'action.required');
-    const request = (required?.actions as Record<string, unknown>[])[0]!;
+    const request = askedIn(asked);
     expect(request).toMatchObject({
       type: 'tool_approval',
       toolName: 'refund',
@@ -142,7 +144,7 @@ describe.each(['http', 'ws'] as const)('an AI SDK agent over %s', (via) => {
   it('hands a denial back to the model: the tool does not run and the model answers', async () => {
     const id = sid(`deny-${via}`);
     const asked = await send(via, id, { agent_id: 'sdk', content: `deny ${via}` });
-    const request = (ofType(asked, 'action.required')[0]?.actions as Record<string, unknown>[])[0]!;
+    const request = askedIn(asked);
     const done = await answer(via, id, String(request.id), { decision: 'deny', comment: 'not today' });
     expect(refunds).not.toContainEqual({ order: '7', amount: 5 });
     expect(ofType(done, 'agent.tool_result')).toMatchObject([{ id: `deny_${via}`, ok: false }]);
