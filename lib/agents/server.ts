@@ -134,7 +134,7 @@ export class Switchboard {
    */
   registerSDKAgent(definition: SDKAgentDefinition): HostAgentRegistration {
     const { agent, stream } = definition;
-    if (typeof agent?.stream !== 'function' && typeof stream !== 'function')
+    if (typeof agent !== 'function' && typeof agent?.stream !== 'function' && typeof stream !== 'function')
       throw new AgentDefinitionError(
         `SDK agent "${definition.info?.id}" needs an agent (with stream) or a stream function.`,
       );

@@ -102,13 +102,14 @@ async function run(
   carried: Carried,
   messages: ModelMessage[],
 ): Promise<HostResult> {
+  const agent = typeof definition.agent === 'function' ? await definition.agent() : definition.agent;
   const hostTools = input.tools?.host ?? [];
   const hostNames = new Set(hostTools.map((t) => t.name));
   let result: SDKStreamResult;
   try {
-    result = definition.agent
-      ? await definition.agent.stream({ messages: messages as never[], abortSignal: io.signal })
-      : await definition.stream({
+    result = agent
+      ? await agent.stream({ messages: messages as never[], abortSignal: io.signal })
+      : await definition.stream!({
           messages: messages as never[],
           tools: Object.fromEntries(hostTools.map((t) => [t.name, clientTool(t.description, t.parameters)])),
           abortSignal: io.signal,
@@ -129,7 +130,7 @@ async function run(
   const mapped = await mapStream(stream as AsyncIterable<Part>, io, hostNames);
   if (mapped.aborted || io.signal.aborted) return { status: 'cancelled' };
   if (mapped.waiting.length === 0) return { stopReason: stopReasonOf(mapped.finishReason) };
-  const tools = (definition.agent ? definition.agent.tools : definition.tools) ?? {};
+  const tools = (agent ? agent.tools : (definition as { tools?: Record<string, unknown> }).tools) ?? {};
   for (const w of mapped.waiting) {
     if (w.type !== 'tool_approval') continue;
     const schema = await jsonSchemaOf(

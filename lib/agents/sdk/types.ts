@@ -52,7 +52,14 @@ type SDKAgentSettings = Omit<HostAgentDefinition, 'invoke' | 'resolveAction' | '
  */
 export type SDKAgentDefinition = SDKAgentSettings &
   (
-    | { agent: SDKAgent; stream?: never }
+    | {
+        /**
+         * The agent, or a function that loads it (`() => import('./support-agent.ts').then((m) => m.agent)`):
+         * loaded so, the AI SDK stays out of every function's start-up code and is read on the first turn.
+         */
+        agent: SDKAgent | (() => SDKAgent | PromiseLike<SDKAgent>);
+        stream?: never;
+      }
     | {
         stream(call: SDKAgentCall): SDKStreamResult | PromiseLike<SDKStreamResult>;
         agent?: never;
