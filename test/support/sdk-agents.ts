@@ -55,7 +55,8 @@ export function sdkAgents() {
     }),
   };
   const app = createSwitchboard({ pricing: MOCK_PRICES });
-  app.registerSDKAgent({ info: { id: 'sdk' }, agent: new ToolLoopAgent({ model, tools }) });
+  // Given as a loader, as a team keeps the SDK out of its functions' start-up code.
+  app.registerSDKAgent({ info: { id: 'sdk' }, agent: async () => new ToolLoopAgent({ model, tools }) });
   app.registerSDKAgent({
     info: { id: 'sdk-stream' },
     stream: ({ messages, tools: hostActions, abortSignal }) =>
