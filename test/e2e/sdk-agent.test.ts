@@ -190,6 +190,21 @@ describe.each(['http', 'ws'] as const)('an AI SDK agent over %s', (via) => {
     expect(continued.indexOf('issue 2')).toBeGreaterThan(continued.indexOf('{"selected":2}'));
   });
 
+  it('fails the turn with the model’s error as its message, and takes the next message', async () => {
+    const id = sid(`broken-${via}`);
+    const events = await send(via, id, { agent_id: 'sdk', content: `broken ${via}` });
+    expect(ofType(events, 'session.error')).toEqual([
+      {
+        code: 'agent_error',
+        status: 500,
+        message: 'The AI SDK agent failed: The model is overloaded.',
+      },
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: 'session.status_idle', data: { status: 'error' } });
+    const next = await send(via, id, { content: `hello ${via}` });
+    expect(finalOf(next)).toMatchObject({ stop_reason: 'end_turn' });
+  });
+
   it('cancels mid-stream: the model call’s abort signal fires and the turn ends cancelled', async () => {
     const id = sid(`story-${via}`);
     const runId = await start(via, id, { agent_id: 'sdk', content: `story ${via}` });

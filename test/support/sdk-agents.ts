@@ -1,7 +1,7 @@
 import { isStepCount, streamText, ToolLoopAgent, tool } from 'ai';
 import * as z from 'zod';
 import { createSwitchboard } from '../../lib/index.ts';
-import { call, HANG, say, scriptedModel } from './ai-sdk-model.ts';
+import { call, fail, HANG, say, scriptedModel } from './ai-sdk-model.ts';
 
 /** The prices the test server charges the mock model: US dollars per million tokens. */
 export const MOCK_PRICES = { 'mock-model': { input: 1000, output: 2000, cachedInput: 100 } };
@@ -35,6 +35,7 @@ export function sdkAgents() {
       say('Issue 2 is selected.'),
     ];
     scripts[`story ${via}`] = [HANG];
+    scripts[`broken ${via}`] = [fail('The model is overloaded.')];
   }
   const { model, prompts } = scriptedModel(scripts);
   const refunds: unknown[] = [];
