@@ -349,6 +349,23 @@ describe('the AI SDK adapter: host actions, cancel, errors, stop reasons', () =>
     await expect(running).rejects.toThrow('The AI SDK agent failed: The model is overloaded.');
   });
 
+  it('fails the turn with the status and message of an error the stream throws', async () => {
+    const definition: SDKAgentDefinition = {
+      info: { id: 'a' },
+      stream: () => ({
+        stream: (async function* () {
+          yield { type: 'text-delta', id: 't', text: 'Hi' };
+          throw Object.assign(new Error('Rate limit reached.'), { statusCode: 429 });
+        })(),
+      }),
+    };
+    const { io, events } = fakeIO();
+    await expect(invokeSDK(definition, turn('x'), io)).rejects.toThrow(
+      'The AI SDK agent failed (HTTP 429): Rate limit reached.',
+    );
+    expect(events).toEqual([{ type: 'text', text: 'Hi' }]);
+  });
+
   it('reads a loop stopped by its step limit as max_turns, a length stop as limit', async () => {
     const { model } = scriptedModel({
       loop: [call([{ id: 'c1', name: 'find_order', input: { order: '1' } }])],

@@ -84,10 +84,9 @@ export async function resolveSDK(
     const content = [...context, ...sdkParts(await io.parts())];
     if (content.length > 0) turn.push({ role: 'user', content });
   }
-  const call = { ...input, history: input.history };
   return run(
     definition,
-    call,
+    input,
     io,
     { userMessageId: carried.userMessageId, messages: turn, answers: [], queue: [] },
     [...before, ...turn],
@@ -127,7 +126,13 @@ async function run(
   }
   const stream = result.stream ?? result.fullStream;
   if (!stream) throw new AgentFailedError('The AI SDK agent returned no stream (stream or fullStream).');
-  const mapped = await mapStream(stream as AsyncIterable<Part>, io, hostNames);
+  let mapped: Mapped;
+  try {
+    mapped = await mapStream(stream as AsyncIterable<Part>, io, hostNames);
+  } catch (error) {
+    if (io.signal.aborted) return { status: 'cancelled' };
+    throw failed(error);
+  }
   if (mapped.aborted || io.signal.aborted) return { status: 'cancelled' };
   if (mapped.waiting.length === 0) return { stopReason: stopReasonOf(mapped.finishReason) };
   const tools = (agent ? agent.tools : (definition as { tools?: Record<string, unknown> }).tools) ?? {};
@@ -410,7 +415,7 @@ function messageOf(error: unknown): string {
 /** A model or SDK failure as the turn's error: its message, said as the SDK's. */
 function failed(error: unknown): AgentFailedError {
   if (error instanceof AgentFailedError) return error;
-  const status = (error as { statusCode?: unknown }).statusCode;
+  const status = (error as { statusCode?: unknown } | null | undefined)?.statusCode;
   const where = typeof status === 'number' ? ` (HTTP ${status})` : '';
   return new AgentFailedError(`The AI SDK agent failed${where}: ${messageOf(error)}`);
 }
