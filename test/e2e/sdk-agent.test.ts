@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { type BaseEvent, EventType, HttpAgent } from '@ag-ui/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
@@ -216,5 +218,28 @@ describe.each(['http', 'ws'] as const)('an AI SDK agent over %s', (via) => {
     const events = await eventsOf(via, id, runId);
     expect(events.at(-1)).toMatchObject({ type: 'session.status_idle', data: { status: 'cancelled' } });
     expect(prompts.find((p) => p.key === `story ${via}`)?.aborted()).toBe(true);
+  });
+});
+
+describe('an AI SDK agent over AG-UI', () => {
+  it('streams a backend tool’s call and result and the model’s text, as events the real client verifies', async () => {
+    const agent = new HttpAgent({
+      url: `${sandbox.aguiUrl}/sdk`,
+      threadId: sid('order-agui'),
+      initialMessages: [],
+    });
+    agent.addMessage({ id: randomUUID(), role: 'user', content: 'order agui' });
+    const events: BaseEvent[] = [];
+    await agent.runAgent({}, { onEvent: ({ event }) => void events.push(event) });
+    const types = events.map((e) => e.type);
+    expect(types[0]).toBe(EventType.RUN_STARTED);
+    expect(types).toContain(EventType.TOOL_CALL_START);
+    expect(types).toContain(EventType.TOOL_CALL_RESULT);
+    expect(types.at(-1)).toBe(EventType.RUN_FINISHED);
+    const text = events
+      .filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT)
+      .map((e) => (e as BaseEvent & { delta: string }).delta)
+      .join('');
+    expect(text).toBe('Order 1042 cost $25.');
   });
 });

@@ -13,7 +13,7 @@ export const MOCK_PRICES = { 'mock-model': { input: 1000, output: 2000, cachedIn
  */
 export function sdkAgents() {
   const scripts: Parameters<typeof scriptedModel>[0] = {};
-  for (const via of ['http', 'ws']) {
+  for (const via of ['http', 'ws', 'agui']) {
     scripts[`hello ${via}`] = [say('Hello ', 'from the ', 'AI SDK.')];
     scripts[`order ${via}`] = [
       call([{ id: `find_${via}`, name: 'find_order', input: { order: '1042' } }]),
