@@ -20,6 +20,7 @@ export {
   type Usage,
   UsageSchema,
 } from './schemas.ts';
+export type { SDKAgent, SDKAgentCall, SDKAgentDefinition, SDKStreamResult } from './sdk/types.ts';
 export {
   type AgentsResolver,
   createSwitchboard,

@@ -4,6 +4,7 @@ import { AgentDefinitionError } from '../errors/index.ts';
 import { checkUsageOptions } from '../usage/options.ts';
 import type { Budget, Pricing } from '../usage/types.ts';
 import { hostAgentRegistration } from './registration.ts';
+import type { SDKAgentDefinition } from './sdk/types.ts';
 import type {
   FeedbackEvent,
   HitlOptions,
@@ -118,6 +119,32 @@ export class Switchboard {
     }
     this.#agents.set(registration.id, registration);
     return registration;
+  }
+
+  /**
+   * Registers an agent built with the Vercel AI SDK (`ai`), served as it is: an `agent`
+   * (`ToolLoopAgent`) or a `stream` function that calls `streamText`. Its stream becomes events, its
+   * tool approvals and calls of tools without `execute` become requests, its usage the turn's
+   * (docs/models.md). The adapter, and so the SDK, is loaded on the agent's first turn.
+   *
+   * @example
+   * ```ts
+   * server.registerSDKAgent({ info: { id: 'support' }, agent: new ToolLoopAgent({ model, tools }) });
+   * ```
+   */
+  registerSDKAgent(definition: SDKAgentDefinition): HostAgentRegistration {
+    const { agent, stream } = definition;
+    if (typeof agent !== 'function' && typeof agent?.stream !== 'function' && typeof stream !== 'function')
+      throw new AgentDefinitionError(
+        `SDK agent "${definition.info?.id}" needs an agent (with stream) or a stream function.`,
+      );
+    const adapter = () => import('./sdk/ai-sdk.ts');
+    return this.registerHostAgent({
+      ...definition,
+      tools: undefined,
+      invoke: async (input, io) => (await adapter()).invokeSDK(definition, input, io),
+      resolveAction: async (input, io) => (await adapter()).resolveSDK(definition, input, io),
+    });
   }
 
   /** The statically registered agents, in registration order. */

@@ -261,6 +261,10 @@ export interface ResolveActionInput {
   attachments: Attachment[];
   /** The session's current host context (the last one received), as a continuation carries it; null without one. */
   hostContext: HostContext | null;
+  /** The conversation's current messages, as `invoke`'s `history` gives them (the message that asked among them). */
+  history: HistoryMessage[];
+  /** The tools offered with this answer: the host's (as the current host context has them) and the agent's own. */
+  tools: TurnTools;
 }
 
 /** A validated definition, ready to be served (what `hostAgentRegistration` returns). */

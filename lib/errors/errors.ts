@@ -103,8 +103,8 @@ export class AgentUnavailableError extends SwitchboardError<'agent_unavailable'>
 
 /** The agent threw while running a turn: the turn ends in error; its own message stays in the log. */
 export class AgentFailedError extends SwitchboardError<'agent_error'> {
-  constructor() {
-    super('agent_error', 'The agent failed while running the turn.', 500, 'internal');
+  constructor(message = 'The agent failed while running the turn.') {
+    super('agent_error', message, 500, 'internal');
   }
 }
 

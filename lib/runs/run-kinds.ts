@@ -12,7 +12,7 @@ import {
   type RunOutcome,
 } from '../store/index.ts';
 import { closingSpend } from './accounting.ts';
-import { invocationOf } from './agent-input.ts';
+import { historyMessage, invocationOf } from './agent-input.ts';
 import { loadAttachment, partsReader } from './attachments.ts';
 import { callAgent } from './call-agent.ts';
 import { runReceipt, settleDecision } from './decision.ts';
@@ -138,11 +138,9 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
   const files = sessionFiles(rt, await conversationFiles(rt, messages));
   // A continuation's own context, else the last one received: it follows the tool result.
   const hostContext = run.hostContext ?? session.hostContext;
-  const hostTools = new Set(
-    toolsForTurn(rt.settings.tools, agent.definition.tools ?? [], hostContext, () => {}).host.map(
-      (t) => t.name,
-    ),
-  );
+  const tools = toolsForTurn(rt.settings.tools, agent.definition.tools ?? [], hostContext, () => {});
+  const hostTools = new Set(tools.host.map((t) => t.name));
+  const history = await Promise.all(messages.map((m) => historyMessage(rt, m)));
   const messageId = answered.kind === 'host_tool' ? answered.messageId : run.assistantMessageId;
   const attachments: Attachment[] = await Promise.all(
     (run.attachments ?? []).map((a) => loadAttachment(rt, a)),
@@ -168,6 +166,8 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
           context: scope.context,
           attachments,
           hostContext: hostContext ?? null,
+          history,
+          tools,
         },
         {
           ...guarded,

@@ -1,0 +1,421 @@
+/**
+ * The Vercel AI SDK adapter of `registerSDKAgent`: the SDK's `fullStream` parts become host-agent
+ * events, what the SDK leaves waiting (a tool approval, a call of a tool without `execute`) becomes
+ * a pending request, and its answer goes back to the SDK as the next call's messages. docs/models.md
+ * has the table. Only types come from `ai`: this module runs the team's own copy of the SDK through
+ * the agent (or `streamText` result) it registered, and is loaded on the first turn.
+ */
+import type { ModelMessage, TextStreamPart, ToolContent, ToolSet, UserContent } from 'ai';
+import { jsonSchemaProblem, renderHostContext } from '../../contract/index.ts';
+import { AgentFailedError } from '../../errors/index.ts';
+import type { ContentPart, HostEvent, HostResult, PendingAction, StopReason, Usage } from '../schemas.ts';
+import type { HistoryMessage, HostAgentInput, HostAgentIO, ResolveActionInput } from '../types.ts';
+import type { SDKAgentCall, SDKAgentDefinition, SDKStreamResult } from './types.ts';
+
+type Part = TextStreamPart<ToolSet>;
+
+/** A request the SDK left waiting, before it is asked. */
+interface Waiting {
+  id: string;
+  type: 'tool_approval' | 'host_tool' | 'client_tool';
+  toolName: string;
+  args: unknown;
+  toolCallId: string;
+  argsSchema?: Record<string, unknown>;
+}
+
+/**
+ * What a request of an SDK agent carries so that its answer can continue the turn: the user message
+ * the turn answers, the SDK's messages of the turn so far, the answers given, the requests still to ask.
+ */
+interface Carried {
+  userMessageId: string;
+  messages: ModelMessage[];
+  answers: ToolContent;
+  queue: Waiting[];
+}
+
+/** A pending request of an SDK agent (the field `aiSdk` is the adapter's). */
+type SDKAction = PendingAction & { toolCallId?: string; aiSdk?: Carried };
+
+/** The AI SDK's mark of a schema object (`jsonSchema()`), which `Symbol.for` gives without loading the SDK. */
+const SCHEMA = Symbol.for('vercel.ai.schema');
+
+/** `invoke` of an SDK agent: the conversation in, the stream mapped, what it waits on asked. */
+export async function invokeSDK(
+  definition: SDKAgentDefinition,
+  input: HostAgentInput,
+  io: HostAgentIO,
+): Promise<HostResult> {
+  const userMessageId = input.history.at(-1)?.id ?? '';
+  const messages = await conversation(input.history, io);
+  return run(definition, input, io, { userMessageId, messages: [], answers: [], queue: [] }, messages);
+}
+
+/** `resolveAction` of an SDK agent: the answer recorded; once the step's requests are all answered, the SDK continues. */
+export async function resolveSDK(
+  definition: SDKAgentDefinition,
+  input: ResolveActionInput,
+  io: HostAgentIO,
+): Promise<HostResult> {
+  const action = input.action as SDKAction;
+  const carried = action.aiSdk;
+  if (!carried) throw new AgentFailedError('This request was not asked by the AI SDK adapter.');
+  const messages = structuredClone(carried.messages);
+  const answer = answerOf(action, input.resolution, messages);
+  const answers = [...carried.answers, answer];
+  const [next, ...queue] = carried.queue;
+  if (next) {
+    // The SDK wants every answer of a step at once: the step's next request is asked now.
+    if (next.type === 'host_tool')
+      io.emit({ type: 'tool_use', id: next.id, name: next.toolName, args: next.args });
+    return { pendingActions: [asked(next, { ...carried, messages, answers, queue })] };
+  }
+  const through = input.history.findIndex((m) => m.id === carried.userMessageId);
+  const before = await conversation(through < 0 ? [] : input.history.slice(0, through + 1), io);
+  const turn: ModelMessage[] = [...messages, { role: 'tool', content: answers }];
+  // The host contract: a host action's result is followed by the current host context and the
+  // continuation's attachments. An approval's answer must stay the last message, for the SDK.
+  const approvals = answers.some((a) => a.type === 'tool-approval-response');
+  if (!approvals && action.type === 'host_tool') {
+    const context = input.hostContext
+      ? [{ type: 'text' as const, text: renderHostContext(input.hostContext) }]
+      : [];
+    const content = [...context, ...sdkParts(await io.parts())];
+    if (content.length > 0) turn.push({ role: 'user', content });
+  }
+  return run(
+    definition,
+    input,
+    io,
+    { userMessageId: carried.userMessageId, messages: turn, answers: [], queue: [] },
+    [...before, ...turn],
+  );
+}
+
+/** One call of the SDK, from `messages` on; `carried.messages` are the turn's, kept for a later answer. */
+async function run(
+  definition: SDKAgentDefinition,
+  input: SDKAgentCall['input'] & { tools?: HostAgentInput['tools'] },
+  io: HostAgentIO,
+  carried: Carried,
+  messages: ModelMessage[],
+): Promise<HostResult> {
+  const agent = typeof definition.agent === 'function' ? await definition.agent() : definition.agent;
+  const hostTools = input.tools?.host ?? [];
+  const hostNames = new Set(hostTools.map((t) => t.name));
+  let result: SDKStreamResult;
+  try {
+    result = agent
+      ? await agent.stream({ messages: messages as never[], abortSignal: io.signal })
+      : await definition.stream!({
+          messages: messages as never[],
+          tools: Object.fromEntries(hostTools.map((t) => [t.name, clientTool(t.description, t.parameters)])),
+          abortSignal: io.signal,
+          input: {
+            conversationId: input.conversationId,
+            runId: input.runId,
+            hostContext: input.hostContext,
+            context: input.context,
+            metadata: input.metadata,
+          },
+        });
+  } catch (error) {
+    if (io.signal.aborted) return { status: 'cancelled' };
+    throw failed(error);
+  }
+  const stream = result.stream ?? result.fullStream;
+  if (!stream) throw new AgentFailedError('The AI SDK agent returned no stream (stream or fullStream).');
+  let mapped: Mapped;
+  try {
+    mapped = await mapStream(stream as AsyncIterable<Part>, io, hostNames);
+  } catch (error) {
+    if (io.signal.aborted) return { status: 'cancelled' };
+    throw failed(error);
+  }
+  if (mapped.aborted || io.signal.aborted) return { status: 'cancelled' };
+  if (mapped.waiting.length === 0) return { stopReason: stopReasonOf(mapped.finishReason) };
+  const tools = (agent ? agent.tools : (definition as { tools?: Record<string, unknown> }).tools) ?? {};
+  for (const w of mapped.waiting) {
+    if (w.type !== 'tool_approval') continue;
+    const schema = await jsonSchemaOf(
+      (tools[w.toolName] as { inputSchema?: unknown } | undefined)?.inputSchema,
+    );
+    if (schema) w.argsSchema = schema;
+  }
+  const response = result.responseMessages ?? result.response?.then((r) => r.messages);
+  const steps = JSON.parse(JSON.stringify((await response) ?? [])) as ModelMessage[];
+  const [first, ...queue] = mapped.waiting as [Waiting, ...Waiting[]];
+  if (first.type === 'host_tool')
+    io.emit({ type: 'tool_use', id: first.id, name: first.toolName, args: first.args });
+  return {
+    pendingActions: [asked(first, { ...carried, messages: [...carried.messages, ...steps], queue })],
+  };
+}
+
+/** What one stream said, once read: the events are emitted as its parts come. */
+interface Mapped {
+  waiting: Waiting[];
+  finishReason?: string;
+  aborted: boolean;
+}
+
+/**
+ * Reads the SDK's full stream, emitting each part that has a host-agent event (docs/models.md has
+ * the table) and dropping the rest. A part `error` fails the turn with the model's message.
+ */
+export async function mapStream(
+  stream: AsyncIterable<Part>,
+  io: Pick<HostAgentIO, 'emit'>,
+  hostNames: ReadonlySet<string>,
+): Promise<Mapped> {
+  const emit = (event: HostEvent) => io.emit(event);
+  /** Calls with no outcome yet: those left at the end wait on the host or the page. */
+  const open = new Map<string, { toolName: string; input: unknown }>();
+  const waiting: Waiting[] = [];
+  let finishReason: string | undefined;
+  let aborted = false;
+  for await (const part of stream) {
+    switch (part.type) {
+      case 'text-delta':
+        if (part.text) emit({ type: 'text', text: part.text });
+        break;
+      case 'tool-call':
+        if (part.providerExecuted) break;
+        open.set(part.toolCallId, { toolName: part.toolName, input: part.input });
+        // A host action is announced when it is asked (one at a time): the host performs it then.
+        if (!hostNames.has(part.toolName))
+          emit({ type: 'tool_use', id: part.toolCallId, name: part.toolName, args: part.input ?? {} });
+        break;
+      case 'tool-result':
+        if (part.providerExecuted) break;
+        open.delete(part.toolCallId);
+        emit({ type: 'tool_result', id: part.toolCallId, name: part.toolName, result: part.output ?? null });
+        break;
+      case 'tool-error':
+        open.delete(part.toolCallId);
+        emit({ type: 'tool_result', id: part.toolCallId, name: part.toolName, error: messageOf(part.error) });
+        break;
+      case 'tool-output-denied':
+        open.delete(part.toolCallId);
+        emit({
+          type: 'tool_result',
+          id: part.toolCallId,
+          name: part.toolName,
+          error: 'The call was denied.',
+        });
+        break;
+      case 'tool-approval-request': {
+        if (part.isAutomatic || part.toolCall.providerExecuted) break;
+        open.delete(part.toolCall.toolCallId);
+        waiting.push({
+          id: part.approvalId,
+          type: 'tool_approval',
+          toolName: part.toolCall.toolName,
+          args: part.toolCall.input ?? {},
+          toolCallId: part.toolCall.toolCallId,
+        });
+        break;
+      }
+      case 'finish-step': {
+        const usage = usageOf(part.usage, part.response?.modelId);
+        if (usage) emit({ type: 'usage', usage });
+        break;
+      }
+      case 'finish':
+        finishReason = part.finishReason;
+        break;
+      case 'abort':
+        aborted = true;
+        break;
+      case 'error':
+        throw failed(part.error);
+      default:
+        // reasoning, sources, files, tool input deltas, step and stream starts, raw and custom parts:
+        // the host-agent events have no place for them.
+        break;
+    }
+  }
+  // Calls of tools without `execute` that got no result: the SDK stopped on them.
+  for (const [toolCallId, call] of open) {
+    waiting.push({
+      id: toolCallId,
+      type: hostNames.has(call.toolName) ? 'host_tool' : 'client_tool',
+      toolName: call.toolName,
+      args: call.input ?? {},
+      toolCallId,
+    });
+  }
+  return { waiting, aborted, ...(finishReason !== undefined && { finishReason }) };
+}
+
+/** The usage of one model call, in Switchboard's terms; undefined when the provider reported none. */
+export function usageOf(
+  usage: Partial<Pick<Part & { type: 'finish-step' }, 'usage'>['usage']> | undefined,
+  model: string | undefined,
+): Usage | undefined {
+  if (!usage) return undefined;
+  const cached =
+    usage.inputTokenDetails?.cacheReadTokens ?? (usage as { cachedInputTokens?: number }).cachedInputTokens;
+  const out: Usage = {
+    ...(usage.inputTokens !== undefined && { inputTokens: usage.inputTokens }),
+    ...(usage.outputTokens !== undefined && { outputTokens: usage.outputTokens }),
+    ...(usage.totalTokens !== undefined && { totalTokens: usage.totalTokens }),
+    ...(cached !== undefined && { cachedInputTokens: cached }),
+  };
+  if (Object.keys(out).length === 0) return undefined;
+  return model ? { ...out, model } : out;
+}
+
+/** The SDK's finish reason of a turn that asks nothing, as a stop reason. */
+export function stopReasonOf(finishReason: string | undefined): StopReason {
+  switch (finishReason) {
+    // The loop stopped with tool calls still to follow up: its stop condition (a step count) was met.
+    case 'tool-calls':
+      return 'max_turns';
+    case 'length':
+      return 'limit';
+    case 'error':
+      return 'error';
+    default:
+      return 'end_turn';
+  }
+}
+
+/** The request a waiting call becomes, carrying what its answer needs. */
+function asked(waiting: Waiting, carried: Carried): SDKAction {
+  const { id, type, toolName, args, toolCallId, argsSchema } = waiting;
+  const title = type === 'tool_approval' ? `Allow ${toolName}?` : undefined;
+  return {
+    id,
+    type,
+    toolName,
+    args,
+    toolCallId,
+    ...(title && { title }),
+    ...(argsSchema && { argsSchema }),
+    aiSdk: carried,
+  };
+}
+
+/**
+ * An answer as the SDK reads it in the next call's tool message. An approval approved with edited
+ * arguments changes the call itself in the turn's messages: the SDK checks approved calls against
+ * the tool's schema again before it runs them.
+ */
+function answerOf(
+  action: SDKAction,
+  resolution: Record<string, unknown>,
+  messages: ModelMessage[],
+): ToolContent[number] {
+  const toolCallId = action.toolCallId ?? action.id;
+  const toolName = action.toolName ?? '';
+  if (action.type === 'tool_approval') {
+    const approved = resolution.decision === 'approve';
+    if (approved && resolution.approvedArgs !== undefined)
+      editCall(messages, toolCallId, resolution.approvedArgs);
+    const reason = typeof resolution.comment === 'string' ? resolution.comment : undefined;
+    return { type: 'tool-approval-response', approvalId: action.id, approved, ...(reason && { reason }) };
+  }
+  const failedWith =
+    action.type === 'host_tool'
+      ? resolution.outcome === 'failed'
+        ? (resolution.error ?? 'failed')
+        : undefined
+      : resolution.error;
+  const output =
+    failedWith !== undefined
+      ? {
+          type: 'error-text' as const,
+          value: typeof failedWith === 'string' ? failedWith : JSON.stringify(failedWith),
+        }
+      : {
+          type: 'json' as const,
+          value: ((action.type === 'host_tool' ? resolution.result : resolution.output) ?? null) as never,
+        };
+  return { type: 'tool-result', toolCallId, toolName, output };
+}
+
+function editCall(messages: ModelMessage[], toolCallId: string, args: unknown): void {
+  for (const message of messages) {
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if (part.type === 'tool-call' && part.toolCallId === toolCallId) part.input = args;
+      if (part.type === 'tool-approval-request' && part.toolCallId === toolCallId)
+        delete part.inputSchemaInput;
+    }
+  }
+}
+
+/** The stored conversation as the SDK's messages: a user message's prompt and attachments, an answer's text. */
+async function conversation(
+  history: HistoryMessage[],
+  io: Pick<HostAgentIO, 'parts'>,
+): Promise<ModelMessage[]> {
+  const messages: ModelMessage[] = [];
+  for (const m of history) {
+    if (m.role === 'user') {
+      const content: UserContent = [{ type: 'text', text: m.prompt }, ...sdkParts(await io.parts(m.id))];
+      messages.push({ role: 'user', content });
+    } else if (m.content) {
+      messages.push({ role: 'assistant', content: m.content });
+    }
+  }
+  return messages;
+}
+
+/** Reference attachments as the SDK's content parts. */
+function sdkParts(parts: ContentPart[]): Exclude<UserContent, string> {
+  return parts.map((part) => {
+    if (part.type === 'text') return { type: 'text', text: part.text };
+    const data = 'data' in part ? part.data : new URL(part.url);
+    if (part.type === 'image')
+      return { type: 'image', image: data, ...(part.mediaType && { mediaType: part.mediaType }) };
+    return {
+      type: 'file',
+      data,
+      mediaType: part.mediaType ?? 'application/octet-stream',
+      ...(part.name && { filename: part.name }),
+    };
+  });
+}
+
+/** A host action as an AI SDK tool without `execute`: the SDK stops on its call. */
+function clientTool(description: string | undefined, parameters: Record<string, unknown>) {
+  return {
+    ...(description && { description }),
+    inputSchema: { [SCHEMA]: true, _type: undefined, jsonSchema: parameters, validate: undefined },
+  };
+}
+
+/** The JSON Schema of an AI SDK tool's input schema (zod, Standard Schema, `jsonSchema()`), when it has one. */
+export async function jsonSchemaOf(schema: unknown): Promise<Record<string, unknown> | undefined> {
+  try {
+    const standard = (
+      schema as { '~standard'?: { jsonSchema?: { input?: (o: object) => unknown } } } | null
+    )?.['~standard']?.jsonSchema?.input;
+    const resolved = typeof schema === 'function' ? (schema as () => unknown)() : schema;
+    const json = standard
+      ? standard({ target: 'draft-07' })
+      : resolved && typeof resolved === 'object' && SCHEMA in resolved
+        ? await (resolved as unknown as { jsonSchema: unknown }).jsonSchema
+        : undefined;
+    if (!json || typeof json !== 'object' || jsonSchemaProblem(json as Record<string, unknown>))
+      return undefined;
+    return json as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error);
+}
+
+/** A model or SDK failure as the turn's error: its message, said as the SDK's. */
+function failed(error: unknown): AgentFailedError {
+  if (error instanceof AgentFailedError) return error;
+  const status = (error as { statusCode?: unknown } | null | undefined)?.statusCode;
+  const where = typeof status === 'number' ? ` (HTTP ${status})` : '';
+  return new AgentFailedError(`The AI SDK agent failed${where}: ${messageOf(error)}`);
+}
