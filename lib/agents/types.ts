@@ -261,6 +261,8 @@ export interface ResolveActionInput {
   attachments: Attachment[];
   /** The session's current host context (the last one received), as a continuation carries it; null without one. */
   hostContext: HostContext | null;
+  /** The conversation's current messages, oldest first, as `invoke` gets them (the message that asked among them). */
+  history: HistoryMessage[];
 }
 
 /** A validated definition, ready to be served (what `hostAgentRegistration` returns). */

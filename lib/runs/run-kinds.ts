@@ -12,7 +12,7 @@ import {
   type RunOutcome,
 } from '../store/index.ts';
 import { closingSpend } from './accounting.ts';
-import { invocationOf } from './agent-input.ts';
+import { historyMessage, invocationOf } from './agent-input.ts';
 import { loadAttachment, partsReader } from './attachments.ts';
 import { callAgent } from './call-agent.ts';
 import { runReceipt, settleDecision } from './decision.ts';
@@ -136,6 +136,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
   const screenshots = run.screenshots ?? [];
   const messages = await listMessages(rt, run.sessionId, { current: true });
   const files = sessionFiles(rt, await conversationFiles(rt, messages));
+  const history = await Promise.all(messages.map((m) => historyMessage(rt, m)));
   // A continuation's own context, else the last one received: it follows the tool result.
   const hostContext = run.hostContext ?? session.hostContext;
   const hostTools = new Set(
@@ -168,6 +169,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
           context: scope.context,
           attachments,
           hostContext: hostContext ?? null,
+          history,
         },
         {
           ...guarded,
