@@ -64,7 +64,7 @@ function hooksPort(): MessagePort {
 }
 
 /** Lets Node load TypeScript (through tsx, a dependency) when it is not already running under a loader. */
-async function typescriptLoader(path: string): Promise<void> {
+export async function typescriptLoader(path: string): Promise<void> {
   if (/\.[cm]?tsx?$/.test(path) && !import.meta.url.endsWith('.ts')) {
     const { register: registerTsx } = await import('tsx/esm/api');
     registerTsx();

@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type AgentsModule, loadAgentsModule } from './agents-module.ts';
+import { loadAgentsModule } from './agents-module.ts';
 import { DEV_AUDIENCE } from './dev-key.ts';
+import { chooseModel, startDevModel } from './dev-model.ts';
 import { devTokensText } from './dev-tokens.ts';
 import { eventLine } from './event-bus.ts';
 import { formatError } from './readable-log.ts';
@@ -35,6 +36,15 @@ export const DEV_USAGE = `Usage: switchboard dev --agents FILE [options]
   --tenant NAME    the tenant claim of those tokens
   --token-ttl T    how long those tokens are valid: seconds, or a number with s, m, h or d (default 12h)
   --json-logs      print the functions' log as the JSON lines Lambda writes, instead of readable lines
+  --model KIND     the model the agents call: scripted (the sandbox's scripted OpenAI-compatible
+                   endpoint; the default without OPENAI_API_KEY) or endpoint (a real one: the default
+                   with OPENAI_API_KEY). The agents find it in SWITCHBOARD_MODEL_BASE_URL and
+                   SWITCHBOARD_MODEL_API_KEY (docs/models.md)
+  --model-script FILE
+                   the scripted model's rules: a JSON file, or a module whose default export they are
+  --model-base-url URL
+                   the real endpoint (default OPENAI_BASE_URL, else https://api.openai.com/v1), called
+                   with the key in OPENAI_API_KEY
 
 The agents' errors and warnings (a throw, an invalid result or event, a retried job, a lapsed request,
 a budget reached) are printed on standard error with the agent, session and run, and the stack frames
@@ -81,6 +91,9 @@ function parse(args: string[]) {
         'token-ttl': { type: 'string', default: '12h' },
         'json-logs': { type: 'boolean', default: false },
         settings: { type: 'string' },
+        model: { type: 'string' },
+        'model-script': { type: 'string' },
+        'model-base-url': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     }).values;
@@ -110,12 +123,12 @@ function tokenOptions(values: ReturnType<typeof parse>) {
   return { users, ...(tenant && { tenant }), ttlSeconds };
 }
 
-/** Loads the agents module; `--agents` names a file that must exist. */
-async function agentsModule(file: string | undefined, watch: boolean): Promise<AgentsModule> {
+/** The agents module's file: `--agents` names a file that must exist. */
+function agentsFile(file: string | undefined): string {
   if (file === undefined)
     throw new UsageError('--agents FILE is required: the module that registers your agents.', DEV_USAGE);
   if (!existsSync(resolve(file))) throw new UsageError(`--agents: ${file} does not exist.`, DEV_USAGE);
-  return loadAgentsModule(file, { reloadable: watch });
+  return file;
 }
 
 /** Starts the sandbox from the command line's arguments and stops it on SIGINT or SIGTERM. */
@@ -136,7 +149,11 @@ export async function devCommand(args: string[]): Promise<void> {
         ? resolve('.sandbox-data')
         : undefined;
   const settings = values.settings === undefined ? undefined : readSettings(values.settings);
-  const agents = await agentsModule(values.agents, values.watch);
+  const modelChoice = chooseModel(values, process.env, DEV_USAGE);
+  const file = agentsFile(values.agents);
+  // Before the agents module loads: it may read where its model is as it registers its agents.
+  const model = await startDevModel(modelChoice, DEV_USAGE);
+  const agents = await loadAgentsModule(file, { reloadable: values.watch });
   const sandbox = await startSandbox({
     app: agents.app,
     ...(settings && { settings }),
@@ -166,6 +183,7 @@ export async function devCommand(args: string[]): Promise<void> {
   WebSocket:  ${sandbox.wsUrl}
   AG-UI:      ${sandbox.aguiUrl} (docs/ag-ui.md)
   Agents:     ${values.agents}${values.watch ? ' (reloaded when it changes)' : ''}
+  Model:      ${model.line}
   Auth:       ${values.anonymous ? 'none: every caller is anonymous' : `JWTs of the development key, audience ${DEV_AUDIENCE} (switchboard token --user NAME); the page gets its own`}
   Data:       ${dataDir ?? 'in memory (pass --data to keep it)'}${values.faults !== undefined ? `\n  Faults:     injected, seed ${values.faults}` : ''}`);
   if (tokens.users.length > 0)
@@ -191,6 +209,7 @@ export async function devCommand(args: string[]): Promise<void> {
     console.log(`\n${signal}: stopping…`);
     agents.close();
     await sandbox.close();
+    await model.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -17,5 +17,13 @@
 
 export { DEV_AUDIENCE, DEV_ISSUER, type DevTokenOptions, mintDevToken } from './dev-key.ts';
 export { eventLine, type ReceivedEvent } from './event-bus.ts';
+export {
+  checkScript,
+  type ModelScript,
+  type RecordedRequest,
+  type ScriptedModel,
+  type ScriptedModelOptions,
+  startScriptedModel,
+} from './model/index.ts';
 export type { ReadableOutput } from './readable-log.ts';
 export { type Sandbox, type SandboxOptions, startSandbox } from './sandbox.ts';

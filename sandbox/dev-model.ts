@@ -1,0 +1,117 @@
+/**
+ * The model `switchboard dev` gives the agents: the sandbox's scripted model (the default when no
+ * OPENAI_API_KEY is set), or a real OpenAI-compatible endpoint. The agents find it in the environment,
+ * set before their module loads: SWITCHBOARD_MODEL_BASE_URL and SWITCHBOARD_MODEL_API_KEY.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { typescriptLoader } from './agents-module.ts';
+import { checkScript, type ModelScript, type ScriptedModel, startScriptedModel } from './model/index.ts';
+import { UsageError } from './token-command.ts';
+
+/** Where OpenAI's API is: the real endpoint's default. */
+export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+/** The command line's model options. */
+export interface ModelOptions {
+  model?: string;
+  'model-base-url'?: string;
+  'model-script'?: string;
+}
+
+/** What the agents are given. */
+export type ModelChoice =
+  | { kind: 'scripted'; script?: string }
+  | { kind: 'endpoint'; baseURL: string; apiKey?: string };
+
+/** The model the options and the environment choose; a contradiction is a {@link UsageError}. */
+export function chooseModel(values: ModelOptions, env: NodeJS.ProcessEnv, usage: string): ModelChoice {
+  const key = env.OPENAI_API_KEY || undefined;
+  const baseURL = values['model-base-url'];
+  const kind = values.model ?? (key !== undefined || baseURL !== undefined ? 'endpoint' : 'scripted');
+  if (kind !== 'scripted' && kind !== 'endpoint')
+    throw new UsageError(`--model takes scripted or endpoint (got "${kind}").`, usage);
+  if (kind === 'scripted') {
+    if (baseURL !== undefined)
+      throw new UsageError(
+        '--model-base-url names a real endpoint, and --model scripted is the sandbox’s: give one.',
+        usage,
+      );
+    return { kind, ...(values['model-script'] !== undefined && { script: values['model-script'] }) };
+  }
+  if (values['model-script'] !== undefined)
+    throw new UsageError(
+      '--model-script is for the scripted model, and the model is a real endpoint here.',
+      usage,
+    );
+  const url = baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_BASE_URL;
+  if (!/^https?:\/\/\S+$/.test(url))
+    throw new UsageError(`--model-base-url must be an http(s) URL (got "${url}").`, usage);
+  if (key === undefined && baseURL === undefined)
+    throw new UsageError(
+      '--model endpoint needs OPENAI_API_KEY (or --model-base-url for an endpoint that takes no key).',
+      usage,
+    );
+  return { kind, baseURL: url.replace(/\/$/, ''), ...(key !== undefined && { apiKey: key }) };
+}
+
+/** Reads a script: a JSON file, or a module (`.ts` too) whose default export is the script. */
+export async function readModelScript(file: string, usage: string): Promise<ModelScript> {
+  const path = resolve(file);
+  if (!existsSync(path)) throw new UsageError(`--model-script: ${file} does not exist.`, usage);
+  let script: unknown;
+  try {
+    if (extname(path) === '.json') script = JSON.parse(readFileSync(path, 'utf8'));
+    else {
+      await typescriptLoader(path);
+      script = ((await import(pathToFileURL(path).href)) as { default?: unknown }).default;
+    }
+    return checkScript(script) as ModelScript;
+  } catch (error) {
+    throw new UsageError(`--model-script: ${file}: ${(error as Error).message}`, usage);
+  }
+}
+
+/** The model, started if it is the scripted one, with the line the start-up banner prints about it. */
+export interface DevModel {
+  line: string;
+  scripted?: ScriptedModel;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the scripted model (with a key of its own, which the agents are given) or points the agents
+ * at the endpoint: SWITCHBOARD_MODEL_BASE_URL and SWITCHBOARD_MODEL_API_KEY are set in this process's
+ * environment, which the agents module and the worker read. The key is never printed.
+ */
+export async function startDevModel(
+  choice: ModelChoice,
+  usage: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<DevModel> {
+  if (choice.kind === 'endpoint') {
+    env.SWITCHBOARD_MODEL_BASE_URL = choice.baseURL;
+    if (choice.apiKey !== undefined) env.SWITCHBOARD_MODEL_API_KEY = choice.apiKey;
+    else delete env.SWITCHBOARD_MODEL_API_KEY;
+    return {
+      line: `${choice.baseURL}, ${choice.apiKey !== undefined ? 'with the key in OPENAI_API_KEY' : 'with no key'}`,
+      close: async () => undefined,
+    };
+  }
+  const script = choice.script === undefined ? undefined : await readModelScript(choice.script, usage);
+  const apiKey = `sk-sandbox-${randomBytes(16).toString('hex')}`;
+  const scripted = await startScriptedModel({
+    ...(script && { script }),
+    apiKey,
+    onScriptError: (message) => console.error(message),
+  });
+  env.SWITCHBOARD_MODEL_BASE_URL = scripted.baseURL;
+  env.SWITCHBOARD_MODEL_API_KEY = apiKey;
+  return {
+    line: `scripted, ${scripted.baseURL} (script: ${choice.script ?? 'none, every prompt gets the default reply'})`,
+    scripted,
+    close: () => scripted.close(),
+  };
+}
