@@ -1,6 +1,7 @@
 import type { HostResult, PendingAction } from '../agents/schemas.ts';
 import type { HostAgentInput, HostAgentIO, HostTool, ResolveActionInput } from '../agents/types.ts';
 import { renderHostContext } from '../contract/render.ts';
+import { ModelEndpointError } from '../errors/model.ts';
 import { chatCompletions } from './chat-completions.ts';
 import { clientFor } from './client.ts';
 import { responses } from './responses.ts';
@@ -22,11 +23,6 @@ const WIRES: Record<ModelSettings['api'], Wire> = { chat: chatCompletions, respo
 /** A request's id for a model's call: the run's id and the call's, so that no two turns' requests share one. */
 const actionIdOf = (runId: string, callId: string) =>
   `${runId}.${callId.replace(/[^A-Za-z0-9_.:-]/g, '_')}`.slice(0, 128);
-
-/** A failure of the endpoint, as the turn reports it: the status and the endpoint's message, nothing of the request (no key). */
-export class ModelEndpointError extends Error {
-  override name = 'ModelEndpointError';
-}
 
 /** Where one turn of the loop stands. */
 interface Loop {
