@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSwitchboard } from '../../lib/index.ts';
+import { createSwitchboard, type ModelAgentDefinition } from '../../lib/index.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { ISSUES_CONTEXT, MODEL_KEY, MODEL_SCRIPT, modelAgent, refunds } from '../support/model-agents.ts';
@@ -37,15 +37,18 @@ function capture(): void {
 let model: ScriptedModel;
 let sandbox: Sandbox;
 let host: TestSocket;
-const sid = sessionIds('chat');
 
 beforeAll(async () => {
   capture();
   model = await startScriptedModel({ script: MODEL_SCRIPT, apiKey: MODEL_KEY });
   const app = createSwitchboard();
-  app.registerChatCompletionsAgent(modelAgent('chat', model.baseURL));
-  app.registerChatCompletionsAgent(modelAgent('capped', model.baseURL, { budget: { sessionUsd: 0.5 } }));
-  app.registerChatCompletionsAgent(modelAgent('short', model.baseURL, { maxTurns: 2 }));
+  for (const kind of ['chat', 'responses'] as const) {
+    const register = (d: ModelAgentDefinition) =>
+      kind === 'chat' ? app.registerChatCompletionsAgent(d) : app.registerResponsesAgent(d);
+    register(modelAgent(kind, model.baseURL));
+    register(modelAgent(`${kind}-capped`, model.baseURL, { budget: { sessionUsd: 0.5 } }));
+    register(modelAgent(`${kind}-short`, model.baseURL, { maxTurns: 2 }));
+  }
   sandbox = await testSandbox({
     app,
     logLevel: 'INFO',
@@ -83,40 +86,23 @@ const final = (events: Frame[]) =>
 const bodiesSince = (from: number) =>
   model.requests.slice(from).map((r) => r.body as Record<string, unknown>);
 
-describe('registerChatCompletionsAgent', () => {
-  it('streams the model’s text deltas as text events, and prices the endpoint’s usage', async () => {
-    const id = sid('text');
-    const { end, events } = await say(id, 'hello model', { agent_id: 'chat' });
-    expect(end.data).toMatchObject({ status: 'completed', stop_reason: 'end_turn' });
-    expect(texts(events)).toBe('Hello there!');
-    expect(final(events)).toMatchObject({
-      content: 'Hello there!',
-      usage: { inputTokens: 1000, outputTokens: 500, model: 'scripted-small', costUsd: 0.002 },
-    });
-    const body = model.requests.at(-1)?.body as Record<string, unknown>;
-    expect(body).toMatchObject({
-      model: 'scripted-small',
-      stream: true,
-      stream_options: { include_usage: true },
-    });
-    expect(body.messages).toEqual([
+type Body = Record<string, unknown>;
+/** How each wire spells what the tests read of a request: the conversation, the tools, the last tool output. */
+const WIRES = {
+  chat: {
+    path: '/v1/chat/completions',
+    conversation: (b: Body) => b.messages as unknown[],
+    toolNames: (b: Body) => (b.tools as { function: { name: string } }[]).map((t) => t.function.name),
+    lastOutput: (b: Body) => {
+      const last = (b.messages as { role: string; content: string }[]).at(-1);
+      expect(last?.role).toBe('tool');
+      return last?.content ?? '';
+    },
+    firstPrompt: [
       { role: 'system', content: 'You help people with their issues.' },
       { role: 'user', content: 'hello model' },
-    ]);
-  });
-
-  it('runs a backend tool in the worker (zod parameters), reports it as tool_use and tool_result, and goes on', async () => {
-    const id = sid('tool');
-    const from = model.requests.length;
-    const { events } = await say(id, 'what is the weather?', { agent_id: 'chat' });
-    const use = events.find((e) => e.type === 'agent.tool_use');
-    expect(use?.data).toMatchObject({ name: 'weather', args: { city: 'Paris' } });
-    expect(events.find((e) => e.type === 'agent.tool_result')?.data).toMatchObject({
-      result: { city: 'Paris', sky: 'sunny' },
-    });
-    expect(final(events)).toMatchObject({ content: 'It is sunny in Paris.' });
-    const [, second] = bodiesSince(from);
-    expect((second?.messages as unknown[]).slice(-2)).toEqual([
+    ],
+    toolTurn: [
       {
         role: 'assistant',
         content: null,
@@ -129,7 +115,61 @@ describe('registerChatCompletionsAgent', () => {
         ],
       },
       { role: 'tool', tool_call_id: 'call_weather', content: '{"city":"Paris","sky":"sunny"}' },
-    ]);
+    ],
+    streamed: { stream: true, stream_options: { include_usage: true } },
+  },
+  responses: {
+    path: '/v1/responses',
+    conversation: (b: Body) => b.input as unknown[],
+    toolNames: (b: Body) => (b.tools as { name: string }[]).map((t) => t.name),
+    lastOutput: (b: Body) => {
+      const last = (b.input as { type?: string; output: string }[]).at(-1);
+      expect(last?.type).toBe('function_call_output');
+      return last?.output ?? '';
+    },
+    firstPrompt: [{ role: 'user', content: [{ type: 'input_text', text: 'hello model' }] }],
+    toolTurn: [
+      { type: 'function_call', call_id: 'call_weather', name: 'weather', arguments: '{"city":"Paris"}' },
+      { type: 'function_call_output', call_id: 'call_weather', output: '{"city":"Paris","sky":"sunny"}' },
+    ],
+    streamed: { stream: true, store: false, instructions: 'You help people with their issues.' },
+  },
+};
+
+describe.each([
+  ['registerChatCompletionsAgent', 'chat'],
+  ['registerResponsesAgent', 'responses'],
+] as const)('%s', (_, kind) => {
+  const wire = WIRES[kind];
+  const sid = sessionIds(kind);
+  it('streams the model’s text deltas as text events, and prices the endpoint’s usage', async () => {
+    const id = sid('text');
+    const { end, events } = await say(id, 'hello model', { agent_id: kind });
+    expect(end.data).toMatchObject({ status: 'completed', stop_reason: 'end_turn' });
+    expect(texts(events)).toBe('Hello there!');
+    expect(final(events)).toMatchObject({
+      content: 'Hello there!',
+      usage: { inputTokens: 1000, outputTokens: 500, model: 'scripted-small', costUsd: 0.002 },
+    });
+    const request = model.requests.at(-1);
+    expect(request?.path).toBe(wire.path);
+    const body = request?.body as Body;
+    expect(body).toMatchObject({ model: 'scripted-small', ...wire.streamed });
+    expect(wire.conversation(body)).toEqual(wire.firstPrompt);
+  });
+
+  it('runs a backend tool in the worker (zod parameters), reports it as tool_use and tool_result, and goes on', async () => {
+    const id = sid('tool');
+    const from = model.requests.length;
+    const { events } = await say(id, 'what is the weather?', { agent_id: kind });
+    const use = events.find((e) => e.type === 'agent.tool_use');
+    expect(use?.data).toMatchObject({ name: 'weather', args: { city: 'Paris' } });
+    expect(events.find((e) => e.type === 'agent.tool_result')?.data).toMatchObject({
+      result: { city: 'Paris', sky: 'sunny' },
+    });
+    expect(final(events)).toMatchObject({ content: 'It is sunny in Paris.' });
+    const [, second] = bodiesSince(from);
+    expect(wire.conversation(second as Body).slice(-2)).toEqual(wire.toolTurn);
   });
 
   it.each([
@@ -137,10 +177,10 @@ describe('registerChatCompletionsAgent', () => {
     ['failed', { tool_outcome: 'failed' }, 'Your page could not close it.'],
   ])(
     'offers the context’s actions as tools: a call pauses on the host, whose result (%s) goes back to the model',
-    async (_, outcome, reply) => {
+    async (outcomeName, outcome, reply) => {
       const id = sid('host');
       const from = model.requests.length;
-      const first = await say(id, 'please close issue 2', { agent_id: 'chat', host_context: ISSUES_CONTEXT });
+      const first = await say(id, 'please close issue 2', { agent_id: kind, host_context: ISSUES_CONTEXT });
       expect(first.end.type).toBe('session.status_requires_action');
       const pending = final(first.events).pending_tool_call as {
         call_id: string;
@@ -150,7 +190,7 @@ describe('registerChatCompletionsAgent', () => {
       expect(pending).toMatchObject({ tool_name: 'close_issue', arguments: { number: 2 } });
       const next = await say(id, '', {
         tool_call_id: pending.call_id,
-        tool_result: _ === 'failed' ? { reason: 'the issue is locked' } : { closed: 2 },
+        tool_result: outcomeName === 'failed' ? { reason: 'the issue is locked' } : { closed: 2 },
         ...outcome,
         host_context: { ...ISSUES_CONTEXT, view: { name: 'issues', data: { filter: 'closed' } } },
       });
@@ -158,24 +198,22 @@ describe('registerChatCompletionsAgent', () => {
       expect(texts(next.events)).toBe(reply);
       const bodies = bodiesSince(from);
       expect(bodies).toHaveLength(2);
-      const offered = (bodies[0]?.tools as { function: { name: string } }[]).map((t) => t.function.name);
-      expect(offered).toEqual(['close_issue', 'weather', 'refund']);
-      const messages = bodies[1]?.messages as { role: string; content: unknown }[];
+      expect(wire.toolNames(bodies[0] as Body)).toEqual(['close_issue', 'weather', 'refund']);
       // The first request, replayed unchanged, is the second's prefix: the provider's cache holds.
-      expect(messages.slice(0, 2)).toEqual(bodies[0]?.messages);
-      const tool = messages.at(-1) as { role: string; content: string };
-      expect(tool.role).toBe('tool');
-      expect(tool.content).toMatch(
-        _ === 'failed' ? /^\{"error":\{"reason":"the issue is locked"\}\}/ : /^\{"closed":2\}/,
+      const before = wire.conversation(bodies[0] as Body);
+      expect(wire.conversation(bodies[1] as Body).slice(0, before.length)).toEqual(before);
+      const output = wire.lastOutput(bodies[1] as Body);
+      expect(output).toMatch(
+        outcomeName === 'failed' ? /^\{"error":\{"reason":"the issue is locked"\}\}/ : /^\{"closed":2\}/,
       );
-      expect(tool.content).toContain('\n\n<host_context>\n');
-      expect(tool.content).toContain('- filter: closed');
+      expect(output).toContain('\n\n<host_context>\n');
+      expect(output).toContain('- filter: closed');
     },
   );
 
   it('asks approval for a tool that needs it; approved with edited arguments, the tool runs with them and the model goes on', async () => {
     const id = sid('approve');
-    const first = await say(id, 'refund order 1042', { agent_id: 'chat' });
+    const first = await say(id, 'refund order 1042', { agent_id: kind });
     expect(first.end.type).toBe('session.status_requires_action');
     const session = (await api(sandbox.url, 'GET', `/api/sessions/${id}`)).json as {
       pending_actions: { id: string; type: string; request: Record<string, unknown> }[];
@@ -210,7 +248,7 @@ describe('registerChatCompletionsAgent', () => {
 
   it('tells the model a denied call was not run', async () => {
     const id = sid('deny');
-    await say(id, 'refund order 1042', { agent_id: 'chat' });
+    await say(id, 'refund order 1042', { agent_id: kind });
     const session = (await api(sandbox.url, 'GET', `/api/sessions/${id}`)).json as {
       pending_actions: { id: string }[];
     };
@@ -228,9 +266,7 @@ describe('registerChatCompletionsAgent', () => {
     expect(res.status, res.text).toBe(202);
     await host.waitFor(turnEnded(res.json.run_id, id), 'the end of the resolve run');
     expect(refunds.length).toBe(before);
-    const tool = (bodiesSince(from)[0]?.messages as { role: string; content: string }[]).at(-1);
-    expect(tool).toMatchObject({ role: 'tool' });
-    expect(JSON.parse(tool?.content ?? '')).toEqual({
+    expect(JSON.parse(wire.lastOutput(bodiesSince(from)[0] as Body))).toEqual({
       error: 'The user denied this call; it was not run.',
       comment: 'not this one',
     });
@@ -241,7 +277,7 @@ describe('registerChatCompletionsAgent', () => {
     const id = sid('silent');
     const from = model.requests.length;
     const { events } = await say(id, 'decide now', {
-      agent_id: 'chat',
+      agent_id: kind,
       output_mode: 'host_tools',
       host_context: ISSUES_CONTEXT,
     });
@@ -251,10 +287,7 @@ describe('registerChatCompletionsAgent', () => {
     });
     const [body] = bodiesSince(from);
     expect(body?.tool_choice).toBe('required');
-    expect((body?.tools as { function: { name: string } }[]).map((t) => t.function.name)).toEqual([
-      'close_issue',
-      'hold',
-    ]);
+    expect(wire.toolNames(body as Body)).toEqual(['close_issue', 'hold']);
     expect(events.filter((e) => e.type === 'agent.message.delta')).toEqual([]);
   });
 
@@ -263,7 +296,7 @@ describe('registerChatCompletionsAgent', () => {
     const accepted = await host.request({
       action: 'assistant_message',
       session_id: id,
-      agent_id: 'chat',
+      agent_id: kind,
       content: 'a long story',
     });
     await host.waitFor((f) => f.session_id === id && f.type === 'agent.message.delta', 'the first delta');
@@ -276,7 +309,7 @@ describe('registerChatCompletionsAgent', () => {
 
   it('stops the session at its budget: the turn that crosses it completes, the next message is a 402', async () => {
     const id = sid('budget');
-    const { end } = await say(id, 'something expensive', { agent_id: 'capped' });
+    const { end } = await say(id, 'something expensive', { agent_id: `${kind}-capped` });
     expect(end.data).toMatchObject({ spent_usd: 1 });
     const next = await api(sandbox.url, 'POST', '/api/chat', { session_id: id, content: 'hello again' });
     expect(next.status).toBe(402);
@@ -284,15 +317,17 @@ describe('registerChatCompletionsAgent', () => {
 
   it('lets the client retry a 429 itself, once, and the turn answers', async () => {
     const id = sid('retry');
+    // The 429 rule answers once: the script again, so that it answers this test's first attempt.
+    model.setScript(MODEL_SCRIPT);
     const from = model.requests.length;
-    const { events } = await say(id, 'are you busy?', { agent_id: 'chat' });
+    const { events } = await say(id, 'are you busy?', { agent_id: kind });
     expect(texts(events)).toBe('Sorry for the wait.');
     expect(model.requests.slice(from).map((r) => r.status)).toEqual([429, 200]);
   });
 
   it('fails the turn with the endpoint’s status and message on a model error, and no log shows the key', async () => {
     const id = sid('error');
-    const { end, events } = await say(id, 'explode please', { agent_id: 'chat' });
+    const { end, events } = await say(id, 'explode please', { agent_id: kind });
     expect(end.data).toMatchObject({ status: 'error', stop_reason: 'error' });
     expect(events.find((e) => e.type === 'session.error')?.data).toEqual({
       code: 'model_error',
@@ -306,7 +341,7 @@ describe('registerChatCompletionsAgent', () => {
 
   it('stops after maxTurns model calls with stopReason max_turns', async () => {
     const id = sid('turns');
-    const { end } = await say(id, 'loop forever', { agent_id: 'short' });
+    const { end } = await say(id, 'loop forever', { agent_id: `${kind}-short` });
     expect(end.data).toMatchObject({ stop_reason: 'max_turns' });
   });
 });
