@@ -339,6 +339,31 @@ describe.each([
     expect(JSON.stringify(host.frames)).not.toContain(MODEL_KEY);
   });
 
+  it('sends the model the committed prompt for a fixed conversation: host context, attachments, a continuation', async () => {
+    const id = sid('fixture');
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex').toString('base64');
+    await say(id, 'hello model', {
+      agent_id: kind,
+      host_context: ISSUES_CONTEXT,
+      attachments: [
+        { kind: 'text', text: 'The release notes.' },
+        { data_uri: `data:image/png;base64,${png}` },
+      ],
+    });
+    const first = await say(id, 'now close issue 2', { host_context: ISSUES_CONTEXT });
+    const call = final(first.events).pending_tool_call as { call_id: string };
+    const from = model.requests.length;
+    await say(id, '', {
+      tool_call_id: call.call_id,
+      tool_result: { closed: 2 },
+      host_context: { ...ISSUES_CONTEXT, view: { name: 'issues', data: { filter: 'closed' } } },
+    });
+    const [body] = bodiesSince(from);
+    await expect(`${JSON.stringify(body, null, 2)}\n`).toMatchFileSnapshot(
+      `../fixtures/models/${kind}-prompt.json`,
+    );
+  });
+
   it('stops after maxTurns model calls with stopReason max_turns', async () => {
     const id = sid('turns');
     const { end } = await say(id, 'loop forever', { agent_id: `${kind}-short` });
