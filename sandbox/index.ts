@@ -1,7 +1,9 @@
 /**
  * The local sandbox as a library: {@link startSandbox} runs the HTTP and WebSocket APIs, DynamoDB,
  * SQS, S3 and the functions in one process, as `switchboard dev` does, and {@link mintDevToken}
- * makes the tokens it accepts (the development key: for local use only).
+ * makes the tokens it accepts (the development key: for local use only). {@link startScriptedModel}
+ * starts the sandbox's scripted OpenAI-compatible model, which agents call as they would a real
+ * endpoint (docs/models.md, "The sandbox model").
  *
  * @example
  * ```ts

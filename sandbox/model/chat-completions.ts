@@ -15,7 +15,7 @@ import {
   toolChoiceOf,
   toolNames,
 } from './request.ts';
-import { argumentPieces, type PromptInput } from './script.ts';
+import { argumentPieces, nextInput, type PromptInput, promptInput } from './script.ts';
 import type { PlannedReply, PromptTurn } from './types.ts';
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'];
@@ -57,7 +57,11 @@ export function readChatRequest(body: Json): PromptTurn {
   let open = new Map<string, string>();
   const called = new Map<string, string>();
   let input: PromptInput | undefined;
+  // Whether the message before this one is a tool result.
+  let afterTool = false;
   messages.forEach((message, i) => {
+    const previousWasTool = afterTool;
+    afterTool = isObject(message) && message.role === 'tool';
     const at = `messages[${i}]`;
     if (!isObject(message) || !ROLES.includes(String(message.role)))
       throw invalidRequest(
@@ -72,7 +76,7 @@ export function readChatRequest(body: Json): PromptTurn {
           `${at}.role`,
         );
       open.delete(id);
-      input = { from: 'tool', text: textOf(message.content, ['text']), toolName: called.get(id) };
+      input = promptInput('tool', textOf(message.content, ['text']), called.get(id));
       return;
     }
     if (open.size > 0)
@@ -82,7 +86,8 @@ export function readChatRequest(body: Json): PromptTurn {
       );
     if (message.role === 'user') {
       checkParts(message.content, USER_PARTS, `${at}.content`, checkUserPart);
-      input = { from: 'user', text: textOf(message.content, ['text']) };
+      const user = promptInput('user', textOf(message.content, ['text']));
+      input = previousWasTool ? nextInput(input, user) : user;
     }
     if (message.role === 'assistant' && Array.isArray(message.tool_calls)) {
       open = new Map();

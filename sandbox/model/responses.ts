@@ -16,7 +16,7 @@ import {
   toolChoiceOf,
   toolNames,
 } from './request.ts';
-import { argumentPieces, type PromptInput } from './script.ts';
+import { argumentPieces, nextInput, type PromptInput, promptInput } from './script.ts';
 import type { PlannedReply, PromptTurn } from './types.ts';
 
 const ROLES = ['user', 'system', 'developer', 'assistant'];
@@ -73,9 +73,13 @@ export function readResponsesRequest(body: Json): PromptTurn {
   const calls = new Map<string, string>();
   const answered = new Set<string>();
   let input: PromptInput | undefined;
+  // Whether the item before this one is a function's output.
+  let afterOutput = false;
   items.forEach((item, i) => {
     const at = `input[${i}]`;
     const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
+    const previousWasOutput = afterOutput;
+    afterOutput = type === 'function_call_output';
     if (type === 'message') {
       if (!ROLES.includes(String(item.role)))
         throw invalidRequest(
@@ -84,7 +88,10 @@ export function readResponsesRequest(body: Json): PromptTurn {
         );
       if (item.role === 'assistant') checkParts(item.content, OUTPUT_PARTS, `${at}.content`);
       else checkParts(item.content, INPUT_PARTS, `${at}.content`, checkInputPart);
-      if (item.role === 'user') input = { from: 'user', text: textOf(item.content, ['input_text']) };
+      if (item.role === 'user') {
+        const user = promptInput('user', textOf(item.content, ['input_text']));
+        input = previousWasOutput ? nextInput(input, user) : user;
+      }
     } else if (type === 'function_call') {
       if (
         typeof item.call_id !== 'string' ||
@@ -104,7 +111,7 @@ export function readResponsesRequest(body: Json): PromptTurn {
           `${at}.call_id`,
         );
       answered.add(id);
-      input = { from: 'tool', text: textOf(item.output, ['input_text']), toolName: calls.get(id) };
+      input = promptInput('tool', textOf(item.output, ['input_text']), calls.get(id));
     } else if (!IGNORED_ITEMS.includes(String(type))) {
       throw invalidRequest(
         `Invalid value for '${at}.type': ${JSON.stringify(type)}. The sandbox's scripted model takes 'message', 'function_call', 'function_call_output' and 'reasoning' items.`,

@@ -86,8 +86,13 @@ const ScriptError = z
 /** One rule: the first rule that matches a request answers it. */
 const ScriptRule = z
   .object({
-    /** Tested against the prompt's last user message or tool result (as text). Absent: every prompt. */
+    /**
+     * Tested against the prompt's last user message or tool result: its text, without the
+     * `<host_context>` block Switchboard puts at its start (or after a tool result). Absent: every prompt.
+     */
     match: Pattern.optional(),
+    /** Tested against what that `<host_context>` block holds (the host's view, selection, actions…). */
+    context: Pattern.optional(),
     /** Only when the last of them is a user message (`user`) or a tool result (`tool`). */
     on: z.enum(['user', 'tool']).optional(),
     /** Only when the last of them is the result of this tool. */
@@ -131,9 +136,25 @@ export function checkScript(script: unknown): CheckedScript {
 /** What a request's rules are matched against: its last user message or tool result. */
 export interface PromptInput {
   from: 'user' | 'tool';
+  /** Its text, without the `<host_context>` blocks. */
   text: string;
+  /** What its `<host_context>` blocks hold (empty when it has none). */
+  context: string;
   /** The tool whose result it is. */
   toolName?: string;
+}
+
+const HOST_CONTEXT = /<host_context>([\s\S]*?)<\/host_context>/g;
+
+/** A user message or tool result, its `<host_context>` blocks (the host contract's) apart from its text. */
+export function promptInput(from: PromptInput['from'], raw: string, toolName?: string): PromptInput {
+  const context = [...raw.matchAll(HOST_CONTEXT)].map((m) => (m[1] ?? '').trim()).join('\n');
+  return {
+    from,
+    text: raw.replace(HOST_CONTEXT, '').trim(),
+    context,
+    ...(toolName !== undefined && { toolName }),
+  };
 }
 
 function matches(pattern: ScriptRuleOf['match'], text: string): boolean {
@@ -146,10 +167,20 @@ function matches(pattern: ScriptRuleOf['match'], text: string): boolean {
   return new RegExp(pattern.regex, pattern.flags).test(text);
 }
 
+/**
+ * The input after `next`: a user message that holds nothing but a `<host_context>` block, right after
+ * a tool result, is that result's context (a continuation's context follows its tool result).
+ */
+export function nextInput(previous: PromptInput | undefined, next: PromptInput): PromptInput {
+  if (next.from !== 'user' || next.text !== '' || previous?.from !== 'tool') return next;
+  return { ...previous, context: [previous.context, next.context].filter((c) => c !== '').join('\n') };
+}
+
 /** Whether `rule` applies to `input` (its `times` aside). */
 export function ruleMatches(rule: ScriptRuleOf, input: PromptInput | undefined): boolean {
   if (rule.on !== undefined && rule.on !== input?.from) return false;
   if (rule.tool !== undefined && (input?.from !== 'tool' || input.toolName !== rule.tool)) return false;
+  if (rule.context !== undefined && !matches(rule.context, input?.context ?? '')) return false;
   return matches(rule.match, input?.text ?? '');
 }
 

@@ -186,6 +186,39 @@ describe('the scripted model, through the official openai client', () => {
     );
   });
 
+  it('matches the user’s words without their <host_context> block, and the block with `context`', async () => {
+    model.setScript({
+      rules: [
+        { match: 'closed', context: 'Filter: closed', reply: { text: 'They are on the page already.' } },
+        { match: /^show closed issues$/i, reply: { toolCalls: [{ name: 'get_weather', arguments: {} }] } },
+        { tool: 'get_weather', context: 'Filter: closed', reply: { text: 'Now the page shows them.' } },
+      ],
+    });
+    const context = (filter: string) =>
+      `<host_context>\nView: issues\nFilter: ${filter}\n</host_context>\n\n`;
+    const ask = (messages: OpenAI.ChatCompletionMessageParam[]) =>
+      client.chat.completions
+        .create({ model: 'scripted', messages, tools: [WEATHER_TOOL] })
+        .then((c) => c.choices[0]?.message);
+    expect((await ask([{ role: 'user', content: `${context('closed')}Show closed issues` }]))?.content).toBe(
+      'They are on the page already.',
+    );
+    const asked: OpenAI.ChatCompletionMessageParam = {
+      role: 'user',
+      content: `${context('open')}Show closed issues`,
+    };
+    const call = await ask([asked]);
+    expect(call?.tool_calls?.[0]).toMatchObject({ function: { name: 'get_weather' } });
+    // A continuation: the tool's result, then (in a user message of its own) the context it left.
+    const answer = await ask([
+      asked,
+      call as OpenAI.ChatCompletionMessageParam,
+      { role: 'tool', tool_call_id: call?.tool_calls?.[0]?.id ?? '', content: 'done' },
+      { role: 'user', content: context('closed') },
+    ]);
+    expect(answer?.content).toBe('Now the page shows them.');
+  });
+
   it('sends malformed tool arguments when the script says so', async () => {
     const completion = await client.chat.completions
       .stream({
