@@ -1,5 +1,4 @@
 import type { HostTool, ToolDefinition } from '../agents/types.ts';
-import { compiled, jsonSchemasReady } from '../contract/json-schema.ts';
 import type { ModelTool, ToolSchema } from './types.ts';
 import type { OfferedTool } from './wire.ts';
 
@@ -83,7 +82,8 @@ export async function checkValue(
             .join('; '),
         };
   }
-  await jsonSchemasReady();
+  // The checker's own chunk (ajv), loaded on first use as everywhere else.
+  const { compiled } = await import('../contract/json-schema-checker.ts');
   const validate = compiled(schema);
   if (validate(args)) return { ok: true, args };
   const error = (validate.errors ?? []).map(
