@@ -1,11 +1,11 @@
 import { defaultResolveContext } from '../auth/resolve.ts';
 import type { ResolveContext } from '../auth/types.ts';
 import { AgentDefinitionError } from '../errors/index.ts';
-import { modelAgentDefinition } from '../models/definition.ts';
 import type { ModelAgentDefinition } from '../models/types.ts';
 import { checkUsageOptions } from '../usage/options.ts';
 import type { Budget, Pricing } from '../usage/types.ts';
 import { type CustomAgentDefinition, customAgentDefinition } from './custom.ts';
+import { modelAgentDefinition } from './model-agent.ts';
 import { hostAgentRegistration } from './registration.ts';
 import type {
   FeedbackEvent,

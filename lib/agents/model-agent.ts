@@ -1,6 +1,6 @@
-import type { HostAgentDefinition, ToolDefinition } from '../agents/types.ts';
 import { AgentDefinitionError } from '../errors/index.ts';
-import type { ModelAgentDefinition, ModelApi, ToolSchema } from './types.ts';
+import type { ModelAgentDefinition, ModelApi, ToolSchema } from '../models/types.ts';
+import type { HostAgentDefinition, ToolDefinition } from './types.ts';
 
 const isZod = (schema: ToolSchema | undefined) =>
   typeof (schema as { safeParse?: unknown })?.safeParse === 'function';
@@ -53,7 +53,7 @@ export function modelAgentDefinition(api: ModelApi, definition: ModelAgentDefini
       !isZod(tool.parameters) && { parameters: tool.parameters as Record<string, unknown> }),
   }));
   const settings = { ...definition, api };
-  const loop = () => import('./loop.ts');
+  const loop = () => import('../models/loop.ts');
   return {
     ...rest,
     tools: declared,
