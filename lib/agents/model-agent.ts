@@ -23,6 +23,7 @@ export function modelAgentDefinition(api: ModelApi, definition: ModelAgentDefini
     temperature,
     maxTurns,
     maxRetries,
+    questions,
     ...rest
   } = definition;
   const id = String(definition.info?.id);
@@ -40,6 +41,7 @@ export function modelAgentDefinition(api: ModelApi, definition: ModelAgentDefini
     fail('maxTurns must be a positive whole number');
   if (maxRetries !== undefined && !(Number.isSafeInteger(maxRetries) && maxRetries >= 0))
     fail('maxRetries must be a whole number of 0 or more');
+  if (questions !== undefined && typeof questions !== 'boolean') fail('questions must be true or false');
   if (tools !== undefined && !Array.isArray(tools)) fail('tools must be an array');
   for (const tool of tools ?? []) {
     if (tool?.execute !== undefined && typeof tool.execute !== 'function')

@@ -18,6 +18,19 @@ import type { ModelSettings, ModelTool } from './types.ts';
 import type { Wire } from './wire.ts';
 
 const DEFAULT_MAX_TURNS = 10;
+
+/** The tool a model agent with `questions: true` asks the person with. */
+const ASK_USER = {
+  name: 'ask_user',
+  description:
+    'Ask the person a question, with options to choose from when there are some, and wait for the answer.',
+  parameters: {
+    type: 'object',
+    properties: { question: { type: 'string' }, options: { type: 'array', items: { type: 'string' } } },
+    required: ['question'],
+    additionalProperties: false,
+  },
+};
 const WIRES: Record<ModelSettings['api'], Wire> = { chat: chatCompletions, responses };
 
 /** A request's id for a model's call: the run's id and the call's, so that no two turns' requests share one. */
@@ -80,6 +93,8 @@ export async function resumeModel(
   if (input.action.type === 'host_tool') {
     output = outputText(r.outcome === 'failed' ? { error: r.result ?? 'failed' } : (r.result ?? null));
     if (input.hostContext) output = `${output}\n\n${renderHostContext(input.hostContext)}`;
+  } else if (input.action.type === 'user_question') {
+    output = outputText(r.expired ? { error: 'Nobody answered in time.' } : { answers: r.answers ?? null });
   } else if (input.action.type === 'client_tool') {
     output = outputText(r.error !== undefined ? { error: r.error } : (r.output ?? null));
   } else if (r.decision !== 'approve') {
@@ -171,6 +186,7 @@ async function run(loop: Loop & { backend: string[] }): Promise<HostResult> {
   const own = settings.tools ?? [];
   const offeredBackend = loop.silent ? [] : loop.backend.map((name) => ({ name }));
   const tools = offeredTools(transcript.hostTools, offeredBackend, own);
+  if (settings.questions && !loop.silent) tools.push(ASK_USER);
   const hostNames = new Set(transcript.hostTools.map((t) => t.name));
   const client = await clientFor(settings);
   const maxTurns = settings.maxTurns ?? DEFAULT_MAX_TURNS;
@@ -243,6 +259,19 @@ async function handle(
     if (!checked.ok) return outputText({ error: checked.error });
     io.emit({ type: 'tool_use', id, name: call.name, args: checked.args });
     pauseOn({ id, type: 'host_tool', toolName: call.name, args: checked.args, callId: call.id });
+    return undefined;
+  }
+  if (call.name === ASK_USER.name && loop.settings.questions && !loop.silent) {
+    const asked = await checkArgs(ASK_USER.parameters, call.args);
+    if (!asked.ok) return outputText({ error: asked.error });
+    const { question, options } = asked.args as { question: string; options?: string[] };
+    pauseOn({
+      id,
+      type: 'user_question',
+      title: question,
+      questions: [{ question, ...(options && { options: options.map((label) => ({ label })) }) }],
+      callId: call.id,
+    });
     return undefined;
   }
   if (!tool || loop.silent) return outputText({ error: `There is no tool named "${call.name}".` });

@@ -55,6 +55,8 @@ export interface ModelAgentDefinition
   maxTurns?: number;
   /** Retries of a 429 or 5xx by the client (default 2): the only retry layer, within the turn's deadline. */
   maxRetries?: number;
+  /** Offer the model the `ask_user` tool: a call asks the person (a `user_question`), whose answers go back to the model. */
+  questions?: boolean;
 }
 
 /** A model agent's settings as its loop gets them: the registration and the wire it speaks. */

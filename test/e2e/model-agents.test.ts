@@ -198,7 +198,7 @@ describe.each([
       expect(texts(next.events)).toBe(reply);
       const bodies = bodiesSince(from);
       expect(bodies).toHaveLength(2);
-      expect(wire.toolNames(bodies[0] as Body)).toEqual(['close_issue', 'weather', 'refund']);
+      expect(wire.toolNames(bodies[0] as Body)).toEqual(['close_issue', 'weather', 'refund', 'ask_user']);
       // The first request, replayed unchanged, is the second's prefix: the provider's cache holds.
       const before = wire.conversation(bodies[0] as Body);
       expect(wire.conversation(bodies[1] as Body).slice(0, before.length)).toEqual(before);
@@ -271,6 +271,30 @@ describe.each([
       comment: 'not this one',
     });
     expect(texts(host.events(id).filter((f) => f.run_id === res.json.run_id))).toBe('All right: no refund.');
+  });
+
+  it('offers ask_user with questions: true; a call asks the person, and the answers go back to the model', async () => {
+    const id = sid('question');
+    const first = await say(id, 'help me choose a plan', { agent_id: kind });
+    expect(first.end.type, JSON.stringify(first.events)).toBe('session.status_requires_action');
+    const session = (await api(sandbox.url, 'GET', `/api/sessions/${id}`)).json as {
+      pending_actions: { id: string; type: string; request: Record<string, unknown> }[];
+    };
+    const [asked] = session.pending_actions;
+    expect(asked).toMatchObject({
+      type: 'user_question',
+      request: {
+        questions: [{ question: 'Which plan?', options: [{ label: 'Starter' }, { label: 'Team' }] }],
+      },
+    });
+    const from = model.requests.length;
+    const res = await api(sandbox.url, 'POST', `/api/sessions/${id}/actions/${asked?.id}`, {
+      answers: ['Team'],
+    });
+    expect(res.status, res.text).toBe(202);
+    await host.waitFor(turnEnded(res.json.run_id, id), 'the end of the resolve run');
+    expect(JSON.parse(wire.lastOutput(bodiesSince(from)[0] as Body))).toEqual({ answers: ['Team'] });
+    expect(texts(host.events(id).filter((f) => f.run_id === res.json.run_id))).toBe('Team it is.');
   });
 
   it('makes a silent host decision with tool_choice required, offering only the actions and hold', async () => {

@@ -61,6 +61,20 @@ export const MODEL_SCRIPT: ModelScript = {
     { tool: 'refund', match: 'denied', reply: { text: 'All right: no refund.' } },
     { tool: 'refund', reply: { text: 'The refund is done.' } },
     {
+      match: 'choose a plan',
+      on: 'user',
+      reply: {
+        toolCalls: [
+          {
+            id: 'call_ask',
+            name: 'ask_user',
+            arguments: { question: 'Which plan?', options: ['Starter', 'Team'] },
+          },
+        ],
+      },
+    },
+    { tool: 'ask_user', match: 'Team', reply: { text: 'Team it is.' } },
+    {
       match: 'decide',
       on: 'user',
       reply: { toolCalls: [{ id: 'call_decide', name: 'close_issue', arguments: { number: 3 } }] },
@@ -136,6 +150,7 @@ export function modelAgent(
     tools: modelTools(),
     maxRetries: 2,
     pricing: { 'scripted-small': { input: 1, output: 2 } },
+    questions: true,
     ...extra,
   };
 }
