@@ -9,6 +9,8 @@ import {
   PostToConnectionCommand,
 } from '@aws-sdk/client-apigatewaymanagementapi';
 import WebSocket, { WebSocketServer } from 'ws';
+import type { Runtime } from '../lib/config/index.ts';
+import { appendEvents } from '../lib/store/index.ts';
 
 /** A frame about the size of a text event's (~200 bytes). */
 const payload = (i: number) => JSON.stringify({ type: 'bench.ping', i, pad: 'x'.repeat(160) });
@@ -66,6 +68,29 @@ export async function barePostFloor(
       new PostToConnectionCommand({ ConnectionId: connectionId, Data: new TextEncoder().encode(data) }),
     );
     latencies.push((await arrived) - sent);
+  }
+  return latencies;
+}
+
+/**
+ * Latencies (ms) of `count` bare event-log writes, one after another, with `rt` (the worker's
+ * runtime: through the sandbox's IAM front, as the worker's writes go): one event each, of a text
+ * event's size, stored by the log's own conditional put on a session of their own.
+ */
+export async function bareWriteFloor(rt: Runtime, sessionId: string, count = 100): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const event = {
+      seq: i + 1,
+      type: 'bench.ping',
+      session_id: sessionId,
+      run_id: 'floor',
+      at: new Date(rt.clock()).toISOString(),
+      data: { pad: 'x'.repeat(160) },
+    };
+    const started = performance.now();
+    await appendEvents(rt, [event], 'floor');
+    latencies.push(performance.now() - started);
   }
   return latencies;
 }

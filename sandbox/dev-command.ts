@@ -41,7 +41,8 @@ export const DEV_USAGE = `Usage: switchboard dev --agents FILE [options]
                    with OPENAI_API_KEY). The agents find it in SWITCHBOARD_MODEL_BASE_URL and
                    SWITCHBOARD_MODEL_API_KEY (docs/models.md)
   --model-script FILE
-                   the scripted model's rules: a JSON file, or a module whose default export they are
+                   the scripted model's rules: a JSON file, or a module whose default export they are;
+                   read again when it changes
   --model-base-url URL
                    the real endpoint (default OPENAI_BASE_URL, else https://api.openai.com/v1), called
                    with the key in OPENAI_API_KEY
@@ -190,6 +191,7 @@ export async function devCommand(args: string[]): Promise<void> {
     console.log(await devTokensText({ ...tokens, url: sandbox.url, wsUrl: sandbox.wsUrl }));
   console.log('Press Ctrl+C to stop.');
   if (values.watch) {
+    model.watch();
     agents.watch({
       reloaded(app) {
         sandbox.reload(app);

@@ -4,8 +4,8 @@
  * set before their module loads: SWITCHBOARD_MODEL_BASE_URL and SWITCHBOARD_MODEL_API_KEY.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
+import { existsSync, type FSWatcher, readFileSync, watch } from 'node:fs';
+import { basename, dirname, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { typescriptLoader } from './agents-module.ts';
 import { checkScript, type ModelScript, type ScriptedModel, startScriptedModel } from './model/index.ts';
@@ -57,18 +57,27 @@ export function chooseModel(values: ModelOptions, env: NodeJS.ProcessEnv, usage:
   return { kind, baseURL: url.replace(/\/$/, ''), ...(key !== undefined && { apiKey: key }) };
 }
 
+/** How many times a script module was imported: each import after a change is a new URL. */
+let imports = 0;
+
 /** Reads a script: a JSON file, or a module (`.ts` too) whose default export is the script. */
+async function loadScript(path: string): Promise<ModelScript> {
+  let script: unknown;
+  if (extname(path) === '.json') script = JSON.parse(readFileSync(path, 'utf8'));
+  else {
+    await typescriptLoader(path);
+    const url = `${pathToFileURL(path).href}?script=${++imports}`;
+    script = ((await import(url)) as { default?: unknown }).default;
+  }
+  return checkScript(script) as ModelScript;
+}
+
+/** Reads `--model-script`; a file that is not there, or not a script, is a {@link UsageError}. */
 export async function readModelScript(file: string, usage: string): Promise<ModelScript> {
   const path = resolve(file);
   if (!existsSync(path)) throw new UsageError(`--model-script: ${file} does not exist.`, usage);
-  let script: unknown;
   try {
-    if (extname(path) === '.json') script = JSON.parse(readFileSync(path, 'utf8'));
-    else {
-      await typescriptLoader(path);
-      script = ((await import(pathToFileURL(path).href)) as { default?: unknown }).default;
-    }
-    return checkScript(script) as ModelScript;
+    return await loadScript(path);
   } catch (error) {
     throw new UsageError(`--model-script: ${file}: ${(error as Error).message}`, usage);
   }
@@ -78,8 +87,16 @@ export async function readModelScript(file: string, usage: string): Promise<Mode
 export interface DevModel {
   line: string;
   scripted?: ScriptedModel;
+  /**
+   * Reads the script again whenever its file changes (a change shortly after another is part of it)
+   * and says so, or why the new one is not taken (the old one keeps answering).
+   */
+  watch(): void;
   close(): Promise<void>;
 }
+
+/** How long after the script's last change it is read again. */
+const SETTLE_MS = 100;
 
 /**
  * Starts the scripted model (with a key of its own, which the agents are given) or points the agents
@@ -97,6 +114,7 @@ export async function startDevModel(
     else delete env.SWITCHBOARD_MODEL_API_KEY;
     return {
       line: `${choice.baseURL}, ${choice.apiKey !== undefined ? 'with the key in OPENAI_API_KEY' : 'with no key'}`,
+      watch: () => undefined,
       close: async () => undefined,
     };
   }
@@ -109,9 +127,38 @@ export async function startDevModel(
   });
   env.SWITCHBOARD_MODEL_BASE_URL = scripted.baseURL;
   env.SWITCHBOARD_MODEL_API_KEY = apiKey;
+  let watcher: FSWatcher | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const file = choice.script;
+  const reload = (path: string) => {
+    loadScript(path).then(
+      (fresh) => {
+        scripted.setScript(fresh);
+        console.log(`Reloaded the model script from ${file}`);
+      },
+      (error: unknown) =>
+        console.error(
+          `Could not reload the model script from ${file}; the script loaded before keeps answering.\n${(error as Error).message}`,
+        ),
+    );
+  };
   return {
-    line: `scripted, ${scripted.baseURL} (script: ${choice.script ?? 'none, every prompt gets the default reply'})`,
+    line: `scripted, ${scripted.baseURL} (script: ${file ?? 'none, every prompt gets the default reply'})`,
     scripted,
-    close: () => scripted.close(),
+    watch() {
+      if (file === undefined || watcher) return;
+      const path = resolve(file);
+      // Its directory is watched: an editor that saves by renaming replaces the file.
+      watcher = watch(dirname(path), (_event, name) => {
+        if (name !== basename(path)) return;
+        clearTimeout(timer);
+        timer = setTimeout(() => reload(path), SETTLE_MS);
+      });
+    },
+    async close() {
+      clearTimeout(timer);
+      watcher?.close();
+      await scripted.close();
+    },
   };
 }

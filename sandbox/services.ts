@@ -9,6 +9,7 @@ import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
 import { TURNS_MAX_RECEIVE_COUNT } from '../lib/config/index.ts';
 import { INDEXES, OWNER_INDEX_ATTRIBUTES } from '../lib/store/index.ts';
+import { installConditionCheckItems } from './dynalite-fidelity.ts';
 import { installFifoBatches } from './fauxqs-fifo.ts';
 
 /** Names of the sandbox's resources, the same ones the CDK stack creates. */
@@ -97,6 +98,7 @@ export async function startLocalServices(options: {
   visibilityTimeoutSeconds?: number;
   maxReceiveCount?: number;
 }): Promise<LocalServices> {
+  installConditionCheckItems();
   const dynamo = dynalite({
     createTableMs: 0,
     deleteTableMs: 0,

@@ -31,7 +31,7 @@ export interface SqsPollerOptions extends EventSourceOptions {
   queueArn?: string;
   // biome-ignore lint/suspicious/noConfusingVoidType: a handler declared `Promise<void>` must fit.
   handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined | void>;
-  /** Long-poll wait; also the longest `stop()` waits for an idle poll. Default 1. */
+  /** Long-poll wait. Default 1. `stop()` ends a poll in flight rather than wait for it. */
   waitTimeSeconds?: number;
   /** Default 'worker'. */
   functionName?: string;
@@ -92,6 +92,9 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
   const invocations = new Set<Promise<void>>();
   const abandoned = new Set<Promise<unknown>>();
   let running = true;
+  // Ends the receive in flight (and a pause after a failed one) when the poller stops, so that stop()
+  // does not wait out a long poll that can no longer start an invocation.
+  const stopping = new AbortController();
 
   async function invoke(messages: Message[]): Promise<void> {
     const records = messages.map((message) => toSqsRecord(message, queueArn));
@@ -146,6 +149,7 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
             MessageSystemAttributeNames: ['All'],
             MessageAttributeNames: ['All'],
           }),
+          { abortSignal: stopping.signal },
         );
         // Received after stop(): leave them to come back after their visibility timeout, as a
         // Lambda event source being shut down would, rather than start turns nobody will stop.
@@ -158,7 +162,17 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
         if (!running) return;
         console.error('[sqs-poller] poll failed:', error);
         // Without a pause a queue that is down turns this loop into a busy spin.
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 1000);
+          stopping.signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              resolve();
+            },
+            { once: true },
+          );
+        });
       }
     }
   }
@@ -167,6 +181,7 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
   return {
     async stop() {
       running = false;
+      stopping.abort();
       await loop;
       await Promise.all(invocations);
       await Promise.allSettled(abandoned);

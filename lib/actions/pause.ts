@@ -60,7 +60,7 @@ export async function applyPause(
       { status: 'cancelled', actor: 'system', channel: 'system', decidedBy: where.runId },
       { now, mustBeLive: false, from: action.status },
     );
-    if (decided) withdrawn.push(decided);
+    if (decided.decided) withdrawn.push(decided.action);
   }
   let hostCallOpen = kept.some((k) => k.kind === 'host_tool' && k.status === 'pending');
   const records = fresh.map((a, position) => {

@@ -1,7 +1,8 @@
 import type { Switchboard } from '../agents/index.ts';
 import type { Identity } from '../auth/index.ts';
+import { sendMessage } from '../commands/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { submitAnswer, submitTurn } from '../runs/index.ts';
+import { submitAnswer } from '../runs/index.ts';
 import { type Answerable, answerableSession, writableSession } from '../sessions/index.ts';
 import { findRequest, lastSeq } from '../store/index.ts';
 import { answerOf, chatRequestOf } from './input.ts';
@@ -84,6 +85,6 @@ export async function acceptRun(
   if (applied) return { input, followed: { ref, runIds: [applied.runId], after: 0 } };
   const request = chatRequestOf(input, agentId);
   const after = await lastSeq(rt, ref);
-  const accepted = await submitTurn(rt, app, identity, request);
+  const accepted = await sendMessage(rt, app, identity, request);
   return { input, followed: { ref, runIds: [accepted.run_id], after: accepted.duplicate ? 0 : after } };
 }

@@ -5,18 +5,26 @@ import {
   type AuthorizerShape,
   bearerToken,
   gatewayClaims,
-  identify,
   type JwtVerifier,
   verifierFromEnv,
 } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { jsonSchemasReady, parseJsonBody } from '../contract/index.ts';
+import { parseJsonBody } from '../contract/index.ts';
 import { NotFoundError, UnauthorizedError } from '../errors/index.ts';
+import {
+  callerOf,
+  errors,
+  identify,
+  type Middleware,
+  type Piped,
+  pipeline,
+  rateLimit,
+  schemas,
+  telemetry,
+} from '../handlers/middleware/index.ts';
 import { lazyRuntime } from '../handlers/runtime.ts';
-import { limitUser } from '../limits/index.ts';
-import { instrumentHandler } from '../telemetry/index.ts';
 import { errorResponse } from '../transport/index.ts';
-import { acceptRun, type Followed } from './accept.ts';
+import { acceptRun } from './accept.ts';
 import { followRun } from './follow.ts';
 import { clientKnows } from './input.ts';
 import { AguiTranslator } from './translate.ts';
@@ -80,6 +88,22 @@ function agentOf(path: string): string | undefined {
   return name;
 }
 
+/** An AG-UI request as the pipeline carries it: the event, and the sink its answer goes to. */
+type AguiRequest = APIGatewayProxyEventV2 & { sink: ResponseSink };
+
+/** `route`: AG-UI runs are POSTed, to `/` or an agent's path; anything else is a 404 before the caller is asked. */
+const route: Middleware<AguiRequest> = {
+  name: 'route',
+  before({ event }) {
+    if (event.requestContext.http.method !== 'POST')
+      throw new NotFoundError(
+        'route_not_found',
+        `No route ${event.requestContext.http.method} ${event.rawPath}: AG-UI runs are POSTed.`,
+      );
+    agentOf(event.rawPath);
+  },
+};
+
 /**
  * The AG-UI endpoint's handler: it authenticates the caller, takes AG-UI's `RunAgentInput`, applies
  * it once (a message, a frontend tool's result or the answers to interrupts) and streams the run as
@@ -96,58 +120,57 @@ export function createAguiHandler(
   app: Switchboard,
   runtime?: Runtime,
   options: AguiHandlerOptions = {},
-): AguiHandler {
+): AguiHandler & Piped {
   const rt = lazyRuntime('agui', runtime);
   const pollMs = options.pollMs ?? 250;
   const marginMs = options.marginMs ?? 5_000;
-  const serve = async (event: Parameters<AguiHandler>[0], sink: ResponseSink, context: Context) => {
-    let accepted: Followed;
-    let translator: AguiTranslator;
-    try {
-      await jsonSchemasReady();
-      if (event.requestContext.http.method !== 'POST')
-        throw new NotFoundError(
-          'route_not_found',
-          `No route ${event.requestContext.http.method} ${event.rawPath}: AG-UI runs are POSTed.`,
+  const handler = pipeline<AguiRequest, null>(
+    [
+      telemetry(rt),
+      // A refused request is answered before any event, as every other route answers it.
+      errors((error, { sink }) => {
+        const response = errorResponse(error, rt().logger, { maskServerErrors: app.maskServerErrors });
+        const headers = Object.fromEntries(
+          Object.entries(response.headers ?? {}).map(([k, v]) => [k, String(v)]),
         );
-      const agentId = agentOf(event.rawPath);
-      const identity = await identify(rt(), await options.authenticate?.(event), app.resolveContext);
-      await limitUser(rt(), identity);
+        sink.start(response.statusCode ?? 500, headers);
+        sink.write(response.body ?? '');
+        sink.end();
+        return null;
+      }),
+      schemas,
+      route,
+      identify(rt, app, (event) => options.authenticate?.(event)),
+      rateLimit(rt),
+    ],
+    async (event, context) => {
+      const { sink } = event;
       const body = parseJsonBody(event.body, event.isBase64Encoded, { what: 'RunAgentInput' });
-      const { input, followed } = await acceptRun(rt(), app, identity, body, agentId);
-      accepted = followed;
-      translator = new AguiTranslator(input.threadId, input.runId, clientKnows(input));
-    } catch (error) {
-      const response = errorResponse(error, rt().logger, { maskServerErrors: app.maskServerErrors });
-      const headers = Object.fromEntries(
-        Object.entries(response.headers ?? {}).map(([k, v]) => [k, String(v)]),
-      );
-      sink.start(response.statusCode ?? 500, headers);
-      sink.write(response.body ?? '');
+      const { input, followed } = await acceptRun(rt(), app, callerOf(event), body, agentOf(event.rawPath));
+      const translator = new AguiTranslator(input.threadId, input.runId, clientKnows(input));
+      sink.start(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      try {
+        await followRun(rt(), followed, translator, sink, {
+          pollMs,
+          deadline: rt().clock() + context.getRemainingTimeInMillis() - marginMs,
+        });
+      } catch (error) {
+        // The run goes on in the worker; the stream cannot. The client posts the same run again.
+        rt().logger.error('AG-UI stream failed', { error: error as Error });
+        if (!sink.closed)
+          sink.write(
+            `data: ${JSON.stringify({ type: 'RUN_ERROR', code: 'stream_failed', message: 'The stream failed; post the same run again to go on.' })}\n\n`,
+          );
+      }
       sink.end();
-      return;
-    }
-    sink.start(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    try {
-      await followRun(rt(), accepted, translator, sink, {
-        pollMs,
-        deadline: rt().clock() + context.getRemainingTimeInMillis() - marginMs,
-      });
-    } catch (error) {
-      // The run goes on in the worker; the stream cannot. The client posts the same run again.
-      rt().logger.error('AG-UI stream failed', { error: error as Error });
-      if (!sink.closed)
-        sink.write(
-          `data: ${JSON.stringify({ type: 'RUN_ERROR', code: 'stream_failed', message: 'The stream failed; post the same run again to go on.' })}\n\n`,
-        );
-    }
-    sink.end();
-  };
-  // The telemetry of every handler: ids on each log line, a subsegment, metrics published at the end.
-  const instrumented = instrumentHandler(
-    rt,
-    ({ event, sink }: { event: Parameters<AguiHandler>[0]; sink: ResponseSink }, context: Context) =>
-      serve(event, sink, context),
+      return null;
+    },
+    // The stream keeps its own margin before the function's timeout (marginMs).
+    { timeoutEarlyInMillis: 0 },
   );
-  return (event, sink, context) => instrumented({ event, sink }, context);
+  return Object.assign(
+    (event: APIGatewayProxyEventV2, sink: ResponseSink, context: Context) =>
+      handler({ ...event, sink }, context).then(() => {}),
+    { pipeline: handler.pipeline },
+  );
 }

@@ -1,15 +1,14 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
 import {
-  type AuthorizerShape,
   headerOf,
   hostSessionId,
   type Identity,
-  identify,
   ownerOf,
   requestContextOf,
   sessionRef,
 } from '../auth/index.ts';
+import { answerRequest, cancel, deleteSession, rate, sendMessage } from '../commands/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
   BODY_LIMITS,
@@ -24,15 +23,12 @@ import {
   isSessionId,
   MessagesQuerySchema,
   parseChatRequest,
-  parseFeedbackRequest,
   parseJsonBody,
-  parseResolveRequest,
   SessionsQuerySchema,
   UploadRequestSchema,
 } from '../contract/index.ts';
 import { NotFoundError, parseOrThrow, ValidationError } from '../errors/index.ts';
 import { EXPORT_INLINE_BYTES, exportLink, exportSession } from '../export/index.ts';
-import { rateMessage } from '../feedback/index.ts';
 import {
   createUpload,
   deleteOwnedFile,
@@ -41,14 +37,8 @@ import {
   storeUpload,
   uploadLimit,
 } from '../files/index.ts';
-import { awaitFinal, cancelSession, deleteSession, submitAnswer, submitTurn } from '../runs/index.ts';
-import {
-  answerableSession,
-  messageView,
-  ownedSession,
-  sessionListView,
-  sessionView,
-} from '../sessions/index.ts';
+import { awaitFinal } from '../runs/index.ts';
+import { messageView, ownedSession, sessionListView, sessionView } from '../sessions/index.ts';
 import {
   lastSeq,
   latestRun,
@@ -61,33 +51,20 @@ import {
 } from '../store/index.ts';
 import { eventView, json } from '../transport/index.ts';
 
+/** What a route does: it parses the event, calls a command or reads, and renders the response. */
+type RouteFn = (
+  rt: Runtime,
+  app: Switchboard,
+  event: APIGatewayProxyEventV2,
+  caller: Identity,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
 /** One HTTP route: its API Gateway route key and what it does. */
 export interface HttpRoute {
   key: HttpRouteKey;
-  run(
-    rt: Runtime,
-    app: Switchboard,
-    event: APIGatewayProxyEventV2,
-  ): Promise<APIGatewayProxyStructuredResultV2>;
+  run: RouteFn;
 }
 
-type Authorized = APIGatewayProxyEventV2 & { requestContext: { authorizer?: AuthorizerShape } };
-
-const identities = new WeakMap<object, Promise<Identity>>();
-
-/**
- * Who the caller is: the authoriser's claims, read by the server's `resolveContext` once per request
- * (the rate limiter and the route ask the same question; a routed event shares its request context).
- */
-export function identity(rt: Runtime, app: Switchboard, event: APIGatewayProxyEventV2): Promise<Identity> {
-  const context = event.requestContext;
-  let known = identities.get(context);
-  if (!known) {
-    known = identify(rt, (event as Authorized).requestContext.authorizer, app.resolveContext);
-    identities.set(context, known);
-  }
-  return known;
-}
 /** A path parameter as text; a malformed percent-encoding is kept as sent (and then matches nothing). */
 const param = (event: APIGatewayProxyEventV2, name: string) => {
   const raw = event.pathParameters?.[name] ?? '';
@@ -146,14 +123,14 @@ function withinBudget<T>(items: T[]): T[] {
 }
 
 /** `POST /api/files`: JSON asks for a presigned upload URL; any other content type is the file itself. */
-async function postFile(rt: Runtime, app: Switchboard, event: APIGatewayProxyEventV2) {
+const postFile: RouteFn = async (rt, app, event, caller) => {
   const mediaType = contentTypeOf(headerOf(event.headers, 'content-type'));
   if (mediaType === 'application/json') {
     const body = parseJsonBody(event.body, event.isBase64Encoded, {
       maxBytes: BODY_LIMITS.uploadRequest,
       what: 'upload request',
     });
-    return json(201, await createUpload(rt, await identity(rt, app, event), body, uploadLimit(rt, app)));
+    return json(201, await createUpload(rt, caller, body, uploadLimit(rt, app)));
   }
   const name = event.queryStringParameters?.name;
   if (!name)
@@ -163,30 +140,16 @@ async function postFile(rt: Runtime, app: Switchboard, event: APIGatewayProxyEve
   // The same rule as the JSON form's `name`: the record keeps either.
   parseOrThrow(UploadRequestSchema.shape.name, name, 'file name', () => ['name']);
   const bytes = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
-  const caller = await identity(rt, app, event);
   return json(201, await storeUpload(rt, caller, bytes, name, mediaType, uploadLimit(rt, app)));
-}
-
-type RouteFn = (
-  rt: Runtime,
-  app: Switchboard,
-  event: APIGatewayProxyEventV2,
-) => Promise<APIGatewayProxyStructuredResultV2>;
-
-/** `POST /api/sessions/{id}/messages/{messageId}/feedback`: rates an answer. */
-const rateRoute: RouteFn = async (rt, app, event) => {
-  const sessionId = sessionIdOf(event);
-  const messageId = pathId(event, 'messageId', 'message_not_found', 'Message', isMessageId);
-  const caller = await identity(rt, app, event);
-  const session = await ownedSession(rt, caller, sessionId);
-  const request = parseFeedbackRequest(parseJsonBody(event.body, event.isBase64Encoded));
-  return json(200, await rateMessage(rt, app, caller, session, messageId, request));
 };
 
+/** A request's JSON body, read when the command asks for it (after the gate). */
+const bodyOf = (event: APIGatewayProxyEventV2) => () => parseJsonBody(event.body, event.isBase64Encoded);
+
 /** `GET /api/sessions/{id}/export`: the whole conversation, inline or (too large for a response) through the bucket. */
-const exportRoute: RouteFn = async (rt, app, event) => {
+const exportRoute: RouteFn = async (rt, _app, event, caller) => {
   parseOrThrow(ExportQuerySchema, event.queryStringParameters ?? {}, 'query');
-  const session = await ownedSession(rt, await identity(rt, app, event), sessionIdOf(event));
+  const session = await ownedSession(rt, caller, sessionIdOf(event));
   const exported = await exportSession(rt, session);
   // Measured as it travels: its JSON inside the response's body string.
   if (Buffer.byteLength(JSON.stringify(JSON.stringify(exported))) <= EXPORT_INLINE_BYTES)
@@ -197,18 +160,16 @@ const exportRoute: RouteFn = async (rt, app, event) => {
 
 /** Every route of {@link HTTP_ROUTES}; a record, so a route the CDK stack declares cannot be left out here. */
 const ROUTES: Record<HttpRouteKey, RouteFn> = {
-  async 'POST /api/chat'(rt, app, event) {
-    const request = parseChatRequest(parseJsonBody(event.body, event.isBase64Encoded));
-    const caller = await identity(rt, app, event);
-    const accepted = await submitTurn(rt, app, caller, request);
+  async 'POST /api/chat'(rt, app, event, caller) {
+    const request = parseChatRequest(bodyOf(event)());
+    const accepted = await sendMessage(rt, app, caller, request);
     // Opt-in: wait for the turn to close and answer with its final response (202 if it has not).
     const ref = sessionRef(caller, accepted.session_id);
     const final = request.wait_ms ? await awaitFinal(rt, ref, accepted, request.wait_ms) : undefined;
     return final ? json(200, final) : json(202, accepted);
   },
-  async 'GET /api/sessions'(rt, app, event) {
+  async 'GET /api/sessions'(rt, _app, event, caller) {
     const query = parseOrThrow(SessionsQuerySchema, event.queryStringParameters ?? {}, 'query');
-    const caller = await identity(rt, app, event);
     const owner = ownerOf(caller);
     const { sessions, more } = await listOwnedSessions(rt, owner, {
       limit: query.limit,
@@ -223,8 +184,7 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
       next_before: more && last ? `${last.createdAt}~${hostSessionId(last.sessionId)}` : null,
     });
   },
-  async 'GET /api/sessions/{id}'(rt, app, event) {
-    const caller = await identity(rt, app, event);
+  async 'GET /api/sessions/{id}'(rt, app, event, caller) {
     const session = await ownedSession(rt, caller, sessionIdOf(event));
     const [run, open, agent] = await Promise.all([
       latestRun(rt, session.sessionId),
@@ -233,9 +193,9 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
     ]);
     return json(200, sessionView(session, run, open, app.budgetFor(agent)));
   },
-  async 'GET /api/sessions/{id}/messages'(rt, app, event) {
+  async 'GET /api/sessions/{id}/messages'(rt, _app, event, caller) {
     const query = parseOrThrow(MessagesQuerySchema, event.queryStringParameters ?? {}, 'query');
-    const session = await ownedSession(rt, await identity(rt, app, event), sessionIdOf(event));
+    const session = await ownedSession(rt, caller, sessionIdOf(event));
     const [messages, actions, ratings] = await Promise.all([
       // One more than the page, to know whether there is a next one. Replaced messages are left out.
       listMessages(rt, session.sessionId, { after: query.after, limit: query.limit + 1, current: true }),
@@ -253,9 +213,9 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
       next_after: hasMore ? (page.at(-1)?.id ?? null) : null,
     });
   },
-  async 'GET /api/sessions/{id}/events'(rt, app, event) {
+  async 'GET /api/sessions/{id}/events'(rt, _app, event, caller) {
     const query = parseOrThrow(EventsQuerySchema, event.queryStringParameters ?? {}, 'query');
-    const session = await ownedSession(rt, await identity(rt, app, event), sessionIdOf(event));
+    const session = await ownedSession(rt, caller, sessionIdOf(event));
     const events = withinBudget(
       await waitForEvents(rt, session.sessionId, query.after, query.limit, query.wait * 1000),
     ).map(eventView);
@@ -267,28 +227,29 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
       has_more: (events.at(-1)?.seq ?? last) < last,
     });
   },
-  async 'POST /api/sessions/{id}/actions/{actionId}'(rt, app, event) {
-    const sessionId = sessionIdOf(event);
-    const actionId = pathId(event, 'actionId', 'action_not_found', 'Request');
-    const caller = await identity(rt, app, event);
-    const gated = await answerableSession(rt, app, caller, sessionId, actionId);
-    const request = parseResolveRequest(parseJsonBody(event.body, event.isBase64Encoded));
-    return json(202, await submitAnswer(rt, caller, gated, actionId, request));
+  async 'POST /api/sessions/{id}/actions/{actionId}'(rt, app, event, caller) {
+    const session_id = sessionIdOf(event);
+    const action_id = pathId(event, 'actionId', 'action_not_found', 'Request');
+    return json(202, await answerRequest(rt, app, caller, { session_id, action_id, answer: bodyOf(event) }));
   },
-  async 'POST /api/sessions/{id}/cancel'(rt, app, event) {
-    return json(202, await cancelSession(rt, await identity(rt, app, event), sessionIdOf(event)));
+  async 'POST /api/sessions/{id}/cancel'(rt, app, event, caller) {
+    return json(202, await cancel(rt, app, caller, { session_id: sessionIdOf(event) }));
   },
-  async 'DELETE /api/sessions/{id}'(rt, app, event) {
-    return json(202, await deleteSession(rt, await identity(rt, app, event), sessionIdOf(event)));
+  async 'DELETE /api/sessions/{id}'(rt, app, event, caller) {
+    return json(202, await deleteSession(rt, app, caller, { session_id: sessionIdOf(event) }));
   },
-  'POST /api/files': (rt, app, event) => postFile(rt, app, event),
-  async 'GET /api/files/{id}'(rt, app, event) {
-    return json(200, fileView(await ownedFile(rt, await identity(rt, app, event), fileIdOf(event))));
+  'POST /api/files': postFile,
+  async 'GET /api/files/{id}'(rt, _app, event, caller) {
+    return json(200, fileView(await ownedFile(rt, caller, fileIdOf(event))));
   },
-  async 'DELETE /api/files/{id}'(rt, app, event) {
-    return json(200, await deleteOwnedFile(rt, await identity(rt, app, event), fileIdOf(event)));
+  async 'DELETE /api/files/{id}'(rt, _app, event, caller) {
+    return json(200, await deleteOwnedFile(rt, caller, fileIdOf(event)));
   },
-  'POST /api/sessions/{id}/messages/{messageId}/feedback': rateRoute,
+  async 'POST /api/sessions/{id}/messages/{messageId}/feedback'(rt, app, event, caller) {
+    const session_id = sessionIdOf(event);
+    const message_id = pathId(event, 'messageId', 'message_not_found', 'Message', isMessageId);
+    return json(200, await rate(rt, app, caller, { session_id, message_id, rating: bodyOf(event) }));
+  },
   'GET /api/sessions/{id}/export': exportRoute,
 };
 

@@ -1,13 +1,19 @@
-import middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { jsonSchemasReady } from '../contract/index.ts';
 import { NotFoundError } from '../errors/index.ts';
-import { limitUser } from '../limits/index.ts';
-import { instrumentHandler } from '../telemetry/index.ts';
 import { errorResponse } from '../transport/index.ts';
-import { HTTP_ROUTE_TABLE, type HttpRoute, identity } from './http-routes.ts';
+import { HTTP_ROUTE_TABLE, type HttpRoute } from './http-routes.ts';
+import {
+  callerOf,
+  errors,
+  identify,
+  type Middleware,
+  pipeline,
+  rateLimit,
+  schemas,
+  telemetry,
+} from './middleware/index.ts';
 import { lazyRuntime } from './runtime.ts';
 
 function matchTemplate(template: string, method: string, path: string): Record<string, string> | undefined {
@@ -28,18 +34,32 @@ function matchTemplate(template: string, method: string, path: string): Record<s
   return params;
 }
 
-/** The route for an event: by its route key, or (behind a `$default` route) by method and path. */
-function findRoute(
-  event: APIGatewayProxyEventV2,
-): { route: HttpRoute; params?: Record<string, string> } | undefined {
-  const byKey = HTTP_ROUTE_TABLE.find((r) => r.key === (event.routeKey as string));
-  if (byKey) return { route: byKey };
-  for (const route of HTTP_ROUTE_TABLE) {
-    const params = matchTemplate(route.key, event.requestContext.http.method, event.rawPath);
-    if (params) return { route, params };
-  }
-  return undefined;
-}
+/** The event a route runs on: its path parameters filled in (behind `$default`), and the route. */
+type Routed = APIGatewayProxyEventV2 & { route?: HttpRoute };
+
+/** `route`: the route of the event, or `404 route_not_found` before anything about the caller is asked. */
+const route: Middleware<Routed> = {
+  name: 'route',
+  before(request) {
+    const { event } = request;
+    // By its route key, or (behind a `$default` route) by method and path.
+    let route = HTTP_ROUTE_TABLE.find((r) => r.key === (event.routeKey as string));
+    let params: Record<string, string> | undefined;
+    for (const r of route ? [] : HTTP_ROUTE_TABLE) {
+      params = matchTemplate(r.key, event.requestContext.http.method, event.rawPath);
+      if (params) {
+        route = r;
+        break;
+      }
+    }
+    if (!route)
+      throw new NotFoundError(
+        'route_not_found',
+        `No route ${event.requestContext.http.method} ${event.rawPath}.`,
+      );
+    request.event = { ...event, pathParameters: { ...event.pathParameters, ...params }, route };
+  },
+};
 
 /**
  * The HTTP API's Lambda handler: finds the route, counts the request against the caller's rate
@@ -48,27 +68,15 @@ function findRoute(
  */
 export function createHttpHandler(app: Switchboard, runtime?: Runtime) {
   const rt = lazyRuntime('http', runtime);
-  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
-    .handler(async (event) => {
-      await jsonSchemasReady();
-      const found = findRoute(event);
-      if (!found)
-        throw new NotFoundError(
-          'route_not_found',
-          `No route ${event.requestContext.http.method} ${event.rawPath}.`,
-        );
-      // Counted before the route reads anything: a refused request stores nothing.
-      // The caller as the route will see them: the server's own resolveContext, asked once.
-      await limitUser(rt(), await identity(rt(), app, event));
-      const routed = found.params
-        ? { ...event, pathParameters: { ...event.pathParameters, ...found.params } }
-        : event;
-      return found.route.run(rt(), app, routed);
-    })
-    .onError(async (request) => {
-      request.response = errorResponse(request.error, rt().logger, {
-        maskServerErrors: app.maskServerErrors,
-      });
-    });
-  return instrumentHandler(rt, handler);
+  return pipeline<Routed, APIGatewayProxyStructuredResultV2>(
+    [
+      telemetry(rt),
+      errors((error) => errorResponse(error, rt().logger, { maskServerErrors: app.maskServerErrors })),
+      schemas,
+      route,
+      identify(rt, app),
+      rateLimit(rt),
+    ],
+    async (event) => (event.route as HttpRoute).run(rt(), app, event, callerOf(event)),
+  );
 }

@@ -1,8 +1,6 @@
-import middy from '@middy/core';
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { jsonSchemasReady } from '../contract/index.ts';
 import { RetryLaterError } from '../errors/index.ts';
 import { newId } from '../ids/index.ts';
 import {
@@ -14,7 +12,8 @@ import {
   TurnJobSchema,
   turnBudgetMs,
 } from '../runs/index.ts';
-import { instrumentHandler, traced, withLogKeys } from '../telemetry/index.ts';
+import { traced, withLogKeys } from '../telemetry/index.ts';
+import { pipeline, schemas, telemetry } from './middleware/index.ts';
 import { lazyRuntime } from './runtime.ts';
 
 /** Records of one FIFO message group, in order: they must run one after another. */
@@ -114,9 +113,9 @@ export function createWorkerHandler(app: Switchboard, runtime?: Runtime) {
   // No early timeout from middy: an invocation that reaches its timeout is ended by Lambda, which
   // resets the environment and its turns with it; an early throw would leave them to resume on a later
   // invocation. Each turn is stopped well before the timeout instead (see stopAtFor).
-  const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>({ timeoutEarlyInMillis: 0 }).handler(
+  return pipeline<SQSEvent, SQSBatchResponse>(
+    [telemetry(rt), schemas],
     async (event, context) => {
-      await jsonSchemasReady();
       const inv: Invocation = {
         rt: rt(),
         app,
@@ -130,6 +129,6 @@ export function createWorkerHandler(app: Switchboard, runtime?: Runtime) {
       if (back.length > 0 && inv.timeLeft() > 0) await handBack(inv.rt, back);
       return { batchItemFailures: back.map(({ messageId }) => ({ itemIdentifier: messageId })) };
     },
+    { timeoutEarlyInMillis: 0 },
   );
-  return instrumentHandler(rt, handler);
 }

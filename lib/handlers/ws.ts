@@ -1,34 +1,27 @@
-import middy from '@middy/core';
-import type { Context } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
 import {
   type AuthorizerShape,
   hostSessionId,
   type Identity,
-  identify,
   offeredProtocols,
   SWITCHBOARD_PROTOCOL,
 } from '../auth/index.ts';
+import { answerRequest, cancel, rate, sendMessage } from '../commands/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
   BODY_LIMITS,
-  jsonSchemasReady,
   parseChatRequest,
-  parseFeedbackRequest,
   parseFeedbackTarget,
   parseJoinRequest,
   parseJsonBody,
-  parseResolveRequest,
   parseResolveTarget,
   parseSessionTarget,
   WEBSOCKET_ROUTES,
   type WebSocketRouteKey,
 } from '../contract/index.ts';
 import { ValidationError } from '../errors/index.ts';
-import { rateMessage } from '../feedback/index.ts';
 import { limitFrame } from '../limits/index.ts';
-import { cancelSession, submitAnswer, submitTurn } from '../runs/index.ts';
-import { answerableSession, ownedSession } from '../sessions/index.ts';
+import { ownedSession } from '../sessions/index.ts';
 import {
   type ConnectionRecord,
   lastSeq,
@@ -39,8 +32,8 @@ import {
   setHostContext,
   subscribe,
 } from '../store/index.ts';
-import { addLogKeys, instrumentHandler } from '../telemetry/index.ts';
 import { asSwitchboardError, errorFrame, framesOf, pushFrames } from '../transport/index.ts';
+import { callerOf, errors, identify, pipeline, rateLimit, schemas, telemetry } from './middleware/index.ts';
 import { lazyRuntime } from './runtime.ts';
 
 /** The parts of an API Gateway WebSocket event that Switchboard reads. */
@@ -137,7 +130,7 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
         { path: ['wait_ms'], message: 'only on POST /api/chat' },
       ]);
     const connection = connectionOf(rt, event, identity);
-    const accepted = await submitTurn(rt, app, identity, request, (sessionId) =>
+    const accepted = await sendMessage(rt, app, identity, request, (sessionId) =>
       subscribe(rt, sessionId, connection),
     );
     return { type: 'assistant:accepted', ...accepted };
@@ -164,19 +157,17 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
       last_seq: atEnd && through > after ? through : await lastSeq(rt, session.sessionId),
     };
   },
-  async assistant_cancel(rt, _app, event, identity) {
+  async assistant_cancel(rt, app, event, identity) {
     // Every other field goes to the strict schema too, so an unknown one is a validation error.
     const { session_id, sessionId, ...rest } = bodyOf(event).body;
     const target = parseSessionTarget({ session_id: session_id ?? sessionId, ...rest });
-    return { type: 'assistant:cancelled', ...(await cancelSession(rt, identity, target.session_id)) };
+    return { type: 'assistant:cancelled', ...(await cancel(rt, app, identity, target)) };
   },
   async assistant_resolve_action(rt, app, event, identity) {
     const { session_id, action_id, sessionId, actionId, ...answer } = bodyOf(event).body;
     const ids = parseResolveTarget({ session_id: session_id ?? sessionId, action_id: action_id ?? actionId });
     // The ids, then the gate, then the answer: as the HTTP route does.
-    const gated = await answerableSession(rt, app, identity, ids.session_id, ids.action_id);
-    const request = parseResolveRequest(answer);
-    const accepted = await submitAnswer(rt, identity, gated, ids.action_id, request);
+    const accepted = await answerRequest(rt, app, identity, { ...ids, answer: () => answer });
     return { type: 'assistant:resolved', ...accepted };
   },
   async assistant_feedback(rt, app, event, identity) {
@@ -185,11 +176,9 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
       session_id: session_id ?? sessionId,
       message_id: message_id ?? messageId,
     });
-    const session = await ownedSession(rt, identity, ids.session_id);
-    const request = parseFeedbackRequest(rating);
     return {
       type: 'assistant:feedback',
-      ...(await rateMessage(rt, app, identity, session, ids.message_id, request)),
+      ...(await rate(rt, app, identity, { ...ids, rating: () => rating })),
     };
   },
   async $default(_rt, _app, event) {
@@ -227,6 +216,10 @@ function connected(event: WebSocketEvent): WebSocketResult {
     : { statusCode: 200 };
 }
 
+/** Frames are counted; connecting and leaving are not frames. */
+const isFrame = (event: WebSocketEvent) =>
+  event.requestContext.routeKey !== '$connect' && event.requestContext.routeKey !== '$disconnect';
+
 /**
  * The WebSocket API's Lambda handler, routed on `requestContext.routeKey`. Each frame is counted
  * against its connection's and its user's rate limits before its route runs. A route's answer (or
@@ -234,29 +227,33 @@ function connected(event: WebSocketEvent): WebSocketResult {
  */
 export function createWebSocketHandler(app: Switchboard, runtime?: Runtime) {
   const rt = lazyRuntime('ws', runtime);
-  const handler = middy<WebSocketEvent, WebSocketResult, Error, Context>().handler(async (event) => {
-    const routeKey = event.requestContext.routeKey;
-    addLogKeys({ connectionId: event.requestContext.connectionId });
-    const route = ROUTES[routeKey as keyof typeof ROUTES] ?? ROUTES.$default;
-    try {
-      await jsonSchemasReady();
-      const identity = await identify(rt(), event.requestContext.authorizer, app.resolveContext);
-      // Every frame is counted, a malformed one too; connecting and leaving are not frames.
-      if (routeKey !== '$connect' && routeKey !== '$disconnect')
-        await limitFrame(rt(), event.requestContext.connectionId, identity);
-      const frame = await route(rt(), app, event, identity);
+  return pipeline<WebSocketEvent, WebSocketResult>(
+    [
+      telemetry(rt, (event) => ({ connectionId: event.requestContext.connectionId })),
+      errors((error, event) => {
+        // A refused connection has no body to carry the error: the upgrade's status says it.
+        if (event.requestContext.routeKey === '$connect')
+          return { statusCode: asSwitchboardError(error, rt().logger).status };
+        let requestId: string | undefined;
+        try {
+          requestId = bodyOf(event).requestId;
+        } catch {}
+        const options = { maskServerErrors: app.maskServerErrors };
+        return { statusCode: 200, body: JSON.stringify(errorFrame(error, rt().logger, requestId, options)) };
+      }),
+      schemas,
+      identify(rt, app),
+      // Every frame is counted, a malformed one too.
+      rateLimit(rt, (r, event, caller) =>
+        isFrame(event) ? limitFrame(r, event.requestContext.connectionId, caller) : undefined,
+      ),
+    ],
+    async (event) => {
+      const routeKey = event.requestContext.routeKey;
+      const route = ROUTES[routeKey as keyof typeof ROUTES] ?? ROUTES.$default;
+      const frame = await route(rt(), app, event, callerOf(event));
       if (routeKey === '$connect') return connected(event);
       return frame === undefined ? { statusCode: 200 } : { statusCode: 200, body: JSON.stringify(frame) };
-    } catch (error) {
-      // A refused connection has no body to carry the error: the upgrade's status says it.
-      if (routeKey === '$connect') return { statusCode: asSwitchboardError(error, rt().logger).status };
-      let requestId: string | undefined;
-      try {
-        requestId = bodyOf(event).requestId;
-      } catch {}
-      const options = { maskServerErrors: app.maskServerErrors };
-      return { statusCode: 200, body: JSON.stringify(errorFrame(error, rt().logger, requestId, options)) };
-    }
-  });
-  return instrumentHandler(rt, handler);
+    },
+  );
 }

@@ -77,9 +77,9 @@ export async function cancelSession(rt: Runtime, identity: Identity, sessionId: 
       { status: 'cancelled', actor: identity.user, channel: 'api' },
       { now: rt.clock(), mustBeLive: false, from: action.status },
     );
-    if (!decided) continue;
+    if (!decided.decided) continue;
     withdrawn.push(action.actionId);
-    events.push(pauseResolved(session, decided, rt.clock()));
+    events.push(pauseResolved(session, decided.action, rt.clock()));
   }
   if (withdrawn.length === 0)
     throw new SessionConflictError(

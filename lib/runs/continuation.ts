@@ -53,10 +53,10 @@ export async function decideLeftBehind(
       { status: host ? 'superseded' : 'cancelled', actor: 'system', channel: 'system', decidedBy: runId },
       { now: rt.clock(), mustBeLive: false, from: action.status },
     );
-    if (!done) continue;
-    decided.push(done);
+    if (!done.decided) continue;
+    decided.push(done.action);
     // A queued host call was never announced as opened: its end is not announced either.
-    if (action.status === 'pending') events.push(pauseResolved(session, done, rt.clock()));
+    if (action.status === 'pending') events.push(pauseResolved(session, done.action, rt.clock()));
   }
   return { decided, events };
 }
@@ -179,7 +179,7 @@ async function decideAndQueue(
       { status: 'resolved', resolution, actor: identity.user, channel: 'api', decidedBy: record.runId },
       { now, mustBeLive: true },
     );
-    if (!won) {
+    if (!won.decided) {
       await enqueue(rt, {
         v: 1,
         kind: 'resolve',
@@ -187,9 +187,10 @@ async function decideAndQueue(
         runId: record.runId,
         requestId,
       });
-      throw notPending((await getAction(rt, session.sessionId, action.actionId)) ?? action, now);
+      // The request as the refused decision found it: someone else decided it, or it lapsed.
+      throw notPending(won.action ?? action, now);
     }
-    decided = won;
+    decided = won.action;
     // Like a message's, the context is the session's from now on, once the continuation is applied (a
     // refused one stores nothing). A retry past the decision does not set it again: a later message
     // may have replaced it meanwhile; its own turn has it on the run either way.

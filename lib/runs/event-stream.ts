@@ -8,8 +8,10 @@ import { Audience } from '../transport/index.ts';
 const RUNTIME_EVENT = /^(session|user|messages)\.|^action\.resolved$/;
 
 /**
- * One turn's writer of the session's event log, one flush window at a time: the events of a window
- * (`stream.coalesceMs`, from its first event) are stored as one item, then sent to each connection
+ * One turn's writer of the session's event log, one flush window at a time. The agent's first event
+ * of a run, and any after `stream.coalesceMs` of its silence, is stored and sent at once: a person
+ * sees the answer start as soon as the agent produced it. The events that follow within the window
+ * (`stream.coalesceMs`, from the first of them) are stored as one item, then sent to each connection
  * as one frame. Text within a window that belongs to one message becomes one delta event. A window
  * is sent only once it is stored, so a host never sees an event the log could lose in a crash.
  * Stores follow one another (the next waits for the one before, which may be a fence), and windows
@@ -31,6 +33,8 @@ export class EventStream {
   /** This writer, in its items' marks and blob keys: a retry of its own put is told from a rival's. */
   readonly #writer = crypto.randomUUID();
   #firstEventAt: number | undefined;
+  /** When the agent's last event was gathered: one after a quiet window is sent at once. */
+  #lastAgentEventAt: number | undefined;
 
   constructor(
     private readonly rt: Runtime,
@@ -41,6 +45,8 @@ export class EventStream {
   ) {
     this.#seq = lastSeq;
     this.#audience = new Audience(rt, sessionId);
+    // Who to send to is read while the agent starts, so that its first event waits for no read.
+    this.#audience.prefetch();
   }
 
   /** When the agent's first event (or piece of text) was gathered, in epoch ms; undefined before it. */
@@ -56,14 +62,14 @@ export class EventStream {
     this.#textMessageId = messageId;
     this.#text += text;
     if (this.#text.length >= this.rt.settings.stream.maxDeltaChars) this.#closeText();
-    this.#schedule();
+    this.#schedule(true);
   }
 
   /** Appends one event (after any text gathered before it), to be stored and sent with its window. */
   append<T extends SessionEventType>(type: T, data: SessionEventData<T>): void {
     this.#closeText();
     this.#push(type, data);
-    this.#schedule();
+    this.#schedule(!RUNTIME_EVENT.test(type));
   }
 
   /**
@@ -120,9 +126,22 @@ export class EventStream {
     });
   }
 
-  #schedule(): void {
+  /**
+   * Opens a window for what was just gathered, or sends it at once: the agent's event that follows
+   * `coalesceMs` of its silence (its first of the run included) opens no window, so the answer's
+   * start waits for one store and one post, not for a window. The runtime's own events (the turn's
+   * status, the user's message) keep to windows and do not count as the agent's.
+   */
+  #schedule(byAgent: boolean): void {
     const { coalesceMs } = this.rt.settings.stream;
-    if (coalesceMs === 0) this.#flush(false);
+    let quiet = false;
+    if (byAgent) {
+      const now = this.rt.clock();
+      quiet = this.#lastAgentEventAt === undefined || now - this.#lastAgentEventAt >= coalesceMs;
+      this.#lastAgentEventAt = now;
+    }
+    // A window the runtime's events opened is sent with the agent's first event, not after it.
+    if (coalesceMs === 0 || quiet) this.#flush(false);
     else this.#timer ??= setTimeout(() => this.#flush(false), coalesceMs);
   }
 

@@ -5,7 +5,7 @@ import { AgentUnavailableError, FencedError, MissingItemError, RetryLaterError }
 import { publishEvents, turnFailed } from '../events/index.ts';
 import {
   type CancelReason,
-  claimRun,
+  claimRunOrFind,
   deleteBlobs,
   finishRun,
   getRun,
@@ -47,8 +47,10 @@ export async function runTurn(
   options: RunTurnOptions = {},
 ): Promise<void> {
   const log = rt.logger.createChild({ persistentKeys: { sessionId: job.sessionId, runId: job.runId } });
-  if (!(await claimRun(rt, job, workerId, rt.clock()))) {
-    const run = await getRun(rt, job.sessionId, job.runId);
+  const claim = await claimRunOrFind(rt, job, workerId, rt.clock());
+  if (!claim.claimed) {
+    // The run as the refused claim found it (none: there is no such run).
+    const { run } = claim;
     if (run?.status !== 'running') {
       log.info('Job for a run that is not queued: nothing to do', { status: run?.status });
       // Its worker may have ended it and died before counting its cost: counted now, once.

@@ -1,12 +1,18 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
+import { announceExpiring, answer, decide, promote } from './action-machine.ts';
 import { dueBucket, INDEXES, keys, prefixes, ttlAt } from './keys.ts';
-import { decodeJson, encodeJson, isConditionFailure, queryAll } from './table.ts';
+import {
+  applyTransition,
+  decodeJson,
+  encodeJson,
+  queryAll,
+  transitionUpdate,
+  type Written,
+} from './table.ts';
+import type { ActionStatus } from './types.ts';
 
 const ACTION_JSON = ['action', 'resolution'] as const;
-
-/** Where a request the turn waits on is. `queued` host calls are handed over one at a time. */
-export type ActionStatus = 'pending' | 'queued' | 'resolved' | 'cancelled' | 'expired' | 'superseded';
 
 /** What the turn waits on: an approval, a question, a client tool or a host tool call. */
 export interface ActionRecord {
@@ -113,10 +119,17 @@ export interface Decision {
   decidedBy?: string;
 }
 
+/** A decision's outcome: decided by this call (a retry of it included), or refused. */
+type Decided = { decided: true; action: ActionRecord } | { decided: false; action?: ActionRecord };
+
+/** The request as a write left it or, refused, found it (none: there is no such request). */
+const actionOf = ({ item }: Written) => (item ? decodeJson<ActionRecord>(item, ACTION_JSON) : undefined);
+
 /**
- * Decides an open request: one conditional write on `status = pending` (and, for an answer, on the
- * request not having lapsed), so of two answers, or an answer and the sweep, exactly one wins.
- * Returns the decided record, or undefined when someone else decided it first.
+ * Decides an open request: one conditional write on its status being `from` (default `pending`)
+ * and, for an answer (`mustBeLive`), on the request not having lapsed, so of two answers, or an
+ * answer and the sweep, exactly one wins. Returns whether it was decided by this call (a retry of
+ * it included), and the request as it is now: decided, or as the refused decision found it.
  */
 export async function decideAction(
   rt: Runtime,
@@ -124,58 +137,43 @@ export async function decideAction(
   actionId: string,
   decision: Decision,
   options: { now: number; mustBeLive: boolean; from?: ActionStatus },
-): Promise<ActionRecord | undefined> {
-  try {
-    const { Attributes } = await rt.db.send(
-      new UpdateCommand({
-        TableName: rt.table,
-        Key: keys.action(sessionId, actionId),
-        UpdateExpression:
-          'SET #status = :status, resolution = :resolution, actor = :actor, channel = :channel, expired = :expired, resolvedAt = :at, decidedBy = :by REMOVE gsi1pk, gsi1sk',
-        // Or this very decision, applied already: the SDK retries a call whose answer was lost.
-        ConditionExpression: `(${options.mustBeLive ? '#status = :from AND expiresAt > :now' : '#status = :from'}) OR (#status = :status AND resolvedAt = :at AND actor = :actor)`,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':status': decision.status,
-          ':resolution': decision.resolution ? JSON.stringify(decision.resolution) : null,
-          ':actor': decision.actor,
-          ':channel': decision.channel,
-          ':expired': decision.expired ?? false,
-          ':at': new Date(options.now).toISOString(),
-          ':by': decision.decidedBy ?? null,
-          ':from': options.from ?? 'pending',
-          ...(options.mustBeLive && { ':now': options.now }),
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    // A queued host call withdrawn before it was handed over was never counted as opened.
-    if ((options.from ?? 'pending') === 'pending')
-      rt.metrics.add(decision.expired ? 'PendingActionsExpired' : 'PendingActionsResolved', 1);
-    return decodeJson<ActionRecord>(Attributes ?? {}, ACTION_JSON);
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+): Promise<Decided> {
+  const from = options.from ?? 'pending';
+  const written = await applyTransition(
+    rt,
+    options.mustBeLive ? answer : decide,
+    keys.action(sessionId, actionId),
+    {
+      resolution: decision.resolution ? JSON.stringify(decision.resolution) : null,
+      actor: decision.actor,
+      channel: decision.channel,
+      expired: decision.expired ?? false,
+      resolvedAt: new Date(options.now).toISOString(),
+      decidedBy: decision.decidedBy ?? null,
+      now: options.now,
+    },
+    { to: decision.status, from: [from] },
+  );
+  // A queued host call withdrawn before it was handed over was never counted as opened.
+  if (written.applied && from === 'pending')
+    rt.metrics.add(decision.expired ? 'PendingActionsExpired' : 'PendingActionsResolved', 1);
+  // Applied, the write answered the decided request (ALL_NEW).
+  return { decided: written.applied, action: actionOf(written) } as Decided;
 }
 
-/** Hands over the next queued host call: queued → pending, with its own expiry. */
+/**
+ * Hands over the next queued host call: queued → pending, with its own expiry. A call no longer
+ * queued (withdrawn meanwhile) fails the write: DynamoDB's ConditionalCheckFailedException.
+ */
 export async function promoteAction(rt: Runtime, action: ActionRecord, expiresAt: number): Promise<void> {
   await rt.db.send(
     new UpdateCommand({
       TableName: rt.table,
-      Key: keys.action(action.sessionId, action.actionId),
-      UpdateExpression: 'SET #status = :pending, expiresAt = :exp, gsi1pk = :pk, gsi1sk = :sk',
-      // Or this very hand-over, applied already: the SDK retries a call whose answer was lost.
-      ConditionExpression: '#status = :queued OR (#status = :pending AND expiresAt = :exp)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':pending': 'pending',
-        ':queued': 'queued',
-        ':exp': expiresAt,
-        ':pk': dueBucket('act', expiresAt),
-        ':sk': `${expiresAt}#${action.sessionId}#${action.actionId}`,
-      },
+      ...transitionUpdate(promote, keys.action(action.sessionId, action.actionId), {
+        expiresAt,
+        gsi1pk: dueBucket('act', expiresAt),
+        gsi1sk: `${expiresAt}#${action.sessionId}#${action.actionId}`,
+      }),
     }),
   );
   rt.metrics.add('PendingActionsOpened', 1);
@@ -236,27 +234,14 @@ export async function markExpiringAnnounced(
   action: Pick<ActionRecord, 'sessionId' | 'actionId' | 'expiresAt'>,
   now: number,
 ): Promise<ActionRecord | undefined> {
-  try {
-    const { Attributes } = await rt.db.send(
-      new UpdateCommand({
-        TableName: rt.table,
-        Key: keys.action(action.sessionId, action.actionId),
-        UpdateExpression: 'SET expiringAnnouncedAt = :at',
-        // Or this very mark, written already: the SDK retries a call whose answer was lost.
-        ConditionExpression:
-          '#status = :pending AND expiresAt = :exp AND (attribute_not_exists(expiringAnnouncedAt) OR expiringAnnouncedAt = :at)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':at': new Date(now).toISOString(),
-          ':pending': 'pending',
-          ':exp': action.expiresAt,
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return decodeJson<ActionRecord>(Attributes ?? {}, ACTION_JSON);
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const written = await applyTransition(
+    rt,
+    announceExpiring,
+    keys.action(action.sessionId, action.actionId),
+    {
+      expiringAnnouncedAt: new Date(now).toISOString(),
+      expiresAt: action.expiresAt,
+    },
+  );
+  return written.applied ? actionOf(written) : undefined;
 }

@@ -1,6 +1,5 @@
 export {
   type ActionRecord,
-  type ActionStatus,
   actionsDueBy,
   type Decision,
   decideAction,
@@ -75,6 +74,9 @@ export { type RetainedKind, retentionDays, retentionTtl } from './retention.ts';
 export {
   abandonQueuedRun,
   cancelRequestsOf,
+  claimRun,
+  claimRunOrFind,
+  finishRun,
   postponeRun,
   renewLease,
   requestCancel,
@@ -84,16 +86,13 @@ export {
 } from './run-transitions.ts';
 export {
   type CancelReason,
-  claimRun,
   dueRuns,
-  finishRun,
   getRun,
   putRun,
   REQUEUE_AFTER_MS,
   type RunKind,
   type RunOutcome,
   type RunRecord,
-  type RunStatus,
 } from './runs.ts';
 export {
   deletePartition,
@@ -110,3 +109,4 @@ export {
 export { addSessionSpend, daySpend, putDaySpend, REMEMBERED_RUNS } from './spend.ts';
 export { deleteSuspension, getSuspension, putSuspension, type SuspensionRecord } from './suspensions.ts';
 export { BATCH_WRITE_ATTEMPTS, batchWrite, isConditionFailure, queryAll, strip } from './table.ts';
+export type { ActionStatus, RunStatus, Transition } from './types.ts';

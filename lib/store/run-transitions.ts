@@ -1,37 +1,91 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
 import { keys } from './keys.ts';
-import { type CancelReason, dueIndex, RUN_JSON, type RunRecord } from './runs.ts';
-import { batchGet, decodeJson, isConditionFailure, updateIf } from './table.ts';
+import {
+  abandon,
+  cancel,
+  claim,
+  finish,
+  interrupt,
+  postpone,
+  renew,
+  requeue,
+  steer,
+  takeOver,
+} from './run-machine.ts';
+import { type CancelReason, dueIndex, RUN_JSON, type RunOutcome, type RunRecord } from './runs.ts';
+import { applyTransition, batchGet, decodeJson, type Written } from './table.ts';
 
 /*
- * The transitions of a run after it was queued, each one conditional write on the run item:
- * stopping it, its lease, a takeover, steering, and the sweep's bookkeeping.
+ * The transitions of a run after it was queued (run-machine.ts lists them), each one conditional
+ * write on the run item: its claim and outcome, stopping it, its lease, a takeover, steering, and
+ * the sweep's bookkeeping.
  */
+
+type RunKey = Pick<RunRecord, 'sessionId' | 'runId'>;
+const runKey = (run: RunKey) => keys.run(run.sessionId, run.runId);
+const at = (now: number) => new Date(now).toISOString();
+
+/** The run as a write left it or, refused, found it (none: there is no such run). */
+const runOf = ({ item }: Written) => (item ? decodeJson<RunRecord>(item, RUN_JSON) : undefined);
+
+/**
+ * Claims a queued run for one worker with a lease. Exactly one claim succeeds; the others (a
+ * redelivered job, a second worker) learn why from the run as their refused claim found it.
+ */
+export async function claimRunOrFind(
+  rt: Runtime,
+  run: RunKey,
+  owner: string,
+  now: number,
+): Promise<{ claimed: boolean; run?: RunRecord }> {
+  const written = await applyTransition(rt, claim, runKey(run), {
+    startedAt: at(now),
+    leaseOwner: owner,
+    leaseExpiresAt: now + rt.settings.runs.leaseMs,
+  });
+  return { claimed: written.applied, run: runOf(written) };
+}
+
+/** {@link claimRunOrFind}, only whether it was claimed. */
+export async function claimRun(rt: Runtime, run: RunKey, owner: string, now: number): Promise<boolean> {
+  return (await claimRunOrFind(rt, run, owner, now)).claimed;
+}
+
+/**
+ * Closes a run. The condition on the lease owner is the fence: a worker that lost its lease
+ * cannot overwrite the outcome another one wrote. Returns false when fenced off.
+ */
+export async function finishRun(
+  rt: Runtime,
+  run: RunKey,
+  owner: string,
+  outcome: RunOutcome,
+  now: number,
+): Promise<boolean> {
+  const written = await applyTransition(
+    rt,
+    finish,
+    runKey(run),
+    {
+      stopReason: outcome.stopReason,
+      endedAt: at(now),
+      error: outcome.error ?? null,
+      usage: outcome.usage ? JSON.stringify(outcome.usage) : null,
+      leaseOwner: owner,
+    },
+    { to: outcome.status },
+  );
+  return written.applied;
+}
 
 /** Asks the worker of a queued or running run to stop it. Returns the run, or undefined when it already ended. */
 export async function requestCancel(
   rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
+  run: RunKey,
   reason: CancelReason,
 ): Promise<RunRecord | undefined> {
-  try {
-    const { Attributes } = await rt.db.send(
-      new UpdateCommand({
-        TableName: rt.table,
-        Key: keys.run(run.sessionId, run.runId),
-        UpdateExpression: 'SET cancelRequested = :reason',
-        ConditionExpression: '#status IN (:queued, :running)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':reason': reason, ':queued': 'queued', ':running': 'running' },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return Attributes ? decodeJson<RunRecord>(Attributes, RUN_JSON) : undefined;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const written = await applyTransition(rt, cancel, runKey(run), { cancelRequested: reason });
+  return written.applied ? runOf(written) : undefined;
 }
 
 /**
@@ -40,19 +94,12 @@ export async function requestCancel(
  * else already stopped is left as it is, and a retry of the same interrupt finds its own mark.
  * Returns whether the run is now marked as interrupted by `by`.
  */
-export async function requestInterrupt(
-  rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
-  by: string,
-): Promise<boolean> {
-  return updateIf(rt, {
-    Key: keys.run(run.sessionId, run.runId),
-    UpdateExpression: 'SET cancelRequested = :reason, interruptedBy = :by',
-    ConditionExpression:
-      '#status IN (:queued, :running) AND (attribute_not_exists(cancelRequested) OR interruptedBy = :by)',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':reason': 'user', ':by': by, ':queued': 'queued', ':running': 'running' },
+export async function requestInterrupt(rt: Runtime, run: RunKey, by: string): Promise<boolean> {
+  const written = await applyTransition(rt, interrupt, runKey(run), {
+    cancelRequested: 'user',
+    interruptedBy: by,
   });
+  return written.applied;
 }
 
 /**
@@ -62,32 +109,17 @@ export async function requestInterrupt(
  */
 export async function renewLease(
   rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
+  run: RunKey,
   owner: string,
   now: number,
 ): Promise<{ cancelRequested?: CancelReason } | undefined> {
-  try {
-    const { Attributes } = await rt.db.send(
-      new UpdateCommand({
-        TableName: rt.table,
-        Key: keys.run(run.sessionId, run.runId),
-        UpdateExpression: 'SET leaseExpiresAt = :exp',
-        ConditionExpression: 'leaseOwner = :owner AND #status = :running',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':exp': now + rt.settings.runs.leaseMs,
-          ':owner': owner,
-          ':running': 'running',
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    const cancelRequested = Attributes?.cancelRequested as CancelReason | undefined;
-    return cancelRequested ? { cancelRequested } : {};
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const written = await applyTransition(rt, renew, runKey(run), {
+    leaseExpiresAt: now + rt.settings.runs.leaseMs,
+    leaseOwner: owner,
+  });
+  if (!written.applied) return undefined;
+  const cancelRequested = written.item?.cancelRequested as CancelReason | undefined;
+  return cancelRequested ? { cancelRequested } : {};
 }
 
 /**
@@ -98,14 +130,10 @@ export async function renewLease(
  */
 export async function cancelRequestsOf(
   rt: Runtime,
-  runs: readonly Pick<RunRecord, 'sessionId' | 'runId'>[],
+  runs: readonly RunKey[],
 ): Promise<Map<string, CancelReason>> {
   const found = new Map<string, CancelReason>();
-  const { items } = await batchGet(
-    rt,
-    runs.map((run) => keys.run(run.sessionId, run.runId)),
-    'runId, cancelRequested',
-  );
+  const { items } = await batchGet(rt, runs.map(runKey), 'runId, cancelRequested');
   for (const item of items) {
     if (item.cancelRequested) found.set(String(item.runId), item.cancelRequested as CancelReason);
   }
@@ -117,99 +145,45 @@ export async function cancelRequestsOf(
  * conditional write, so of two deliveries only one takes it. The new owner closes it; it never
  * runs the agent again.
  */
-export async function takeOverRun(
-  rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
-  owner: string,
-  now: number,
-): Promise<boolean> {
-  return updateIf(rt, {
-    Key: keys.run(run.sessionId, run.runId),
-    UpdateExpression: 'SET leaseOwner = :owner, leaseExpiresAt = :exp',
-    // Or this very take-over, applied already: the SDK retries a call whose answer was lost.
-    ConditionExpression:
-      '#status = :running AND (leaseExpiresAt < :now OR (leaseOwner = :owner AND leaseExpiresAt = :exp))',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: {
-      ':owner': owner,
-      ':exp': now + rt.settings.runs.leaseMs,
-      ':running': 'running',
-      ':now': now,
-    },
+export async function takeOverRun(rt: Runtime, run: RunKey, owner: string, now: number): Promise<boolean> {
+  const written = await applyTransition(rt, takeOver, runKey(run), {
+    leaseOwner: owner,
+    leaseExpiresAt: now + rt.settings.runs.leaseMs,
+    now,
   });
+  return written.applied;
 }
 
 /**
  * Moves a still-queued run's next check later (after the sweep queued it again), and with
- * `requeues` records how often it was queued again. A count is set, not added, so that a call the
- * SDK sends twice (its first answer lost) counts once.
+ * `requeues` records how often it was queued again (see the `requeue` transition).
  */
 export async function postponeRun(
   rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
+  run: RunKey,
   due: number,
   options: { requeues?: number } = {},
 ): Promise<boolean> {
   const index = dueIndex(run, due);
-  const counted = options.requeues !== undefined;
-  return updateIf(rt, {
-    Key: keys.run(run.sessionId, run.runId),
-    UpdateExpression: counted
-      ? 'SET gsi1pk = :pk, gsi1sk = :sk, requeues = :n'
-      : 'SET gsi1pk = :pk, gsi1sk = :sk',
-    ConditionExpression: counted
-      ? '#status = :queued AND (attribute_not_exists(requeues) OR requeues <= :n)'
-      : '#status = :queued',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: {
-      ':queued': 'queued',
-      ':pk': index.gsi1pk,
-      ':sk': index.gsi1sk,
-      ...(counted && { ':n': options.requeues }),
-    },
-  });
+  const written =
+    options.requeues === undefined
+      ? await applyTransition(rt, postpone, runKey(run), index)
+      : await applyTransition(rt, requeue, runKey(run), { ...index, requeues: options.requeues });
+  return written.applied;
 }
 
 /** Hands a queued steering message to the running turn: queued → steered, one conditional write. */
-export async function steerRun(
-  rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
-  into: string,
-  now: number,
-): Promise<boolean> {
-  return updateIf(rt, {
-    Key: keys.run(run.sessionId, run.runId),
-    UpdateExpression: 'SET #status = :steered, steeredInto = :into, endedAt = :at REMOVE gsi1pk, gsi1sk',
-    // Or this very hand-over, applied already: the SDK retries a call whose answer was lost.
-    ConditionExpression:
-      '#status = :queued OR (#status = :steered AND steeredInto = :into AND endedAt = :at)',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: {
-      ':steered': 'steered',
-      ':queued': 'queued',
-      ':into': into,
-      ':at': new Date(now).toISOString(),
-    },
-  });
+export async function steerRun(rt: Runtime, run: RunKey, into: string, now: number): Promise<boolean> {
+  const written = await applyTransition(rt, steer, runKey(run), { steeredInto: into, endedAt: at(now) });
+  return written.applied;
 }
 
 /** Gives up on a queued run that was queued again and again (its job keeps failing before any claim). */
-export async function abandonQueuedRun(
-  rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
-  now: number,
-): Promise<boolean> {
-  return updateIf(rt, {
-    Key: keys.run(run.sessionId, run.runId),
-    UpdateExpression:
-      'SET #status = :error, stopReason = :error, endedAt = :at, #error = :why REMOVE gsi1pk, gsi1sk',
-    ConditionExpression: '#status = :queued OR (#status = :error AND endedAt = :at)',
-    ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-    ExpressionAttributeValues: {
-      ':error': 'error',
-      ':queued': 'queued',
-      ':at': new Date(now).toISOString(),
-      ':why': { code: 'job_lost', message: 'The run could not be started.' },
-    },
+export async function abandonQueuedRun(rt: Runtime, run: RunKey, now: number): Promise<boolean> {
+  const written = await applyTransition(rt, abandon, runKey(run), {
+    stopReason: 'error',
+    endedAt: at(now),
+    error: { code: 'job_lost', message: 'The run could not be started.' },
   });
+  return written.applied;
 }

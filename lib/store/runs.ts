@@ -5,22 +5,12 @@ import type { HostContext } from '../contract/index.ts';
 import { dueBucket, INDEXES, keys } from './keys.ts';
 import type { StoredAttachment } from './messages.ts';
 import { retentionTtl } from './retention.ts';
-import { decodeJson, encodeJson, isConditionFailure, queryAll, updateIf } from './table.ts';
+import type { finish } from './run-machine.ts';
+import { decodeJson, encodeJson, isConditionFailure, queryAll } from './table.ts';
+import type { RunStatus } from './types.ts';
 
 /** Run fields stored as JSON text. */
 export const RUN_JSON = ['usage', 'attachments', 'context', 'hostContext'] as const;
-
-/** Where a run is: queued by the API, running in a worker, or ended. */
-export type RunStatus =
-  | 'queued'
-  | 'running'
-  | 'completed'
-  | 'requires_action'
-  | 'error'
-  | 'cancelled'
-  | 'incomplete'
-  /** Taken as steering by the turn that was running when it arrived. */
-  | 'steered';
 
 /** A run: one turn of a session, from the message that started it to its outcome. */
 export interface RunRecord {
@@ -125,34 +115,6 @@ export async function getRun(rt: Runtime, sessionId: string, runId: string): Pro
   return Item ? decodeJson<RunRecord>(Item, RUN_JSON) : undefined;
 }
 
-/**
- * Claims a queued run for one worker with a lease. Exactly one claim succeeds; the others (a
- * redelivered job, a second worker) get false and read the run to learn why.
- */
-export async function claimRun(
-  rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
-  owner: string,
-  now: number,
-): Promise<boolean> {
-  return updateIf(rt, {
-    Key: keys.run(run.sessionId, run.runId),
-    UpdateExpression:
-      'SET #status = :running, startedAt = :at, leaseOwner = :owner, leaseExpiresAt = :exp REMOVE gsi1pk, gsi1sk',
-    // Or this very claim, applied already: the SDK retries a call whose answer was lost.
-    ConditionExpression:
-      '#status = :queued OR (#status = :running AND leaseOwner = :owner AND startedAt = :at)',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: {
-      ':running': 'running',
-      ':queued': 'queued',
-      ':at': new Date(now).toISOString(),
-      ':owner': owner,
-      ':exp': now + rt.settings.runs.leaseMs,
-    },
-  });
-}
-
 /** What a run does: a message, an answer, a lapse, withdrawing open requests, deleting the session. */
 export type RunKind = 'turn' | 'resolve' | 'lapse' | 'withdraw' | 'delete';
 
@@ -161,39 +123,8 @@ export type CancelReason = 'user' | 'deleted' | 'shutdown' | 'lease_lost';
 
 /** The outcome of a run, written once by the worker that holds its lease. */
 export interface RunOutcome {
-  status: Exclude<RunStatus, 'queued' | 'running'>;
+  status: (typeof finish.to)[number];
   stopReason: StopReason;
   error?: { code: string; message: string };
   usage?: Usage;
-}
-
-/**
- * Closes a run. The condition on the lease owner is the fence: a worker that lost its lease
- * cannot overwrite the outcome another one wrote. Returns false when fenced off.
- */
-export async function finishRun(
-  rt: Runtime,
-  run: Pick<RunRecord, 'sessionId' | 'runId'>,
-  owner: string,
-  outcome: RunOutcome,
-  now: number,
-): Promise<boolean> {
-  return updateIf(rt, {
-    Key: keys.run(run.sessionId, run.runId),
-    UpdateExpression:
-      'SET #status = :status, stopReason = :stop, endedAt = :at, #error = :error, #usage = :usage REMOVE leaseExpiresAt',
-    // Or this very outcome, written already: the SDK retries a call whose answer was lost.
-    ConditionExpression:
-      'leaseOwner = :owner AND (#status = :running OR (#status = :status AND endedAt = :at))',
-    ExpressionAttributeNames: { '#status': 'status', '#error': 'error', '#usage': 'usage' },
-    ExpressionAttributeValues: {
-      ':status': outcome.status,
-      ':stop': outcome.stopReason,
-      ':at': new Date(now).toISOString(),
-      ':error': outcome.error ?? null,
-      ':usage': outcome.usage ? JSON.stringify(outcome.usage) : null,
-      ':owner': owner,
-      ':running': 'running',
-    },
-  });
 }

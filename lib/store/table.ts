@@ -7,8 +7,10 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Runtime } from '../config/index.ts';
 import { UnprocessedItemsError } from '../errors/index.ts';
+import type { Transition } from './types.ts';
 
 /** How often a batch write's unprocessed items are sent again before the caller is told to retry. */
 export const BATCH_WRITE_ATTEMPTS = 8;
@@ -124,16 +126,84 @@ export function decodeJson<T>(item: Record<string, unknown>, fields: readonly st
   return out as T;
 }
 
+/** What a conditional write did, and the item: as it left it (applied), or as it found it (refused). */
+export interface Written {
+  applied: boolean;
+  /** Absent when the write was refused because there was no item. */
+  item?: Record<string, unknown>;
+}
+
 /**
- * One conditional UpdateItem: true when it was applied, false when its condition did not hold
- * (the state change was someone else's to make). Every state change of a run goes through here.
+ * One conditional UpdateItem. A refused one tells the writer what it lost to without a read: it asks
+ * for the item as it was (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`), which DynamoDB hands
+ * back in the refusal, as DynamoDB JSON (the document client converts only answers).
  */
-export async function updateIf(rt: Runtime, input: Omit<UpdateCommandInput, 'TableName'>): Promise<boolean> {
+export async function conditionalUpdate(
+  rt: Runtime,
+  input: Omit<UpdateCommandInput, 'TableName'>,
+): Promise<Written> {
   try {
-    await rt.db.send(new UpdateCommand({ TableName: rt.table, ...input }));
-    return true;
+    const { Attributes } = await rt.db.send(new UpdateCommand({ TableName: rt.table, ...input }));
+    return { applied: true, item: Attributes };
   } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
+    if (!isConditionFailure(error)) throw error;
+    const found = (error as ConditionalCheckFailedException).Item;
+    return { applied: false, item: found && unmarshall(found) };
   }
+}
+
+/** One conditional UpdateItem: true when it was applied, false when its condition did not hold. */
+export async function updateIf(rt: Runtime, input: Omit<UpdateCommandInput, 'TableName'>): Promise<boolean> {
+  return (await conditionalUpdate(rt, input)).applied;
+}
+
+/**
+ * The UpdateItem of a {@link Transition}: sets the status it enters (`to`, default its first) and
+ * its attributes from `values`, removes what it removes, on the condition that the item is in one
+ * of the statuses it leaves (`from`, default all of them) and meets its guard, or that this very
+ * write was applied already (`again`). It answers the item as it left it or, refused, as it was.
+ * Every state change of a run and of a request is built here.
+ */
+export function transitionUpdate<S extends string, A extends string>(
+  transition: Transition<S, A>,
+  Key: Record<string, unknown>,
+  values: Record<NoInfer<A>, unknown> & Record<string, unknown>,
+  { to = transition.to?.[0], from = transition.from }: { to?: S; from?: readonly S[] } = {},
+): Omit<UpdateCommandInput, 'TableName'> {
+  const { set, remove, guard, again } = transition;
+  // A status it leaves is its own placeholder (`:queued`): no attribute is named as a status.
+  const known: Record<string, unknown> = { ...values, status: to };
+  for (const status of from) known[status] = status;
+  const equal = (names: readonly string[]) => names.map((name) => `#${name} = :${name}`);
+  const state = `#status IN (:${from.join(', :')})`;
+  const UpdateExpression = `SET ${equal(to ? ['status', ...set] : set)}${remove ? ` REMOVE ${remove}` : ''}`;
+  const ConditionExpression = `(${state}${guard ? ` AND (${guard})` : ''})${
+    again ? ` OR (${[to ? '#status = :status' : state, ...equal(again)].join(' AND ')})` : ''
+  }`;
+  const ExpressionAttributeNames: Record<string, string> = {};
+  const ExpressionAttributeValues: Record<string, unknown> = {};
+  for (const [token, name = ''] of (UpdateExpression + ConditionExpression).matchAll(/[#:](\w+)/g)) {
+    if (token[0] === '#') ExpressionAttributeNames[token] = name;
+    else ExpressionAttributeValues[token] = known[name];
+  }
+  return {
+    Key,
+    UpdateExpression,
+    ConditionExpression,
+    ExpressionAttributeNames,
+    ExpressionAttributeValues,
+    ReturnValues: 'ALL_NEW',
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+/** Applies a {@link Transition} (see {@link transitionUpdate}) to the item at `key`. */
+export function applyTransition<S extends string, A extends string>(
+  rt: Runtime,
+  transition: Transition<S, A>,
+  key: Record<string, unknown>,
+  values: Record<NoInfer<A>, unknown> & Record<string, unknown>,
+  change?: { to?: S; from?: readonly S[] },
+): Promise<Written> {
+  return conditionalUpdate(rt, transitionUpdate(transition, key, values, change));
 }

@@ -71,7 +71,7 @@ async function lapse(
     kind: deny ? 'resolve' : 'lapse',
     actionId: action.actionId,
   });
-  const won = await decideAction(
+  const decided = await decideAction(
     rt,
     session.sessionId,
     action.actionId,
@@ -87,7 +87,8 @@ async function lapse(
       : { status: 'expired', actor: 'system:timeout', channel: 'timeout', expired: true, decidedBy: runId },
     { now, mustBeLive: false },
   );
-  if (won) await publishEvents(rt, [pauseLapsed(session, won, rt.clock())]);
+  const won = decided.decided;
+  if (decided.decided) await publishEvents(rt, [pauseLapsed(session, decided.action, rt.clock())]);
   // Queued either way: a run whose decision lost the race closes itself without a word.
   await enqueue(rt, {
     v: 1,

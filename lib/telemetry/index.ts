@@ -1,5 +1,12 @@
-export { instrumentHandler, traced } from './invocation.ts';
-export { addLogKeys, ContextLogFormatter, type LogKeys, logKeys, withLogKeys } from './log-context.ts';
+export { openTrace, type Trace, traced } from './invocation.ts';
+export {
+  addLogKeys,
+  ContextLogFormatter,
+  enterLogKeys,
+  type LogKeys,
+  logKeys,
+  withLogKeys,
+} from './log-context.ts';
 export {
   DEFAULT_SERVICE_NAME,
   type EmfDocument,

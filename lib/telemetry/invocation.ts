@@ -1,9 +1,17 @@
-import type { Context } from 'aws-lambda';
 import type { Runtime } from '../config/index.ts';
-import { withLogKeys } from './log-context.ts';
 
 /** Runtimes whose AWS clients already record X-Ray subsegments. */
 const instrumented = new WeakSet<Runtime>();
+
+/** The tracer, loaded on first use, with the runtime's AWS clients recording subsegments. */
+async function tracerOf(rt: Runtime) {
+  const tracer = await import('./tracer.ts');
+  if (!instrumented.has(rt)) {
+    instrumented.add(rt);
+    rt.onClient(tracer.instrumentClient(rt.service));
+  }
+  return tracer;
+}
 
 /**
  * Runs `fn` in an X-Ray subsegment named `name` when the runtime traces (the construct's `tracing`
@@ -18,32 +26,23 @@ export async function traced<T>(
   metadata: Record<string, unknown> = {},
 ): Promise<T> {
   if (!rt.tracing) return fn();
-  const tracer = await import('./tracer.ts');
-  if (!instrumented.has(rt)) {
-    instrumented.add(rt);
-    rt.onClient(tracer.instrumentClient(rt.service));
-  }
-  return tracer.inSubsegment(rt.service, name, annotations, metadata, fn);
+  return (await tracerOf(rt)).inSubsegment(rt.service, name, annotations, metadata, fn);
+}
+
+/** Where {@link openTrace} leaves the function that closes its subsegment. */
+export interface Trace {
+  close?: (error?: unknown) => void;
 }
 
 /**
- * A Lambda handler with its telemetry: every log line it writes carries the invocation's request id
- * (and the ids it learns on the way, see `addLogKeys`), it runs in a subsegment when tracing is on,
- * and the metrics it recorded are published when it ends, however it ends.
+ * Opens an X-Ray subsegment `## handler` around the rest of an invocation when the runtime traces, and
+ * leaves in `trace` the function that closes it (with the error the invocation ended with, if any). The
+ * handler pipeline's `telemetry` middleware opens it before the handler and closes it after.
  */
-export function instrumentHandler<E, R>(
-  rt: () => Runtime,
-  handler: (event: E, context: Context) => Promise<R>,
-): (event: E, context: Context) => Promise<R> {
-  return (event, context) =>
-    withLogKeys({ function_request_id: context?.awsRequestId || undefined }, async () => {
-      const runtime = rt();
-      try {
-        return await traced(runtime, '## handler', { function_request_id: context?.awsRequestId }, () =>
-          handler(event, context),
-        );
-      } finally {
-        await runtime.metrics.flush();
-      }
-    });
+export async function openTrace(
+  rt: Runtime,
+  trace: Trace,
+  annotations: Record<string, string | undefined>,
+): Promise<void> {
+  if (rt.tracing) trace.close = (await tracerOf(rt)).openSubsegment(rt.service, '## handler', annotations);
 }

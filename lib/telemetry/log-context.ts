@@ -28,6 +28,14 @@ export function withLogKeys<T>(keys: LogKeys, fn: () => T): T {
   return current.run({ ...current.getStore(), ...withoutUndefined(keys) }, fn);
 }
 
+/**
+ * Starts the log scope of one invocation, for the rest of it: its keys alone, nothing of a scope the
+ * caller was in (a middleware cannot wrap the handler in {@link withLogKeys}, so it enters the scope).
+ */
+export function enterLogKeys(keys: LogKeys): void {
+  current.enterWith(withoutUndefined(keys));
+}
+
 /** Adds keys, learnt along the way (the session a message goes to, its agent), to the current request's lines. */
 export function addLogKeys(keys: LogKeys): void {
   const store = current.getStore();

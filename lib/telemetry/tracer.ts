@@ -52,3 +52,27 @@ export async function inSubsegment<T>(
     }
   }) as Promise<T>;
 }
+
+/**
+ * Opens a subsegment named `name` as the current segment and answers the function that closes it and
+ * makes its parent current again (Powertools' own middleware for middy does the same).
+ */
+export function openSubsegment(
+  service: string,
+  name: string,
+  annotations: Record<string, string | undefined>,
+): (error?: unknown) => void {
+  const t = tracerOf(service);
+  const parent = t.isTracingEnabled() ? t.getSegment() : undefined;
+  if (!parent) return () => {};
+  const subsegment = parent.addNewSubsegment(name);
+  for (const [key, value] of Object.entries(annotations)) {
+    if (value !== undefined) subsegment.addAnnotation(key, value);
+  }
+  t.setSegment(subsegment);
+  return (error) => {
+    if (error) subsegment.addError(error as Error);
+    subsegment.close();
+    t.setSegment(parent);
+  };
+}

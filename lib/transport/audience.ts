@@ -4,8 +4,8 @@ import { type EventFrame, forgetConnection, framesOf, pushFrames } from './push.
 
 /**
  * The connections a turn streams to, kept off the per-event path: the session's subscribers are
- * read (one strongly consistent Query) after the first window is stored, then at most every
- * `stream.subscriberRefreshMs`, and once more when the turn drains.
+ * read (one strongly consistent Query) when the run starts, while its agent starts ({@link prefetch}),
+ * then at most every `stream.subscriberRefreshMs`, and once more when the turn drains.
  *
  * Why a connection that joins mid-turn misses nothing: it subscribes, then replays the log. If the
  * read that first finds it is read r, it subscribed after read r − 1 was made, so its replay holds
@@ -28,6 +28,8 @@ export class Audience {
   /** Events stored since the last read of the subscribers: what a connection found new is sent. */
   #sinceRead: SessionEvent[] = [];
   #readAt = Number.NEGATIVE_INFINITY;
+  /** The read made before anything was stored ({@link prefetch}), until the first delivery applies it. */
+  #ahead: { read: Promise<Subscriber[] | undefined>; at: number } | undefined;
 
   constructor(
     private readonly rt: Runtime,
@@ -41,22 +43,28 @@ export class Audience {
    */
   async deliver(events: SessionEvent[], final: boolean): Promise<void> {
     this.#sinceRead.push(...events);
+    const ahead = this.#ahead;
+    this.#ahead = undefined;
+    let found = ahead && (await ahead.read);
+    // What a read made before this window was stored missed stays kept for the next read.
+    const keep = found !== undefined;
+    if (ahead && found) this.#readAt = ahead.at;
     const due =
       this.rt.clock() - this.#readAt >= this.rt.settings.stream.subscriberRefreshMs ||
       (final && this.#sinceRead.length > 0);
+    if (!found && due) {
+      found = await this.#readSubscribers(final ? FINAL_READ_ATTEMPTS : 1);
+      if (found) this.#readAt = this.rt.clock();
+    }
     let joined: Subscriber[] = [];
     let catchUp: SessionEvent[] = [];
-    if (due) {
-      const found = await this.#readSubscribers(final ? FINAL_READ_ATTEMPTS : 1);
-      if (found) {
-        this.#readAt = this.rt.clock();
-        const listed = new Set(found.map((s) => s.connectionId));
-        // A connection that left has no subscriber record any more: nothing more is sent to it.
-        for (const id of this.#queues.keys()) if (!listed.has(id)) this.#queues.delete(id);
-        joined = found.filter((s) => !this.#queues.has(s.connectionId) && !this.#gone.has(s.connectionId));
-        catchUp = this.#sinceRead;
-        this.#sinceRead = [];
-      }
+    if (found) {
+      const listed = new Set(found.map((s) => s.connectionId));
+      // A connection that left has no subscriber record any more: nothing more is sent to it.
+      for (const id of this.#queues.keys()) if (!listed.has(id)) this.#queues.delete(id);
+      joined = found.filter((s) => !this.#queues.has(s.connectionId) && !this.#gone.has(s.connectionId));
+      catchUp = this.#sinceRead;
+      if (!keep) this.#sinceRead = [];
     }
     if (events.length > 0) {
       const outgoing = { events, frames: framesOf(events) };
@@ -70,6 +78,17 @@ export class Audience {
       if (missed.length === catchUp.length && missed.length > 0) this.#post(connectionId, whole);
       else if (missed.length > 0) this.#post(connectionId, { events: missed, frames: framesOf(missed) });
     }
+  }
+
+  /**
+   * Reads the session's connections now, before anything is stored, so that the first window is
+   * sent as soon as it is stored instead of after a read. A connection that subscribes after this
+   * read is found by the next one, and the events stored since this read was made (all of them) are
+   * kept for it until then.
+   */
+  prefetch(): void {
+    if (this.#ahead || this.#readAt !== Number.NEGATIVE_INFINITY) return;
+    this.#ahead = { read: this.#readSubscribers(1), at: this.rt.clock() };
   }
 
   /**

@@ -120,6 +120,7 @@ export function readChatRequest(body: Json): PromptTurn {
     stream,
     includeUsage: isObject(body.stream_options) && body.stream_options.include_usage === true,
     ...(input && { input }),
+    priorCalls: called.size,
     tools,
     choice: toolChoiceOf(body, tools),
     parallel: flag(body, 'parallel_tool_calls', true),

@@ -16,11 +16,10 @@ import {
 } from './script.ts';
 import type { PlannedReply, PromptTurn, ToolChoice } from './types.ts';
 
-/** What the server keeps between requests: how often each rule answered, the calls made, the prompts seen. */
+/** What the server keeps between requests: how often each rule answered, the prompts seen. */
 export interface PlanState {
   script: CheckedScript;
   uses: number[];
-  calls: number;
   prompts: string[];
 }
 
@@ -105,8 +104,8 @@ export function planReply(turn: PromptTurn, state: PlanState): Planned {
     throw scriptError(
       `${who} makes ${calls.length} tool calls, and this request sets parallel_tool_calls to false.`,
     );
-  const planned = calls.map((call) => ({
-    id: call.id ?? `call_${++state.calls}`,
+  const planned = calls.map((call, i) => ({
+    id: call.id ?? `call_${turn.priorCalls + i + 1}`,
     name: call.name,
     arguments: argumentsText(call.arguments),
   }));

@@ -127,6 +127,7 @@ export function readResponsesRequest(body: Json): PromptTurn {
     stream: flag(body, 'stream', false),
     includeUsage: true,
     ...(input && { input }),
+    priorCalls: calls.size,
     tools,
     choice: toolChoiceOf(body, tools),
     parallel: flag(body, 'parallel_tool_calls', true),

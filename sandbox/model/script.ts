@@ -35,7 +35,10 @@ const ScriptToolCall = z
      * makes the model send arguments that are not JSON (`'{"amount": '`). Default `{}`.
      */
     arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).default({}),
-    /** The call's id. Default `call_N`, N counting the calls the server has made since it started (1, 2…). */
+    /**
+     * The call's id. Default `call_N`, N counting the tool calls of the conversation, this one included
+     * (the first call of a conversation is `call_1`, whatever else the server answered).
+     */
     id: z.string().min(1).optional(),
     /** The model calls a tool the request does not offer, on purpose (as a model may): not a script error. */
     unoffered: z.boolean().optional(),

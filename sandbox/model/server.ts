@@ -40,14 +40,22 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  if (res.headersSent || res.destroyed) return;
+  if (res.destroyed) return;
+  // A failure once a stream has begun ends it: the client sees a stream cut short.
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
 
-/** The API a path names, with or without the `/v1` a base URL ends with. */
+/** The API a path names: after `/v1` (OpenAI's base URL), `/openai/v1` or an Azure deployment's, or none. */
 function apiOf(method: string, path: string): Api | 'models' | undefined {
-  const route = path.replace(/^\/v1(?=\/)/, '').replace(/\/$/, '');
+  const route = path
+    .replace(/^\/openai\/deployments\/[^/]+(?=\/)/, '')
+    .replace(/^(\/openai)?\/v1(?=\/)/, '')
+    .replace(/\/$/, '');
   if (method === 'POST' && route === '/chat/completions') return 'chat';
   if (method === 'POST' && route === '/responses') return 'responses';
   if (method === 'GET' && route === '/models') return 'models';
@@ -103,7 +111,7 @@ function contextError(api: Api, tokens: number, limit: number): EndpointError {
  * ```
  */
 export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
-  const state: PlanState = { script: checkScript(options.script), uses: [], calls: 0, prompts: [] };
+  const state: PlanState = { script: checkScript(options.script), uses: [], prompts: [] };
   const requests: RecordedRequest[] = [];
   const disconnects: RecordedRequest[] = [];
   const scriptErrors: string[] = [];

@@ -19,6 +19,8 @@ export interface PromptTurn {
   includeUsage: boolean;
   /** The last user message or tool result. */
   input?: PromptInput;
+  /** How many tool calls the conversation holds already (the next call's id is `call_<that + 1>`). */
+  priorCalls: number;
   /** The names of the functions the request offers. */
   tools: string[];
   choice: ToolChoice;

@@ -82,7 +82,8 @@ describe("a pool that is full refuses before anything is done, and the client's 
       url: sandbox.url,
       wsUrl: sandbox.wsUrl,
       WebSocket: WebSocket as unknown as WebSocketConstructor,
-      retry: { attempts: 40, initialDelayMs: 10, maxDelayMs: 200 },
+      // As many attempts as it takes: on a loaded machine the pool of 4 stays full for seconds.
+      retry: { attempts: 1_000, initialDelayMs: 10, maxDelayMs: 200 },
       fetch: async (input, init) => {
         const res = await fetch(input, init as RequestInit);
         statuses.push(res.status);
@@ -98,7 +99,7 @@ describe("a pool that is full refuses before anything is done, and the client's 
       const sessions = ids.map((id) => client.session(id, { agentId: 'echo' }));
       const accepted = await Promise.all(sessions.map((s, i) => s.send(`hello ${i}`)));
       // Every session's turn reaches it over the socket: its join, throttled or not, was made again.
-      await Promise.all(sessions.map((s, i) => s.waitForTurn(accepted[i]!.run_id, { timeoutMs: 20_000 })));
+      await Promise.all(sessions.map((s, i) => s.waitForTurn(accepted[i]!.run_id, { timeoutMs: 50_000 })));
       expect(statuses.filter((s) => s === 429).length, 'some requests were throttled').toBeGreaterThan(0);
       for (const [i, id] of ids.entries()) {
         // Each attempt sent the same body, its request id included.
@@ -111,5 +112,5 @@ describe("a pool that is full refuses before anything is done, and the client's 
     } finally {
       client.close();
     }
-  });
+  }, 90_000);
 });

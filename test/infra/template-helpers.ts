@@ -63,15 +63,28 @@ export interface SynthOptions {
   readonly keepWarnings?: boolean;
 }
 
+/** A synthesised Switchboard stack, as {@link synthSwitchboard} gives it. */
+export interface SynthesisedSwitchboard {
+  readonly stack: Stack;
+  readonly template: Template;
+  readonly resources: Resources;
+}
+
+/**
+ * The stacks synthesised so far in this process, by their options: the test files that read the same
+ * variant share one synth (the test files of a worker share their modules). A synthesised template
+ * is only read, never changed, so sharing it changes no test.
+ */
+const synthesised = new Map<string, SynthesisedSwitchboard>();
+
 /**
  * Synthesises a stack holding one Switchboard with tracing on (so the X-Ray allow-list is exercised)
- * and built-in authentication ({@link TEST_AUTH}), or none with `anonymous`.
+ * and built-in authentication ({@link TEST_AUTH}), or none with `anonymous`; once per variant.
  */
-export function synthSwitchboard(options: SynthOptions = {}): {
-  stack: Stack;
-  template: Template;
-  resources: Resources;
-} {
+export function synthSwitchboard(options: SynthOptions = {}): SynthesisedSwitchboard {
+  const key = JSON.stringify([!!options.validate, !!options.anonymous, !!options.keepWarnings]);
+  const known = synthesised.get(key);
+  if (known) return known;
   const stack = newStack(options);
   new Switchboard(stack, 'Switchboard', {
     agents: FIXTURE_AGENTS,
@@ -81,7 +94,9 @@ export function synthSwitchboard(options: SynthOptions = {}): {
   });
   if (!options.keepWarnings) Annotations.of(stack).acknowledgeWarning('switchboard:noAuthorizer');
   const template = Template.fromStack(stack);
-  return { stack, template, resources: template.toJSON().Resources as Resources };
+  const made = { stack, template, resources: template.toJSON().Resources as Resources };
+  synthesised.set(key, made);
+  return made;
 }
 
 /** Logical ids of the resources of one type. */

@@ -97,6 +97,29 @@ describe('switchboard dev’s model', () => {
       );
       expect(dev.stdout + dev.stderr).not.toMatch(/sk-sandbox-/);
     });
+
+    it('reads the script again when it changes, and keeps the one it has when the new one is wrong', async () => {
+      const script = join(dir, 'model-script.json');
+      let since = dev.stdout.length;
+      writeFileSync(script, JSON.stringify({ rules: [{ match: 'ping', reply: { text: 'pong again' } }] }));
+      await dev.waitFor(
+        'stdout',
+        /Reloaded the model script from \S+model-script\.json/,
+        'the reload',
+        since,
+      );
+      expect(await ask(dev, 'ping-2', 'ping')).toBe('pong again');
+      since = dev.stderr.length;
+      writeFileSync(script, JSON.stringify({ rules: [{ match: 'ping', reply: { txt: 'typo' } }] }));
+      const printed = await dev.waitFor(
+        'stderr',
+        /Could not reload the model script/,
+        'the failed reload',
+        since,
+      );
+      expect(printed).toContain('rules.0.reply');
+      expect(await ask(dev, 'ping-3', 'ping')).toBe('pong again');
+    });
   });
 
   describe('with OPENAI_API_KEY and --model-base-url: the endpoint named', () => {

@@ -1,6 +1,11 @@
-import OpenAI, { APIError } from 'openai';
+import OpenAI, { APIError, AzureOpenAI } from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type ModelScript, type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
+import {
+  checkScript,
+  type ModelScript,
+  type ScriptedModel,
+  startScriptedModel,
+} from '../../sandbox/index.ts';
 import { queued } from '../support/wait.ts';
 
 const KEY = 'sk-scripted-test-key';
@@ -130,7 +135,7 @@ describe('the scripted model, through the official openai client', () => {
     expect(message?.content).toBe('Let me check.');
     const call = message?.tool_calls?.[0];
     expect(call).toMatchObject({ type: 'function', function: { name: 'get_weather' } });
-    expect(call?.id).toMatch(/^call_\d+$/);
+    expect(call?.id).toBe('call_1');
     expect(JSON.parse(call?.type === 'function' ? call.function.arguments : '')).toEqual({
       city: 'Paris',
       unit: 'celsius',
@@ -153,19 +158,29 @@ describe('the scripted model, through the official openai client', () => {
     expect(next.usage?.prompt_tokens_details?.cached_tokens).toBeGreaterThan(10);
   });
 
-  it('gives tool calls ids that count up, or the script’s own', async () => {
-    const ask = async (content: string) => {
+  it('gives tool calls ids that count the conversation’s calls, or the script’s own', async () => {
+    const ask = async (messages: OpenAI.ChatCompletionMessageParam[]) => {
       const completion = await client.chat.completions.create({
         model: 'scripted',
-        messages: [{ role: 'user', content }],
+        messages,
         tools: [WEATHER_TOOL],
         tool_choice: 'required',
       });
-      return completion.choices[0]?.message.tool_calls?.[0]?.id;
+      return completion.choices[0]?.message;
     };
-    const first = Number((await ask('weather in Rome'))?.slice('call_'.length));
-    expect(await ask('weather in Rome')).toBe(`call_${first + 1}`);
-    expect(await ask('choose')).toBe('call_fixed');
+    const question: OpenAI.ChatCompletionMessageParam = { role: 'user', content: 'weather in Rome' };
+    const first = await ask([question]);
+    expect(first?.tool_calls?.[0]?.id).toBe('call_1');
+    // The same conversation, the same id.
+    expect((await ask([question]))?.tool_calls?.[0]?.id).toBe('call_1');
+    const second = await ask([
+      question,
+      first as OpenAI.ChatCompletionMessageParam,
+      { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+      { role: 'user', content: 'and the weather in Oslo?' },
+    ]);
+    expect(second?.tool_calls?.[0]?.id).toBe('call_2');
+    expect((await ask([{ role: 'user', content: 'choose' }]))?.tool_calls?.[0]?.id).toBe('call_fixed');
   });
 
   it('honours tool_choice: none skips rules that call tools, required skips rules that do not', async () => {
@@ -453,6 +468,80 @@ describe('the scripted model, through the official openai client', () => {
     await expect.poll(() => request?.disconnected, queued('the model to see the disconnect')).toBe(true);
     expect(model.disconnects).toContain(request);
     expect(request?.paused).toBe(false);
+  });
+
+  it('records a Responses stream the client aborts as a disconnect', async () => {
+    const from = model.requests.length;
+    const stream = client.responses.stream({ model: 'scripted', input: 'Tell me a long story' });
+    stream.on('response.output_text.delta', (event) => {
+      if (event.snapshot === 'Once upon a time') stream.abort();
+    });
+    await stream.done().catch(() => undefined);
+    await expect
+      .poll(() => model.requests[from]?.disconnected, queued('the model to see the disconnect'))
+      .toBe(true);
+    expect(model.disconnects).toContain(model.requests[from]);
+  });
+
+  it('says when no rule fits tool_choice, or a rule makes parallel calls that are not allowed', async () => {
+    const required = (await failure(
+      client.chat.completions.create({
+        model: 'scripted',
+        messages: [{ role: 'user', content: 'hello' }],
+        tools: [WEATHER_TOOL],
+        tool_choice: 'required',
+      }),
+    )) as APIError;
+    expect(required.status).toBe(400);
+    expect(required.code).toBe('script_error');
+    expect(required.message).toContain(
+      "no rule fits this request's tool_choice (required): the default reply answers without a tool call",
+    );
+    model.setScript({
+      rules: [{ reply: { toolCalls: [{ name: 'get_weather' }, { name: 'get_weather' }] } }],
+    });
+    const parallel = (await failure(
+      client.chat.completions.create({
+        model: 'scripted',
+        messages: [{ role: 'user', content: 'both' }],
+        tools: [WEATHER_TOOL],
+        parallel_tool_calls: false,
+      }),
+    )) as APIError;
+    expect(parallel.message).toContain(
+      'rule 1 makes 2 tool calls, and this request sets parallel_tool_calls to false',
+    );
+  });
+
+  it('takes Azure OpenAI’s deployment paths and api-key header', async () => {
+    const azure = new AzureOpenAI({
+      endpoint: new URL(model.baseURL).origin,
+      apiKey: KEY,
+      apiVersion: '2024-10-21',
+      deployment: 'gpt-scripted',
+    });
+    const completion = await azure.chat.completions.create({
+      model: 'gpt-scripted',
+      messages: [{ role: 'user', content: 'hello' }],
+    });
+    expect(completion.choices[0]?.message.content).toBe('Hello there, how can I help?');
+    expect(model.requests.at(-1)?.path).toBe('/openai/deployments/gpt-scripted/chat/completions');
+    expect(model.requests.at(-1)?.headers['api-key']).toBeUndefined();
+  });
+
+  it('checks a script when it is given, naming the field at fault', async () => {
+    expect(() => checkScript({ rules: [{ match: 'x' }] })).toThrow(
+      'Invalid model script: rules.0: a rule has a reply or an error (one of them)',
+    );
+    expect(() => checkScript({ rules: [{ match: { regex: '(' }, reply: { text: 'x' } }] })).toThrow(
+      'rules.0.match',
+    );
+    expect(() => checkScript({ default: { text: 'x', toolCalls: [{ arguments: {} }] } })).toThrow(
+      'default.toolCalls.0.name',
+    );
+    await expect(
+      startScriptedModel({ script: { rules: [{ reply: { txt: 'x' } }] } as never }),
+    ).rejects.toThrow('rules.0.reply');
   });
 
   it('goes on with a paused answer once released', async () => {

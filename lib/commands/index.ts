@@ -1,0 +1,11 @@
+/**
+ * The actions a caller takes, free of any transport: HTTP routes, WebSocket actions and the AG-UI
+ * endpoint parse their input into these and render what they answer. A new door calls the same ones.
+ */
+
+export { submitTurn as sendMessage } from '../runs/index.ts';
+export { type AnswerInput, answerRequest } from './answer.ts';
+export type { SendMessage } from './message.ts';
+export { type RateInput, rate } from './rate.ts';
+export { cancel, deleteSession } from './session.ts';
+export type { Command, SessionInput } from './types.ts';

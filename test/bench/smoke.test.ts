@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TSX = createRequire(import.meta.url).resolve('tsx/cli');
+
+/** Every section the bench prints, and every goal it judges: a phase that stops printing fails here. */
+const SECTIONS = [
+  'Standard turn, 1 runs averaged',
+  'Per turn, the three designs',
+  'Cost per million standard turns',
+  'Emit-to-client latency',
+  'Cancel: an agent waiting on its backend',
+  'Lambda bundles (bench/bundles.ts)',
+  '2 sessions at once',
+  'Goals',
+];
+const GOALS = [
+  'AWS requests per turn ≤ 1/10 of per-token',
+  'event-log writes per turn ≤ 1 per flush window + 2 per run',
+  'event-log WRU per write ≤ 1.25',
+  'cost per million turns ≤ 1.5 × floor',
+  "a run's first chunk p50 ≤ one event-log write + one post + 5 ms",
+  'chunk latency p50 ≤ coalesceMs / 2 + 2 × bare post p50',
+  'cancel p99 < 1 s',
+  'bundle http < 500 KB minified',
+  'bundle http cold import < 2 × empty node',
+  '2 sessions: nothing lost, duplicated or out of order',
+  "2 sessions: Switchboard's CPU per turn ≤ 1.5 × one session's",
+  '2 sessions: p99 ≤ 10 × single-session p99',
+];
+
+/** The environment variables that change what the bench measures. */
+const BENCH_KNOBS = ['TURNS', 'SESSIONS', 'CANCELS', 'WINDOW_MS', 'MANY_DEADLINE_MS', 'RUNS'];
+
+/** Runs `npm run bench`'s script in its smoke configuration; its output and exit code. */
+function runSmoke(): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [TSX, 'bench/turn.ts', '--smoke'], {
+      cwd: ROOT,
+      // The smoke configuration's own counts, whatever the shell that runs the suite sets.
+      env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !BENCH_KNOBS.includes(name))),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk;
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      out += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+describe('the bench', () => {
+  it('runs every phase to the end in its smoke configuration and prints every section and goal', async () => {
+    const { code, out } = await runSmoke();
+    expect(code, out).toBe(0);
+    for (const section of SECTIONS) expect(out, section).toContain(`== ${section}`);
+    for (const goal of GOALS) expect(out, goal).toContain(goal);
+    // A figure the bench could not compute prints as NaN: a phase that measured nothing.
+    expect(out).not.toMatch(/NaN/);
+    expect(out).toMatch(/bench took [\d.]+ s/);
+  }, 240_000);
+});
