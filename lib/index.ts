@@ -6,6 +6,8 @@ export {
   type AgentFileSettings,
   type ContentPart,
   ContentPartSchema,
+  type CustomAgentDefinition,
+  type CustomAgentIO,
   createSwitchboard,
   type DocumentPart,
   type FeedbackEvent,
@@ -47,4 +49,10 @@ export {
   EVENT_SOURCE,
   parseDetail,
 } from './events/index.ts';
+export type {
+  ModelAgentDefinition,
+  ModelTool,
+  ModelToolContext,
+  ToolSchema,
+} from './models/types.ts';
 export type { Budget, ModelPrice, Pricing } from './usage/index.ts';

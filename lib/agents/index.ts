@@ -1,3 +1,4 @@
+export type { CustomAgentDefinition, CustomAgentIO } from './custom.ts';
 export { toJsonSchema } from './json-schema.ts';
 export { hostAgentRegistration } from './registration.ts';
 export {

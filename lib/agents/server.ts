@@ -1,8 +1,11 @@
 import { defaultResolveContext } from '../auth/resolve.ts';
 import type { ResolveContext } from '../auth/types.ts';
 import { AgentDefinitionError } from '../errors/index.ts';
+import type { ModelAgentDefinition } from '../models/types.ts';
 import { checkUsageOptions } from '../usage/options.ts';
 import type { Budget, Pricing } from '../usage/types.ts';
+import { type CustomAgentDefinition, customAgentDefinition } from './custom.ts';
+import { modelAgentDefinition } from './model-agent.ts';
 import { hostAgentRegistration } from './registration.ts';
 import type { SDKAgentDefinition } from './sdk/types.ts';
 import type {
@@ -145,6 +148,44 @@ export class Switchboard {
       invoke: async (input, io) => (await adapter()).invokeSDK(definition, input, io),
       resolveAction: async (input, io) => (await adapter()).resolveSDK(definition, input, io),
     });
+  }
+
+  /**
+   * Registers an agent that answers once: `handler(input, { signal, files })` returns `{ content,
+   * usage? }` (or any host-agent result); a streamed request gets the content as one text event at
+   * the end. Cancel aborts the signal.
+   *
+   * @example
+   * ```ts
+   * server.registerCustomAgent({ info: { id: 'faq' }, handler: async ({ message }) => ({ content: `Q: ${message}` }) });
+   * ```
+   */
+  registerCustomAgent(definition: CustomAgentDefinition): HostAgentRegistration {
+    return this.registerHostAgent(customAgentDefinition(definition));
+  }
+
+  /**
+   * Registers an agent served by an OpenAI-compatible Chat Completions endpoint: the runtime runs
+   * the model loop (streamed text, backend tools, host actions, approvals, usage, cancel).
+   *
+   * @example
+   * ```ts
+   * server.registerChatCompletionsAgent({
+   *   info: { id: 'support' },
+   *   baseURL: 'https://api.openai.com/v1',
+   *   apiKeyFromSecret: 'support/openai-key',
+   *   model: 'gpt-4.1-mini',
+   *   system: 'You help the customers of Acme.',
+   * });
+   * ```
+   */
+  registerChatCompletionsAgent(definition: ModelAgentDefinition): HostAgentRegistration {
+    return this.registerHostAgent(modelAgentDefinition('chat', definition));
+  }
+
+  /** As {@link registerChatCompletionsAgent}, for an endpoint of the Responses API (`POST /responses`). */
+  registerResponsesAgent(definition: ModelAgentDefinition): HostAgentRegistration {
+    return this.registerHostAgent(modelAgentDefinition('responses', definition));
   }
 
   /** The statically registered agents, in registration order. */

@@ -108,6 +108,13 @@ describe('function bundles', () => {
     }
   });
 
+  it('loads the openai client and the model loop with a model agent’s first turn: a lazy chunk, never in the entry code', () => {
+    for (const fn of SWITCHBOARD_ENTRIES) {
+      expect(packagesIn(fn, 'initial').has('openai'), fn).toBe(false);
+    }
+    expect(packagesIn('worker', 'all').get('openai')).toBeGreaterThan(0);
+  });
+
   it('keeps every function entry code within its ceiling, the 500 KB goal', () => {
     const sizes = Object.fromEntries(SWITCHBOARD_ENTRIES.map((fn) => [fn, entryBytes(fn)]));
     for (const fn of SWITCHBOARD_ENTRIES) {

@@ -1,0 +1,108 @@
+import type { OpenAI } from 'openai';
+import type {
+  ChatCompletionContentPart,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+import type { ContentPart } from '../agents/schemas.ts';
+import type { ModelCall, ModelMessage } from './transcript.ts';
+import { dataUrl, documentLink, type Wire, type WireRequest } from './wire.ts';
+
+/** A part as Chat Completions content: images as `image_url`, inline documents as `file`, a linked document as text. */
+function chatPart(part: ContentPart): ChatCompletionContentPart {
+  if (part.type === 'text') return { type: 'text', text: part.text };
+  if (part.type === 'image')
+    return { type: 'image_url', image_url: { url: 'data' in part ? dataUrl(part) : part.url } };
+  if ('data' in part)
+    return { type: 'file', file: { filename: part.name ?? 'document', file_data: dataUrl(part) } };
+  return { type: 'text', text: documentLink(part) };
+}
+
+/** The conversation as Chat Completions messages: the system prompt first, a user message of text alone as a string. */
+export function chatMessages(
+  system: string | undefined,
+  messages: ModelMessage[],
+): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = system === undefined ? [] : [{ role: 'system', content: system }];
+  for (const m of messages) {
+    if (m.role === 'user') {
+      const [first] = m.content;
+      out.push({
+        role: 'user',
+        content: m.content.length === 1 && first?.type === 'text' ? first.text : m.content.map(chatPart),
+      });
+    } else if (m.role === 'assistant') {
+      out.push({
+        role: 'assistant',
+        content: m.text === '' && m.calls.length > 0 ? null : m.text,
+        ...(m.calls.length > 0 && {
+          tool_calls: m.calls.map((c) => ({
+            id: c.id,
+            type: 'function' as const,
+            function: { name: c.name, arguments: c.args },
+          })),
+        }),
+      });
+    } else {
+      out.push({ role: 'tool', tool_call_id: m.callId, content: m.output });
+    }
+  }
+  return out;
+}
+
+/** The whole request body of one call. */
+export function chatRequest(request: Omit<WireRequest, 'signal'>): ChatCompletionCreateParamsStreaming {
+  return {
+    model: request.model,
+    messages: chatMessages(request.system, request.messages),
+    ...(request.tools.length > 0 && {
+      tools: request.tools.map((t) => ({
+        type: 'function' as const,
+        function: {
+          name: t.name,
+          ...(t.description !== undefined && { description: t.description }),
+          parameters: t.parameters,
+        },
+      })),
+      tool_choice: request.toolChoice,
+    }),
+    ...(request.temperature !== undefined && { temperature: request.temperature }),
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+}
+
+/** Chat Completions (`POST /chat/completions`, streamed): text deltas as they come, tool calls put together by index. */
+export const chatCompletions: Wire = async (client: OpenAI, request, onText) => {
+  const { signal, ...body } = request;
+  const stream = await client.chat.completions.create(chatRequest(body), { signal });
+  let text = '';
+  const calls: ModelCall[] = [];
+  let usage: Awaited<ReturnType<Wire>>['usage'];
+  for await (const chunk of stream) {
+    const delta = chunk.choices[0]?.delta;
+    if (delta?.content) {
+      text += delta.content;
+      onText(delta.content);
+    }
+    for (const piece of delta?.tool_calls ?? []) {
+      const call = calls[piece.index] ?? { id: '', name: '', args: '' };
+      calls[piece.index] = call;
+      if (piece.id) call.id = piece.id;
+      if (piece.function?.name) call.name += piece.function.name;
+      if (piece.function?.arguments) call.args += piece.function.arguments;
+    }
+    if (chunk.usage) {
+      usage = {
+        inputTokens: chunk.usage.prompt_tokens,
+        outputTokens: chunk.usage.completion_tokens,
+        totalTokens: chunk.usage.total_tokens,
+        ...(chunk.usage.prompt_tokens_details?.cached_tokens !== undefined && {
+          cachedInputTokens: chunk.usage.prompt_tokens_details.cached_tokens,
+        }),
+        model: chunk.model || request.model,
+      };
+    }
+  }
+  return { text, calls: calls.filter(Boolean), ...(usage && { usage }) };
+};

@@ -1,0 +1,64 @@
+import type { ContentPart } from '../agents/schemas.ts';
+import type { HistoryMessage, HostTool } from '../agents/types.ts';
+
+/** A call the model made: its id, the tool, and the arguments as the model wrote them (JSON text). */
+export interface ModelCall {
+  id: string;
+  name: string;
+  args: string;
+}
+
+/**
+ * One message of what the model reads, in no endpoint's format: each wire adapter writes it in its
+ * own (`chat-completions.ts`, `responses.ts`). The system prompt is not among them.
+ */
+export type ModelMessage =
+  | { role: 'user'; content: ContentPart[] }
+  | { role: 'assistant'; text: string; calls: ModelCall[] }
+  | { role: 'tool'; callId: string; output: string };
+
+/**
+ * What a paused turn keeps on the request it asked (the `transcript` of a `tool_approval`,
+ * `client_tool` or `host_tool` request), so that its answer continues the same model conversation:
+ * the user message it answers, what the model said and called since, the call it waits on, and the
+ * host tools it was offered.
+ */
+export interface Transcript {
+  userMessageId: string;
+  turn: ModelMessage[];
+  callId: string;
+  hostTools: HostTool[];
+}
+
+/**
+ * The stored conversation as the model reads it, oldest first: each user message as its frozen
+ * prompt (its `<host_context>` block, then the text) and its attachments as native parts, each
+ * answer as its text. Never re-rendered, so a replayed prefix is byte for byte what the provider
+ * cached. Answers without text (a turn that only paused) are left out.
+ */
+export async function conversationMessages(
+  history: HistoryMessage[],
+  parts: (messageId?: string) => Promise<ContentPart[]>,
+): Promise<ModelMessage[]> {
+  const messages: ModelMessage[] = [];
+  for (const m of history) {
+    if (m.role === 'user') {
+      messages.push({ role: 'user', content: [{ type: 'text', text: m.prompt }, ...(await parts(m.id))] });
+    } else if (m.content !== '') {
+      messages.push({ role: 'assistant', text: m.content, calls: [] });
+    }
+  }
+  return messages;
+}
+
+/** The history up to and including the message `id` (the whole history when it is not there). */
+export function historyThrough(history: HistoryMessage[], id: string): HistoryMessage[] {
+  const at = history.findIndex((m) => m.id === id);
+  return at < 0 ? history : history.slice(0, at + 1);
+}
+
+/** A tool's output as the model reads it: text as it is, anything else as JSON. */
+export function outputText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value ?? null) ?? 'null';
+}
