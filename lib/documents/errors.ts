@@ -68,6 +68,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
     'a silent host decision (`output_mode: "host_tools"`) proposed several host actions: the turn fails with nothing actionable ([host-contract.md](host-contract.md#silent-host-decisions))',
   worker_lost:
     'the worker running the turn stopped before it finished (an answer that waited on the turn with `wait_ms`)',
+  model_error:
+    "a model agent's endpoint failed after its client's own retries (an error status, a broken stream, no connection): the turn fails, its message the endpoint's status and message, never the key (generic under `maskServerErrors`)",
   service_busy: 'DynamoDB kept part of a batch write unprocessed (it throttled): try again later',
 };
 

@@ -57,6 +57,7 @@ export const ERROR_CODES = {
   feedback_failed: [500, 'internal'],
   invalid_decision: [500, 'internal'],
   worker_lost: [500, 'internal'],
+  model_error: [502, 'internal'],
   service_busy: [503, 'internal'],
 } as const satisfies Record<string, readonly [status: number, type: ErrorType]>;
 

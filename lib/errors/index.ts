@@ -39,4 +39,5 @@ export {
   ValidationError,
 } from './errors.ts';
 export { FencedError, MissingItemError, RetryLaterError } from './internal.ts';
+export { ModelEndpointError } from './model.ts';
 export { issuesOf, parseOrThrow, throwIssues } from './zod.ts';

@@ -6,7 +6,7 @@ import { SwitchboardError } from './errors.ts';
  * and message. Nothing of the request is in it (never the key); under `maskServerErrors` callers
  * see the generic message and only the log has it.
  */
-export class ModelEndpointError extends SwitchboardError {
+export class ModelEndpointError extends SwitchboardError<'model_error'> {
   constructor(
     message: string,
     /** The endpoint's HTTP status, when it answered one. */

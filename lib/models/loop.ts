@@ -1,7 +1,7 @@
 import type { HostResult, PendingAction } from '../agents/schemas.ts';
 import type { HostAgentInput, HostAgentIO, HostTool, ResolveActionInput } from '../agents/types.ts';
 import { renderHostContext } from '../contract/render.ts';
-import { ModelEndpointError } from '../errors/model.ts';
+import { ModelEndpointError } from '../errors/index.ts';
 import { chatCompletions } from './chat-completions.ts';
 import { clientFor } from './client.ts';
 import { responses } from './responses.ts';

@@ -15,6 +15,7 @@ import {
   InvalidTokenError,
   MalformedRequestError,
   MessageNotFoundError,
+  ModelEndpointError,
   NotFoundError,
   PayloadTooLargeError,
   RateLimitedError,
@@ -78,6 +79,7 @@ const PINNED: Record<string, { status: number; type: string }> = {
   invalid_decision: { status: 500, type: 'internal' },
   // Recorded on a turn the worker lost, and answered so to a POST /api/chat that waited on it.
   worker_lost: { status: 500, type: 'internal' },
+  model_error: { status: 502, type: 'internal' },
   service_busy: { status: 503, type: 'internal' },
 };
 
@@ -127,6 +129,7 @@ const MADE: SwitchboardError[] = [
   new AgentFailedError(),
   new FeedbackHookError('feedback'),
   new InvalidDecisionError(2),
+  new ModelEndpointError(''),
   new UnprocessedItemsError(1),
 ];
 
