@@ -26,7 +26,9 @@ export {
 } from './access-logs.ts';
 export { builtInAuthorizers, createHttpApi, createWebSocketApi, throttleStage } from './apis.ts';
 export {
+  bundleTarget,
   createSwitchboardFunction,
+  LAMBDA_RUNTIMES,
   type SwitchboardEntry,
   type SwitchboardFunctionOptions,
 } from './functions.ts';
@@ -48,6 +50,7 @@ export {
   type ResolvedSwitchboardProps,
   type SwitchboardAuth,
   type SwitchboardLogLevel,
+  type SwitchboardNodeRuntime,
   type SwitchboardProps,
 } from './props.ts';
 export {

@@ -31,7 +31,7 @@ const XRAY =
   'X-Ray PutTraceSegments and PutTelemetryRecords have no resource-level permissions; added only when tracing is on. test/infra/iam.test.ts allows no other Resource "*".';
 
 const RUNTIME =
-  'Lambda runs the managed NODEJS_22_X runtime (arm64) on purpose: the bundles target node22 and are tested on it; moving to a newer runtime is a deliberate upgrade, not a default.';
+  'Lambda runs the managed Node runtime the stack chose (nodeRuntime: nodejs22.x by default, or nodejs24.x; arm64) on purpose: the bundles target that Node and are tested on it; moving to a newer runtime is a deliberate upgrade, not a default.';
 
 /** Why a function has no dead-letter target for asynchronous invocations, by entry point. */
 const NO_ASYNC_DLQ: Record<SwitchboardEntry, string> = {

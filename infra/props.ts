@@ -15,6 +15,14 @@ installJsonSchemaChecker(jsonSchemaChecker);
 
 import type { SwitchboardMonitoringProps } from './monitoring.ts';
 
+/**
+ * The Lambda runtimes Switchboard is tested on: the functions are bundled for that Node (esbuild's
+ * `node22` or `node24` target).
+ */
+export type SwitchboardNodeRuntime = 'nodejs22.x' | 'nodejs24.x';
+
+const NODE_RUNTIMES: readonly SwitchboardNodeRuntime[] = ['nodejs22.x', 'nodejs24.x'];
+
 /** The log levels the functions understand (Powertools' `LOG_LEVEL`). */
 export type SwitchboardLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
@@ -72,6 +80,11 @@ export interface SwitchboardProps {
    * several times what a turn was measured to use (docs/performance.md, "Functions: size, import time and memory"). @default 512
    */
   readonly workerMemorySize?: number;
+  /**
+   * The functions' Lambda runtime, and the Node their bundles target. Both are tested by the suite
+   * (docs/deployment.md, "Node runtime"). @default 'nodejs22.x'
+   */
+  readonly nodeRuntime?: SwitchboardNodeRuntime;
   /** Memory of the HTTP, WebSocket and sweep functions in MB. @default 512 */
   readonly memorySize?: number;
   /** Records per worker invocation (1–10, the FIFO maximum). @default 10 */
@@ -204,11 +217,17 @@ export function checkSwitchboardProps(props: SwitchboardProps): CheckedSwitchboa
     checkRange(name, value ?? fallback, min, max, fail) ? (value ?? fallback) : fallback;
   const settings = props.settings === undefined ? undefined : serialiseSettings(props.settings, fail);
   checkAuth(props, fail);
+  let nodeRuntime = props.nodeRuntime ?? 'nodejs22.x';
+  if (!NODE_RUNTIMES.includes(nodeRuntime)) {
+    fail(`nodeRuntime must be one of ${NODE_RUNTIMES.join(', ')}, got ${String(nodeRuntime)}.`);
+    nodeRuntime = 'nodejs22.x';
+  }
   return {
     resolved: {
       agents,
       workerTimeout,
       stageName,
+      nodeRuntime,
       memorySize: range('memorySize', props.memorySize, 512, 128, 10_240),
       workerMemorySize: range('workerMemorySize', props.workerMemorySize, 512, 128, 10_240),
       workerBatchSize: range('workerBatchSize', props.workerBatchSize, 10, 1, 10),
