@@ -20,9 +20,13 @@ export {
 } from '../lib/config/index.ts';
 export {
   type AccessLogOptions,
+  API_GATEWAY_LOGS_POLICY,
   addAccessLog,
+  createApiGatewayAccountRole,
   HTTP_ACCESS_LOG_FORMAT,
   WEBSOCKET_ACCESS_LOG_FORMAT,
+  WEBSOCKET_ACCESS_LOGS,
+  type WebSocketAccessLogs,
 } from './access-logs.ts';
 export { builtInAuthorizers, createHttpApi, createWebSocketApi, throttleStage } from './apis.ts';
 export {

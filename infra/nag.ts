@@ -16,6 +16,7 @@ import { Stack, Validations } from 'aws-cdk-lib';
 import { WebSocketRoute } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { IConstruct } from 'constructs';
 import { FUNCTION_NAMES, FUNCTION_PERMISSIONS, type ResourceKind } from '../lib/config/index.ts';
+import { API_GATEWAY_LOGS_POLICY, type WebSocketAccessLogs } from './access-logs.ts';
 import type { SwitchboardEntry } from './functions.ts';
 import type { Switchboard } from './switchboard.ts';
 
@@ -46,8 +47,13 @@ const NO_ASYNC_DLQ: Record<SwitchboardEntry, string> = {
   agui: 'Its function URL invokes it synchronously with a streamed response; a failed run is answered on the stream to its caller, so there is nothing for an asynchronous dead-letter queue to catch.',
 };
 
+const WEBSOCKET_LOGS_OFF =
+  "webSocketAccessLogs is 'off' (the default): a WebSocket stage's access log needs the account's API Gateway CloudWatch role, an account-wide setting a fresh account lacks. 'account-role-exists' or 'create-account-role' turns it on (docs/deployment.md, Access logs).";
+
 /** What the construct knows that the acknowledgments depend on. */
 export interface SwitchboardNagContext {
+  /** The `webSocketAccessLogs` prop: with `'off'` the WebSocket stage has no access log. */
+  readonly webSocketAccessLogs?: WebSocketAccessLogs;
   /** Whether active X-Ray tracing is on (it adds a `Resource: "*"` statement to every role). */
   readonly tracing: boolean;
   /** The resources each kind of grant names, as the roles' policies name them. */
@@ -100,6 +106,18 @@ export function acknowledgeSwitchboardFindings(sb: Switchboard, context: Switchb
     'AwsSolutions-S1':
       "Server access logs would record every presigned upload and download URL with its query string, that is its signature, for as long as logs are kept. Only the functions' roles and short-lived presigned URLs reach objects; use CloudTrail data events for an audit trail.",
   });
+  if (context.webSocketAccessLogs === 'off') {
+    acknowledge(sb.webSocketStage, {
+      'AwsSolutions-APIG1': WEBSOCKET_LOGS_OFF,
+      'Serverless-APIGWAccessLogging': WEBSOCKET_LOGS_OFF,
+    });
+  }
+  if (sb.apiGatewayAccountRole) {
+    acknowledge(sb.apiGatewayAccountRole, {
+      [`AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${API_GATEWAY_LOGS_POLICY}]`]:
+        "AmazonAPIGatewayPushToCloudWatchLogs is the policy AWS documents for the account's API Gateway CloudWatch role, which every REST and WebSocket API in the region shares: its log groups are not this stack's to list.",
+    });
+  }
   for (const route of sb.webSocketApi.node.children) {
     if (!(route instanceof WebSocketRoute) || route.routeKey === '$connect') continue;
     acknowledge(route, {

@@ -13,6 +13,7 @@ import * as jsonSchemaChecker from '../lib/contract/json-schema-checker.ts';
 // checker is loaded statically here: a top-level await would stop a CommonJS app from requiring this.
 installJsonSchemaChecker(jsonSchemaChecker);
 
+import { WEBSOCKET_ACCESS_LOGS, type WebSocketAccessLogs } from './access-logs.ts';
 import type { SwitchboardMonitoringProps } from './monitoring.ts';
 
 /**
@@ -93,6 +94,15 @@ export interface SwitchboardProps {
   readonly workerMaxConcurrency?: number;
   /** The WebSocket API stage name; it is part of the `wss://` URL. @default 'live' */
   readonly stageName?: string;
+  /**
+   * The WebSocket stage's access log, which needs the account's API Gateway CloudWatch role (one
+   * setting per account and region; synth cannot see it): `'off'`, `'account-role-exists'` (the role is
+   * set already: the stage fails to deploy otherwise), or `'create-account-role'` (this stack sets it,
+   * replacing the account's role for every REST and WebSocket API in the region). The HTTP API's access
+   * log needs no such role and is always on. See docs/deployment.md, "Access logs".
+   * @default 'off': deploys in a fresh account
+   */
+  readonly webSocketAccessLogs?: WebSocketAccessLogs;
   /** How long function logs are kept. @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
   /** `LOG_LEVEL` of every function. @default 'INFO' */
@@ -222,9 +232,17 @@ export function checkSwitchboardProps(props: SwitchboardProps): CheckedSwitchboa
     fail(`nodeRuntime must be one of ${NODE_RUNTIMES.join(', ')}, got ${String(nodeRuntime)}.`);
     nodeRuntime = 'nodejs22.x';
   }
+  let webSocketAccessLogs = props.webSocketAccessLogs ?? 'off';
+  if (!WEBSOCKET_ACCESS_LOGS.includes(webSocketAccessLogs)) {
+    fail(
+      `webSocketAccessLogs must be one of ${WEBSOCKET_ACCESS_LOGS.map((v) => `'${v}'`).join(', ')}, got ${String(webSocketAccessLogs)}.`,
+    );
+    webSocketAccessLogs = 'off';
+  }
   return {
     resolved: {
       agents,
+      webSocketAccessLogs,
       workerTimeout,
       stageName,
       nodeRuntime,

@@ -3,7 +3,7 @@ import type { HttpApi, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apig
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, type IEventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Grant, type IGrantable, type Role } from 'aws-cdk-lib/aws-iam';
 import {
   type FunctionUrl,
   FunctionUrlAuthType,
@@ -29,7 +29,12 @@ import {
 } from '../lib/config/index.ts';
 import { AGUI_CORS } from '../lib/contract/index.ts';
 import { METRICS_NAMESPACE } from '../lib/telemetry/index.ts';
-import { addAccessLog, HTTP_ACCESS_LOG_FORMAT, WEBSOCKET_ACCESS_LOG_FORMAT } from './access-logs.ts';
+import {
+  addAccessLog,
+  createApiGatewayAccountRole,
+  HTTP_ACCESS_LOG_FORMAT,
+  WEBSOCKET_ACCESS_LOG_FORMAT,
+} from './access-logs.ts';
 import { builtInAuthorizers, createHttpApi, createWebSocketApi, throttleStage } from './apis.ts';
 import {
   createSwitchboardFunction,
@@ -100,6 +105,11 @@ export class Switchboard extends Construct {
   readonly aguiUrl?: FunctionUrl;
   /** Alarms, their topic and the dashboard; absent with `monitoring: false`. */
   readonly monitoring?: SwitchboardMonitoring;
+  /**
+   * The role this stack sets as the account's API Gateway CloudWatch role; only with
+   * `webSocketAccessLogs: 'create-account-role'`.
+   */
+  readonly apiGatewayAccountRole?: Role;
   /**
    * The bus the runtime publishes its domain events on (the `eventBus` prop, or one of its own);
    * undefined with `eventBus: false`.
@@ -231,9 +241,13 @@ export class Switchboard extends Construct {
     this.configure(resolved);
     const resourceArns = this.grantAccess();
     this.connectEventSources(resolved);
-    this.addAccessLogs(resolved);
+    this.apiGatewayAccountRole = this.addAccessLogs(resolved);
     this.addOutputs(id);
-    acknowledgeSwitchboardFindings(this, { tracing: resolved.tracing, resourceArns });
+    acknowledgeSwitchboardFindings(this, {
+      tracing: resolved.tracing,
+      resourceArns,
+      webSocketAccessLogs: resolved.webSocketAccessLogs,
+    });
   }
 
   /**
@@ -404,10 +418,11 @@ export class Switchboard extends Construct {
   }
 
   /**
-   * Access logs of both APIs, kept as long as the functions' logs. Their formats (infra/access-logs.ts)
-   * leave out query strings, headers and bodies: tokens travel in them.
+   * Access logs of both APIs (the WebSocket stage's as `webSocketAccessLogs` says), kept as long as the
+   * functions' logs. Their formats (infra/access-logs.ts) leave out query strings, headers and bodies:
+   * tokens travel in them.
    */
-  private addAccessLogs(resolved: ResolvedSwitchboardProps): void {
+  private addAccessLogs(resolved: ResolvedSwitchboardProps): Role | undefined {
     const options = { retention: resolved.logRetention, removalPolicy: resolved.removalPolicy };
     if (this.httpApi.defaultStage) {
       addAccessLog(this, 'HttpApiAccessLogs', this.httpApi.defaultStage, {
@@ -415,10 +430,14 @@ export class Switchboard extends Construct {
         format: HTTP_ACCESS_LOG_FORMAT,
       });
     }
+    if (resolved.webSocketAccessLogs === 'off') return undefined;
     addAccessLog(this, 'WebSocketAccessLogs', this.webSocketStage, {
       ...options,
       format: WEBSOCKET_ACCESS_LOG_FORMAT,
     });
+    return resolved.webSocketAccessLogs === 'create-account-role'
+      ? createApiGatewayAccountRole(this, this.webSocketStage)
+      : undefined;
   }
 
   /** Stable output names (`<id>HttpApiUrl`) so scripts can read them; the id keeps two instances apart. */
