@@ -62,9 +62,11 @@ export {
   type HttpRouteKey,
   type HttpRouteMethod,
   splitHttpRoute,
+  WEBSOCKET_IDENTITY_SOURCES,
   WEBSOCKET_ROUTES,
   WEBSOCKET_SPECIAL_ROUTES,
   type WebSocketRouteKey,
+  type WebSocketTokenSource,
 } from './routes.ts';
 export {
   type BucketRetention,

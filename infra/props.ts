@@ -15,6 +15,7 @@ installJsonSchemaChecker(jsonSchemaChecker);
 
 import { WEBSOCKET_ACCESS_LOGS, type WebSocketAccessLogs } from './access-logs.ts';
 import type { SwitchboardMonitoringProps } from './monitoring.ts';
+import { WEBSOCKET_IDENTITY_SOURCES, type WebSocketTokenSource } from './routes.ts';
 
 /**
  * The Lambda runtimes Switchboard is tested on: the functions are bundled for that Node (esbuild's
@@ -56,6 +57,13 @@ export interface SwitchboardAuth {
   readonly issuer: string;
   /** The accepted audiences: a token's `aud`, or its `client_id` when it has no `aud` (a Cognito app client id). */
   readonly audience: string[];
+  /**
+   * Where hosts put the token on `$connect`, which sets the authoriser's identity source (API Gateway
+   * refuses a connection that lacks it with 401 before the authoriser runs): `'subprotocol'`
+   * (`Sec-WebSocket-Protocol`), `'query'` (`?token=`), or `'either'`. See docs/deployment.md.
+   * @default 'either'
+   */
+  readonly webSocketTokenSource?: WebSocketTokenSource;
 }
 
 /** Properties of the {@link Switchboard} construct. Every optional property has a documented default. */
@@ -297,6 +305,12 @@ function checkAuth(props: SwitchboardProps, fail: (message: string) => void): vo
     const audience = Token.isUnresolved(props.auth.audience)
       ? ['unresolved']
       : props.auth.audience.map((entry) => (Token.isUnresolved(entry) ? 'unresolved' : entry));
+    const source = props.auth.webSocketTokenSource;
+    if (source !== undefined && !Object.hasOwn(WEBSOCKET_IDENTITY_SOURCES, source)) {
+      fail(
+        `auth.webSocketTokenSource must be one of ${Object.keys(WEBSOCKET_IDENTITY_SOURCES).join(', ')}, got ${String(source)}.`,
+      );
+    }
     const parsed = AuthConfigSchema.safeParse({ issuer, audience });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];

@@ -44,6 +44,7 @@ import {
 import { SwitchboardMonitoring } from './monitoring.ts';
 import { acknowledgeSwitchboardFindings } from './nag.ts';
 import { checkSwitchboardProps, type ResolvedSwitchboardProps, type SwitchboardProps } from './props.ts';
+import { WEBSOCKET_IDENTITY_SOURCES } from './routes.ts';
 import {
   bucketRetention,
   createBucket,
@@ -196,7 +197,13 @@ export class Switchboard extends Construct {
     }
     const authorizers =
       resolved.auth && this.authorizerFunction
-        ? builtInAuthorizers(resolved.auth, this.authorizerFunction)
+        ? builtInAuthorizers(
+            resolved.auth,
+            this.authorizerFunction,
+            Object.hasOwn(WEBSOCKET_IDENTITY_SOURCES, resolved.auth.webSocketTokenSource ?? '')
+              ? resolved.auth.webSocketTokenSource
+              : undefined,
+          )
         : resolved;
     this.httpApi = createHttpApi(this, this.functions.http, authorizers.httpAuthorizer);
     const { api, stage } = createWebSocketApi(
