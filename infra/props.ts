@@ -100,6 +100,14 @@ export interface SwitchboardProps {
   readonly workerBatchSize?: number;
   /** Upper bound on concurrent worker invocations (2–1000). @default no bound beyond the account's */
   readonly workerMaxConcurrency?: number;
+  /**
+   * Reserved concurrency of the AG-UI function (1–1000): at most this many AG-UI streams at once, and
+   * as many kept out of the account's pool for it, so a burst on its public URL cannot take the
+   * concurrency the worker needs. Opt-in: a reservation fails the deploy when the account cannot keep
+   * 100 unreserved beside it (a new account's quota may be 10). See docs/deployment.md, "Concurrency".
+   * Not with custom authorisers (there is no AG-UI function). @default none
+   */
+  readonly aguiReservedConcurrency?: number;
   /** The WebSocket API stage name; it is part of the `wss://` URL. @default 'live' */
   readonly stageName?: string;
   /**
@@ -175,6 +183,7 @@ export interface SwitchboardProps {
 
 type OptionalProps =
   | 'workerMaxConcurrency'
+  | 'aguiReservedConcurrency'
   | 'settings'
   | 'auth'
   | 'httpAuthorizer'
@@ -235,6 +244,15 @@ export function checkSwitchboardProps(props: SwitchboardProps): CheckedSwitchboa
     checkRange(name, value ?? fallback, min, max, fail) ? (value ?? fallback) : fallback;
   const settings = props.settings === undefined ? undefined : serialiseSettings(props.settings, fail);
   checkAuth(props, fail);
+  if (
+    props.aguiReservedConcurrency !== undefined &&
+    props.auth === undefined &&
+    (props.httpAuthorizer !== undefined || props.webSocketAuthorizer !== undefined)
+  ) {
+    fail(
+      'aguiReservedConcurrency needs the AG-UI function, which a stack with custom authorisers does not have.',
+    );
+  }
   let nodeRuntime = props.nodeRuntime ?? 'nodejs22.x';
   if (!NODE_RUNTIMES.includes(nodeRuntime)) {
     fail(`nodeRuntime must be one of ${NODE_RUNTIMES.join(', ')}, got ${String(nodeRuntime)}.`);
@@ -261,6 +279,11 @@ export function checkSwitchboardProps(props: SwitchboardProps): CheckedSwitchboa
         props.workerMaxConcurrency === undefined ||
         checkRange('workerMaxConcurrency', props.workerMaxConcurrency, 2, 1000, fail)
           ? props.workerMaxConcurrency
+          : undefined,
+      aguiReservedConcurrency:
+        props.aguiReservedConcurrency === undefined ||
+        checkRange('aguiReservedConcurrency', props.aguiReservedConcurrency, 1, 1000, fail)
+          ? props.aguiReservedConcurrency
           : undefined,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
       logRetention: props.logRetention ?? RetentionDays.ONE_MONTH,

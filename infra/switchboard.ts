@@ -5,6 +5,7 @@ import { EventBus, type IEventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Grant, type IGrantable, type Role } from 'aws-cdk-lib/aws-iam';
 import {
+  type CfnFunction,
   type FunctionUrl,
   FunctionUrlAuthType,
   HttpMethod,
@@ -187,6 +188,10 @@ export class Switchboard extends Construct {
           maxAge: Duration.seconds(AGUI_CORS.maxAgeSeconds ?? 0),
         },
       });
+      if (resolved.aguiReservedConcurrency !== undefined) {
+        (this.aguiFunction.node.defaultChild as CfnFunction).reservedConcurrentExecutions =
+          resolved.aguiReservedConcurrency;
+      }
       if (resolved.auth) {
         this.aguiFunction.addEnvironment(AUTH_ENV.issuer, resolved.auth.issuer);
         this.aguiFunction.addEnvironment(AUTH_ENV.audience, JSON.stringify(resolved.auth.audience));
