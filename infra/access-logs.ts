@@ -2,6 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { CfnAccount } from 'aws-cdk-lib/aws-apigateway';
 import type { CfnStage, IStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 
@@ -91,6 +92,8 @@ export interface AccessLogOptions {
   readonly retention: RetentionDays;
   /** What happens to the log group when the stack is deleted (the construct's `removalPolicy`). */
   readonly removalPolicy: RemovalPolicy;
+  /** The KMS key of the log group (the construct's `logEncryptionKey`). @default CloudWatch Logs' own */
+  readonly encryptionKey?: IKey;
 }
 
 /**
@@ -116,6 +119,7 @@ export function addAccessLog(
   const logGroup = new LogGroup(scope, id, {
     retention: options.retention,
     removalPolicy: options.removalPolicy,
+    encryptionKey: options.encryptionKey,
   });
   const cfnStage = stage.node.defaultChild as CfnStage;
   cfnStage.accessLogSettings = {

@@ -107,6 +107,7 @@ export function createSwitchboardFunction(
   const logGroup = new LogGroup(scope, `${id}Logs`, {
     retention: props.logRetention,
     removalPolicy: props.removalPolicy,
+    encryptionKey: props.logEncryptionKey,
   });
   const role = new Role(scope, `${id}Role`, {
     assumedBy: new ServicePrincipal('lambda.amazonaws.com'),

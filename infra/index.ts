@@ -36,6 +36,7 @@ export {
   type SwitchboardEntry,
   type SwitchboardFunctionOptions,
 } from './functions.ts';
+export { acknowledgeGuardFindings, GUARD_REASONS, type SwitchboardGuardContext } from './guard.ts';
 export {
   DEFAULT_ALARM_THRESHOLDS,
   type MonitoredParts,

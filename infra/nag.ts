@@ -18,6 +18,7 @@ import type { IConstruct } from 'constructs';
 import { FUNCTION_NAMES, FUNCTION_PERMISSIONS, type ResourceKind } from '../lib/config/index.ts';
 import { API_GATEWAY_LOGS_POLICY, type WebSocketAccessLogs } from './access-logs.ts';
 import type { SwitchboardEntry } from './functions.ts';
+import { acknowledgeAnonymousRoutes } from './guard.ts';
 import type { Switchboard } from './switchboard.ts';
 
 /** Why a wildcard grant names `*` in its resource, by the kind of resource (see lib/config/permissions.ts). */
@@ -138,6 +139,7 @@ export function acknowledgeSwitchboardFindings(sb: Switchboard, context: Switchb
  * ```
  */
 export function acknowledgeAnonymousAccess(sb: Switchboard, reason: string): void {
+  acknowledgeAnonymousRoutes(sb);
   acknowledge(sb.httpApi, { 'AwsSolutions-APIG4': reason });
   acknowledge(sb.webSocketApi, { 'AwsSolutions-APIG4': reason });
 }

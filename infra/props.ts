@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import type { IHttpRouteAuthorizer, IWebSocketRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AuthConfigSchema } from '../lib/auth/types.ts';
 import { parseSettings, type SettingsInput } from '../lib/config/index.ts';
@@ -119,6 +120,13 @@ export interface SwitchboardProps {
    * @default 'off': deploys in a fresh account
    */
   readonly webSocketAccessLogs?: WebSocketAccessLogs;
+  /**
+   * A KMS key that encrypts every log group of the stack (the functions' and the APIs' access logs).
+   * Its key policy must let CloudWatch Logs use it (`logs.<region>.amazonaws.com`: Encrypt*, Decrypt*,
+   * ReEncrypt*, GenerateDataKey*, Describe*), or the log groups fail to create. Control Tower's
+   * CT.CLOUDWATCH.PR.3 asks for it. @default CloudWatch Logs' own encryption
+   */
+  readonly logEncryptionKey?: IKey;
   /** How long function logs are kept. @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
   /** `LOG_LEVEL` of every function. @default 'INFO' */
@@ -182,6 +190,7 @@ export interface SwitchboardProps {
 }
 
 type OptionalProps =
+  | 'logEncryptionKey'
   | 'workerMaxConcurrency'
   | 'aguiReservedConcurrency'
   | 'settings'
@@ -287,6 +296,7 @@ export function checkSwitchboardProps(props: SwitchboardProps): CheckedSwitchboa
           : undefined,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
       logRetention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      logEncryptionKey: props.logEncryptionKey,
       logLevel: props.logLevel ?? 'INFO',
       tracing: props.tracing ?? false,
       monitoring: props.monitoring ?? {},

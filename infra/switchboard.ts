@@ -42,6 +42,7 @@ import {
   type SwitchboardEntry,
   type SwitchboardFunctionOptions,
 } from './functions.ts';
+import { acknowledgeGuardFindings } from './guard.ts';
 import { SwitchboardMonitoring } from './monitoring.ts';
 import { acknowledgeSwitchboardFindings } from './nag.ts';
 import { checkSwitchboardProps, type ResolvedSwitchboardProps, type SwitchboardProps } from './props.ts';
@@ -86,7 +87,7 @@ export class Switchboard extends Construct {
   readonly refKeySecret: Secret;
   /** The FIFO queue of turn jobs, one message group per session. */
   readonly queue: Queue;
-  /** Where a turn job goes after five receives that did not delete it. */
+  /** Where a turn job goes after TURNS_MAX_RECEIVE_COUNT (15) receives that did not delete it. */
   readonly deadLetterQueue: Queue;
   /** The HTTP API. */
   readonly httpApi: HttpApi;
@@ -255,6 +256,11 @@ export class Switchboard extends Construct {
     this.connectEventSources(resolved);
     this.apiGatewayAccountRole = this.addAccessLogs(resolved);
     this.addOutputs(id);
+    acknowledgeGuardFindings(this, {
+      webSocketAccessLogs: resolved.webSocketAccessLogs,
+      logRetention: resolved.logRetention,
+      logsEncrypted: resolved.logEncryptionKey !== undefined,
+    });
     acknowledgeSwitchboardFindings(this, {
       tracing: resolved.tracing,
       resourceArns,
@@ -435,7 +441,11 @@ export class Switchboard extends Construct {
    * tokens travel in them.
    */
   private addAccessLogs(resolved: ResolvedSwitchboardProps): Role | undefined {
-    const options = { retention: resolved.logRetention, removalPolicy: resolved.removalPolicy };
+    const options = {
+      retention: resolved.logRetention,
+      removalPolicy: resolved.removalPolicy,
+      encryptionKey: resolved.logEncryptionKey,
+    };
     if (this.httpApi.defaultStage) {
       addAccessLog(this, 'HttpApiAccessLogs', this.httpApi.defaultStage, {
         ...options,
