@@ -3,6 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ALARM_THRESHOLDS, type SwitchboardMonitoringProps } from '../../infra/monitoring.ts';
+import { TURNS_MAX_RECEIVE_COUNT } from '../../infra/storage.ts';
 import { Switchboard } from '../../infra/switchboard.ts';
 import {
   environmentOf,
@@ -110,6 +111,16 @@ describe('alarms, by default', () => {
       'WorkerErrors',
       'WorkerThrottles',
     ]);
+  });
+
+  it("says in the dead-letter alarm's text how many deliveries a job failed: the queue's redrive count", () => {
+    const [queue] = idsOfType(defaults, 'AWS::SQS::Queue').filter(
+      (id) => (defaults[id]?.Properties?.RedrivePolicy as object | undefined) !== undefined,
+    );
+    const redrive = defaults[queue ?? '']?.Properties?.RedrivePolicy as { maxReceiveCount: number };
+    expect(redrive.maxReceiveCount).toBe(TURNS_MAX_RECEIVE_COUNT);
+    const description = (alarms(defaults).DeadLetterQueue as { AlarmDescription?: string }).AlarmDescription;
+    expect(description).toContain(`each failed ${redrive.maxReceiveCount} deliveries`);
   });
 
   it('watches the right resources with the documented thresholds', () => {
