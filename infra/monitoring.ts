@@ -209,6 +209,25 @@ export class SwitchboardMonitoring extends Construct {
         t.deadLetterMessages,
         `turn jobs are in the dead-letter queue: each failed ${TURNS_MAX_RECEIVE_COUNT} deliveries and its turn did not run or did not close.`,
       ),
+      // The alarm above stays in ALARM while any dead letter is there (up to 14 days), so it would not
+      // notify again: this one fires on each rise of the count. Not NumberOfMessagesSent: SQS does not
+      // count there the messages a redrive policy moves into a dead-letter queue.
+      deadLetterArrivals: alarm(
+        'deadLetterArrivals',
+        new MathExpression({
+          expression: 'DIFF(visible)',
+          usingMetrics: {
+            visible: parts.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+              period: FIVE_MINUTES,
+              statistic: 'Maximum',
+            }),
+          },
+          label: 'New dead letters',
+          period: FIVE_MINUTES,
+        }),
+        1,
+        'new turn jobs arrived in the dead-letter queue in the last five minutes (a rise of its visible messages).',
+      ),
       workerErrors: alarm(
         'workerErrors',
         worker.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
