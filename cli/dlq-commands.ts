@@ -1,9 +1,14 @@
 import type { Command } from 'commander';
-import { listDeadLetters, redriveDeadLetters } from '../lib/operate/index.ts';
+import {
+  type DeletedDeadLetter,
+  deleteDeadLetters,
+  listDeadLetters,
+  redriveDeadLetters,
+} from '../lib/operate/index.ts';
 import { positive, run } from './command.ts';
 import { type CliIo, connect, print, type TargetOptions, withTarget } from './io.ts';
 
-/** Registers `dlq list` and `dlq redrive`: the turns queue's dead letters. */
+/** Registers `dlq list`, `dlq redrive`, `dlq delete` and `dlq purge`: the turns queue's dead letters. */
 export function addDlqCommands(program: Command, io: CliIo, exit: (code: number) => void): void {
   const dlq = program.command('dlq').description("the turns queue's dead-letter queue");
   withTarget(
@@ -53,6 +58,53 @@ export function addDlqCommands(program: Command, io: CliIo, exit: (code: number)
       const missing = messageIds.filter((id) => !results.some((r) => r.messageId === id));
       if (missing.length > 0) out.stderr.write(`not in the dead-letter queue: ${missing.join(', ')}\n`);
       return missing.length === 0;
+    }),
+  );
+  const deletedText = (list: DeletedDeadLetter[]) =>
+    list.length === 0
+      ? 'Nothing deleted.'
+      : list
+          .map((d) =>
+            d.runId
+              ? `${d.messageId} deleted: session ${d.sessionId} run ${d.runId}`
+              : `${d.messageId} deleted: ${d.unreadable}`,
+          )
+          .join('\n');
+  withTarget(
+    dlq
+      .command('delete')
+      .description('delete these dead letters for good (a poison message redrive skips, or a job not to run)')
+      .argument('<messageIds...>', 'the dead letters to delete (dlq list shows their ids)')
+      .option('--max <n>', 'look among at most this many', '100'),
+  ).action(
+    run(io, exit, async (out, messageIds: string[], options: TargetOptions & { max: string }) => {
+      const target = await connect(options);
+      const deleted = await deleteDeadLetters(target, {
+        only: messageIds,
+        max: positive('--max', options.max),
+      });
+      print(out, options, deleted, deletedText);
+      const missing = messageIds.filter((id) => !deleted.some((d) => d.messageId === id));
+      if (missing.length > 0) out.stderr.write(`not in the dead-letter queue: ${missing.join(', ')}\n`);
+      return missing.length === 0;
+    }),
+  );
+  withTarget(
+    dlq
+      .command('purge')
+      .description('delete every dead letter for good; needs --yes')
+      .option('--yes', 'yes, delete them all')
+      .option('--max <n>', 'at most this many', '1000'),
+  ).action(
+    run(io, exit, async (out, options: TargetOptions & { max: string; yes?: boolean }) => {
+      if (!options.yes) {
+        out.stderr.write('dlq purge deletes every dead letter for good: say --yes to mean it.\n');
+        return false;
+      }
+      const target = await connect(options);
+      const deleted = await deleteDeadLetters(target, { max: positive('--max', options.max) });
+      print(out, options, deleted, deletedText);
+      return true;
     }),
   );
 }

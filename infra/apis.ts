@@ -16,7 +16,13 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { type CorsMethod, HTTP_API_CORS } from '../lib/contract/index.ts';
 import type { StageThrottle, SwitchboardAuth } from './props.ts';
-import { HTTP_ROUTES, splitHttpRoute, WEBSOCKET_ROUTES } from './routes.ts';
+import {
+  HTTP_ROUTES,
+  splitHttpRoute,
+  WEBSOCKET_IDENTITY_SOURCES,
+  WEBSOCKET_ROUTES,
+  type WebSocketTokenSource,
+} from './routes.ts';
 
 /** API Gateway's method names to CDK's enum; `*` is `ANY`. */
 const CORS_METHODS: Record<CorsMethod, CorsHttpMethod> = {
@@ -116,21 +122,24 @@ export function throttleStage(
  * Built-in `auth`: API Gateway's JWT authoriser on the HTTP API (the token in `Authorization`, alone
  * or after `Bearer `), and on `$connect` the Lambda authoriser `fn` verifying the same token.
  *
- * The `$connect` authoriser has no identity source, on purpose: API Gateway answers 401 without
- * calling an authoriser when one of its identity sources is missing, and a browser's token comes in
- * either of two places (the `Sec-WebSocket-Protocol` header or the `token` query parameter), so naming
- * one would refuse the other and naming both would require both. The function answers 401 itself
- * when neither carries a token. (Without an identity source API Gateway also caches no result.)
+ * The `$connect` authoriser's identity source is {@link WEBSOCKET_IDENTITY_SOURCES}' entry for
+ * `tokenSource`: API Gateway answers 401 without calling the authoriser when a named source is missing,
+ * so `'subprotocol'` and `'query'` refuse the other place before any function runs, and `'either'`
+ * (the default) names a header every handshake has. The function answers 401 itself when no place
+ * carries a token.
  */
 export function builtInAuthorizers(
   auth: SwitchboardAuth,
   fn: IFunction,
+  tokenSource: WebSocketTokenSource = 'either',
 ): { httpAuthorizer: IHttpRouteAuthorizer; webSocketAuthorizer: IWebSocketRouteAuthorizer } {
   return {
     httpAuthorizer: new HttpJwtAuthorizer('JwtAuthorizer', auth.issuer, {
       jwtAudience: [...auth.audience],
       identitySource: ['$request.header.Authorization'],
     }),
-    webSocketAuthorizer: new WebSocketLambdaAuthorizer('ConnectAuthorizer', fn, { identitySource: [] }),
+    webSocketAuthorizer: new WebSocketLambdaAuthorizer('ConnectAuthorizer', fn, {
+      identitySource: [...WEBSOCKET_IDENTITY_SOURCES[tokenSource]],
+    }),
   };
 }

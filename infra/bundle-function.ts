@@ -1,5 +1,6 @@
 /**
- * Builds one function into a directory: `tsx infra/bundle-function.ts <entry> <agents> <outdir>`.
+ * Builds one function into a directory: `tsx infra/bundle-function.ts <entry> <agents> <outdir> [target]`
+ * (the target is esbuild's, `node22` or `node24`: the Node of the function's runtime).
  * The construct runs it at synth (asset bundling is synchronous, esbuild's plugins are not); it is
  * the same build as `bench/bundles.ts` measures.
  *
@@ -11,14 +12,14 @@ import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { bundleFunction, SWITCHBOARD_ENTRIES, type SwitchboardEntry } from './bundling.ts';
 
-const [entry, agents, outdir] = process.argv.slice(2);
+const [entry, agents, outdir, target] = process.argv.slice(2);
 if (!SWITCHBOARD_ENTRIES.includes(entry as SwitchboardEntry) || !agents || !outdir) {
   console.error(
-    'Usage: tsx infra/bundle-function.ts <http|ws|worker|sweep|authorizer> <agents module> <outdir>',
+    'Usage: tsx infra/bundle-function.ts <http|ws|worker|sweep|authorizer|agui> <agents module> <outdir> [node22|node24]',
   );
   process.exit(2);
 }
-await bundleFunction(entry as SwitchboardEntry, agents, outdir);
+await bundleFunction(entry as SwitchboardEntry, agents, outdir, target ? { target } : {});
 
 const maps = join(dirname(outdir), 'switchboard-source-maps', entry as string);
 rmSync(maps, { recursive: true, force: true });

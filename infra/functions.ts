@@ -10,15 +10,26 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { SETTINGS_FILE } from '../lib/config/index.ts';
 import { ENTRY_FILE, PACKAGE_ROOT, type SwitchboardEntry } from './bundling.ts';
-import type { ResolvedSwitchboardProps } from './props.ts';
+import type { ResolvedSwitchboardProps, SwitchboardNodeRuntime } from './props.ts';
 
 export type { SwitchboardEntry } from './bundling.ts';
 
 /**
- * The functions' runtime. Its major is the `node` devDependency's, the Node that `npm test` and
+ * The functions' default runtime. Its major is the `node` devDependency's, the Node that `npm test` and
  * `npm start` run on, and the bundles' esbuild target: test/infra/node-version.test.ts holds them together.
  */
 export const LAMBDA_RUNTIME = Runtime.NODEJS_22_X;
+
+/** The runtimes a stack may choose ({@link SwitchboardProps.nodeRuntime}), each bundled for its own Node. */
+export const LAMBDA_RUNTIMES: Readonly<Record<SwitchboardNodeRuntime, Runtime>> = {
+  'nodejs22.x': Runtime.NODEJS_22_X,
+  'nodejs24.x': Runtime.NODEJS_24_X,
+};
+
+/** esbuild's target for a runtime: `nodejs24.x` → `node24`. */
+export function bundleTarget(runtime: SwitchboardNodeRuntime): string {
+  return `node${runtime.slice('nodejs'.length, -'.x'.length)}`;
+}
 
 /** What one function needs beyond the shared props. */
 export interface SwitchboardFunctionOptions {
@@ -46,6 +57,8 @@ export class SwitchboardBundler implements ILocalBundling {
     readonly entry: SwitchboardEntry,
     readonly agents: string,
     readonly settingsJson: string,
+    /** esbuild's target, the Node of the function's runtime ({@link bundleTarget}). */
+    readonly target: string = bundleTarget('nodejs22.x'),
   ) {}
 
   tryBundle(outputDir: string): boolean {
@@ -54,7 +67,7 @@ export class SwitchboardBundler implements ILocalBundling {
       ? []
       : ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href];
     const script = existsSync(built) ? built : join(PACKAGE_ROOT, 'infra', 'bundle-function.ts');
-    execFileSync(process.execPath, [...loader, script, this.entry, this.agents, outputDir], {
+    execFileSync(process.execPath, [...loader, script, this.entry, this.agents, outputDir, this.target], {
       stdio: 'inherit',
     });
     writeFileSync(join(outputDir, SETTINGS_FILE), this.settingsJson);
@@ -63,19 +76,25 @@ export class SwitchboardBundler implements ILocalBundling {
 }
 
 /** The function's code: its bundle, hashed by content so an unchanged build deploys nothing. */
-function bundledCode(entry: SwitchboardEntry, agents: string, settingsJson: string): Code {
+function bundledCode(
+  entry: SwitchboardEntry,
+  agents: string,
+  settingsJson: string,
+  runtime: SwitchboardNodeRuntime,
+): Code {
   return Code.fromAsset(PACKAGE_ROOT, {
     assetHashType: AssetHashType.OUTPUT,
     bundling: {
       // Never pulled: the local bundler succeeds or throws.
-      image: LAMBDA_RUNTIME.bundlingImage,
-      local: new SwitchboardBundler(entry, agents, settingsJson),
+      image: LAMBDA_RUNTIMES[runtime].bundlingImage,
+      local: new SwitchboardBundler(entry, agents, settingsJson, bundleTarget(runtime)),
     },
   });
 }
 
 /**
- * Builds one function: the bundle of {@link bundledCode}, ESM for Node 22 on arm64, the team's agents
+ * Builds one function: the bundle of {@link bundledCode}, ESM for the stack's Node (22 unless
+ * `nodeRuntime` says 24) on arm64, the team's agents
  * module swapped in for `#agents`. Each function has its own role that may write only to its own log
  * group, instead of AWSLambdaBasicExecutionRole, whose log permissions cover every log group.
  */
@@ -88,6 +107,7 @@ export function createSwitchboardFunction(
   const logGroup = new LogGroup(scope, `${id}Logs`, {
     retention: props.logRetention,
     removalPolicy: props.removalPolicy,
+    encryptionKey: props.logEncryptionKey,
   });
   const role = new Role(scope, `${id}Role`, {
     assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
@@ -95,9 +115,9 @@ export function createSwitchboardFunction(
   });
   logGroup.grantWrite(role);
   return new LambdaFunction(scope, id, {
-    code: bundledCode(options.entry, props.agents, props.settingsJson ?? '{}'),
+    code: bundledCode(options.entry, props.agents, props.settingsJson ?? '{}', props.nodeRuntime),
     handler: `${ENTRY_FILE.replace(/\.mjs$/, '')}.handler`,
-    runtime: LAMBDA_RUNTIME,
+    runtime: LAMBDA_RUNTIMES[props.nodeRuntime],
     architecture: Architecture.ARM_64,
     memorySize: options.memorySize,
     timeout: options.timeout,

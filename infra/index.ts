@@ -20,16 +20,23 @@ export {
 } from '../lib/config/index.ts';
 export {
   type AccessLogOptions,
+  API_GATEWAY_LOGS_POLICY,
   addAccessLog,
+  createApiGatewayAccountRole,
   HTTP_ACCESS_LOG_FORMAT,
   WEBSOCKET_ACCESS_LOG_FORMAT,
+  WEBSOCKET_ACCESS_LOGS,
+  type WebSocketAccessLogs,
 } from './access-logs.ts';
 export { builtInAuthorizers, createHttpApi, createWebSocketApi, throttleStage } from './apis.ts';
 export {
+  bundleTarget,
   createSwitchboardFunction,
+  LAMBDA_RUNTIMES,
   type SwitchboardEntry,
   type SwitchboardFunctionOptions,
 } from './functions.ts';
+export { acknowledgeGuardFindings, GUARD_REASONS, type SwitchboardGuardContext } from './guard.ts';
 export {
   DEFAULT_ALARM_THRESHOLDS,
   type MonitoredParts,
@@ -48,6 +55,7 @@ export {
   type ResolvedSwitchboardProps,
   type SwitchboardAuth,
   type SwitchboardLogLevel,
+  type SwitchboardNodeRuntime,
   type SwitchboardProps,
 } from './props.ts';
 export {
@@ -55,9 +63,11 @@ export {
   type HttpRouteKey,
   type HttpRouteMethod,
   splitHttpRoute,
+  WEBSOCKET_IDENTITY_SOURCES,
   WEBSOCKET_ROUTES,
   WEBSOCKET_SPECIAL_ROUTES,
   type WebSocketRouteKey,
+  type WebSocketTokenSource,
 } from './routes.ts';
 export {
   type BucketRetention,

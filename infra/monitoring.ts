@@ -9,12 +9,13 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement, ServicePrincipal, StarPrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { TURNS_MAX_RECEIVE_COUNT } from '../lib/config/index.ts';
 import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE } from '../lib/telemetry/index.ts';
 import { createDashboard } from './dashboard.ts';
 
@@ -23,7 +24,7 @@ import { createDashboard } from './dashboard.ts';
  * period without data is not a breach.
  */
 export interface SwitchboardAlarmThresholds {
-  /** Messages in the turns dead-letter queue (a job that failed five receives). @default 1 */
+  /** Messages in the turns dead-letter queue (a job that failed TURNS_MAX_RECEIVE_COUNT, 15, receives). @default 1 */
   readonly deadLetterMessages?: number;
   /** Worker invocations that failed in 5 minutes (a crash or a timeout, not a turn that ended as error). @default 1 */
   readonly workerErrors?: number;
@@ -142,6 +143,19 @@ export class SwitchboardMonitoring extends Construct {
       removalPolicy,
     });
     key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    // Grants on the key only for AWS services (Control Tower's CT.KMS.PR.3): nothing here creates one.
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'GrantsOnlyForAwsServices',
+        effect: Effect.DENY,
+        principals: [new StarPrincipal()],
+        actions: ['kms:CreateGrant'],
+        resources: ['*'],
+        conditions: {
+          BoolIfExists: { 'kms:GrantIsForAWSResource': 'false', 'aws:PrincipalIsAWSService': 'false' },
+        },
+      }),
+    );
     return new Topic(this, 'AlarmTopic', {
       displayName: 'Switchboard alarms',
       masterKey: key,
@@ -193,7 +207,26 @@ export class SwitchboardMonitoring extends Construct {
           statistic: 'Maximum',
         }),
         t.deadLetterMessages,
-        'turn jobs are in the dead-letter queue: each failed five deliveries and its turn did not run or did not close.',
+        `turn jobs are in the dead-letter queue: each failed ${TURNS_MAX_RECEIVE_COUNT} deliveries and its turn did not run or did not close.`,
+      ),
+      // The alarm above stays in ALARM while any dead letter is there (up to 14 days), so it would not
+      // notify again: this one fires on each rise of the count. Not NumberOfMessagesSent: SQS does not
+      // count there the messages a redrive policy moves into a dead-letter queue.
+      deadLetterArrivals: alarm(
+        'deadLetterArrivals',
+        new MathExpression({
+          expression: 'DIFF(visible)',
+          usingMetrics: {
+            visible: parts.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+              period: FIVE_MINUTES,
+              statistic: 'Maximum',
+            }),
+          },
+          label: 'New dead letters',
+          period: FIVE_MINUTES,
+        }),
+        1,
+        'new turn jobs arrived in the dead-letter queue in the last five minutes (a rise of its visible messages).',
       ),
       workerErrors: alarm(
         'workerErrors',

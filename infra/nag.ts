@@ -16,7 +16,9 @@ import { Stack, Validations } from 'aws-cdk-lib';
 import { WebSocketRoute } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { IConstruct } from 'constructs';
 import { FUNCTION_NAMES, FUNCTION_PERMISSIONS, type ResourceKind } from '../lib/config/index.ts';
+import { API_GATEWAY_LOGS_POLICY, type WebSocketAccessLogs } from './access-logs.ts';
 import type { SwitchboardEntry } from './functions.ts';
+import { acknowledgeAnonymousRoutes } from './guard.ts';
 import type { Switchboard } from './switchboard.ts';
 
 /** Why a wildcard grant names `*` in its resource, by the kind of resource (see lib/config/permissions.ts). */
@@ -31,7 +33,7 @@ const XRAY =
   'X-Ray PutTraceSegments and PutTelemetryRecords have no resource-level permissions; added only when tracing is on. test/infra/iam.test.ts allows no other Resource "*".';
 
 const RUNTIME =
-  'Lambda runs the managed NODEJS_22_X runtime (arm64) on purpose: the bundles target node22 and are tested on it; moving to a newer runtime is a deliberate upgrade, not a default.';
+  'Lambda runs the managed Node runtime the stack chose (nodeRuntime: nodejs22.x by default, or nodejs24.x; arm64) on purpose: the bundles target that Node and are tested on it; moving to a newer runtime is a deliberate upgrade, not a default.';
 
 /** Why a function has no dead-letter target for asynchronous invocations, by entry point. */
 const NO_ASYNC_DLQ: Record<SwitchboardEntry, string> = {
@@ -46,8 +48,13 @@ const NO_ASYNC_DLQ: Record<SwitchboardEntry, string> = {
   agui: 'Its function URL invokes it synchronously with a streamed response; a failed run is answered on the stream to its caller, so there is nothing for an asynchronous dead-letter queue to catch.',
 };
 
+const WEBSOCKET_LOGS_OFF =
+  "webSocketAccessLogs is 'off' (the default): a WebSocket stage's access log needs the account's API Gateway CloudWatch role, an account-wide setting a fresh account lacks. 'account-role-exists' or 'create-account-role' turns it on (docs/deployment.md, Access logs).";
+
 /** What the construct knows that the acknowledgments depend on. */
 export interface SwitchboardNagContext {
+  /** The `webSocketAccessLogs` prop: with `'off'` the WebSocket stage has no access log. */
+  readonly webSocketAccessLogs?: WebSocketAccessLogs;
   /** Whether active X-Ray tracing is on (it adds a `Resource: "*"` statement to every role). */
   readonly tracing: boolean;
   /** The resources each kind of grant names, as the roles' policies name them. */
@@ -100,6 +107,18 @@ export function acknowledgeSwitchboardFindings(sb: Switchboard, context: Switchb
     'AwsSolutions-S1':
       "Server access logs would record every presigned upload and download URL with its query string, that is its signature, for as long as logs are kept. Only the functions' roles and short-lived presigned URLs reach objects; use CloudTrail data events for an audit trail.",
   });
+  if (context.webSocketAccessLogs === 'off') {
+    acknowledge(sb.webSocketStage, {
+      'AwsSolutions-APIG1': WEBSOCKET_LOGS_OFF,
+      'Serverless-APIGWAccessLogging': WEBSOCKET_LOGS_OFF,
+    });
+  }
+  if (sb.apiGatewayAccountRole) {
+    acknowledge(sb.apiGatewayAccountRole, {
+      [`AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${API_GATEWAY_LOGS_POLICY}]`]:
+        "AmazonAPIGatewayPushToCloudWatchLogs is the policy AWS documents for the account's API Gateway CloudWatch role, which every REST and WebSocket API in the region shares: its log groups are not this stack's to list.",
+    });
+  }
   for (const route of sb.webSocketApi.node.children) {
     if (!(route instanceof WebSocketRoute) || route.routeKey === '$connect') continue;
     acknowledge(route, {
@@ -120,6 +139,7 @@ export function acknowledgeSwitchboardFindings(sb: Switchboard, context: Switchb
  * ```
  */
 export function acknowledgeAnonymousAccess(sb: Switchboard, reason: string): void {
+  acknowledgeAnonymousRoutes(sb);
   acknowledge(sb.httpApi, { 'AwsSolutions-APIG4': reason });
   acknowledge(sb.webSocketApi, { 'AwsSolutions-APIG4': reason });
 }

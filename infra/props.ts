@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import type { IHttpRouteAuthorizer, IWebSocketRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AuthConfigSchema } from '../lib/auth/types.ts';
 import { parseSettings, type SettingsInput } from '../lib/config/index.ts';
@@ -13,7 +14,17 @@ import * as jsonSchemaChecker from '../lib/contract/json-schema-checker.ts';
 // checker is loaded statically here: a top-level await would stop a CommonJS app from requiring this.
 installJsonSchemaChecker(jsonSchemaChecker);
 
+import { WEBSOCKET_ACCESS_LOGS, type WebSocketAccessLogs } from './access-logs.ts';
 import type { SwitchboardMonitoringProps } from './monitoring.ts';
+import { WEBSOCKET_IDENTITY_SOURCES, type WebSocketTokenSource } from './routes.ts';
+
+/**
+ * The Lambda runtimes Switchboard is tested on: the functions are bundled for that Node (esbuild's
+ * `node22` or `node24` target).
+ */
+export type SwitchboardNodeRuntime = 'nodejs22.x' | 'nodejs24.x';
+
+const NODE_RUNTIMES: readonly SwitchboardNodeRuntime[] = ['nodejs22.x', 'nodejs24.x'];
 
 /** The log levels the functions understand (Powertools' `LOG_LEVEL`). */
 export type SwitchboardLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -47,6 +58,13 @@ export interface SwitchboardAuth {
   readonly issuer: string;
   /** The accepted audiences: a token's `aud`, or its `client_id` when it has no `aud` (a Cognito app client id). */
   readonly audience: string[];
+  /**
+   * Where hosts put the token on `$connect`, which sets the authoriser's identity source (API Gateway
+   * refuses a connection that lacks it with 401 before the authoriser runs): `'subprotocol'`
+   * (`Sec-WebSocket-Protocol`), `'query'` (`?token=`), or `'either'`. See docs/deployment.md.
+   * @default 'either'
+   */
+  readonly webSocketTokenSource?: WebSocketTokenSource;
 }
 
 /** Properties of the {@link Switchboard} construct. Every optional property has a documented default. */
@@ -72,14 +90,43 @@ export interface SwitchboardProps {
    * several times what a turn was measured to use (docs/performance.md, "Functions: size, import time and memory"). @default 512
    */
   readonly workerMemorySize?: number;
+  /**
+   * The functions' Lambda runtime, and the Node their bundles target. Both are tested by the suite
+   * (docs/deployment.md, "Node runtime"). @default 'nodejs22.x'
+   */
+  readonly nodeRuntime?: SwitchboardNodeRuntime;
   /** Memory of the HTTP, WebSocket and sweep functions in MB. @default 512 */
   readonly memorySize?: number;
   /** Records per worker invocation (1–10, the FIFO maximum). @default 10 */
   readonly workerBatchSize?: number;
   /** Upper bound on concurrent worker invocations (2–1000). @default no bound beyond the account's */
   readonly workerMaxConcurrency?: number;
+  /**
+   * Reserved concurrency of the AG-UI function (1–1000): at most this many AG-UI streams at once, and
+   * as many kept out of the account's pool for it, so a burst on its public URL cannot take the
+   * concurrency the worker needs. Opt-in: a reservation fails the deploy when the account cannot keep
+   * 100 unreserved beside it (a new account's quota may be 10). See docs/deployment.md, "Concurrency".
+   * Not with custom authorisers (there is no AG-UI function). @default none
+   */
+  readonly aguiReservedConcurrency?: number;
   /** The WebSocket API stage name; it is part of the `wss://` URL. @default 'live' */
   readonly stageName?: string;
+  /**
+   * The WebSocket stage's access log, which needs the account's API Gateway CloudWatch role (one
+   * setting per account and region; synth cannot see it): `'off'`, `'account-role-exists'` (the role is
+   * set already: the stage fails to deploy otherwise), or `'create-account-role'` (this stack sets it,
+   * replacing the account's role for every REST and WebSocket API in the region). The HTTP API's access
+   * log needs no such role and is always on. See docs/deployment.md, "Access logs".
+   * @default 'off': deploys in a fresh account
+   */
+  readonly webSocketAccessLogs?: WebSocketAccessLogs;
+  /**
+   * A KMS key that encrypts every log group of the stack (the functions' and the APIs' access logs).
+   * Its key policy must let CloudWatch Logs use it (`logs.<region>.amazonaws.com`: Encrypt*, Decrypt*,
+   * ReEncrypt*, GenerateDataKey*, Describe*), or the log groups fail to create. Control Tower's
+   * CT.CLOUDWATCH.PR.3 asks for it. @default CloudWatch Logs' own encryption
+   */
+  readonly logEncryptionKey?: IKey;
   /** How long function logs are kept. @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
   /** `LOG_LEVEL` of every function. @default 'INFO' */
@@ -143,7 +190,9 @@ export interface SwitchboardProps {
 }
 
 type OptionalProps =
+  | 'logEncryptionKey'
   | 'workerMaxConcurrency'
+  | 'aguiReservedConcurrency'
   | 'settings'
   | 'auth'
   | 'httpAuthorizer'
@@ -204,11 +253,34 @@ export function checkSwitchboardProps(props: SwitchboardProps): CheckedSwitchboa
     checkRange(name, value ?? fallback, min, max, fail) ? (value ?? fallback) : fallback;
   const settings = props.settings === undefined ? undefined : serialiseSettings(props.settings, fail);
   checkAuth(props, fail);
+  if (
+    props.aguiReservedConcurrency !== undefined &&
+    props.auth === undefined &&
+    (props.httpAuthorizer !== undefined || props.webSocketAuthorizer !== undefined)
+  ) {
+    fail(
+      'aguiReservedConcurrency needs the AG-UI function, which a stack with custom authorisers does not have.',
+    );
+  }
+  let nodeRuntime = props.nodeRuntime ?? 'nodejs22.x';
+  if (!NODE_RUNTIMES.includes(nodeRuntime)) {
+    fail(`nodeRuntime must be one of ${NODE_RUNTIMES.join(', ')}, got ${String(nodeRuntime)}.`);
+    nodeRuntime = 'nodejs22.x';
+  }
+  let webSocketAccessLogs = props.webSocketAccessLogs ?? 'off';
+  if (!WEBSOCKET_ACCESS_LOGS.includes(webSocketAccessLogs)) {
+    fail(
+      `webSocketAccessLogs must be one of ${WEBSOCKET_ACCESS_LOGS.map((v) => `'${v}'`).join(', ')}, got ${String(webSocketAccessLogs)}.`,
+    );
+    webSocketAccessLogs = 'off';
+  }
   return {
     resolved: {
       agents,
+      webSocketAccessLogs,
       workerTimeout,
       stageName,
+      nodeRuntime,
       memorySize: range('memorySize', props.memorySize, 512, 128, 10_240),
       workerMemorySize: range('workerMemorySize', props.workerMemorySize, 512, 128, 10_240),
       workerBatchSize: range('workerBatchSize', props.workerBatchSize, 10, 1, 10),
@@ -217,8 +289,14 @@ export function checkSwitchboardProps(props: SwitchboardProps): CheckedSwitchboa
         checkRange('workerMaxConcurrency', props.workerMaxConcurrency, 2, 1000, fail)
           ? props.workerMaxConcurrency
           : undefined,
+      aguiReservedConcurrency:
+        props.aguiReservedConcurrency === undefined ||
+        checkRange('aguiReservedConcurrency', props.aguiReservedConcurrency, 1, 1000, fail)
+          ? props.aguiReservedConcurrency
+          : undefined,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
       logRetention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      logEncryptionKey: props.logEncryptionKey,
       logLevel: props.logLevel ?? 'INFO',
       tracing: props.tracing ?? false,
       monitoring: props.monitoring ?? {},
@@ -260,6 +338,12 @@ function checkAuth(props: SwitchboardProps, fail: (message: string) => void): vo
     const audience = Token.isUnresolved(props.auth.audience)
       ? ['unresolved']
       : props.auth.audience.map((entry) => (Token.isUnresolved(entry) ? 'unresolved' : entry));
+    const source = props.auth.webSocketTokenSource;
+    if (source !== undefined && !Object.hasOwn(WEBSOCKET_IDENTITY_SOURCES, source)) {
+      fail(
+        `auth.webSocketTokenSource must be one of ${Object.keys(WEBSOCKET_IDENTITY_SOURCES).join(', ')}, got ${String(source)}.`,
+      );
+    }
     const parsed = AuthConfigSchema.safeParse({ issuer, audience });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];

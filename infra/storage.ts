@@ -8,7 +8,13 @@ import {
   type LifecycleRule,
 } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import {
+  DeduplicationScope,
+  FifoThroughputLimit,
+  Queue,
+  QueueEncryption,
+  RedrivePermission,
+} from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { RetentionSettingsSchema, TURNS_MAX_RECEIVE_COUNT } from '../lib/config/index.ts';
 import { FILE_BUCKET_CORS } from '../lib/contract/index.ts';
@@ -164,6 +170,9 @@ export function createTurnsQueue(scope: Construct, workerTimeout: Duration): { q
   const dlq = new Queue(scope, 'TurnsDlq', {
     fifo: true,
     retentionPeriod: Duration.days(14),
+    // Said explicitly (SQS's own default, Control Tower's CT.SQS.PR.1): any queue of the account may
+    // name it as its dead-letter queue. `byQueue` would name the turns queue, which names this one.
+    redriveAllowPolicy: { redrivePermission: RedrivePermission.ALLOW_ALL },
     encryption: QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
   });

@@ -3,8 +3,9 @@ import type { HttpApi, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apig
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, type IEventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Grant, type IGrantable, type Role } from 'aws-cdk-lib/aws-iam';
 import {
+  type CfnFunction,
   type FunctionUrl,
   FunctionUrlAuthType,
   HttpMethod,
@@ -29,16 +30,23 @@ import {
 } from '../lib/config/index.ts';
 import { AGUI_CORS } from '../lib/contract/index.ts';
 import { METRICS_NAMESPACE } from '../lib/telemetry/index.ts';
-import { addAccessLog, HTTP_ACCESS_LOG_FORMAT, WEBSOCKET_ACCESS_LOG_FORMAT } from './access-logs.ts';
+import {
+  addAccessLog,
+  createApiGatewayAccountRole,
+  HTTP_ACCESS_LOG_FORMAT,
+  WEBSOCKET_ACCESS_LOG_FORMAT,
+} from './access-logs.ts';
 import { builtInAuthorizers, createHttpApi, createWebSocketApi, throttleStage } from './apis.ts';
 import {
   createSwitchboardFunction,
   type SwitchboardEntry,
   type SwitchboardFunctionOptions,
 } from './functions.ts';
+import { acknowledgeGuardFindings } from './guard.ts';
 import { SwitchboardMonitoring } from './monitoring.ts';
 import { acknowledgeSwitchboardFindings } from './nag.ts';
 import { checkSwitchboardProps, type ResolvedSwitchboardProps, type SwitchboardProps } from './props.ts';
+import { WEBSOCKET_IDENTITY_SOURCES } from './routes.ts';
 import {
   bucketRetention,
   createBucket,
@@ -79,7 +87,7 @@ export class Switchboard extends Construct {
   readonly refKeySecret: Secret;
   /** The FIFO queue of turn jobs, one message group per session. */
   readonly queue: Queue;
-  /** Where a turn job goes after five receives that did not delete it. */
+  /** Where a turn job goes after TURNS_MAX_RECEIVE_COUNT (15) receives that did not delete it. */
   readonly deadLetterQueue: Queue;
   /** The HTTP API. */
   readonly httpApi: HttpApi;
@@ -100,6 +108,11 @@ export class Switchboard extends Construct {
   readonly aguiUrl?: FunctionUrl;
   /** Alarms, their topic and the dashboard; absent with `monitoring: false`. */
   readonly monitoring?: SwitchboardMonitoring;
+  /**
+   * The role this stack sets as the account's API Gateway CloudWatch role; only with
+   * `webSocketAccessLogs: 'create-account-role'`.
+   */
+  readonly apiGatewayAccountRole?: Role;
   /**
    * The bus the runtime publishes its domain events on (the `eventBus` prop, or one of its own);
    * undefined with `eventBus: false`.
@@ -176,6 +189,10 @@ export class Switchboard extends Construct {
           maxAge: Duration.seconds(AGUI_CORS.maxAgeSeconds ?? 0),
         },
       });
+      if (resolved.aguiReservedConcurrency !== undefined) {
+        (this.aguiFunction.node.defaultChild as CfnFunction).reservedConcurrentExecutions =
+          resolved.aguiReservedConcurrency;
+      }
       if (resolved.auth) {
         this.aguiFunction.addEnvironment(AUTH_ENV.issuer, resolved.auth.issuer);
         this.aguiFunction.addEnvironment(AUTH_ENV.audience, JSON.stringify(resolved.auth.audience));
@@ -186,7 +203,13 @@ export class Switchboard extends Construct {
     }
     const authorizers =
       resolved.auth && this.authorizerFunction
-        ? builtInAuthorizers(resolved.auth, this.authorizerFunction)
+        ? builtInAuthorizers(
+            resolved.auth,
+            this.authorizerFunction,
+            Object.hasOwn(WEBSOCKET_IDENTITY_SOURCES, resolved.auth.webSocketTokenSource ?? '')
+              ? resolved.auth.webSocketTokenSource
+              : undefined,
+          )
         : resolved;
     this.httpApi = createHttpApi(this, this.functions.http, authorizers.httpAuthorizer);
     const { api, stage } = createWebSocketApi(
@@ -231,9 +254,18 @@ export class Switchboard extends Construct {
     this.configure(resolved);
     const resourceArns = this.grantAccess();
     this.connectEventSources(resolved);
-    this.addAccessLogs(resolved);
+    this.apiGatewayAccountRole = this.addAccessLogs(resolved);
     this.addOutputs(id);
-    acknowledgeSwitchboardFindings(this, { tracing: resolved.tracing, resourceArns });
+    acknowledgeGuardFindings(this, {
+      webSocketAccessLogs: resolved.webSocketAccessLogs,
+      logRetention: resolved.logRetention,
+      logsEncrypted: resolved.logEncryptionKey !== undefined,
+    });
+    acknowledgeSwitchboardFindings(this, {
+      tracing: resolved.tracing,
+      resourceArns,
+      webSocketAccessLogs: resolved.webSocketAccessLogs,
+    });
   }
 
   /**
@@ -404,21 +436,30 @@ export class Switchboard extends Construct {
   }
 
   /**
-   * Access logs of both APIs, kept as long as the functions' logs. Their formats (infra/access-logs.ts)
-   * leave out query strings, headers and bodies: tokens travel in them.
+   * Access logs of both APIs (the WebSocket stage's as `webSocketAccessLogs` says), kept as long as the
+   * functions' logs. Their formats (infra/access-logs.ts) leave out query strings, headers and bodies:
+   * tokens travel in them.
    */
-  private addAccessLogs(resolved: ResolvedSwitchboardProps): void {
-    const options = { retention: resolved.logRetention, removalPolicy: resolved.removalPolicy };
+  private addAccessLogs(resolved: ResolvedSwitchboardProps): Role | undefined {
+    const options = {
+      retention: resolved.logRetention,
+      removalPolicy: resolved.removalPolicy,
+      encryptionKey: resolved.logEncryptionKey,
+    };
     if (this.httpApi.defaultStage) {
       addAccessLog(this, 'HttpApiAccessLogs', this.httpApi.defaultStage, {
         ...options,
         format: HTTP_ACCESS_LOG_FORMAT,
       });
     }
+    if (resolved.webSocketAccessLogs === 'off') return undefined;
     addAccessLog(this, 'WebSocketAccessLogs', this.webSocketStage, {
       ...options,
       format: WEBSOCKET_ACCESS_LOG_FORMAT,
     });
+    return resolved.webSocketAccessLogs === 'create-account-role'
+      ? createApiGatewayAccountRole(this, this.webSocketStage)
+      : undefined;
   }
 
   /** Stable output names (`<id>HttpApiUrl`) so scripts can read them; the id keeps two instances apart. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
+import { WEBSOCKET_IDENTITY_SOURCES } from '../infra/routes.ts';
 import type { Switchboard } from '../lib/agents/index.ts';
 import { type AguiAuthenticate, createAguiHandler, jwtAuthentication } from '../lib/agui/index.ts';
 import {
@@ -179,7 +180,7 @@ export interface Sandbox {
 
 type Authorizers = {
   http: Pick<HttpApiOptions, 'authorizer' | 'identityHeaders' | 'jwtAuthorizer'>;
-  websocket: Pick<WebSocketApiOptions, 'authorizer'>;
+  websocket: Pick<WebSocketApiOptions, 'authorizer' | 'identitySource'>;
   /** The AG-UI function checks the caller itself, as the deployed one does. */
   agui?: AguiAuthenticate;
 };
@@ -194,12 +195,16 @@ function jwtConfig(options: SandboxOptions): { audience: string[] } | undefined 
 
 /**
  * The stack's built-in authentication: the HTTP API's JWT authoriser, and the `$connect` Lambda
- * authoriser the stack deploys (the same handler, answering with an IAM policy).
+ * authoriser the stack deploys (the same handler, answering with an IAM policy) behind the identity
+ * source the stack gives it by default (`webSocketTokenSource: 'either'`).
  */
 function jwtAuthorizers(verify: JwtVerifier, logger: Logger): Authorizers {
   return {
     http: { jwtAuthorizer: { verify } },
-    websocket: { authorizer: lambdaPolicyAuthorizer(createConnectAuthorizer({ verifier: verify, logger })) },
+    websocket: {
+      authorizer: lambdaPolicyAuthorizer(createConnectAuthorizer({ verifier: verify, logger })),
+      identitySource: WEBSOCKET_IDENTITY_SOURCES.either,
+    },
     agui: jwtAuthentication(verify),
   };
 }

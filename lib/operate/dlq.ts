@@ -9,7 +9,7 @@ import type { Runtime } from '../config/index.ts';
 import { digest } from '../ids/index.ts';
 import { type TurnJob, TurnJobSchema } from '../runs/index.ts';
 import { getRun } from '../store/index.ts';
-import type { DeadLetter, OperatorTarget, Redriven } from './types.ts';
+import type { DeadLetter, DeletedDeadLetter, OperatorTarget, Redriven } from './types.ts';
 
 /** How long a dead letter read by a command stays hidden from others while the command works on it. */
 const HOLD_SECONDS = 60;
@@ -172,4 +172,40 @@ async function redriveOne(target: OperatorTarget, message: Message): Promise<Red
     ...ids,
     deduplicationId,
   };
+}
+
+/**
+ * Deletes dead letters for good: those `only` names, or every one read (at most `max`) when `only` is
+ * not given, which is `dlq purge`. For a poison message (a body that is no job, which `redrive` skips)
+ * or a job nobody wants run again; nothing is sent anywhere and no run changes. Dead letters read and
+ * not deleted show again at once.
+ */
+export async function deleteDeadLetters(
+  target: OperatorTarget,
+  options: { only?: string[]; max?: number } = {},
+): Promise<DeletedDeadLetter[]> {
+  const messages = await receiveAll(target, options.max ?? 100);
+  const chosen = options.only ? messages.filter((m) => options.only?.includes(m.MessageId ?? '')) : messages;
+  const deleted: DeletedDeadLetter[] = [];
+  try {
+    const sqs = await target.rt.sqs();
+    for (const message of chosen) {
+      await sqs.send(
+        new DeleteMessageCommand({ QueueUrl: target.dlqUrl, ReceiptHandle: message.ReceiptHandle as string }),
+      );
+      const { job, unreadable } = jobOf(message);
+      deleted.push({
+        messageId: message.MessageId as string,
+        ...(job && { sessionId: job.sessionId, runId: job.runId }),
+        ...(unreadable && { unreadable }),
+      });
+    }
+  } finally {
+    const done = new Set(deleted.map((d) => d.messageId));
+    await release(
+      target,
+      messages.filter((m) => !done.has(m.MessageId ?? '')),
+    );
+  }
+  return deleted;
 }

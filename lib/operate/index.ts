@@ -1,5 +1,5 @@
 export { type CancelledRun, cancelRuns, expireRuns } from './cancel.ts';
-export { listDeadLetters, redriveDeadLetters } from './dlq.ts';
+export { deleteDeadLetters, listDeadLetters, redriveDeadLetters } from './dlq.ts';
 export { type Erased, eraseOwner, eraseTenant } from './erase.ts';
 export { inspectSession, type SessionReport } from './inspect.ts';
 export { type OwnedItems, type Owner, ownedItems, tenantOwners } from './owners.ts';
@@ -14,6 +14,7 @@ export {
 export { resumeTenant, type Suspended, suspendTenant, tenantStatus } from './tenants.ts';
 export {
   type DeadLetter,
+  type DeletedDeadLetter,
   type OperatorTarget,
   type Redriven,
   type SandboxResources,

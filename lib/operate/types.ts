@@ -59,6 +59,15 @@ export interface DeadLetter {
 }
 
 /** What a redrive did with one dead letter. */
+/** A dead letter `dlq delete` or `dlq purge` removed: its id, and its job when it held one. */
+export interface DeletedDeadLetter {
+  messageId: string;
+  sessionId?: string;
+  runId?: string;
+  /** Why it held no job (a poison message: not JSON, or not a turn job). */
+  unreadable?: string;
+}
+
 export interface Redriven {
   messageId: string;
   /** `redriven`: sent to the turns queue again; `acknowledged`: its run is closed or gone, deleted without running; `skipped`: not a job. */

@@ -104,6 +104,12 @@ export interface WebSocketApiOptions {
    */
   concurrency?: number;
   authorizer?: WebSocketAuthorizer;
+  /**
+   * The authoriser's identity source, as the stack names it (`route.request.header.<name>`,
+   * `route.request.querystring.<name>`): a `$connect` that lacks one, or sends it empty, is refused
+   * with 401 and the authoriser is not called, as API Gateway does. Default none.
+   */
+  identitySource?: readonly string[];
   /** Default 'ws'. */
   functionName?: string;
 }

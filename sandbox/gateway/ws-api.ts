@@ -8,7 +8,7 @@ import { awsId, hostOf, sourceIp, splitTarget } from './request-info.ts';
 import type { ApiIdentity, WebSocketApiOptions } from './types.ts';
 import { authorizeConnect } from './ws-authorize.ts';
 import { type Connection, ConnectionRegistry } from './ws-connections.ts';
-import type { WebSocketEvent } from './ws-event-types.ts';
+import type { WebSocketConnectEvent, WebSocketEvent } from './ws-event-types.ts';
 import { type ConnectionFacts, connectEvent, disconnectEvent, messageEvent } from './ws-events.ts';
 import { limitFrameSize } from './ws-frame-limit.ts';
 import { createRouteSelector, frameText, gatewayFrame, refuseUpgrade, routeResponse } from './ws-frames.ts';
@@ -26,9 +26,24 @@ function positive(name: string, value: number): number {
   return value;
 }
 
+/** The headers and query parameters an identity source names; any other form is refused at start. */
+function identityChecks(sources: readonly string[]): ((event: WebSocketConnectEvent) => boolean)[] {
+  return sources.map((source) => {
+    const match = /^route\.request\.(header|querystring)\.([A-Za-z0-9._-]+)$/.exec(source);
+    if (!match) throw new Error(`websocket.identitySource: the sandbox cannot check "${source}"`);
+    const [, where, name] = match as unknown as [string, 'header' | 'querystring', string];
+    return (event) => {
+      const value =
+        where === 'header' ? headerOf(event.headers, name) : event.queryStringParameters?.[name as string];
+      return typeof value === 'string' && value.trim() !== '';
+    };
+  });
+}
+
 /** Builds the WebSocket API; limits are validated here, not on the first connection. */
 export function createWebSocketApi(options: WebSocketApiOptions, api: ApiIdentity): WebSocketApi {
   const path = options.path ?? '/ws';
+  const identity = identityChecks(options.identitySource ?? []);
   const selectRoute = createRouteSelector(options.routes, options.routeSelectionKey ?? 'action');
   const limits = {
     idleTimeoutMs: positive('idleTimeoutMs', options.idleTimeoutMs ?? 600_000),
@@ -115,6 +130,8 @@ export function createWebSocketApi(options: WebSocketApiOptions, api: ApiIdentit
     };
     const event = connectEvent(req, facts, api);
     if (options.authorizer) {
+      // API Gateway's own check of the identity source: the authoriser never sees such a request.
+      if (!identity.every((present) => present(event))) return refuseUpgrade(socket, 401, 'Unauthorized');
       let authorizer: Awaited<ReturnType<typeof authorizeConnect>>;
       try {
         authorizer = await authorizeConnect(options.authorizer, event, api);

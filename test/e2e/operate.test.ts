@@ -249,6 +249,46 @@ describe('switchboard dlq', () => {
     expect(await lastSeq(sandbox.runtime, ref)).toBe(before.seq);
     expect(agents.calls.demo).toBe(invocations);
   });
+
+  it('deletes a poison dead letter that redrive skips, and purges only with --yes', async () => {
+    const group = sid('poison');
+    const sendPoison = (body: string) =>
+      target.rt.sqs().then((sqs) =>
+        sqs.send(
+          new SendMessageCommand({
+            QueueUrl: target.dlqUrl,
+            MessageBody: body,
+            MessageGroupId: group,
+            MessageDeduplicationId: digest(group, body),
+          }),
+        ),
+      );
+    const { MessageId: poison } = await sendPoison('not json at all');
+    const skipped = await cli('dlq', 'redrive', poison!, '--json');
+    expect(skipped.json()).toEqual([expect.objectContaining({ messageId: poison, outcome: 'skipped' })]);
+
+    const deleted = await cli('dlq', 'delete', poison!, '--json');
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.json()).toEqual([{ messageId: poison, unreadable: 'the body is not JSON' }]);
+    const listed = (await cli('dlq', 'list', '--json')).json() as DeadLetter[];
+    expect(listed.map((letter) => letter.messageId)).not.toContain(poison);
+    // Gone: asked for again, it is not there.
+    expect((await cli('dlq', 'delete', poison!)).code).toBe(1);
+
+    const { MessageId: another } = await sendPoison('{"v":1}');
+    const refused = await cli('dlq', 'purge');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('--yes');
+    expect(((await cli('dlq', 'list', '--json')).json() as DeadLetter[]).map((l) => l.messageId)).toContain(
+      another,
+    );
+    const purged = await cli('dlq', 'purge', '--yes', '--json');
+    expect(purged.code, purged.stderr).toBe(0);
+    expect(purged.json()).toEqual(
+      expect.arrayContaining([{ messageId: another, unreadable: 'the body is not a turn job' }]),
+    );
+    expect((await cli('dlq', 'list', '--json')).json()).toEqual([]);
+  });
 });
 
 describe('switchboard tenant', () => {

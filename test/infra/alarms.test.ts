@@ -3,6 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ALARM_THRESHOLDS, type SwitchboardMonitoringProps } from '../../infra/monitoring.ts';
+import { TURNS_MAX_RECEIVE_COUNT } from '../../infra/storage.ts';
 import { Switchboard } from '../../infra/switchboard.ts';
 import {
   environmentOf,
@@ -100,8 +101,9 @@ const dimensionTarget = (alarm: AlarmProps | undefined, name: string) =>
   refOf(alarm?.Dimensions?.find((d) => d.Name === name)?.Value);
 
 describe('alarms, by default', () => {
-  it('creates the seven alarms: dead letters, worker errors and throttles, queue age, 5xx on both APIs, sweep failures', () => {
+  it('creates the eight alarms: dead letters (present and new), worker errors and throttles, queue age, 5xx on both APIs, sweep failures', () => {
     expect(Object.keys(alarms(defaults)).sort()).toEqual([
+      'DeadLetterArrivals',
       'DeadLetterQueue',
       'HttpServerErrors',
       'QueueAge',
@@ -110,6 +112,27 @@ describe('alarms, by default', () => {
       'WorkerErrors',
       'WorkerThrottles',
     ]);
+  });
+
+  it("alarms on each new dead letter: a rise of the queue's visible messages, by metric math", () => {
+    const arrivals = alarms(defaults).DeadLetterArrivals;
+    const [dlq] = idsOfType(defaults, 'AWS::SQS::Queue').filter((id) => /Dlq|DeadLetter/i.test(id));
+    expect(arrivals).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    const expression = arrivals?.Metrics?.find((m) => m.Expression);
+    expect(expression?.Expression).toBe('DIFF(visible)');
+    const visible = arrivals?.Metrics?.find((m) => m.Id === 'visible');
+    expect(visible?.MetricStat?.Metric.MetricName).toBe('ApproximateNumberOfMessagesVisible');
+    expect(JSON.stringify(visible)).toContain(dlq);
+  });
+
+  it("says in the dead-letter alarm's text how many deliveries a job failed: the queue's redrive count", () => {
+    const [queue] = idsOfType(defaults, 'AWS::SQS::Queue').filter(
+      (id) => (defaults[id]?.Properties?.RedrivePolicy as object | undefined) !== undefined,
+    );
+    const redrive = defaults[queue ?? '']?.Properties?.RedrivePolicy as { maxReceiveCount: number };
+    expect(redrive.maxReceiveCount).toBe(TURNS_MAX_RECEIVE_COUNT);
+    const description = (alarms(defaults).DeadLetterQueue as { AlarmDescription?: string }).AlarmDescription;
+    expect(description).toContain(`each failed ${redrive.maxReceiveCount} deliveries`);
   });
 
   it('watches the right resources with the documented thresholds', () => {

@@ -1,9 +1,21 @@
-import type { Stack } from 'aws-cdk-lib';
-import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
+import { Stack as CdkStack, type Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { WebSocketApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { WebSocketMockIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HTTP_ROUTES, WEBSOCKET_ROUTES, WEBSOCKET_SPECIAL_ROUTES } from '../../infra/routes.ts';
+import { builtInAuthorizers } from '../../infra/apis.ts';
+import { checkSwitchboardProps } from '../../infra/props.ts';
+import {
+  HTTP_ROUTES,
+  WEBSOCKET_IDENTITY_SOURCES,
+  WEBSOCKET_ROUTES,
+  WEBSOCKET_SPECIAL_ROUTES,
+  type WebSocketTokenSource,
+} from '../../infra/routes.ts';
 import {
   environmentOf,
+  FIXTURE_AGENTS,
   idsOfType,
   type Resources,
   refOf,
@@ -122,7 +134,7 @@ describe('Switchboard APIs', () => {
     }
   });
 
-  it('authorises $connect, and only $connect, with the authoriser function, naming no identity source', () => {
+  it("authorises $connect, and only $connect, with the authoriser function, behind the handshake's Sec-WebSocket-Key", () => {
     const lambda = idsOfType(resources, 'AWS::ApiGatewayV2::Authorizer').filter(
       (id) => resources[id]?.Properties?.AuthorizerType === 'REQUEST',
     );
@@ -130,8 +142,9 @@ describe('Switchboard APIs', () => {
     const props = resources[lambda[0] ?? '']?.Properties ?? {};
     expect(props.ApiId).toEqual({ Ref: apiId('WEBSOCKET') });
     // A named identity source that is missing is a 401 before the function runs: the token may be
-    // in the subprotocol or in the query string, so none is named.
-    expect(props.IdentitySource ?? []).toEqual([]);
+    // in the subprotocol or in the query string, so by default the source is a header every
+    // WebSocket handshake has, in the form AWS documents.
+    expect(props.IdentitySource).toEqual(['route.request.header.Sec-WebSocket-Key']);
     expect(JSON.stringify(props.AuthorizerUri)).toMatch(/SwitchboardAuthorizerFunction/);
     const routes = routesOf(apiId('WEBSOCKET'));
     for (const [key, id] of routes) {
@@ -173,4 +186,52 @@ describe('Switchboard APIs', () => {
     },
     SYNTH_TIMEOUT_MS,
   );
+});
+
+describe("auth.webSocketTokenSource: the $connect authoriser's identity source", () => {
+  /** The identity source builtInAuthorizers gives `$connect` for a token source, in a stack of its own. */
+  function identitySourceOf(source?: WebSocketTokenSource): unknown {
+    const small = new CdkStack();
+    const fn = LambdaFunction.fromFunctionArn(
+      small,
+      'Fn',
+      'arn:aws:lambda:eu-west-1:111111111111:function:a',
+    );
+    const { webSocketAuthorizer } = builtInAuthorizers(TEST_AUTH, fn, source);
+    new WebSocketApi(small, 'Api', {
+      connectRouteOptions: {
+        integration: new WebSocketMockIntegration('I'),
+        authorizer: webSocketAuthorizer,
+      },
+    });
+    const [authorizer] = Object.values(
+      Template.fromStack(small).findResources('AWS::ApiGatewayV2::Authorizer'),
+    );
+    return (authorizer as { Properties: { IdentitySource: unknown } }).Properties.IdentitySource;
+  }
+
+  it('names the documented form of each place a token may be, one at a time', () => {
+    expect(identitySourceOf('subprotocol')).toEqual(['route.request.header.Sec-WebSocket-Protocol']);
+    expect(identitySourceOf('query')).toEqual(['route.request.querystring.token']);
+    expect(identitySourceOf('either')).toEqual(['route.request.header.Sec-WebSocket-Key']);
+    expect(identitySourceOf()).toEqual(['route.request.header.Sec-WebSocket-Key']);
+  });
+
+  it('is never empty, and every entry has the form AWS documents for a WebSocket REQUEST authoriser', () => {
+    for (const sources of Object.values(WEBSOCKET_IDENTITY_SOURCES)) {
+      expect(sources.length).toBeGreaterThan(0);
+      for (const source of sources)
+        expect(source).toMatch(/^route\.request\.(header|querystring)\.[A-Za-z0-9._-]+$/);
+    }
+  });
+
+  it('refuses any other value, naming the prop', () => {
+    const { errors } = checkSwitchboardProps({
+      agents: FIXTURE_AGENTS,
+      auth: { ...TEST_AUTH, webSocketTokenSource: 'cookie' as WebSocketTokenSource },
+    });
+    expect(errors).toEqual([
+      expect.stringContaining('auth.webSocketTokenSource must be one of subprotocol, query, either'),
+    ]);
+  });
 });

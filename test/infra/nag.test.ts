@@ -45,7 +45,10 @@ function line(finding: Finding): string {
   return `${finding.severity} ${finding.rule} at ${finding.path}: ${finding.reason}`;
 }
 
-/** A team's stack: both authorisers configured, tracing on, everything else at its default. */
+/**
+ * A team's stack: both authorisers configured, tracing on, the account's API Gateway CloudWatch role
+ * set by the stack (so its role is checked too), everything else at its default.
+ */
 function teamStack(app = newApp()): Stack {
   const stack = new Stack(app, 'Test');
   const authorizerFunction = LambdaFunction.fromFunctionArn(
@@ -56,6 +59,7 @@ function teamStack(app = newApp()): Stack {
   new Switchboard(stack, 'Switchboard', {
     agents: FIXTURE_AGENTS,
     tracing: true,
+    webSocketAccessLogs: 'create-account-role',
     httpAuthorizer: new HttpJwtAuthorizer('Jwt', 'https://login.example.com/', { jwtAudience: ['hosts'] }),
     webSocketAuthorizer: new WebSocketLambdaAuthorizer('Connect', authorizerFunction, {
       identitySource: ['route.request.querystring.token'],

@@ -496,6 +496,73 @@ describe('gateway WebSocket limits and authoriser', () => {
   });
 });
 
+describe("gateway WebSocket authoriser's identity source", () => {
+  let gateway: Gateway;
+  /** The requests the authoriser was called for, by their query string. */
+  const called: string[] = [];
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      port: 0,
+      websocket: {
+        routes: [],
+        identitySource: ['route.request.querystring.token', 'route.request.header.Sec-WebSocket-Protocol'],
+        authorizer: async (event) => {
+          called.push(event.queryStringParameters?.token ?? '(none)');
+          return { principalId: 'u1' };
+        },
+        handler: async () => undefined,
+      },
+    });
+  });
+  afterAll(() => gateway.close());
+
+  /** Opens with the given query token and subprotocol header; the status it was refused with, or 101. */
+  async function statusOf(token: string | undefined, protocol: string | undefined): Promise<number> {
+    const url = token === undefined ? gateway.wsUrl : `${gateway.wsUrl}?token=${token}`;
+    const headers: Record<string, string> =
+      protocol === undefined ? {} : { 'Sec-WebSocket-Protocol': protocol };
+    try {
+      const client = await openSocket(url, headers);
+      client.socket.close();
+      return 101;
+    } catch (error) {
+      return (error as UpgradeRefused).statusCode;
+    }
+  }
+
+  it('refuses with 401, without calling the authoriser, a $connect missing any named source', async () => {
+    expect(await statusOf(undefined, 'switchboard')).toBe(401);
+    expect(await statusOf('t1', undefined)).toBe(401);
+    expect(called).toEqual([]);
+  });
+
+  it('refuses an empty source as a missing one', async () => {
+    expect(await statusOf('', 'switchboard')).toBe(401);
+    expect(await statusOf('%20', 'switchboard')).toBe(401);
+    expect(called).toEqual([]);
+  });
+
+  it('calls the authoriser when every named source is there', async () => {
+    expect(await statusOf('t2', 'switchboard')).not.toBe(401);
+    expect(called).toEqual(['t2']);
+  });
+
+  it('refuses to start with a source it cannot check, rather than letting everything through', async () => {
+    await expect(
+      startGateway({
+        port: 0,
+        websocket: {
+          routes: [],
+          identitySource: ['stageVariables.key'],
+          authorizer: async () => ({}),
+          handler: async () => undefined,
+        },
+      }),
+    ).rejects.toThrow(/identitySource: the sandbox cannot check "stageVariables.key"/);
+  });
+});
+
 describe('slow clients', () => {
   let slow: Gateway;
   beforeAll(async () => {
