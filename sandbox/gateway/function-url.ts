@@ -6,7 +6,7 @@ import { createLambdaContext } from '../lambda-context.ts';
 import { corsPolicy } from './cors.ts';
 import { buildHttpEvent } from './http-event.ts';
 import { gatewayError, writeResponse } from './http-response.ts';
-import { LAMBDA_EVENT_MAX_BYTES } from './lambda-invoke.ts';
+import { InvocationPool, LAMBDA_EVENT_MAX_BYTES } from './lambda-invoke.ts';
 import { readBody } from './read-body.ts';
 import { awsId } from './request-info.ts';
 import type { ApiIdentity } from './types.ts';
@@ -80,6 +80,8 @@ export function createFunctionUrl(options: FunctionUrlOptions, api: ApiIdentity)
   const maxBytes = options.maxResponseBytes ?? STREAMED_RESPONSE_MAX_BYTES;
   const cors = options.cors ? corsPolicy(options.cors) : undefined;
   const functionName = options.functionName ?? 'agui';
+  // Never refuses: it only tells a closing gateway which invocations still run.
+  const running = new InvocationPool(Number.POSITIVE_INFINITY);
   const ours = (url: string | undefined) => {
     const path = (url ?? '/').split('?')[0] ?? '/';
     return path === options.prefix || path.startsWith(`${options.prefix}/`);
@@ -111,6 +113,7 @@ export function createFunctionUrl(options: FunctionUrlOptions, api: ApiIdentity)
       accountId: api.accountId,
     });
     const timer = setTimeout(() => sink.cut(), timeoutMs);
+    const release = running.take() as () => void;
     try {
       await options.handler(event, sink, context);
     } catch (error) {
@@ -119,11 +122,12 @@ export function createFunctionUrl(options: FunctionUrlOptions, api: ApiIdentity)
       else sink.cut();
     } finally {
       clearTimeout(timer);
+      release();
       sink.end();
     }
   }
 
-  return (req: IncomingMessage, res: ServerResponse): boolean => {
+  const handle = (req: IncomingMessage, res: ServerResponse): boolean => {
     if (!ours(req.url)) return false;
     serve(req, res).catch((error: unknown) => {
       if (req.destroyed || res.destroyed) return;
@@ -132,4 +136,5 @@ export function createFunctionUrl(options: FunctionUrlOptions, api: ApiIdentity)
     });
     return true;
   };
+  return Object.assign(handle, { settle: (ms: number) => running.whenIdle(ms) });
 }

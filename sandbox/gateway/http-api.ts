@@ -15,8 +15,10 @@ import type { ApiIdentity, HttpApiOptions } from './types.ts';
 /** HTTP API's payload limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-/** Serves one HTTP API request. */
-export type HttpApi = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+/** Serves one HTTP API request; `settle` waits for the invocations still running (a closing gateway's last step). */
+export type HttpApi = ((req: IncomingMessage, res: ServerResponse) => Promise<void>) & {
+  settle(ms: number): Promise<void>;
+};
 
 /** Builds the HTTP API; route keys and limits are validated here, not on the first request. */
 export function createHttpApi(options: HttpApiOptions, api: ApiIdentity): HttpApi {
@@ -77,7 +79,7 @@ export function createHttpApi(options: HttpApiOptions, api: ApiIdentity): HttpAp
     return mapHttpResult(outcome.result);
   }
 
-  return async (req, res) => {
+  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const read = await readBody(req, MAX_BODY_BYTES);
     const method = req.method ?? 'GET';
     const match = route(method, (req.url ?? '/').split('?')[0] ?? '/');
@@ -100,4 +102,5 @@ export function createHttpApi(options: HttpApiOptions, api: ApiIdentity): HttpAp
     }
     writeResponse(res, cors && !preflight ? cors.decorate(req, response) : response, requestId);
   };
+  return Object.assign(serve, { settle: (ms: number) => pool.whenIdle(ms) });
 }

@@ -22,6 +22,9 @@ export type InvokeOutcome<R> =
   /** Every slot of the function's pool was taken: the function never ran, so nothing was done. */
   | { kind: 'throttled' };
 
+/** How long a closing gateway waits for its running invocations (a hung handler must not hold it). */
+export const SETTLE_MS = 5_000;
+
 /** How many invocations of a function the sandbox runs at once unless told otherwise (see {@link InvocationPool}). */
 export const DEFAULT_CONCURRENCY = 64;
 
@@ -35,9 +38,21 @@ export const DEFAULT_CONCURRENCY = 64;
  */
 export class InvocationPool {
   #running = 0;
+  #idle: (() => void)[] = [];
 
+  /** `size` Infinity: a pool that never refuses, kept only to know what still runs. */
   constructor(readonly size: number) {
-    if (!Number.isInteger(size) || size < 1) throw new Error('concurrency must be a whole number from 1');
+    if (size !== Number.POSITIVE_INFINITY && (!Number.isInteger(size) || size < 1))
+      throw new Error('concurrency must be a whole number from 1');
+  }
+
+  /**
+   * Resolves once nothing runs (or after `ms`, for a handler that never ends): a closing gateway
+   * waits here, so no handler of a closed sandbox goes on calling services that are already gone.
+   */
+  async whenIdle(ms: number): Promise<void> {
+    if (this.#running === 0) return;
+    await withTimeout(new Promise<void>((resolve) => this.#idle.push(resolve)), ms, undefined);
   }
 
   /** Invocations running now. */
@@ -53,6 +68,7 @@ export class InvocationPool {
     return () => {
       if (held) this.#running -= 1;
       held = false;
+      if (this.#running === 0) for (const resolve of this.#idle.splice(0)) resolve();
     };
   }
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createFunctionUrl } from './function-url.ts';
 import { createHttpApi } from './http-api.ts';
 import { gatewayError, writeResponse } from './http-response.ts';
+import { SETTLE_MS } from './lambda-invoke.ts';
 import { createManagementApi } from './management-api.ts';
 import { awsId } from './request-info.ts';
 import type { ApiIdentity, Gateway, GatewayOptions } from './types.ts';
@@ -88,6 +89,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await Promise.all([httpApi?.settle(SETTLE_MS), ...functionUrls.map((url) => url.settle(SETTLE_MS))]);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { headerOf } from '../../lib/auth/index.ts';
 import { createLambdaContext } from '../lambda-context.ts';
-import { DEFAULT_CONCURRENCY, InvocationPool, invokeLambda } from './lambda-invoke.ts';
+import { DEFAULT_CONCURRENCY, InvocationPool, invokeLambda, SETTLE_MS } from './lambda-invoke.ts';
 import { awsId, hostOf, sourceIp, splitTarget } from './request-info.ts';
 import type { ApiIdentity, WebSocketApiOptions } from './types.ts';
 import { authorizeConnect } from './ws-authorize.ts';
@@ -64,8 +64,10 @@ export function createWebSocketApi(options: WebSocketApiOptions, api: ApiIdentit
   });
   const registry = new ConnectionRegistry();
   const pool = new InvocationPool(options.concurrency ?? DEFAULT_CONCURRENCY);
+  // `$disconnect` takes no slot of `pool`: it cannot be refused (the connection is gone) and must
+  // clean up. Its own pool never refuses; it only tells `close` what still runs.
+  const disconnects = new InvocationPool(Number.POSITIVE_INFINITY);
 
-  // `$disconnect` takes no slot: it cannot be refused (the connection is gone) and must clean up.
   const invoke = (event: WebSocketEvent) =>
     invokeLambda(
       options.handler,
@@ -77,7 +79,7 @@ export function createWebSocketApi(options: WebSocketApiOptions, api: ApiIdentit
         accountId: api.accountId,
       }),
       timeoutMs,
-      event.requestContext.routeKey === '$disconnect' ? undefined : pool,
+      event.requestContext.routeKey === '$disconnect' ? disconnects : pool,
     );
 
   async function onMessage({ facts, socket }: Connection, body: string): Promise<void> {
@@ -177,6 +179,8 @@ export function createWebSocketApi(options: WebSocketApiOptions, api: ApiIdentit
     async close() {
       await registry.closeAll();
       wss.close();
+      // Routes and `$disconnect`s still running finish before the services they call are stopped.
+      await Promise.all([pool.whenIdle(SETTLE_MS), disconnects.whenIdle(SETTLE_MS)]);
     },
   };
 }

@@ -599,3 +599,57 @@ describe('slow clients', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
   });
 });
+
+describe('gateway close', () => {
+  it('waits for the HTTP, WebSocket and $disconnect invocations still running', async () => {
+    const ended: string[] = [];
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const entered = new Recorder<string>();
+    const slow = async (name: string) => {
+      entered.push(name);
+      await held;
+      ended.push(name);
+    };
+    const gateway = await startGateway({
+      port: 0,
+      http: {
+        routes: ['GET /slow'],
+        handler: async () => {
+          await slow('http');
+          return { statusCode: 200 };
+        },
+      },
+      websocket: {
+        routes: ['slow'],
+        handler: async (event) => {
+          const { routeKey } = event.requestContext;
+          if (routeKey === 'slow') await slow('route');
+          if (routeKey === '$disconnect') {
+            ended.push('$disconnect');
+            entered.push('$disconnect');
+          }
+          return { statusCode: 200 };
+        },
+      },
+    });
+    void fetch(`${gateway.url}/slow`).catch(() => undefined);
+    const client = await openSocket(gateway.wsUrl);
+    client.socket.send(JSON.stringify({ action: 'slow' }));
+    await entered.waitFor((name) => name === 'http');
+    await entered.waitFor((name) => name === 'route');
+    let endedAtClose: string[] = [];
+    const closing = gateway.close().then(() => {
+      endedAtClose = [...ended].sort();
+    });
+    // The sockets are closed and `$disconnect` has run, while the route and the request are still held:
+    // a close that did not wait for them would be over by now.
+    await entered.waitFor((name) => name === '$disconnect');
+    for (let turn = 0; turn < 20; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    release();
+    await closing;
+    expect(endedAtClose).toEqual(['$disconnect', 'http', 'route']);
+  });
+});
