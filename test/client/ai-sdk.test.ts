@@ -4,6 +4,7 @@ import {
   type ChatState,
   type ChatStatus,
   lastAssistantMessageIsCompleteWithApprovalResponses,
+  lastAssistantMessageIsCompleteWithToolCalls,
   type UIMessage,
 } from 'ai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -194,6 +195,38 @@ describe('SwitchboardChatTransport with the AI SDK Chat', () => {
     });
   });
 
+  it('answers a client tool through addToolOutput', async () => {
+    const chat = chatOf(sid('client-tool'), 'pauser', {
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
+    });
+    await chat.sendMessage({ text: 'page' });
+    expect(toolPart(assistants(chat)[0])).toMatchObject({
+      state: 'input-available',
+      toolName: 'read_clipboard',
+    });
+    await chat.addToolOutput({ tool: 'read_clipboard', toolCallId: 'req_page', output: 'copied text' });
+    await expect
+      .poll(() => textOf(assistants(chat)[0]), queued('the answer after the output'))
+      .toContain('resolved req_page: "copied text"');
+    expect(toolPart(assistants(chat)[0])).toMatchObject({ state: 'output-available', output: 'copied text' });
+  });
+
+  it('edits a sent message: the conversation is cut back to it and answered again', async () => {
+    const chat = chatOf(sid('edit'), 'pauser');
+    await chat.sendMessage({ text: 'first' });
+    const user = chat.messages[0]!;
+    await chat.sendMessage({ text: 'second', messageId: user.id });
+    expect(chat.messages.map((m) => [m.role, textOf(m)])).toEqual([
+      ['user', 'second'],
+      ['assistant', 'echo: second'],
+    ]);
+    const stored = await transport('pauser').loadMessages(chat.id);
+    expect(stored.map((m) => [m.role, textOf(m)])).toEqual([
+      ['user', 'second'],
+      ['assistant', 'echo: second'],
+    ]);
+  });
+
   it('resumes a turn after a reload from the stored log: the answer once, no duplicate text', async () => {
     const id = sid('resume');
     const first = chatOf(id, 'gated');
@@ -215,6 +248,29 @@ describe('SwitchboardChatTransport with the AI SDK Chat', () => {
     expect(textOf(assistants(second)[0])).toMatch(/^Hello world \d+\.$/);
     // Nothing runs any more: a further resume has nothing to replay.
     expect(await reloaded.reconnectToStream({ chatId: id })).toBeNull();
+  });
+
+  it('resumes a paused turn on another device: its approval is shown again and answered there', async () => {
+    const id = sid('paused');
+    await chatOf(id, 'pauser').sendMessage({ text: 'wire' });
+
+    const other = transport('pauser');
+    const chat = new TestChat({
+      id,
+      transport: other,
+      messages: await other.loadMessages(id),
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    });
+    await chat.resumeStream();
+    expect(assistants(chat)).toHaveLength(1);
+    expect(toolPart(assistants(chat)[0])).toMatchObject({
+      state: 'approval-requested',
+      toolName: 'wire_money',
+    });
+    await chat.addToolApprovalResponse({ id: 'req_wire', approved: true });
+    await expect
+      .poll(() => textOf(assistants(chat)[0]), queued('the answer after the approval'))
+      .toBe('I need your OK first.resolved req_wire: "approve"');
   });
 
   it('stop() cancels the running turn', async () => {
