@@ -372,6 +372,8 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
   readonly #open = new Map<string, OpenRequests>();
   /** Counts the streams of each chat: an aborted reconnect that a newer one replaced cancels nothing. */
   readonly #generation = new Map<string, number>();
+  /** Ends each open stream: `close()` leaves none waiting on a client that is gone. */
+  readonly #streams = new Set<() => void>();
 
   constructor(options: SwitchboardChatTransportOptions) {
     this.#options = options;
@@ -535,7 +537,7 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
   }
 
   /**
-   * Closes the client the transport made (a client passed in stays open).
+   * Ends the open streams and closes the client the transport made (a client passed in stays open).
    *
    * @example
    * ```ts
@@ -543,6 +545,7 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
    * ```
    */
   close(): void {
+    for (const end of [...this.#streams]) end();
     if (this.#ownsClient) this.client.close();
   }
 
@@ -664,8 +667,10 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
     let done = false;
     const finish = () => {
       done = true;
+      this.#streams.delete(finish);
       source.stop();
     };
+    this.#streams.add(finish);
     const onAbort = () => {
       if (done) return;
       finish();
