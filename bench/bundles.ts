@@ -3,8 +3,8 @@
  * read at every cold start (the entry chunk and the chunks it imports statically) and of the lazy
  * chunks, the wall time of a Node process that imports the bundle against one that imports nothing
  * (same run, same machine), and the process's memory after the import. The bundles are built with
- * the options the stack deploys (`infra/bundling.ts`). Run: `npx tsx bench/bundles.ts` (RUNS=9 to
- * change the count of imports per function).
+ * the options the stack deploys (`infra/bundling.ts`). Run: `npx tsx bench/bundles.ts` (RUNS=5 to
+ * change the count of imports per function, 10 by default).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,8 +36,12 @@ export interface BundleReport {
   readonly heaviest: readonly { readonly name: string; readonly bytes: number }[];
   /** Median wall time, spawn to exit, of a Node process that imports the bundle (ms). */
   readonly importMs: number;
+  /** The fastest and slowest of those imports (ms): how much the machine's load moved them. */
+  readonly importRange: readonly [min: number, max: number];
   /** Median wall time of a Node process that imports nothing, measured in the same rounds (ms). */
   readonly emptyMs: number;
+  /** The fastest and slowest of the empty processes (ms). */
+  readonly emptyRange: readonly [min: number, max: number];
   /** `importMs / emptyMs`: the goal is under 2. */
   readonly importRatio: number;
   /** Resident memory after the import (MB), median. */
@@ -50,7 +54,7 @@ export interface BundleReport {
 export interface MeasureOptions {
   /** The agents module bundled for `#agents`. Default: this repository's demo (what it deploys). */
   readonly agents?: string;
-  /** Imports timed per function (the median is kept). Default 5. */
+  /** Imports timed per function (the median is kept, with the fastest and slowest). Default 10. */
   readonly runs?: number;
   /** Which functions. Default: all five. */
   readonly functions?: readonly SwitchboardEntry[];
@@ -95,6 +99,10 @@ function timeProcess(url: string | undefined): { ms: number; rss: number } {
   return { ms: performance.now() - started, rss: Number(out) };
 }
 
+function range(values: readonly number[]): readonly [number, number] {
+  return [Math.min(...values), Math.max(...values)];
+}
+
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -115,7 +123,7 @@ function packageOf(input: string, workingDir: string): string {
  */
 export async function measureBundles(options: MeasureOptions = {}): Promise<BundleReport[]> {
   const agents = resolve(options.agents ?? join(ROOT, 'demo', 'agents.ts'));
-  const runs = options.runs ?? 5;
+  const runs = options.runs ?? 10;
   const functions = options.functions ?? SWITCHBOARD_ENTRIES;
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-bundles-'));
   try {
@@ -154,6 +162,7 @@ export async function measureBundles(options: MeasureOptions = {}): Promise<Bund
       for (const b of built) timed.get(b.fn)?.push(timeProcess(b.url));
     }
     const emptyMs = median(empty.map((t) => t.ms));
+    const emptyRange = range(empty.map((t) => t.ms));
     const emptyRss = median(empty.map((t) => t.rss));
     return built.map(({ url: _url, ...b }) => {
       const samples = timed.get(b.fn) ?? [];
@@ -162,7 +171,9 @@ export async function measureBundles(options: MeasureOptions = {}): Promise<Bund
         ...b,
         withinGoal: b.entryBytes <= ENTRY_BUDGET_BYTES,
         importMs,
+        importRange: range(samples.map((t) => t.ms)),
         emptyMs,
+        emptyRange,
         importRatio: importMs / emptyMs,
         rssMb: median(samples.map((t) => t.rss)) / 2 ** 20,
         emptyRssMb: emptyRss / 2 ** 20,
@@ -180,7 +191,7 @@ export function formatBundleTable(reports: readonly BundleReport[]): string {
     r.fn,
     `${kb(r.entryBytes)}${r.withinGoal ? '' : ' (over 500)'}`,
     r.lazyChunks > 0 ? `${kb(r.lazyBytes)} in ${r.lazyChunks}` : '-',
-    `${r.importMs.toFixed(0)} ms`,
+    `${r.importRange[0].toFixed(0)}/${r.importMs.toFixed(0)}/${r.importRange[1].toFixed(0)} ms`,
     `${r.importRatio.toFixed(2)}x`,
     `${r.rssMb.toFixed(0)} MB`,
     r.heaviest
@@ -188,7 +199,15 @@ export function formatBundleTable(reports: readonly BundleReport[]): string {
       .map((p) => `${p.name} ${kb(p.bytes)}`)
       .join(', '),
   ]);
-  const header = ['function', 'entry (min.)', 'lazy chunks', 'cold import', 'vs empty', 'RSS', 'heaviest'];
+  const header = [
+    'function',
+    'entry (min.)',
+    'lazy chunks',
+    'cold import min/median/max',
+    'vs empty',
+    'RSS',
+    'heaviest',
+  ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
     cells
@@ -200,12 +219,12 @@ export function formatBundleTable(reports: readonly BundleReport[]): string {
     line(header),
     ...rows.map(line),
     empty
-      ? `empty node process: ${empty.emptyMs.toFixed(0)} ms, ${empty.emptyRssMb.toFixed(0)} MB RSS (${process.version})`
+      ? `empty node process (min/median/max): ${empty.emptyRange[0].toFixed(0)}/${empty.emptyMs.toFixed(0)}/${empty.emptyRange[1].toFixed(0)} ms, ${empty.emptyRssMb.toFixed(0)} MB RSS (${process.version})`
       : '',
   ].join('\n');
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const reports = await measureBundles({ runs: Number(process.env.RUNS ?? 5) });
+  const reports = await measureBundles({ runs: Number(process.env.RUNS ?? 10) });
   console.log(formatBundleTable(reports));
 }
