@@ -14,6 +14,7 @@
  * npx switchboard dlq list --stack Assistant --json
  * ```
  */
+import { commandName } from '../cli/io.ts';
 import { runCli } from '../cli/program.ts';
 
 // A command that follows (tail) stops on Ctrl+C; `dev` installs its own handlers and keeps running.
@@ -28,6 +29,7 @@ runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   signal: controller.signal,
+  name: commandName(process.argv[1]),
 }).then(
   (code) => {
     // Exit once what was written has gone out: a pipe takes stdout asynchronously.
