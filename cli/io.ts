@@ -45,6 +45,7 @@ export interface TargetOptions {
   queueUrl?: string;
   dlqUrl?: string;
   bucket?: string;
+  eventBus?: string;
   json?: boolean;
 }
 
@@ -65,6 +66,7 @@ export function withTarget(command: Command): Command {
     .option('--queue-url <url>', "the turns queue's URL, with --table")
     .option('--dlq-url <url>', "the dead-letter queue's URL, with --table")
     .option('--bucket <name>', 'the file bucket, with --table')
+    .option('--event-bus <name>', "the domain events' bus, with --table: where the audit event goes")
     .option('--json', 'print JSON instead of text');
 }
 
@@ -85,6 +87,7 @@ export function connect(options: TargetOptions): Promise<OperatorTarget> {
           dlqUrl: options.dlqUrl,
           bucket: options.bucket ?? '',
           region: options.region,
+          ...(options.eventBus !== undefined && { eventBus: options.eventBus }),
         },
         `table ${options.table}`,
       ),

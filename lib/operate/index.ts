@@ -1,3 +1,4 @@
+export { type Audited, type OperatorAction, recordOperatorAction } from './audit.ts';
 export { type CancelledRun, cancelRuns, expireRuns } from './cancel.ts';
 export { deleteDeadLetters, listDeadLetters, redriveDeadLetters } from './dlq.ts';
 export { type Erased, eraseOwner, eraseTenant } from './erase.ts';

@@ -21,10 +21,18 @@ export const SandboxResourcesSchema = z.object({
   dlqUrl: z.string().min(1),
   bucket: z.string().min(1),
   region: z.string().min(1),
-  endpoints: z.object({ dynamodb: z.string().url(), sqs: z.string().url(), s3: z.string().url() }),
+  endpoints: z.object({
+    dynamodb: z.string().url(),
+    sqs: z.string().url(),
+    s3: z.string().url(),
+    /** The sandbox's EventBridge bus, where `tenant suspend` and `erase` publish their audit event. */
+    events: z.string().url().optional(),
+  }),
   credentials: z.object({ accessKeyId: z.string(), secretAccessKey: z.string() }),
   /** The sandbox's session-ref key, so `--user` names a session by its owner's ref. */
   refKey: z.string().min(32),
+  /** The sandbox's EventBridge bus, by name. */
+  eventBus: z.string().min(1).optional(),
 });
 export type SandboxResources = z.infer<typeof SandboxResourcesSchema>;
 
@@ -40,6 +48,8 @@ export const StackResourcesSchema = z.object({
    * (`secretsmanager:GetSecretValue`) only by a command given `--user`, to find that owner's ref.
    */
   refKeySecret: z.string().min(1).optional(),
+  /** The deployment's EventBridge bus (the construct's `EventBusName` output), for the audit event. */
+  eventBus: z.string().min(1).optional(),
 });
 export type StackResources = z.infer<typeof StackResourcesSchema>;
 

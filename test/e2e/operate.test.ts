@@ -7,6 +7,7 @@ import { commandName } from '../../cli/io.ts';
 import { runCli } from '../../cli/program.ts';
 import { ownerIdentity, withScope } from '../../lib/auth/index.ts';
 import { ChatRequestSchema } from '../../lib/contract/index.ts';
+import { parseDetail } from '../../lib/events/index.ts';
 import { digest } from '../../lib/ids/index.ts';
 import type { DeadLetter, OperatorTarget, Redriven, SessionReport } from '../../lib/operate/index.ts';
 import { REDACTED, sandboxTarget } from '../../lib/operate/index.ts';
@@ -29,6 +30,7 @@ const TOKENS: Record<string, { user: string; tenant?: string }> = {
   ops: { user: 'ops' },
   'ann@acme': { user: 'ann', tenant: 'acme' },
   'zed@globex': { user: 'zed', tenant: 'globex' },
+  'eve@hooli': { user: 'eve', tenant: 'hooli' },
 };
 let sandbox: Sandbox;
 let target: OperatorTarget;
@@ -437,6 +439,79 @@ describe('switchboard erase', () => {
     const lines = logs.filter((line) => line.includes(`session ${session} `));
     expect(lines.join('')).toContain('The agent ignored the stop');
     expect(lines.join('')).not.toContain('Lost the lease');
+  });
+});
+
+describe('who did it: the audit of tenant suspend and erase', () => {
+  /** The `Operator Action` events the sandbox's bus took so far, as a rule's target gets them. */
+  const audits = () =>
+    sandbox
+      .events()
+      .filter((e) => e.detailType === 'Operator Action')
+      .map((e) => parseDetail('Operator Action', e.detail));
+  /** The JSON audit line a command wrote on stderr. */
+  const auditLine = (stderr: string) =>
+    JSON.parse(stderr.split('\n').find((line) => line.includes('"Operator action"')) ?? '{}') as Record<
+      string,
+      unknown
+    >;
+
+  it('tenant suspend and resume publish an Operator Action event and log a line, naming --by', async () => {
+    const suspended = await cli(
+      'tenant',
+      'suspend',
+      'initech',
+      '--reason',
+      'audit me',
+      '--by',
+      'ops-alice',
+      '--json',
+    );
+    expect(suspended.code, suspended.stderr).toBe(0);
+    expect(suspended.json()).toMatchObject({ tenant: 'initech', audit: 'published' });
+    const event = audits().find((a) => a.tenant === 'initech' && a.action === 'tenant_suspended');
+    expect(event).toMatchObject({
+      version: 1,
+      operator: 'ops-alice',
+      owner: null,
+      reason: 'audit me',
+      runsStopped: 0,
+    });
+    expect(auditLine(suspended.stderr)).toMatchObject({
+      level: 'INFO',
+      message: 'Operator action',
+      event: 'published',
+      action: 'tenant_suspended',
+      operator: 'ops-alice',
+      tenant: 'initech',
+    });
+    const resumed = await cli('tenant', 'resume', 'initech', '--by', 'ops-bob');
+    expect(resumed.code).toBe(0);
+    expect(audits()).toContainEqual(
+      expect.objectContaining({ action: 'tenant_resumed', tenant: 'initech', operator: 'ops-bob' }),
+    );
+    // Nothing to resume: nothing happened, nothing to audit.
+    const again = await cli('tenant', 'resume', 'initech', '--by', 'ops-carol');
+    expect(again.stdout).toContain('was not suspended');
+    expect(audits().some((a) => a.operator === 'ops-carol')).toBe(false);
+  });
+
+  it('erase records who erased whose data; a dry run records nothing; without --by it names the local user', async () => {
+    const session = sid('audited');
+    const sent = await send('eve@hooli', session, 'pauser', 'hello');
+    await ended(refOf(session, 'eve', 'hooli'), String(sent.json.run_id));
+    const before = audits().length;
+    expect((await cli('erase', '--user', 'eve', '--tenant', 'hooli', '--dry-run')).code).toBe(0);
+    expect(audits()).toHaveLength(before);
+
+    const erased = await cli('erase', '--user', 'eve', '--tenant', 'hooli', '--yes', '--json');
+    expect(erased.code, erased.stderr).toBe(0);
+    const event = audits().at(-1);
+    expect(event).toMatchObject({ action: 'data_erased', owner: 'eve', tenant: 'hooli', runsStopped: null });
+    expect(event?.sessions).toBeGreaterThanOrEqual(1);
+    expect(event?.operator).toMatch(/^.+@.+$/);
+    expect(auditLine(erased.stderr)).toMatchObject({ action: 'data_erased', operator: event?.operator });
+    expect((await cli('erase', '--user', 'eve', '--yes', '--by', ' ')).code).toBe(2);
   });
 });
 
