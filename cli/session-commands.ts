@@ -24,15 +24,43 @@ export function addSessionCommands(program: Command, io: CliIo, exit: (code: num
   sessionOptions(
     program
       .command('inspect')
-      .description('show a session: its owner, its runs, its pending actions and the end of its event log')
-      .argument('<session>', "the session's ref (as logs and `ref` show it), or its host id with --user")
+      .description(
+        'show a session: its owner, its runs, its pending actions and the end of its event log; or, with --settings, the settings the deployment runs with',
+      )
+      .argument('[session]', "the session's ref (as logs and `ref` show it), or its host id with --user")
       .option('--events <n>', 'how many of the last events to show (0: none)', String(INSPECT_EVENTS))
-      .option('--redact', REDACT_HELP),
+      .option('--redact', REDACT_HELP)
+      .option(
+        '--settings',
+        "instead of a session: the settings the target's functions run with (a stack's are read from its code zip)",
+      ),
   ).action(
     run(
       io,
       exit,
-      async (out, session: string, options: SessionOptions & { events: string; redact?: boolean }) => {
+      async (
+        out,
+        session: string | undefined,
+        options: SessionOptions & { events: string; redact?: boolean; settings?: boolean },
+      ) => {
+        if (options.settings) {
+          if (session !== undefined) throw usageError('--settings shows no session: leave <session> out.');
+          const target = await connect(options);
+          if (!target.settings)
+            throw usageError(
+              '--settings needs --stack or --sandbox: resources named one by one have no code to read.',
+            );
+          const settings = await target.settings();
+          print(out, options, settings, (r) =>
+            [
+              `settings of ${r.source}`,
+              `given: ${JSON.stringify(r.given, null, 2)}`,
+              `effective (defaults applied): ${JSON.stringify(r.effective, null, 2)}`,
+            ].join('\n'),
+          );
+          return true;
+        }
+        if (session === undefined) throw usageError('inspect needs a <session>, or --settings.');
         const count = Number(options.events);
         if (!(Number.isInteger(count) && count >= 0))
           throw usageError(`--events takes a whole number (got "${options.events}").`);

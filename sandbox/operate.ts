@@ -6,12 +6,13 @@ import { SANDBOX_CREDENTIALS, SANDBOX_NAMES, SANDBOX_REGION } from './services.t
 
 /**
  * What the operator commands (`switchboard inspect --sandbox URL`, …) need to reach this sandbox's
- * emulators; `eventsUrl` is its EventBridge bus's.
+ * emulators (`eventsUrl` is its EventBridge bus's), and the settings it was given.
  */
 export function sandboxResources(
   services: LocalServices,
   refKey: string,
   eventsUrl: string,
+  settings: Record<string, unknown> = {},
 ): SandboxResources {
   return {
     table: SANDBOX_NAMES.table,
@@ -28,6 +29,7 @@ export function sandboxResources(
     credentials: SANDBOX_CREDENTIALS,
     refKey,
     eventBus: SANDBOX_NAMES.eventBus,
+    settings,
   };
 }
 

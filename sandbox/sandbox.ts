@@ -272,7 +272,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       }
     | undefined;
   const bus = await startEventBus({ bus: SANDBOX_NAMES.eventBus, onEvent: options.onEvent });
-  const resources = sandboxResources(services, refKey, bus.url);
+  const resources = sandboxResources(services, refKey, bus.url, options.settings);
   const refKeySecret = secretArn(SANDBOX_NAMES.refKeySecret, SANDBOX_REGION);
   const secrets = await startSecretsManager({
     name: SANDBOX_NAMES.refKeySecret,

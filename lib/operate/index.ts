@@ -5,6 +5,13 @@ export { type Erased, eraseOwner, eraseTenant } from './erase.ts';
 export { INSPECT_EVENTS, inspectSession, type SessionReport } from './inspect.ts';
 export { type OwnedItems, type Owner, ownedItems, tenantOwners } from './owners.ts';
 export { REDACTED, redactEvent } from './redact.ts';
+export {
+  type DeployedSettings,
+  settingsCodeLocations,
+  settingsFromZip,
+  settingsOf,
+  stackSettings,
+} from './settings.ts';
 export { describeEvent, type TailOptions, tailSession } from './tail.ts';
 export {
   resourcesFromOutputs,
@@ -24,3 +31,4 @@ export {
   type StackResources,
   StackResourcesSchema,
 } from './types.ts';
+export { readZipEntry } from './zip.ts';

@@ -1,5 +1,6 @@
 import { createRuntime } from '../config/index.ts';
 import { parseOrThrow, ValidationError } from '../errors/index.ts';
+import { settingsOf, stackSettings } from './settings.ts';
 import {
   type OperatorTarget,
   type SandboxResources,
@@ -25,8 +26,14 @@ export async function sandboxTarget(url: string): Promise<OperatorTarget> {
       [{ path: ['sandbox'], message: 'unreachable' }],
     );
   }
-  const { dlqUrl, ...resources } = parseOrThrow(SandboxResourcesSchema, body, 'sandbox');
-  return { rt: operatorRuntime(resources), dlqUrl, label: `sandbox at ${base}` };
+  const { dlqUrl, settings, ...resources } = parseOrThrow(SandboxResourcesSchema, body, 'sandbox');
+  const label = `sandbox at ${base}`;
+  return {
+    rt: operatorRuntime(resources),
+    dlqUrl,
+    label,
+    settings: async () => settingsOf(settings ?? {}, label),
+  };
 }
 
 /** The runtime the commands use: the sweep's (it may read and repair every item kind), quiet. */
@@ -115,7 +122,10 @@ export async function stackTarget(
       (Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']),
     );
     const resources = resourcesFromOutputs(stack, outputs, options.construct);
-    return resourcesTarget({ ...resources, region: options.region }, `stack ${stack}`);
+    return {
+      ...resourcesTarget({ ...resources, region: options.region }, `stack ${stack}`),
+      settings: () => stackSettings(stack, { region: options.region }),
+    };
   } finally {
     client.destroy();
   }

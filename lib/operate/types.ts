@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { Runtime } from '../config/index.ts';
+import type { DeployedSettings } from './settings.ts';
 
 /** Where an operator command acts: the table, the queues and the bucket of one deployment (or the sandbox). */
 export interface OperatorTarget {
@@ -9,6 +10,8 @@ export interface OperatorTarget {
   dlqUrl: string;
   /** What the target is, for messages: `sandbox at http://…`, `stack Assistant`. */
   label: string;
+  /** The settings its functions run with; absent for resources named one by one (`--table`). */
+  settings?: () => Promise<DeployedSettings>;
 }
 
 /**
@@ -33,6 +36,8 @@ export const SandboxResourcesSchema = z.object({
   refKey: z.string().min(32),
   /** The sandbox's EventBridge bus, by name. */
   eventBus: z.string().min(1).optional(),
+  /** The settings the sandbox was given (`switchboard dev --settings`), as given. */
+  settings: z.record(z.string(), z.unknown()).optional(),
 });
 export type SandboxResources = z.infer<typeof SandboxResourcesSchema>;
 

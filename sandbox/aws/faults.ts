@@ -211,12 +211,13 @@ export class FaultPlan {
   report(): FaultReport {
     const byService: FaultReport['byService'] = {};
     const byOperation: FaultReport['byOperation'] = {};
-    const add = (counts: FaultCounts, fault: Fault) => {
-      counts[fault] = (counts[fault] ?? 0) + 1;
-    };
+    const add = (counts: FaultCounts | undefined, fault: Fault): FaultCounts => ({
+      ...counts,
+      [fault]: (counts?.[fault] ?? 0) + 1,
+    });
     for (const { service, action, fault } of this.injected) {
-      add((byService[service] ??= {}), fault);
-      add((byOperation[action] ??= {}), fault);
+      byService[service] = add(byService[service], fault);
+      byOperation[action] = add(byOperation[action], fault);
     }
     return {
       seed: this.options.seed,

@@ -220,7 +220,7 @@ async function story(session: string, frames: Frame[]): Promise<void> {
           (f) =>
             f.run_id === talk.json.run_id && /^(agent\.message\.delta|session\.status_idle)$/.test(f.type),
         ),
-      { timeout: 45_000, interval: 100, message: `${session} talk 4 streaming` },
+      { timeout: 45_000, interval: 250, message: `${session} talk 4 streaming` },
     )
     .toBe(true);
   keep();
@@ -286,6 +286,8 @@ for (const profile of PROFILES)
             .join('');
           const asked = list.find((e) => e.type === 'user.message')?.data as { content?: string } | undefined;
           const status = (ends[0]?.data as { status?: string } | undefined)?.status;
+          if (asked?.content?.startsWith('talk') && status !== 'completed')
+            console.log(`${session} ${asked.content} ended ${status}: ${JSON.stringify(ends[0]?.data)}`);
           if (asked?.content?.startsWith('talk') && status === 'completed') {
             completedTalks += 1;
             // The note attached to the session's first message, then each piece once, in order.

@@ -9,7 +9,13 @@ import { ownerIdentity, withScope } from '../../lib/auth/index.ts';
 import { ChatRequestSchema } from '../../lib/contract/index.ts';
 import { parseDetail } from '../../lib/events/index.ts';
 import { digest } from '../../lib/ids/index.ts';
-import type { DeadLetter, OperatorTarget, Redriven, SessionReport } from '../../lib/operate/index.ts';
+import type {
+  DeadLetter,
+  DeployedSettings,
+  OperatorTarget,
+  Redriven,
+  SessionReport,
+} from '../../lib/operate/index.ts';
 import { REDACTED, sandboxTarget } from '../../lib/operate/index.ts';
 import { submitTurn } from '../../lib/runs/index.ts';
 import { getRun, lastSeq } from '../../lib/store/index.ts';
@@ -137,6 +143,18 @@ describe('switchboard inspect', () => {
     const redacted = await cli('inspect', ref, '--redact');
     expect(redacted.stdout).toContain('user.message');
     expect(redacted.stdout).not.toContain('private note');
+  });
+
+  it('--settings prints the settings the functions run with: as given, and with the defaults applied', async () => {
+    const shown = await cli('inspect', '--settings', '--json');
+    expect(shown.code, shown.stderr).toBe(0);
+    const settings = shown.json() as DeployedSettings;
+    expect(settings.given).toMatchObject({ runs: { cancelGraceMs: 100 } });
+    expect(settings.effective.runs).toMatchObject({ cancelGraceMs: 100, leaseMs: expect.any(Number) });
+    expect(settings.source).toContain(sandbox.url);
+    expect((await cli('inspect', '--settings')).stdout).toContain('effective (defaults applied)');
+    expect((await cli('inspect')).code).toBe(2);
+    expect((await cli('inspect', 'some-session', '--settings')).code).toBe(2);
   });
 
   it("says a host's own id given without --user is scoped to its owner, and how to name it", async () => {
