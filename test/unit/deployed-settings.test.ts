@@ -47,7 +47,8 @@ describe('the settings of a deployed function', () => {
           Type: 'AWS::Lambda::Function',
           Properties: {
             Code: {
-              S3Bucket: { 'Fn::Sub': 'cdk-hnb659fds-assets-${AWS::AccountId}-${AWS::Region}' },
+              // CloudFormation's own placeholders (`${AWS::AccountId}`), as CDK writes them.
+              S3Bucket: { 'Fn::Sub': `cdk-hnb659fds-assets-$\{AWS::AccountId}-$\{AWS::Region}` },
               S3Key: 'abc123.zip',
             },
             Environment: { Variables: { SWITCHBOARD_SETTINGS_FILE: SETTINGS_FILE } },
