@@ -3,7 +3,7 @@
  * The `switchboard` command. `switchboard dev --agents agents.ts` runs the sandbox with the demo host
  * page (this repository's `npm start` is `switchboard dev --agents demo/agents.ts`);
  * `switchboard token --user alice --tenant acme` prints a token of the sandbox's development key (for
- * local use only). The operator commands (`inspect`, `tail`, `cancel`, `dlq list|redrive`,
+ * local use only). The operator commands (`inspect`, `tail`, `cancel`, `dlq list|redrive|delete|purge`,
  * `tenant suspend|resume|status`, `erase`) act on a running sandbox or a deployed stack
  * (docs/operations.md); `switchboard <command> --help` says how.
  *
