@@ -34,6 +34,8 @@ const STRUCTURAL = new Set([
   'actor',
   'expiresAt',
   'expires_at',
+  'outcome',
+  'remember_for_session',
 ]);
 
 /** Keys whose whole value is content (tool arguments and results, answers, questions): masked as one. */
@@ -43,6 +45,8 @@ const CONTENT = new Set([
   'approved_args',
   'approvedArgs',
   'result',
+  'output',
+  'error',
   'answers',
   'questions',
   'comment',

@@ -274,6 +274,34 @@ describe('switchboard tail, once the turn has ended', () => {
       args: REDACTED,
     });
     expect(after.at(-1)?.data).toMatchObject({ status: 'requires_action' });
+
+    // The answer: its decision stays, the edited arguments and the comment are masked.
+    const answered = await api(
+      sandbox.url,
+      'POST',
+      `/api/sessions/${ref}/actions/req_wire`,
+      { decision: 'approve', approved_args: { amount: 7 }, comment: 'fine by me' },
+      { token: 'ops' },
+    );
+    expect(answered.status, answered.text).toBe(202);
+    await expect
+      .poll(
+        async () => (await getRun(sandbox.runtime, ref, String(answered.json.run_id)))?.status,
+        queued("the answer's turn"),
+      )
+      .toBe('completed');
+    const resolvedLog = await within(
+      cli('tail', ref, '--after', '0', '--until-turn-ends', '--json', '--redact'),
+      'the redacted tail of the answer',
+    );
+    expect(resolvedLog.stdout).not.toContain('fine by me');
+    expect(resolvedLog.stdout).not.toContain('"amount":7');
+    const resolved = parse(resolvedLog.stdout).find((e) => e.type === 'action.resolved')?.data;
+    expect(resolved).toMatchObject({
+      action_id: 'req_wire',
+      status: 'resolved',
+      resolution: { decision: 'approve', approved_args: REDACTED, comment: REDACTED },
+    });
   });
 });
 
