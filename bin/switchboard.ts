@@ -3,7 +3,7 @@
  * The `switchboard` command. `switchboard dev --agents agents.ts` runs the sandbox with the demo host
  * page (this repository's `npm start` is `switchboard dev --agents demo/agents.ts`);
  * `switchboard token --user alice --tenant acme` prints a token of the sandbox's development key (for
- * local use only). The operator commands (`inspect`, `tail`, `cancel`, `dlq list|redrive`,
+ * local use only). The operator commands (`inspect`, `tail`, `cancel`, `dlq list|redrive|delete|purge`,
  * `tenant suspend|resume|status`, `erase`) act on a running sandbox or a deployed stack
  * (docs/operations.md); `switchboard <command> --help` says how.
  *
@@ -14,6 +14,7 @@
  * npx switchboard dlq list --stack Assistant --json
  * ```
  */
+import { commandName } from '../cli/io.ts';
 import { runCli } from '../cli/program.ts';
 
 // A command that follows (tail) stops on Ctrl+C; `dev` installs its own handlers and keeps running.
@@ -28,6 +29,7 @@ runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   signal: controller.signal,
+  name: commandName(process.argv[1]),
 }).then(
   (code) => {
     // Exit once what was written has gone out: a pipe takes stdout asynchronously.

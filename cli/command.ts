@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { isSessionRef } from '../lib/auth/index.ts';
+import { SessionNotFoundError } from '../lib/errors/index.ts';
 import { type CliIo, type TargetOptions, usageError, withTarget } from './io.ts';
 
 /** The options of a command that names a session: where, and whose host id it is. */
@@ -31,4 +33,24 @@ export function positive(name: string, value: string): number {
   if (!(Number.isInteger(number) && number > 0))
     throw usageError(`${name} takes a positive whole number (got "${value}").`);
   return number;
+}
+
+/**
+ * Runs `work` on a session the command line named; a session not found by a host's own id given
+ * without `--user` says why: that id is scoped to its owner, so it needs the owner or the ref.
+ */
+export async function withSessionHint<T>(
+  session: string,
+  options: { user?: string },
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof SessionNotFoundError) || options.user !== undefined || isSessionRef(session))
+      throw error;
+    const hinted = new SessionNotFoundError(session, error.issues);
+    hinted.message = `${error.message} "${session}" looks like a host's own session id, which is scoped to its owner: add --user ID (and --tenant ID), or give the session's ref (as logs, GET /api/sessions/{id} and switchboard inspect show it).`;
+    throw hinted;
+  }
 }

@@ -9,7 +9,28 @@ export interface CliIo {
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
   signal?: AbortSignal;
+  /**
+   * The command's name as the user ran it (`switchboard`, or the bin's name it was installed under),
+   * which hints and help print. Default `switchboard`.
+   */
+  name?: string;
 }
+
+/**
+ * The command's name from the script Node runs (`process.argv[1]`): the bin's file name without its
+ * extension, so that a hint names what the user typed, never the runner (`tsx`, `node`) before it.
+ */
+export function commandName(script: string | undefined): string {
+  const base = script
+    ?.split(/[\\/]/)
+    .at(-1)
+    ?.replace(/\.(?:[cm]?js|[cm]?ts)$/, '');
+  return base && /^[\w.-]+$/.test(base) && base !== 'cli' && base !== 'index' ? base : 'switchboard';
+}
+
+/** `text` with the command's name where it says `switchboard <something>`: hints, usages, help. */
+export const named = (text: string, name = 'switchboard') =>
+  name === 'switchboard' ? text : text.replace(/\bswitchboard(?= [a-z<-])/g, name);
 
 /** The sandbox the operator commands reach when no stack or table is named: `switchboard dev`'s default address. */
 export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:3000';
@@ -24,6 +45,7 @@ export interface TargetOptions {
   queueUrl?: string;
   dlqUrl?: string;
   bucket?: string;
+  eventBus?: string;
   json?: boolean;
 }
 
@@ -44,6 +66,7 @@ export function withTarget(command: Command): Command {
     .option('--queue-url <url>', "the turns queue's URL, with --table")
     .option('--dlq-url <url>', "the dead-letter queue's URL, with --table")
     .option('--bucket <name>', 'the file bucket, with --table')
+    .option('--event-bus <name>', "the domain events' bus, with --table: where the audit event goes")
     .option('--json', 'print JSON instead of text');
 }
 
@@ -64,6 +87,7 @@ export function connect(options: TargetOptions): Promise<OperatorTarget> {
           dlqUrl: options.dlqUrl,
           bucket: options.bucket ?? '',
           region: options.region,
+          ...(options.eventBus !== undefined && { eventBus: options.eventBus }),
         },
         `table ${options.table}`,
       ),
@@ -106,6 +130,6 @@ export function print<T>(
 export function reportError(io: CliIo, json: boolean, error: unknown): void {
   const code =
     error instanceof SwitchboardError ? error.code : error instanceof UsageError ? 'usage' : 'error';
-  const message = error instanceof Error ? error.message : String(error);
+  const message = named(error instanceof Error ? error.message : String(error), io.name);
   io.stderr.write(json ? `${JSON.stringify({ error: { code, message } })}\n` : `error: ${message}\n`);
 }

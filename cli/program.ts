@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { DEV_USAGE, devCommand } from '../sandbox/dev-command.ts';
 import { TOKEN_USAGE, tokenCommand, UsageError } from '../sandbox/token-command.ts';
 import { addDlqCommands } from './dlq-commands.ts';
-import { type CliIo, reportError } from './io.ts';
+import { type CliIo, named, reportError } from './io.ts';
 import { addSessionCommands } from './session-commands.ts';
 import { addTenantCommands } from './tenant-commands.ts';
 
@@ -28,7 +28,7 @@ function passThrough(
     .action(async (_options: unknown, command: Command) => {
       const args = command.args;
       if (args.includes('--help') || args.includes('-h')) {
-        io.stdout.write(`${usage}\n`);
+        io.stdout.write(`${named(usage, io.name)}\n`);
         return done(0);
       }
       done(await action(args));
@@ -37,14 +37,15 @@ function passThrough(
 
 /** The `switchboard` program, writing to `io`; `done` receives each command's exit code (undefined: it keeps running). */
 export function createProgram(io: CliIo, done: (code: number | undefined) => void): Command {
-  const program = new Command('switchboard')
+  const name = io.name ?? 'switchboard';
+  const program = new Command(name)
     .description('Run Switchboard locally, and operate a sandbox or a deployed stack.')
     .exitOverride()
     .configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
+      writeOut: (text) => io.stdout.write(named(text, name)),
+      writeErr: (text) => io.stderr.write(named(text, name)),
     })
-    .showHelpAfterError('(switchboard --help lists the commands)');
+    .showHelpAfterError(`(${name} --help lists the commands)`);
   passThrough(
     program,
     'dev',
@@ -104,7 +105,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number | undefi
     }
     reportError(io, argv.includes('--json'), error);
     if (error instanceof UsageError) {
-      io.stderr.write(`\n${error.usage}\n`);
+      io.stderr.write(`\n${named(error.usage, io.name)}\n`);
       return 2;
     }
     return 1;

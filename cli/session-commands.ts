@@ -1,38 +1,98 @@
 import type { Command } from 'commander';
-import { cancelRuns, describeEvent, expireRuns, inspectSession, tailSession } from '../lib/operate/index.ts';
-import { run, type SessionOptions, sessionOptions } from './command.ts';
+import {
+  cancelRuns,
+  describeEvent,
+  expireRuns,
+  INSPECT_EVENTS,
+  inspectSession,
+  redactEvent,
+  tailSession,
+} from '../lib/operate/index.ts';
+import type { SessionEvent } from '../lib/store/index.ts';
+import { run, type SessionOptions, sessionOptions, withSessionHint } from './command.ts';
 import { type CliIo, connect, print, refOf, usageError } from './io.ts';
+
+/** The redact option of the commands that print events. */
+const REDACT_HELP =
+  'mask user content (message text, tool arguments and results, answers, file names) and keep ids, types, seqs and statuses';
+
+/** An event as printed: masked with --redact. */
+const shown = (event: SessionEvent, redact: boolean | undefined) => (redact ? redactEvent(event) : event);
 
 /** Registers `inspect`, `tail` and `cancel`: one session at a time. */
 export function addSessionCommands(program: Command, io: CliIo, exit: (code: number) => void): void {
   sessionOptions(
     program
       .command('inspect')
-      .description('show a session: its owner, its runs, its pending actions and the end of its event log')
-      .argument('<session>', "the session's ref (as logs and `ref` show it), or its host id with --user"),
+      .description(
+        'show a session: its owner, its runs, its pending actions and the end of its event log; or, with --settings, the settings the deployment runs with',
+      )
+      .argument('[session]', "the session's ref (as logs and `ref` show it), or its host id with --user")
+      .option('--events <n>', 'how many of the last events to show (0: none)', String(INSPECT_EVENTS))
+      .option('--redact', REDACT_HELP)
+      .option(
+        '--settings',
+        "instead of a session: the settings the target's functions run with (a stack's are read from its code zip)",
+      ),
   ).action(
-    run(io, exit, async (out, session: string, options: SessionOptions) => {
-      const target = await connect(options);
-      const report = await inspectSession(target.rt, await refOf(target, session, options));
-      print(out, options, report, (r) =>
-        [
-          `session ${r.ref}`,
-          `  host id ${r.hostId}, owner ${r.owner}${r.tenant ? ` (tenant ${r.tenant})` : ''}, agent ${r.agentId}`,
-          `  created ${r.createdAt}${r.deletedAt ? `, deleted ${r.deletedAt}` : ''}, last seq ${r.lastSeq}${r.spentUsd !== undefined ? `, spent $${r.spentUsd}` : ''}`,
-          `runs (${r.runs.length}):`,
-          ...r.runs.map(
-            (run) =>
-              `  ${run.runId} ${run.kind} ${run.status}${run.stopReason ? ` (${run.stopReason})` : ''}${run.cancelRequested ? ` cancel requested: ${run.cancelRequested}` : ''}${run.leaseExpiresAt !== undefined && run.status === 'running' ? ` lease ${run.leaseOwner} until ${new Date(run.leaseExpiresAt).toISOString()}` : ''}`,
-          ),
-          `actions (${r.actions.length}):`,
-          ...r.actions.map(
-            (a) =>
-              `  ${a.actionId} ${a.kind} ${a.status} (run ${a.runId}, expires ${new Date(a.expiresAt).toISOString()})`,
-          ),
-        ].join('\n'),
-      );
-      return true;
-    }),
+    run(
+      io,
+      exit,
+      async (
+        out,
+        session: string | undefined,
+        options: SessionOptions & { events: string; redact?: boolean; settings?: boolean },
+      ) => {
+        if (options.settings) {
+          if (session !== undefined) throw usageError('--settings shows no session: leave <session> out.');
+          const target = await connect(options);
+          if (!target.settings)
+            throw usageError(
+              '--settings needs --stack or --sandbox: resources named one by one have no code to read.',
+            );
+          const settings = await target.settings();
+          print(out, options, settings, (r) =>
+            [
+              `settings of ${r.source}`,
+              `given: ${JSON.stringify(r.given, null, 2)}`,
+              `effective (defaults applied): ${JSON.stringify(r.effective, null, 2)}`,
+            ].join('\n'),
+          );
+          return true;
+        }
+        if (session === undefined) throw usageError('inspect needs a <session>, or --settings.');
+        const count = Number(options.events);
+        if (!(Number.isInteger(count) && count >= 0))
+          throw usageError(`--events takes a whole number (got "${options.events}").`);
+        const target = await connect(options);
+        const found = await withSessionHint(session, options, async () =>
+          inspectSession(target.rt, await refOf(target, session, options), { events: count }),
+        );
+        const report = { ...found, events: found.events.map((e) => shown(e, options.redact)) };
+        print(out, options, report, (r) =>
+          [
+            `session ${r.ref}`,
+            `  host id ${r.hostId}, owner ${r.owner}${r.tenant ? ` (tenant ${r.tenant})` : ''}, agent ${r.agentId}`,
+            `  created ${r.createdAt}${r.deletedAt ? `, deleted ${r.deletedAt}` : ''}, last seq ${r.lastSeq}${r.spentUsd !== undefined ? `, spent $${r.spentUsd}` : ''}`,
+            `runs (${r.runs.length}):`,
+            ...r.runs.map(
+              (run) =>
+                `  ${run.runId} ${run.kind} ${run.status}${run.stopReason ? ` (${run.stopReason})` : ''}${run.cancelRequested ? ` cancel requested: ${run.cancelRequested}` : ''}${run.leaseExpiresAt !== undefined && run.status === 'running' ? ` lease ${run.leaseOwner} until ${new Date(run.leaseExpiresAt).toISOString()}` : ''}`,
+            ),
+            `actions (${r.actions.length}):`,
+            ...r.actions.map(
+              (a) =>
+                `  ${a.actionId} ${a.kind} ${a.status} (run ${a.runId}, expires ${new Date(a.expiresAt).toISOString()})`,
+            ),
+            r.events.length === 0
+              ? 'events: none'
+              : `events (the last ${r.events.length} of ${r.lastSeq}; tail --after ${Math.max(0, (r.events[0]?.seq ?? 1) - 1)} shows them live):`,
+            ...r.events.map((e) => `  ${describeEvent(e)}`),
+          ].join('\n'),
+        );
+        return true;
+      },
+    ),
   );
 
   sessionOptions(
@@ -41,7 +101,11 @@ export function addSessionCommands(program: Command, io: CliIo, exit: (code: num
       .description("follow a session's events live, from its event log (Ctrl+C stops)")
       .argument('<session>', "the session's ref, or its host id with --user")
       .option('--after <seq>', 'start after this seq (0: the whole log; default: only new events)')
-      .option('--until-turn-ends', 'stop once a turn has ended (idle or waiting on an action)')
+      .option(
+        '--until-turn-ends',
+        'stop once a turn has ended (idle or waiting on an action); at once after the log when none is running',
+      )
+      .option('--redact', REDACT_HELP)
       .option('--poll-ms <ms>', 'how often the log is read', '500'),
   ).action(
     run(
@@ -50,7 +114,12 @@ export function addSessionCommands(program: Command, io: CliIo, exit: (code: num
       async (
         out,
         session: string,
-        options: SessionOptions & { after?: string; untilTurnEnds?: boolean; pollMs: string },
+        options: SessionOptions & {
+          after?: string;
+          untilTurnEnds?: boolean;
+          redact?: boolean;
+          pollMs: string;
+        },
       ) => {
         const after = options.after === undefined ? undefined : Number(options.after);
         if (after !== undefined && !(Number.isInteger(after) && after >= 0))
@@ -59,14 +128,18 @@ export function addSessionCommands(program: Command, io: CliIo, exit: (code: num
         if (!(Number.isInteger(pollMs) && pollMs >= 50))
           throw usageError(`--poll-ms takes at least 50 (got "${options.pollMs}").`);
         const target = await connect(options);
-        await tailSession(target.rt, await refOf(target, session, options), {
-          ...(after !== undefined && { after }),
-          pollMs,
-          untilTurnEnds: options.untilTurnEnds ?? false,
-          ...(out.signal && { signal: out.signal }),
-          onEvent: (event) =>
-            out.stdout.write(`${options.json ? JSON.stringify(event) : describeEvent(event)}\n`),
-        });
+        await withSessionHint(session, options, async () =>
+          tailSession(target.rt, await refOf(target, session, options), {
+            ...(after !== undefined && { after }),
+            pollMs,
+            untilTurnEnds: options.untilTurnEnds ?? false,
+            ...(out.signal && { signal: out.signal }),
+            onEvent: (given) => {
+              const event = shown(given, options.redact);
+              out.stdout.write(`${options.json ? JSON.stringify(event) : describeEvent(event)}\n`);
+            },
+          }),
+        );
         return true;
       },
     ),
@@ -87,9 +160,9 @@ export function addSessionCommands(program: Command, io: CliIo, exit: (code: num
     run(io, exit, async (out, session: string, options: SessionOptions & { expire?: boolean }) => {
       const target = await connect(options);
       const ref = await refOf(target, session, options);
-      const runs = options.expire
-        ? await expireRuns(target.rt, ref, target.rt.clock())
-        : await cancelRuns(target.rt, ref);
+      const runs = await withSessionHint(session, options, () =>
+        options.expire ? expireRuns(target.rt, ref, target.rt.clock()) : cancelRuns(target.rt, ref),
+      );
       print(out, options, { session: ref, runs }, (r) =>
         r.runs.map((x) => `${x.runId} ${x.outcome}: ${x.detail}`).join('\n'),
       );

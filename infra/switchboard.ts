@@ -478,6 +478,12 @@ export class Switchboard extends Construct {
       this.refKeySecret.secretArn,
       'Secrets Manager secret of the session-ref key (operator commands with --user read it)',
     );
+    if (this.eventBus)
+      output(
+        'EventBusName',
+        this.eventBus.eventBusName,
+        'EventBridge bus of the domain events (operator commands publish their audit event there)',
+      );
     if (this.aguiUrl)
       output('AgUiUrl', this.aguiUrl.url, 'AG-UI endpoint (POST RunAgentInput, server-sent events)');
   }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadAgentsModule } from './agents-module.ts';
+import { faultReportText, parseFaults } from './aws/index.ts';
 import { DEV_AUDIENCE } from './dev-key.ts';
 import { chooseModel, startDevModel } from './dev-model.ts';
 import { devTokensText } from './dev-tokens.ts';
@@ -27,8 +28,10 @@ export const DEV_USAGE = `Usage: switchboard dev --agents FILE [options]
   --data DIR       keep DynamoDB's data in DIR across restarts (in memory without it)
   --persist        the same, in .sandbox-data
   --sweep-ms N     how often the sweep runs (default 60000, the EventBridge rule's rate)
-  --faults SEED    throttle, fail and time out the functions' AWS calls now and then (2% each), drawn
-                   from SEED
+  --faults SEED[:heavy]
+                   throttle, fail and time out the functions' AWS calls now and then (2% each), drawn
+                   from SEED; :heavy adds bursts of throttled or timed-out calls past the SDK's
+                   retries. What was injected is at GET /sandbox/faults, and printed on exit
   --anonymous      no authentication: every caller is the same anonymous user (default: JWTs of the
                    development key, as the stack's built-in auth)
   --user NAME      print a token of the development key for NAME at start-up, with a curl and a wscat
@@ -50,9 +53,6 @@ export const DEV_USAGE = `Usage: switchboard dev --agents FILE [options]
 The agents' errors and warnings (a throw, an invalid result or event, a retried job, a lapsed request,
 a budget reached) are printed on standard error with the agent, session and run, and the stack frames
 of the agent's own files. LOG_LEVEL (default WARN) sets how much is printed.`;
-
-/** The rates `--faults` injects on every service, each per call. */
-const DEMO_FAULT_RATES = { throttle: 0.02, error: 0.02, timeout: 0.02 };
 
 /** The `--settings` file: a JSON object (its fields are checked by startSandbox, before anything starts). */
 function readSettings(file: string): Record<string, unknown> {
@@ -139,8 +139,12 @@ export async function devCommand(args: string[]): Promise<void> {
     console.log(DEV_USAGE);
     return;
   }
-  if (values.faults !== undefined && !/^\d+$/.test(values.faults)) {
-    throw new UsageError(`--faults takes a seed, a whole number (got "${values.faults}").`, DEV_USAGE);
+  const faults = values.faults === undefined ? undefined : parseFaults(values.faults);
+  if (values.faults !== undefined && !faults) {
+    throw new UsageError(
+      `--faults takes a seed, a whole number, and :heavy for bursts (got "${values.faults}").`,
+      DEV_USAGE,
+    );
   }
   const tokens = tokenOptions(values);
   const dataDir =
@@ -166,17 +170,7 @@ export async function devCommand(args: string[]): Promise<void> {
     readableLogs: !values['json-logs'],
     // Domain events, one line each, as a rule on the bus would see them.
     onEvent: (event) => console.log(eventLine(event)),
-    ...(values.faults !== undefined && {
-      faults: {
-        seed: Number(values.faults),
-        rates: {
-          dynamodb: DEMO_FAULT_RATES,
-          sqs: DEMO_FAULT_RATES,
-          s3: DEMO_FAULT_RATES,
-          connections: DEMO_FAULT_RATES,
-        },
-      },
-    }),
+    ...(faults && { faults }),
   });
   console.log(`Switchboard sandbox is running.
   Page:       ${sandbox.url}/
@@ -186,7 +180,7 @@ export async function devCommand(args: string[]): Promise<void> {
   Agents:     ${values.agents}${values.watch ? ' (reloaded when it changes)' : ''}
   Model:      ${model.line}
   Auth:       ${values.anonymous ? 'none: every caller is anonymous' : `JWTs of the development key, audience ${DEV_AUDIENCE} (switchboard token --user NAME); the page gets its own`}
-  Data:       ${dataDir ?? 'in memory (pass --data to keep it)'}${values.faults !== undefined ? `\n  Faults:     injected, seed ${values.faults}` : ''}`);
+  Data:       ${dataDir ?? 'in memory (pass --data to keep it)'}${faults ? `\n  Faults:     injected, seed ${faults.seed} (${faults.profile}); what so far: ${sandbox.url}/sandbox/faults` : ''}`);
   if (tokens.users.length > 0)
     console.log(await devTokensText({ ...tokens, url: sandbox.url, wsUrl: sandbox.wsUrl }));
   console.log('Press Ctrl+C to stop.');
@@ -209,6 +203,7 @@ export async function devCommand(args: string[]): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`\n${signal}: stopping…`);
+    if (sandbox.faults) console.log(faultReportText(sandbox.faults.report()));
     agents.close();
     await sandbox.close();
     await model.close();

@@ -50,7 +50,7 @@ import {
   type WebSocketApiOptions,
 } from './gateway/index.ts';
 import { MetricsCollector } from './metrics.ts';
-import { sandboxResources, serveOperate } from './operate.ts';
+import { sandboxResources, serveFaults, serveOperate } from './operate.ts';
 import { ReadableLogger, type ReadableOutput } from './readable-log.ts';
 import { startSchedule } from './schedule.ts';
 import { startSecretsManager } from './secrets-manager.ts';
@@ -264,7 +264,6 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
   });
   const refKey = options.refKey ?? (await sandboxRefKey(options.dataDir));
-  const resources = sandboxResources(services, refKey);
   let handlers:
     | {
         http: ReturnType<typeof createHttpHandler>;
@@ -273,6 +272,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       }
     | undefined;
   const bus = await startEventBus({ bus: SANDBOX_NAMES.eventBus, onEvent: options.onEvent });
+  const resources = sandboxResources(services, refKey, bus.url, options.settings);
   const refKeySecret = secretArn(SANDBOX_NAMES.refKeySecret, SANDBOX_REGION);
   const secrets = await startSecretsManager({
     name: SANDBOX_NAMES.refKeySecret,
@@ -310,6 +310,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       serveContract(req, res) ||
       metrics.serve(req, res) ||
       serveOperate(req, res, resources) ||
+      serveFaults(req, res, fronts.faults) ||
       serveDemoPage(req, res),
     http: {
       routes: [...HTTP_ROUTES],

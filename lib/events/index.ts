@@ -16,6 +16,7 @@ export {
   DOMAIN_EVENTS,
   type DomainEvent,
   EVENT_SOURCE,
+  OperatorActionSchema,
   PauseExpiringSchema,
   PauseLapsedSchema,
   PauseOpenedSchema,

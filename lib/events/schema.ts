@@ -103,6 +103,30 @@ export const BudgetReachedSchema = z.object({
   sessionSpentUsd: z.number(),
 });
 
+/**
+ * `Operator Action`: an operator suspended or resumed a tenant, or erased an owner's or a tenant's
+ * data, with the operator command (`switchboard tenant suspend`, `erase`): the audit record of who
+ * did it. Not about one session, so it carries none of a session's fields.
+ */
+export const OperatorActionSchema = z.object({
+  version: VersionSchema,
+  action: z.enum(['tenant_suspended', 'tenant_resumed', 'data_erased']),
+  /** Who did it: the command's `--by`, else the local user who ran it. */
+  operator: z.string(),
+  /** The tenant acted on, or the erased owner's; null for an owner without one. */
+  tenant: z.string().nullable(),
+  /** The erased owner (`erase --user`); null for a tenant as a whole. */
+  owner: z.string().nullable(),
+  /** Why, as `--reason` gave it; null without one. */
+  reason: z.string().nullable(),
+  /** What it reached: sessions erased or whose runs were stopped, files deleted. */
+  sessions: z.number().int(),
+  files: z.number().int(),
+  /** Runs asked to stop (a suspension); null where they are not counted (an erase stops a session's run with it). */
+  runsStopped: z.number().int().nullable(),
+  at: z.string(),
+});
+
 /** Every detail-type, with the schema of its detail. */
 export const DOMAIN_EVENTS = {
   'Pause Opened': PauseOpenedSchema,
@@ -111,6 +135,7 @@ export const DOMAIN_EVENTS = {
   'Pause Lapsed': PauseLapsedSchema,
   'Turn Failed': TurnFailedSchema,
   'Budget Reached': BudgetReachedSchema,
+  'Operator Action': OperatorActionSchema,
 } as const;
 
 /** One of {@link DOMAIN_EVENTS}' detail-types. */

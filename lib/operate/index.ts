@@ -1,8 +1,17 @@
+export { type Audited, type OperatorAction, recordOperatorAction } from './audit.ts';
 export { type CancelledRun, cancelRuns, expireRuns } from './cancel.ts';
 export { deleteDeadLetters, listDeadLetters, redriveDeadLetters } from './dlq.ts';
 export { type Erased, eraseOwner, eraseTenant } from './erase.ts';
-export { inspectSession, type SessionReport } from './inspect.ts';
+export { INSPECT_EVENTS, inspectSession, type SessionReport } from './inspect.ts';
 export { type OwnedItems, type Owner, ownedItems, tenantOwners } from './owners.ts';
+export { REDACTED, redactEvent } from './redact.ts';
+export {
+  type DeployedSettings,
+  settingsCodeLocations,
+  settingsFromZip,
+  settingsOf,
+  stackSettings,
+} from './settings.ts';
 export { describeEvent, type TailOptions, tailSession } from './tail.ts';
 export {
   resourcesFromOutputs,
@@ -22,3 +31,4 @@ export {
   type StackResources,
   StackResourcesSchema,
 } from './types.ts';
+export { readZipEntry } from './zip.ts';

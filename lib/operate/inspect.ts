@@ -6,8 +6,10 @@ import {
   getSession,
   lastSeq,
   listActions,
+  listEvents,
   listRuns,
   type RunRecord,
+  type SessionEvent,
 } from '../store/index.ts';
 
 /** A session as an operator sees it: its record, every run, every request it asked, and its log's end. */
@@ -22,6 +24,8 @@ export interface SessionReport {
   spentUsd?: number;
   /** The highest seq of its event log (0: empty). */
   lastSeq: number;
+  /** The end of its event log: its last events, oldest first. */
+  events: SessionEvent[];
   runs: Pick<
     RunRecord,
     | 'runId'
@@ -42,11 +46,23 @@ export interface SessionReport {
   >[];
 }
 
-/** Reads a session by its ref (deleted ones too, while their items are being removed). */
-export async function inspectSession(rt: Runtime, ref: string): Promise<SessionReport> {
+/** How many of a session's last events {@link inspectSession} shows by default. */
+export const INSPECT_EVENTS = 10;
+
+/**
+ * Reads a session by its ref (deleted ones too, while their items are being removed), with the
+ * last `events` events of its log (default {@link INSPECT_EVENTS}; 0 for none).
+ */
+export async function inspectSession(
+  rt: Runtime,
+  ref: string,
+  options: { events?: number } = {},
+): Promise<SessionReport> {
   const session = await getSession(rt, ref, { includeDeleted: true });
   if (!session) throw new SessionNotFoundError(ref);
   const [runs, actions, seq] = await Promise.all([listRuns(rt, ref), listActions(rt, ref), lastSeq(rt, ref)]);
+  const count = options.events ?? INSPECT_EVENTS;
+  const events = count > 0 ? await listEvents(rt, ref, Math.max(0, seq - count), count) : [];
   return {
     ref,
     hostId: hostSessionId(ref),
@@ -57,6 +73,7 @@ export async function inspectSession(rt: Runtime, ref: string): Promise<SessionR
     ...(session.deletedAt && { deletedAt: session.deletedAt }),
     ...(session.spentUsd !== undefined && { spentUsd: session.spentUsd }),
     lastSeq: seq,
+    events,
     runs: runs.map((r) => ({
       runId: r.runId,
       kind: r.kind ?? 'turn',

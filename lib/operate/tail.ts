@@ -1,7 +1,7 @@
 import type { Runtime } from '../config/index.ts';
 import { SessionNotFoundError } from '../errors/index.ts';
 import { END_TYPES } from '../runs/index.ts';
-import { getSession, lastSeq, listEvents, type SessionEvent } from '../store/index.ts';
+import { getSession, lastSeq, listEvents, listRuns, type SessionEvent } from '../store/index.ts';
 
 /** How {@link tailSession} follows a log. */
 export interface TailOptions {
@@ -11,7 +11,9 @@ export interface TailOptions {
   pollMs?: number;
   /**
    * Stop once a turn ends after the log's end at the start (its idle or requires-action event),
-   * instead of following until `signal`: turns that ended before are shown, not waited for.
+   * instead of following until `signal`: turns that ended before are shown, not waited for. When no
+   * run is queued or running at the start, the last turn has already ended: the tail stops at the
+   * log's end.
    */
   untilTurnEnds?: boolean;
   /** Stops the tail. */
@@ -40,7 +42,12 @@ function pause(ms: number, signal?: AbortSignal): Promise<void> {
  */
 export async function tailSession(rt: Runtime, ref: string, options: TailOptions): Promise<number> {
   if (!(await getSession(rt, ref, { includeDeleted: true }))) throw new SessionNotFoundError(ref);
+  // The log's end first, then the runs: a turn running at the second read writes its end after the
+  // first, so it is waited for; one that ended between them wrote its end before the log is read.
   const end = await lastSeq(rt, ref);
+  const open =
+    options.untilTurnEnds &&
+    (await listRuns(rt, ref)).some((run) => run.status === 'queued' || run.status === 'running');
   let after = options.after ?? end;
   const pollMs = options.pollMs ?? 500;
   while (!options.signal?.aborted) {
@@ -50,6 +57,8 @@ export async function tailSession(rt: Runtime, ref: string, options: TailOptions
       after = event.seq;
       if (options.untilTurnEnds && event.seq > end && END_TYPES.has(event.type)) return after;
     }
+    // Nothing was running: the backlog up to the end read at the start is all there is to wait for.
+    if (options.untilTurnEnds && !open && after >= end) return after;
     if (events.length < 500) await pause(pollMs, options.signal);
   }
   return after;

@@ -1,5 +1,6 @@
 import { createRuntime } from '../config/index.ts';
 import { parseOrThrow, ValidationError } from '../errors/index.ts';
+import { settingsOf, stackSettings } from './settings.ts';
 import {
   type OperatorTarget,
   type SandboxResources,
@@ -25,14 +26,20 @@ export async function sandboxTarget(url: string): Promise<OperatorTarget> {
       [{ path: ['sandbox'], message: 'unreachable' }],
     );
   }
-  const { dlqUrl, ...resources } = parseOrThrow(SandboxResourcesSchema, body, 'sandbox');
-  return { rt: operatorRuntime(resources), dlqUrl, label: `sandbox at ${base}` };
+  const { dlqUrl, settings, ...resources } = parseOrThrow(SandboxResourcesSchema, body, 'sandbox');
+  const label = `sandbox at ${base}`;
+  return {
+    rt: operatorRuntime(resources),
+    dlqUrl,
+    label,
+    settings: async () => settingsOf(settings ?? {}, label),
+  };
 }
 
 /** The runtime the commands use: the sweep's (it may read and repair every item kind), quiet. */
 const operatorRuntime = (
   resources: Pick<SandboxResources, 'table' | 'queueUrl' | 'bucket'> &
-    Partial<Pick<SandboxResources, 'region' | 'credentials' | 'endpoints' | 'refKey'>> & {
+    Partial<Pick<SandboxResources, 'region' | 'credentials' | 'endpoints' | 'refKey' | 'eventBus'>> & {
       refKeySecret?: string;
     },
 ) => createRuntime({ fn: 'sweep', logLevel: 'ERROR', ...resources });
@@ -54,6 +61,9 @@ const OUTPUTS = {
 /** The output of the session-ref key's secret, which only a command given `--user` reads. */
 const REF_KEY_OUTPUT = 'RefKeySecretArn';
 
+/** The output of the domain events' bus, where `tenant suspend` and `erase` publish their audit event. */
+const EVENT_BUS_OUTPUT = 'EventBusName';
+
 /**
  * The resources a stack's outputs name. `outputs` are the stack's (OutputKey → OutputValue); with
  * several Switchboard constructs in one stack, `prefix` (the construct's id) says which.
@@ -62,7 +72,7 @@ export function resourcesFromOutputs(
   stack: string,
   outputs: Record<string, string>,
   prefix?: string,
-): Record<keyof typeof OUTPUTS, string> & { refKeySecret?: string } {
+): Record<keyof typeof OUTPUTS, string> & { refKeySecret?: string; eventBus?: string } {
   // A construct's outputs share its id as their prefix; only a Switchboard has a dead-letter queue output.
   const prefixes =
     prefix === undefined
@@ -87,7 +97,12 @@ export function resourcesFromOutputs(
     found[field] = value;
   }
   const refKeySecret = outputs[`${prefixes[0]}${REF_KEY_OUTPUT}`];
-  return { ...found, ...(refKeySecret !== undefined && { refKeySecret }) };
+  const eventBus = outputs[`${prefixes[0]}${EVENT_BUS_OUTPUT}`];
+  return {
+    ...found,
+    ...(refKeySecret !== undefined && { refKeySecret }),
+    ...(eventBus !== undefined && { eventBus }),
+  };
 }
 
 /**
@@ -107,7 +122,10 @@ export async function stackTarget(
       (Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']),
     );
     const resources = resourcesFromOutputs(stack, outputs, options.construct);
-    return resourcesTarget({ ...resources, region: options.region }, `stack ${stack}`);
+    return {
+      ...resourcesTarget({ ...resources, region: options.region }, `stack ${stack}`),
+      settings: () => stackSettings(stack, { region: options.region }),
+    };
   } finally {
     client.destroy();
   }

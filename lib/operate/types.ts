@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { Runtime } from '../config/index.ts';
+import type { DeployedSettings } from './settings.ts';
 
 /** Where an operator command acts: the table, the queues and the bucket of one deployment (or the sandbox). */
 export interface OperatorTarget {
@@ -9,6 +10,8 @@ export interface OperatorTarget {
   dlqUrl: string;
   /** What the target is, for messages: `sandbox at http://…`, `stack Assistant`. */
   label: string;
+  /** The settings its functions run with; absent for resources named one by one (`--table`). */
+  settings?: () => Promise<DeployedSettings>;
 }
 
 /**
@@ -21,10 +24,20 @@ export const SandboxResourcesSchema = z.object({
   dlqUrl: z.string().min(1),
   bucket: z.string().min(1),
   region: z.string().min(1),
-  endpoints: z.object({ dynamodb: z.string().url(), sqs: z.string().url(), s3: z.string().url() }),
+  endpoints: z.object({
+    dynamodb: z.string().url(),
+    sqs: z.string().url(),
+    s3: z.string().url(),
+    /** The sandbox's EventBridge bus, where `tenant suspend` and `erase` publish their audit event. */
+    events: z.string().url().optional(),
+  }),
   credentials: z.object({ accessKeyId: z.string(), secretAccessKey: z.string() }),
   /** The sandbox's session-ref key, so `--user` names a session by its owner's ref. */
   refKey: z.string().min(32),
+  /** The sandbox's EventBridge bus, by name. */
+  eventBus: z.string().min(1).optional(),
+  /** The settings the sandbox was given (`switchboard dev --settings`), as given. */
+  settings: z.record(z.string(), z.unknown()).optional(),
 });
 export type SandboxResources = z.infer<typeof SandboxResourcesSchema>;
 
@@ -40,6 +53,8 @@ export const StackResourcesSchema = z.object({
    * (`secretsmanager:GetSecretValue`) only by a command given `--user`, to find that owner's ref.
    */
   refKeySecret: z.string().min(1).optional(),
+  /** The deployment's EventBridge bus (the construct's `EventBusName` output), for the audit event. */
+  eventBus: z.string().min(1).optional(),
 });
 export type StackResources = z.infer<typeof StackResourcesSchema>;
 

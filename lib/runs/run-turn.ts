@@ -194,8 +194,11 @@ async function runClaimed(
   });
   const now = rt.clock();
   const finished = await finishRun(rt, job, workerId, outcome, now);
-  if (!finished) log.warn('Lost the lease before the outcome was written; it was discarded');
-  else {
+  if (!finished) {
+    // A delete run removes its own run item last, with the session: there is no outcome to write.
+    if (run.kind === 'delete') log.debug('The session is deleted; its delete run left no run item');
+    else log.warn('Lost the lease before the outcome was written; it was discarded');
+  } else {
     countTurnEnd(rt, run, outcome, { now, firstEventAt: stream.firstEventAt });
     await publishEvents(rt, [turnFailed(session, run.runId, outcome)]);
   }

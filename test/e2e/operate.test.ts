@@ -3,12 +3,20 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandName } from '../../cli/io.ts';
 import { runCli } from '../../cli/program.ts';
 import { ownerIdentity, withScope } from '../../lib/auth/index.ts';
 import { ChatRequestSchema } from '../../lib/contract/index.ts';
+import { parseDetail } from '../../lib/events/index.ts';
 import { digest } from '../../lib/ids/index.ts';
-import type { DeadLetter, OperatorTarget, Redriven, SessionReport } from '../../lib/operate/index.ts';
-import { sandboxTarget } from '../../lib/operate/index.ts';
+import type {
+  DeadLetter,
+  DeployedSettings,
+  OperatorTarget,
+  Redriven,
+  SessionReport,
+} from '../../lib/operate/index.ts';
+import { REDACTED, sandboxTarget } from '../../lib/operate/index.ts';
 import { submitTurn } from '../../lib/runs/index.ts';
 import { getRun, lastSeq } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
@@ -28,14 +36,19 @@ const TOKENS: Record<string, { user: string; tenant?: string }> = {
   ops: { user: 'ops' },
   'ann@acme': { user: 'ann', tenant: 'acme' },
   'zed@globex': { user: 'zed', tenant: 'globex' },
+  'eve@hooli': { user: 'eve', tenant: 'hooli' },
 };
 let sandbox: Sandbox;
 let target: OperatorTarget;
 const sid = sessionIds('op');
+/** The functions' log at WARN, one entry a string, as `switchboard dev` prints it. */
+const logs: string[] = [];
 
 beforeAll(async () => {
   sandbox = await testSandbox({
     app: agents.app,
+    logLevel: 'WARN',
+    readableLogs: { write: (text) => logs.push(text), color: false },
     tokens: (token) => TOKENS[token] ?? null,
     // The held agent ignores its abort signal: a stopped turn is given up on after this grace.
     settings: { runs: { cancelGraceMs: 100 } },
@@ -113,6 +126,53 @@ describe('switchboard inspect', () => {
     expect(text.stdout).toContain('req_wire tool_approval pending');
   });
 
+  it('shows the end of the event log, --events of them, masked with --redact', async () => {
+    const session = sid('log-end');
+    const sent = await send('ops', session, 'pauser', 'a private note');
+    const ref = refOf(session, 'ops');
+    await ended(ref, String(sent.json.run_id));
+    const report = (await cli('inspect', ref, '--json')).json() as SessionReport;
+    expect(report.events.at(-1)).toMatchObject({ seq: report.lastSeq, type: 'session.status_idle' });
+    expect(report.events.map((e) => e.type)).toContain('user.message');
+    const two = (await cli('inspect', ref, '--events', '2', '--json')).json() as SessionReport;
+    expect(two.events.map((e) => e.seq)).toEqual([report.lastSeq - 1, report.lastSeq]);
+
+    const text = await cli('inspect', ref);
+    expect(text.stdout).toMatch(/events \(the last \d+ of \d+/);
+    expect(text.stdout).toContain('"a private note"');
+    const redacted = await cli('inspect', ref, '--redact');
+    expect(redacted.stdout).toContain('user.message');
+    expect(redacted.stdout).not.toContain('private note');
+  });
+
+  it('--settings prints the settings the functions run with: as given, and with the defaults applied', async () => {
+    const shown = await cli('inspect', '--settings', '--json');
+    expect(shown.code, shown.stderr).toBe(0);
+    const settings = shown.json() as DeployedSettings;
+    expect(settings.given).toMatchObject({ runs: { cancelGraceMs: 100 } });
+    expect(settings.effective.runs).toMatchObject({ cancelGraceMs: 100, leaseMs: expect.any(Number) });
+    expect(settings.source).toContain(sandbox.url);
+    expect((await cli('inspect', '--settings')).stdout).toContain('effective (defaults applied)');
+    expect((await cli('inspect')).code).toBe(2);
+    expect((await cli('inspect', 'some-session', '--settings')).code).toBe(2);
+  });
+
+  it("says a host's own id given without --user is scoped to its owner, and how to name it", async () => {
+    const session = sid('unscoped');
+    const sent = await send('ann@acme', session, 'pauser', 'hello');
+    await ended(refOf(session, 'ann', 'acme'), String(sent.json.run_id));
+    for (const command of ['inspect', 'tail', 'cancel']) {
+      const missing = await cli(command, session);
+      expect(missing.code, command).toBe(1);
+      expect(missing.stderr).toContain(`Session "${session}" does not exist.`);
+      expect(missing.stderr).toContain('scoped to its owner');
+      expect(missing.stderr).toContain('--user');
+      expect(missing.stderr).toContain("the session's ref");
+    }
+    // Named with its owner, it is found.
+    expect((await cli('inspect', session, '--user', 'ann', '--tenant', 'acme')).code).toBe(0);
+  });
+
   it('exits 1 with the error as JSON for a session that does not exist', async () => {
     const missing = await cli('inspect', 'nobody-has-this', '--json');
     expect(missing.code).toBe(1);
@@ -155,6 +215,93 @@ describe('switchboard tail', () => {
     expect(await within(tail, 'the tail to end with the turn')).toBe(0);
     expect(stdout).toContain('second half.');
     expect(stdout.trim().split('\n').at(-1)).toMatch(/session\.status_idle .*status=completed/);
+  });
+});
+
+describe('switchboard tail, once the turn has ended', () => {
+  it('--until-turn-ends prints the log and exits when no turn is running', async () => {
+    const session = sid('tail-ended');
+    const sent = await send('ops', session, 'pauser', 'hello');
+    const ref = refOf(session, 'ops');
+    await ended(ref, String(sent.json.run_id));
+    const tail = cli('tail', ref, '--after', '0', '--until-turn-ends', '--poll-ms', '50', '--json');
+    const done = await within(tail, 'the tail of an ended turn to exit');
+    expect(done.code, done.stderr).toBe(0);
+    const lines = done.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { seq: number; type: string });
+    expect(lines.map((e) => e.seq)).toEqual(lines.map((_, i) => i + 1));
+    expect(lines.at(-1)?.type).toBe('session.status_idle');
+    // Without --after: nothing new to show, and it still exits.
+    expect((await within(cli('tail', ref, '--until-turn-ends'), 'an empty tail to exit')).code).toBe(0);
+  });
+
+  it('--redact masks what the users and the agent wrote and keeps ids, types and seqs', async () => {
+    const session = sid('redact');
+    const sent = await send('ops', session, 'pauser', 'wire');
+    const ref = refOf(session, 'ops');
+    await ended(ref, String(sent.json.run_id));
+    const plain = await within(cli('tail', ref, '--after', '0', '--until-turn-ends', '--json'), 'the tail');
+    const masked = await within(
+      cli('tail', ref, '--after', '0', '--until-turn-ends', '--json', '--redact'),
+      'the redacted tail',
+    );
+    type Line = { seq: number; type: string; run_id?: string; data: Record<string, unknown> };
+    const parse = (stdout: string) =>
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Line);
+    const [before, after] = [parse(plain.stdout), parse(masked.stdout)];
+    expect(after.map(({ seq, type, run_id }) => ({ seq, type, run_id }))).toEqual(
+      before.map(({ seq, type, run_id }) => ({ seq, type, run_id })),
+    );
+    expect(masked.stdout).not.toContain('I need your OK first.');
+    expect(masked.stdout).not.toContain('Wire $5?');
+    expect(plain.stdout).toContain('"amount":5');
+    expect(masked.stdout).not.toContain('"amount":5');
+    const asked = after.find((e) => e.type === 'user.message')?.data;
+    expect(asked).toMatchObject({ content: REDACTED, message_id: expect.stringMatching(/^msg_/) });
+    const required = after.find((e) => e.type === 'action.required')?.data as {
+      actions: Record<string, unknown>[];
+    };
+    expect(required.actions[0]).toMatchObject({
+      id: 'req_wire',
+      type: 'tool_approval',
+      toolName: 'wire_money',
+      title: REDACTED,
+      args: REDACTED,
+    });
+    expect(after.at(-1)?.data).toMatchObject({ status: 'requires_action' });
+
+    // The answer: its decision stays, the edited arguments and the comment are masked.
+    const answered = await api(
+      sandbox.url,
+      'POST',
+      `/api/sessions/${ref}/actions/req_wire`,
+      { decision: 'approve', approved_args: { amount: 7 }, comment: 'fine by me' },
+      { token: 'ops' },
+    );
+    expect(answered.status, answered.text).toBe(202);
+    await expect
+      .poll(
+        async () => (await getRun(sandbox.runtime, ref, String(answered.json.run_id)))?.status,
+        queued("the answer's turn"),
+      )
+      .toBe('completed');
+    const resolvedLog = await within(
+      cli('tail', ref, '--after', '0', '--until-turn-ends', '--json', '--redact'),
+      'the redacted tail of the answer',
+    );
+    expect(resolvedLog.stdout).not.toContain('fine by me');
+    expect(resolvedLog.stdout).not.toContain('"amount":7');
+    const resolved = parse(resolvedLog.stdout).find((e) => e.type === 'action.resolved')?.data;
+    expect(resolved).toMatchObject({
+      action_id: 'req_wire',
+      status: 'resolved',
+      resolution: { decision: 'approve', approved_args: REDACTED, comment: REDACTED },
+    });
   });
 });
 
@@ -319,7 +466,118 @@ describe('switchboard tenant', () => {
   });
 });
 
+describe('switchboard erase', () => {
+  it('erases a user whose turn is running: the turn is stopped, with no warning about a lost lease', async () => {
+    const session = sid('erase-running');
+    const ref = refOf(session, 'zed', 'globex');
+    const running = await send('zed@globex', session, 'held', 'long');
+    expect(running.status).toBe(202);
+    await agents.reached(session);
+    const erased = await cli('erase', '--user', 'zed', '--tenant', 'globex', '--yes', '--json');
+    expect(erased.code, erased.stderr).toBe(0);
+    expect(erased.json()).toMatchObject({ sessions: expect.arrayContaining([ref]) });
+    // The delete run removes every item of the session, the running turn's run too, once it has ended.
+    await expect
+      .poll(() => getRun(sandbox.runtime, ref, String(running.json.run_id)), queued('the session removed'))
+      .toBeUndefined();
+    agents.release(session);
+    // The log names the session by its host id: the delete run's lines are of this session.
+    const lines = logs.filter((line) => line.includes(`session ${session} `));
+    expect(lines.join('')).toContain('The agent ignored the stop');
+    expect(lines.join('')).not.toContain('Lost the lease');
+  });
+});
+
+describe('who did it: the audit of tenant suspend and erase', () => {
+  /** The `Operator Action` events the sandbox's bus took so far, as a rule's target gets them. */
+  const audits = () =>
+    sandbox
+      .events()
+      .filter((e) => e.detailType === 'Operator Action')
+      .map((e) => parseDetail('Operator Action', e.detail));
+  /** The JSON audit line a command wrote on stderr. */
+  const auditLine = (stderr: string) =>
+    JSON.parse(stderr.split('\n').find((line) => line.includes('"Operator action"')) ?? '{}') as Record<
+      string,
+      unknown
+    >;
+
+  it('tenant suspend and resume publish an Operator Action event and log a line, naming --by', async () => {
+    const suspended = await cli(
+      'tenant',
+      'suspend',
+      'initech',
+      '--reason',
+      'audit me',
+      '--by',
+      'ops-alice',
+      '--json',
+    );
+    expect(suspended.code, suspended.stderr).toBe(0);
+    expect(suspended.json()).toMatchObject({ tenant: 'initech', audit: 'published' });
+    const event = audits().find((a) => a.tenant === 'initech' && a.action === 'tenant_suspended');
+    expect(event).toMatchObject({
+      version: 1,
+      operator: 'ops-alice',
+      owner: null,
+      reason: 'audit me',
+      runsStopped: 0,
+    });
+    expect(auditLine(suspended.stderr)).toMatchObject({
+      level: 'INFO',
+      message: 'Operator action',
+      event: 'published',
+      action: 'tenant_suspended',
+      operator: 'ops-alice',
+      tenant: 'initech',
+    });
+    const resumed = await cli('tenant', 'resume', 'initech', '--by', 'ops-bob');
+    expect(resumed.code).toBe(0);
+    expect(audits()).toContainEqual(
+      expect.objectContaining({ action: 'tenant_resumed', tenant: 'initech', operator: 'ops-bob' }),
+    );
+    // Nothing to resume: nothing happened, nothing to audit.
+    const again = await cli('tenant', 'resume', 'initech', '--by', 'ops-carol');
+    expect(again.stdout).toContain('was not suspended');
+    expect(audits().some((a) => a.operator === 'ops-carol')).toBe(false);
+  });
+
+  it('erase records who erased whose data; a dry run records nothing; without --by it names the local user', async () => {
+    const session = sid('audited');
+    const sent = await send('eve@hooli', session, 'pauser', 'hello');
+    await ended(refOf(session, 'eve', 'hooli'), String(sent.json.run_id));
+    const before = audits().length;
+    expect((await cli('erase', '--user', 'eve', '--tenant', 'hooli', '--dry-run')).code).toBe(0);
+    expect(audits()).toHaveLength(before);
+
+    const erased = await cli('erase', '--user', 'eve', '--tenant', 'hooli', '--yes', '--json');
+    expect(erased.code, erased.stderr).toBe(0);
+    const event = audits().at(-1);
+    expect(event).toMatchObject({ action: 'data_erased', owner: 'eve', tenant: 'hooli', runsStopped: null });
+    expect(event?.sessions).toBeGreaterThanOrEqual(1);
+    expect(event?.operator).toMatch(/^.+@.+$/);
+    expect(auditLine(erased.stderr)).toMatchObject({ action: 'data_erased', operator: event?.operator });
+    expect((await cli('erase', '--user', 'eve', '--yes', '--by', ' ')).code).toBe(2);
+  });
+});
+
 describe('the switchboard command', () => {
+  it('names itself in hints as the user ran it', async () => {
+    expect(commandName('/app/node_modules/.bin/switchboard')).toBe('switchboard');
+    expect(commandName('/repo/bin/switchboard.ts')).toBe('switchboard');
+    expect(commandName('/usr/lib/node_modules/sb')).toBe('sb');
+    expect(commandName('/repo/node_modules/tsx/dist/cli.mjs')).toBe('switchboard');
+    expect(commandName(undefined)).toBe('switchboard');
+    let stderr = '';
+    const io = { stdout: { write: () => true }, stderr: { write: (t: string) => (stderr += t) }, name: 'sb' };
+    expect(await runCli(['dlq', 'list', '--max', 'lots', '--sandbox', sandbox.url], io)).toBe(2);
+    expect(stderr).toContain('See sb <command> --help.');
+    expect(stderr).not.toMatch(/\bswitchboard </);
+    stderr = '';
+    expect(await runCli(['inspect', 'someone-else', '--sandbox', sandbox.url], io)).toBe(1);
+    expect(stderr).toContain('sb inspect');
+  });
+
   it('answers a mistake on its command line with exit code 2', async () => {
     expect((await cli('dlq', 'list', '--max', 'lots')).code).toBe(2);
     const quiet = { stdout: { write: () => true }, stderr: { write: () => true } };

@@ -216,12 +216,13 @@ describe('Switchboard storage and compute', () => {
     });
   });
 
-  it('outputs the API URLs, the AG-UI URL, the table, the queue, its dead-letter queue, the bucket and the key', () => {
+  it('outputs the API URLs, the AG-UI URL, the table, the queue, its dead-letter queue, the bucket, the key and the bus', () => {
     const outputs = Object.keys(template.toJSON().Outputs as Record<string, unknown>).sort();
     expect(outputs).toEqual([
       'SwitchboardAgUiUrl',
       'SwitchboardBucketName',
       'SwitchboardDeadLetterQueueUrl',
+      'SwitchboardEventBusName',
       'SwitchboardHttpApiUrl',
       'SwitchboardQueueUrl',
       'SwitchboardRefKeySecretArn',

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FaultReport } from '../../sandbox/aws/index.ts';
 import { DevProcess } from '../support/dev-process.ts';
 import { api } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
@@ -243,6 +244,41 @@ describe('switchboard dev --no-watch --json-logs', () => {
   });
 });
 
+describe('switchboard dev --faults SEED:heavy', () => {
+  const dir = agentsDir();
+  let dev: DevProcess;
+
+  beforeAll(async () => {
+    dev = await DevProcess.start(['--agents', join(dir, 'agents.ts'), '--anonymous', '--faults', '7:heavy']);
+  }, 90_000);
+  afterAll(async () => {
+    await dev?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves what it injected at GET /sandbox/faults, and prints it by service and operation on exit', async () => {
+    expect(dev.stdout).toContain('Faults:     injected, seed 7 (heavy)');
+    // A host's retry of a 5xx, as the protocol allows: under heavy faults the first answer may be one.
+    let status = 0;
+    for (let attempt = 0; attempt < 20 && !(status >= 200 && status < 500); attempt += 1) {
+      const body = { id: 'f-1', session_id: 'f', agent_id: 'echo', content: 'hi' };
+      status = (await api(dev.url, 'POST', '/api/chat', body).catch(() => ({ status: 599 }))).status;
+    }
+    expect(status).toBe(202);
+    const { json: report } = await api<FaultReport>(dev.url, 'GET', '/sandbox/faults');
+    expect(report).toMatchObject({ seed: 7, profile: 'heavy', enabled: true });
+    expect(report.calls.dynamodb).toBeGreaterThan(0);
+    const counted = Object.values(report.byService).flatMap((kinds) => Object.values(kinds ?? {}));
+    expect(counted.reduce((a, b) => a + (b ?? 0), 0)).toBe(report.injected);
+
+    const before = dev.stdout.length;
+    await dev.stop();
+    const printed = dev.stdout.slice(before);
+    expect(printed).toMatch(/Faults \(seed 7, heavy\): \d+ injected in \d+ calls; \d+ bursts/);
+    expect(printed).toMatch(/^ {2}dynamodb \(\d+ calls\)/m);
+  }, 120_000);
+});
+
 describe('switchboard dev, mistakes on the command line', () => {
   const run = promisify(execFile);
   const dev = async (...args: string[]) => {
@@ -264,5 +300,8 @@ describe('switchboard dev, mistakes on the command line', () => {
     expect(ttl.code).toBe(2);
     expect(ttl.stderr).toContain('--token-ttl must be a positive duration');
     expect(ttl.stderr).toContain('Usage: switchboard dev');
+    const faults = await dev('--faults', '7:extreme');
+    expect(faults.code).toBe(2);
+    expect(faults.stderr).toContain('--faults takes a seed');
   }, 60_000);
 });
