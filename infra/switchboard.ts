@@ -13,6 +13,7 @@ import {
   type Function as SwitchboardFunction,
 } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -233,6 +234,8 @@ export class Switchboard extends Construct {
     this.webSocketStage = stage;
     throttleStage(this.httpApi.defaultStage, resolved.httpThrottle);
     throttleStage(stage, resolved.webSocketThrottle);
+    const { httpAccessLogs, accountRole } = this.addAccessLogs(resolved);
+    this.apiGatewayAccountRole = accountRole;
 
     this.monitoring =
       resolved.monitoring === false
@@ -242,6 +245,11 @@ export class Switchboard extends Construct {
             'Monitoring',
             {
               functions: this.functions,
+              aguiFunction: this.aguiFunction,
+              authorizerFunction: this.authorizerFunction,
+              table: this.table,
+              httpAccessLogs,
+              publishesEvents: this.eventBus !== undefined,
               queue: this.queue,
               deadLetterQueue: this.deadLetterQueue,
               httpApi: this.httpApi,
@@ -254,7 +262,6 @@ export class Switchboard extends Construct {
     this.configure(resolved);
     const resourceArns = this.grantAccess();
     this.connectEventSources(resolved);
-    this.apiGatewayAccountRole = this.addAccessLogs(resolved);
     this.addOutputs(id);
     acknowledgeGuardFindings(this, {
       webSocketAccessLogs: resolved.webSocketAccessLogs,
@@ -440,26 +447,31 @@ export class Switchboard extends Construct {
    * functions' logs. Their formats (infra/access-logs.ts) leave out query strings, headers and bodies:
    * tokens travel in them.
    */
-  private addAccessLogs(resolved: ResolvedSwitchboardProps): Role | undefined {
+  private addAccessLogs(resolved: ResolvedSwitchboardProps): {
+    httpAccessLogs: LogGroup;
+    accountRole?: Role;
+  } {
     const options = {
       retention: resolved.logRetention,
       removalPolicy: resolved.removalPolicy,
       encryptionKey: resolved.logEncryptionKey,
     };
-    if (this.httpApi.defaultStage) {
-      addAccessLog(this, 'HttpApiAccessLogs', this.httpApi.defaultStage, {
-        ...options,
-        format: HTTP_ACCESS_LOG_FORMAT,
-      });
-    }
-    if (resolved.webSocketAccessLogs === 'off') return undefined;
+    // The HTTP API always has its `$default` stage (createHttpApi makes it).
+    const httpAccessLogs = addAccessLog(this, 'HttpApiAccessLogs', this.httpApi.defaultStage!, {
+      ...options,
+      format: HTTP_ACCESS_LOG_FORMAT,
+    });
+    if (resolved.webSocketAccessLogs === 'off') return { httpAccessLogs };
     addAccessLog(this, 'WebSocketAccessLogs', this.webSocketStage, {
       ...options,
       format: WEBSOCKET_ACCESS_LOG_FORMAT,
     });
-    return resolved.webSocketAccessLogs === 'create-account-role'
-      ? createApiGatewayAccountRole(this, this.webSocketStage)
-      : undefined;
+    return {
+      httpAccessLogs,
+      ...(resolved.webSocketAccessLogs === 'create-account-role' && {
+        accountRole: createApiGatewayAccountRole(this, this.webSocketStage),
+      }),
+    };
   }
 
   /** Stable output names (`<id>HttpApiUrl`) so scripts can read them; the id keeps two instances apart. */
