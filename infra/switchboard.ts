@@ -1,5 +1,6 @@
 import { Annotations, CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { HttpApi, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { Trail } from 'aws-cdk-lib/aws-cloudtrail';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, type IEventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -25,6 +26,7 @@ import {
   FUNCTION_PERMISSIONS,
   type FunctionName,
   GRANTEE_PERMISSIONS,
+  OBJECT_PREFIXES,
   type Grant as PermissionGrant,
   type ResourceKind,
   SETTINGS_FILE,
@@ -51,6 +53,7 @@ import { WEBSOCKET_IDENTITY_SOURCES } from './routes.ts';
 import {
   bucketRetention,
   createBucket,
+  createObjectAuditTrail,
   createRefKeySecret,
   createTable,
   createTurnsQueue,
@@ -114,6 +117,8 @@ export class Switchboard extends Construct {
    * `webSocketAccessLogs: 'create-account-role'`.
    */
   readonly apiGatewayAccountRole?: Role;
+  /** The CloudTrail trail of the file bucket's data events; only with `objectAuditTrail`. */
+  readonly objectAuditTrail?: Trail;
   /**
    * The bus the runtime publishes its domain events on (the `eventBus` prop, or one of its own);
    * undefined with `eventBus: false`.
@@ -140,6 +145,9 @@ export class Switchboard extends Construct {
       resolved.removalPolicy === RemovalPolicy.DESTROY,
       bucketRetention(resolved.settings),
     );
+    this.objectAuditTrail = resolved.objectAuditTrail
+      ? createObjectAuditTrail(this, this.bucket, resolved.removalPolicy)
+      : undefined;
     this.eventBus =
       resolved.eventBus === false
         ? undefined
@@ -364,7 +372,8 @@ export class Switchboard extends Construct {
       sweepIndex: [`${this.table.tableArn}/index/${SWEEP_INDEX_NAME}`],
       ownerIndex: [`${this.table.tableArn}/index/${OWNER_INDEX_NAME}`],
       queue: [this.queue.queueArn],
-      objects: [this.bucket.arnForObjects('*')],
+      // Each prefix a grant may name: a role's statement names only those of its own grants.
+      objects: OBJECT_PREFIXES.map((prefix) => this.bucket.arnForObjects(`${prefix}*`)),
       bucket: [this.bucket.bucketArn],
       // Granted by the stage itself (grantManagementApiAccess), which knows that ARN's form.
       connections: [],
@@ -384,7 +393,9 @@ export class Switchboard extends Construct {
     ) {
       return this.webSocketStage.grantManagementApiAccess(grantee);
     }
-    const resourceArns = this.resourceArns()[grant.resource];
+    const resourceArns = grant.prefixes
+      ? grant.prefixes.map((prefix) => this.bucket.arnForObjects(`${prefix}*`))
+      : this.resourceArns()[grant.resource];
     // A resource the stack does not have (no event bus) is granted nothing.
     if (resourceArns.length === 0) return undefined;
     return Grant.addToPrincipal({ grantee, actions: [...grant.actions], resourceArns });

@@ -6,6 +6,7 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ALARM_THRESHOLDS } from '../../infra/monitoring.ts';
 import { Switchboard } from '../../infra/switchboard.ts';
+import { FUNCTION_PERMISSIONS, type FunctionName } from '../../lib/config/index.ts';
 import {
   environmentOf,
   FIXTURE_AGENTS,
@@ -78,7 +79,7 @@ interface Synthesised {
 
 const stacks = {} as Record<Variant, Synthesised>;
 
-/** A team's stack with both custom authorisers (and the account role, whose acknowledgment it brings). */
+/** A team's stack with both custom authorisers (and the account role and the audit trail, whose acknowledgments they bring). */
 function customAuthorisers(): Synthesised {
   const stack = newStack();
   const authorizerFunction = LambdaFunction.fromFunctionArn(
@@ -89,6 +90,7 @@ function customAuthorisers(): Synthesised {
   new Switchboard(stack, 'Switchboard', {
     agents: FIXTURE_AGENTS,
     webSocketAccessLogs: 'create-account-role',
+    objectAuditTrail: true,
     httpAuthorizer: new HttpJwtAuthorizer('Jwt', 'https://login.example.com/', { jwtAudience: ['hosts'] }),
     webSocketAuthorizer: new WebSocketLambdaAuthorizer('Connect', authorizerFunction, {
       identitySource: ['route.request.querystring.token'],
@@ -252,5 +254,38 @@ describe("docs/deployment.md, the construct's acknowledgments", () => {
     const suppressed = new Set(VARIANTS.flatMap((v) => [...guardSuppressed(stacks[v].resources)]));
     expect([...new Set([...byProp, ...acknowledged])].sort()).toEqual([...suppressed].sort());
     for (const rule of acknowledged) expect(suppressed, rule).toContain(rule);
+  });
+});
+
+describe('docs/deployment.md, the IAM table', () => {
+  /** A Bucket cell (`GetObject, PutObject under `files/`; ListBucket`) as `action@prefix` and `action@bucket`. */
+  const bucketGrants = (cell: string) =>
+    cell
+      .split(';')
+      .map((segment) => segment.trim())
+      .filter((segment) => segment !== '—')
+      .flatMap((segment) => {
+        const under = /^(.*?) under (.*)$/.exec(segment);
+        if (!under) return [`s3:${segment}@bucket`];
+        const actions = (under[1] as string).split(', ');
+        return actions.flatMap((a) => codeNames(under[2] as string).map((p) => `s3:${a}@${p}`));
+      });
+
+  it("gives each function's S3 actions and key prefixes as the permission list does", () => {
+    const rows = table(deployment, '| Function ');
+    expect(rows.map((row) => /^\w+/.exec(row[0] as string)?.[0]).sort()).toEqual(
+      Object.keys(FUNCTION_PERMISSIONS).sort(),
+    );
+    for (const row of rows) {
+      const name = /^\w+/.exec(row[0] as string)?.[0] as FunctionName;
+      const granted = FUNCTION_PERMISSIONS[name].flatMap((grant) =>
+        grant.resource === 'objects'
+          ? grant.actions.flatMap((a) => (grant.prefixes ?? ['*']).map((p) => `${a}@${p}`))
+          : grant.resource === 'bucket'
+            ? grant.actions.map((a) => `${a}@bucket`)
+            : [],
+      );
+      expect(bucketGrants(row[3] as string).sort(), name).toEqual(granted.sort());
+    }
   });
 });
