@@ -12,6 +12,9 @@ import {
 import type { Construct } from 'constructs';
 import type { MonitoredParts, RuntimeMetric } from './monitoring.ts';
 
+/** The metric the HTTP API's access log gives of its 401 answers (a metric filter), in the runtime's namespace. */
+export const UNAUTHORIZED_METRIC = 'HttpUnauthorized';
+
 /** What the dashboard shows. */
 export interface DashboardSource {
   readonly parts: MonitoredParts;
@@ -26,7 +29,9 @@ const graph = (title: string, left: IMetric[], right: IMetric[] = [], width = 8)
 /**
  * The runtime at a glance, top to bottom: alarms; turns (started, ended by stop reason, failed, how
  * long they took and to their first event, what they cost); delivery to the hosts (events, bytes,
- * PostToConnection failures); pauses and budget refusals; the queue and the worker; both APIs.
+ * PostToConnection failures); pauses and budget refusals; the queue and the worker; both APIs; the
+ * AG-UI and `$connect` authoriser functions, the sweep's invocations, 401s, table throttling and
+ * domain events not published.
  */
 export function createDashboard(scope: Construct, id: string, source: DashboardSource): Dashboard {
   const { parts, metrics: m } = source;
@@ -120,6 +125,38 @@ export function createDashboard(scope: Construct, id: string, source: DashboardS
       ws('ExecutionError'),
       ws('ClientError'),
     ]),
+  );
+  const lambdaFunctions = [
+    ...(parts.aguiFunction ? [['AG-UI', parts.aguiFunction] as const] : []),
+    ...(parts.authorizerFunction ? [['Authoriser', parts.authorizerFunction] as const] : []),
+    ['Sweep', parts.functions.sweep] as const,
+  ];
+  dashboard.addWidgets(
+    graph(
+      'AG-UI, authoriser and sweep',
+      lambdaFunctions.flatMap(([name, fn]) => [
+        fn.metricInvocations({ period, label: `${name} invocations` }),
+        fn.metricErrors({ period, label: `${name} errors` }),
+        fn.metricThrottles({ period, label: `${name} throttles` }),
+      ]),
+    ),
+    graph('HTTP 401s', [
+      new Metric({
+        namespace: m('TurnsStarted').namespace,
+        metricName: UNAUTHORIZED_METRIC,
+        statistic: 'Sum',
+        period,
+        label: '401 answers',
+      }),
+    ]),
+    graph(
+      'Table throttling and domain events',
+      [
+        parts.table.metric('ReadThrottleEvents', { period, statistic: 'Sum' }),
+        parts.table.metric('WriteThrottleEvents', { period, statistic: 'Sum' }),
+      ],
+      [m('EventsNotPublished')],
+    ),
   );
   return dashboard;
 }

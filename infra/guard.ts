@@ -28,15 +28,19 @@ export const GUARD_REASONS: Readonly<Record<string, string>> = {
   lambda_function_public_access_prohibited_check:
     "[CT.LAMBDA.PR.2] The AG-UI function's URL permissions are public by design (the function checks the token); API Gateway's permissions name the API in SourceArn with Fn::Join, which the rule cannot read.",
   s3_bucket_default_encryption_kms_check:
-    '[CT.S3.PR.10] The file bucket uses SSE-S3: browsers upload and download through presigned URLs, which a KMS key would make depend on the key policy and on KMS request quotas.',
+    "[CT.S3.PR.10] The file bucket uses SSE-S3: browsers upload and download through presigned URLs, which a KMS key would make depend on the key policy and on KMS request quotas. The audit trail's log bucket uses SSE-S3 too: only CloudTrail writes it.",
   s3_bucket_versioning_enabled_check:
     '[CT.S3.PR.11] Deleting a file or erasing a user must remove the object; versioning would keep every deleted upload as a noncurrent version.',
   s3_bucket_logging_enabled_check:
-    '[CT.S3.PR.2] Server access logs would keep every presigned URL with its signature; CloudTrail data events are the audit trail (as cdk-nag AwsSolutions-S1).',
+    "[CT.S3.PR.2] Server access logs would keep every presigned URL with its signature; CloudTrail data events are the audit trail (as cdk-nag AwsSolutions-S1). The audit trail's log bucket is that trail: logging its access would need a bucket of its own again.",
   s3_event_notifications_enabled_check:
-    '[CT.S3.PR.4] Nothing consumes object events: the functions record each upload themselves.',
+    "[CT.S3.PR.4] Nothing consumes object events: the functions record each upload themselves, and the audit trail's log files are read when needed.",
   s3_bucket_object_lock_enabled_check:
-    "[CT.S3.PR.9] Object Lock would forbid the deletes that file deletion, retention and a user's erasure must make.",
+    "[CT.S3.PR.9] Object Lock would forbid the deletes that file deletion, retention and a user's erasure must make. On the audit trail's log bucket it is the team's retention choice (versioning and log file validation already show a change).",
+  cloud_trail_encryption_enabled_check:
+    '[CT.CLOUDTRAIL.PR.1] The audit trail (objectAuditTrail) writes to a bucket of its own with SSE-S3, its log files validated; a KMS key would need a key policy for CloudTrail and bill each log file.',
+  cloud_trail_cloud_watch_logs_enabled_check:
+    "[CT.CLOUDTRAIL.PR.3] The audit trail (objectAuditTrail) records one bucket's data events, read from its log bucket when needed; CloudWatch Logs would bill each event a second time.",
   api_gw_v2_authorization_type_configured_check:
     '[CT.APIGATEWAY.PR.5] API Gateway authorises a WebSocket connection once, on $connect; $disconnect, $default and the action routes run with the identity $connect established.',
   api_gw_v2_access_logs_enabled_check:
@@ -75,6 +79,20 @@ export function acknowledgeGuardFindings(sb: Switchboard, context: SwitchboardGu
     's3_event_notifications_enabled_check',
     's3_bucket_object_lock_enabled_check',
   );
+  if (sb.objectAuditTrail) {
+    suppress(
+      sb.objectAuditTrail,
+      'cloud_trail_encryption_enabled_check',
+      'cloud_trail_cloud_watch_logs_enabled_check',
+    );
+    suppress(
+      sb.node.findChild('AuditTrailLogs'),
+      's3_bucket_default_encryption_kms_check',
+      's3_bucket_logging_enabled_check',
+      's3_event_notifications_enabled_check',
+      's3_bucket_object_lock_enabled_check',
+    );
+  }
   for (const route of all.filter((c): c is CfnRoute => c instanceof CfnRoute)) {
     // Only the WebSocket routes after `$connect`; an HTTP route or `$connect` without an authoriser is
     // the team's choice (allowAnonymous), for its own checks to report.

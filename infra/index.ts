@@ -16,6 +16,8 @@ export {
   type FunctionName,
   GRANTEE_PERMISSIONS,
   type Grant,
+  OBJECT_PREFIXES,
+  type ObjectPrefix,
   type ResourceKind,
 } from '../lib/config/index.ts';
 export {

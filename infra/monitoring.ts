@@ -9,19 +9,23 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, ServicePrincipal, StarPrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { TURNS_MAX_RECEIVE_COUNT } from '../lib/config/index.ts';
 import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE } from '../lib/telemetry/index.ts';
-import { createDashboard } from './dashboard.ts';
+import { createDashboard, UNAUTHORIZED_METRIC } from './dashboard.ts';
+
+export { UNAUTHORIZED_METRIC };
 
 /**
- * When each alarm goes off. Every alarm looks at 5-minute periods except the sweep's (15 minutes); a
- * period without data is not a breach.
+ * When each alarm goes off. Every alarm looks at 5-minute periods except the sweep's errors (15
+ * minutes); a period without data is not a breach, except for `SweepNotInvoked`, where it is the breach.
  */
 export interface SwitchboardAlarmThresholds {
   /** Messages in the turns dead-letter queue (a job that failed TURNS_MAX_RECEIVE_COUNT, 15, receives). @default 1 */
@@ -40,6 +44,20 @@ export interface SwitchboardAlarmThresholds {
   readonly minRequests?: number;
   /** Sweep invocations that failed in 15 minutes (it runs once a minute). @default 3 */
   readonly sweepErrors?: number;
+  /** AG-UI function invocations that failed in 5 minutes (a crash or a timeout, not a run that ended as error). @default 1 */
+  readonly aguiErrors?: number;
+  /** AG-UI function invocations Lambda throttled in 5 minutes (its reserved concurrency or the account's is used up). @default 1 */
+  readonly aguiThrottles?: number;
+  /** `$connect` authoriser invocations that failed in 5 minutes (a refused token is not a failure). @default 1 */
+  readonly authorizerErrors?: number;
+  /** `$connect` authoriser invocations Lambda throttled in 5 minutes. @default 1 */
+  readonly authorizerThrottles?: number;
+  /** Percentage of HTTP API requests answered 401 in 5 minutes (at least `minRequests`): a wrong issuer or audience refuses every caller. @default 50 */
+  readonly unauthorizedPercent?: number;
+  /** DynamoDB read and write throttle events on the table in 5 minutes (the SDK retries a few). @default 10 */
+  readonly tableThrottleEvents?: number;
+  /** Domain events that could not be published in 5 minutes (`EventsNotPublished`). @default 1 */
+  readonly eventsNotPublished?: number;
 }
 
 /** Default {@link SwitchboardAlarmThresholds}. */
@@ -52,6 +70,13 @@ export const DEFAULT_ALARM_THRESHOLDS: Required<SwitchboardAlarmThresholds> = {
   webSocketErrorPercent: 5,
   minRequests: 20,
   sweepErrors: 3,
+  aguiErrors: 1,
+  aguiThrottles: 1,
+  authorizerErrors: 1,
+  authorizerThrottles: 1,
+  unauthorizedPercent: 50,
+  tableThrottleEvents: 10,
+  eventsNotPublished: 1,
 };
 
 /** The construct's `monitoring` prop: alarms, where they notify, and a dashboard. */
@@ -81,6 +106,15 @@ export interface SwitchboardMonitoringProps {
 /** The parts of a {@link Switchboard} that monitoring watches. */
 export interface MonitoredParts {
   readonly functions: Readonly<Record<'http' | 'ws' | 'worker' | 'sweep', LambdaFunction>>;
+  /** The AG-UI function, when the stack has one (not with custom authorisers). */
+  readonly aguiFunction?: LambdaFunction;
+  /** The `$connect` authoriser, with built-in `auth` only. */
+  readonly authorizerFunction?: LambdaFunction;
+  readonly table: TableV2;
+  /** The HTTP API's access log, whose `status` field counts the 401s. */
+  readonly httpAccessLogs: ILogGroup;
+  /** Whether the runtime publishes domain events (a bus is configured). */
+  readonly publishesEvents: boolean;
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
   readonly httpApi: HttpApi;
@@ -114,9 +148,18 @@ export class SwitchboardMonitoring extends Construct {
     // meanwhile so that building the rest does not fail first on a value that was never going to deploy.
     this.node.addValidation({ validate: () => [...errors] });
     const metrics = runtimeMetric(this.namespace);
+    // Counted with or without alarms: the dashboard graphs it too.
+    new MetricFilter(this, 'HttpUnauthorizedFilter', {
+      logGroup: parts.httpAccessLogs,
+      filterPattern: FilterPattern.numberValue('$.status', '=', 401),
+      metricNamespace: this.namespace,
+      metricName: UNAUTHORIZED_METRIC,
+      metricValue: '1',
+      defaultValue: 0,
+    });
     if (props.alarms ?? true) {
       this.alarmTopic = props.alarmTopic ?? this.createTopic(parts.removalPolicy);
-      this.alarms = this.createAlarms(parts, thresholds);
+      this.alarms = this.createAlarms(parts, thresholds, metrics);
       const action = new SnsAction(this.alarmTopic);
       for (const alarm of Object.values(this.alarms)) {
         alarm.addAlarmAction(action);
@@ -166,6 +209,7 @@ export class SwitchboardMonitoring extends Construct {
   private createAlarms(
     parts: MonitoredParts,
     t: Required<SwitchboardAlarmThresholds>,
+    m: RuntimeMetric,
   ): Record<string, Alarm> {
     const { worker, sweep } = parts.functions;
     const alarm = (name: string, metric: IMetric, threshold: number, description: string) =>
@@ -177,6 +221,31 @@ export class SwitchboardMonitoring extends Construct {
         treatMissingData: TreatMissingData.NOT_BREACHING,
         alarmDescription: `Switchboard: ${description} See docs/operations.md, "Alarms".`,
       });
+    const unauthorizedRate = new MathExpression({
+      expression: `IF(requests >= ${t.minRequests}, 100 * unauthorized / requests, 0)`,
+      usingMetrics: {
+        // The filter's metric has no service dimension: an access log line has none to give.
+        unauthorized: new Metric({
+          namespace: this.namespace,
+          metricName: UNAUTHORIZED_METRIC,
+          statistic: 'Sum',
+          period: FIVE_MINUTES,
+        }),
+        requests: parts.httpApi.metricCount({ period: FIVE_MINUTES, statistic: 'Sum' }),
+      },
+      period: FIVE_MINUTES,
+      label: '401 rate (%)',
+    });
+    const tableThrottles = new MathExpression({
+      expression: 'reads + writes',
+      usingMetrics: {
+        reads: parts.table.metric('ReadThrottleEvents', { period: FIVE_MINUTES, statistic: 'Sum' }),
+        writes: parts.table.metric('WriteThrottleEvents', { period: FIVE_MINUTES, statistic: 'Sum' }),
+      },
+      period: FIVE_MINUTES,
+      label: 'Throttle events',
+    });
+    const { aguiFunction: agui, authorizerFunction: authorizer } = parts;
     const httpRate = errorRate(
       { errors: parts.httpApi.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }) },
       parts.httpApi.metricCount({ period: FIVE_MINUTES, statistic: 'Sum' }),
@@ -264,6 +333,65 @@ export class SwitchboardMonitoring extends Construct {
         t.sweepErrors,
         'the sweep keeps failing: lapsed pauses, lost runs and stale connections are not being handled.',
       ),
+      // Its schedule runs it every minute: no invocation in 5 minutes means the rule is disabled or
+      // deleted, or the function cannot be invoked. No data is exactly that case, so it breaches.
+      sweepNotInvoked: new Alarm(this, 'SweepNotInvokedAlarm', {
+        metric: sweep.metricInvocations({ period: FIVE_MINUTES, statistic: 'Sum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.BREACHING,
+        alarmDescription:
+          'Switchboard: the sweep was not invoked in 5 minutes (its schedule runs it every minute): lapsed pauses, lost runs and stale connections wait. Check that the SweepSchedule rule is enabled and targets the sweep function, and the function\'s state. See docs/operations.md, "Alarms".',
+      }),
+      httpUnauthorized: alarm(
+        'httpUnauthorized',
+        unauthorizedRate,
+        t.unauthorizedPercent,
+        "too many HTTP API requests were answered 401: with every caller refused, check the stack's auth issuer and audience against the tokens' iss and aud.",
+      ),
+      tableThrottles: alarm(
+        'tableThrottles',
+        tableThrottles,
+        t.tableThrottleEvents,
+        "DynamoDB throttled reads or writes on the table: requests fail once the SDK stops retrying. Look for a hot session in the functions' logs; check the account's on-demand table quotas.",
+      ),
+      ...(parts.publishesEvents && {
+        eventsNotPublished: alarm(
+          'eventsNotPublished',
+          m('EventsNotPublished'),
+          t.eventsNotPublished,
+          'domain events could not be published (PutEvents failed or refused entries): consumers of the bus missed them. Read "Domain events not published" in the functions\' logs for the error and the detail-types.',
+        ),
+      }),
+      ...(agui && {
+        aguiErrors: alarm(
+          'aguiErrors',
+          agui.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+          t.aguiErrors,
+          'AG-UI function invocations failed (a crash, an out-of-memory or a timeout): streams ended early. Read its log for Task timed out or Runtime exited.',
+        ),
+        aguiThrottles: alarm(
+          'aguiThrottles',
+          agui.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
+          t.aguiThrottles,
+          "Lambda throttled the AG-UI function: AG-UI callers were refused. Raise aguiReservedConcurrency if set, or the account's concurrency.",
+        ),
+      }),
+      ...(authorizer && {
+        authorizerErrors: alarm(
+          'authorizerErrors',
+          authorizer.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+          t.authorizerErrors,
+          "the $connect authoriser failed (not a refused token: a crash or a timeout, such as the issuer's keys out of reach): hosts cannot connect. Read its log.",
+        ),
+        authorizerThrottles: alarm(
+          'authorizerThrottles',
+          authorizer.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
+          t.authorizerThrottles,
+          "Lambda throttled the $connect authoriser: hosts' connects were refused. Check the account's concurrency.",
+        ),
+      }),
     };
   }
 }
@@ -302,7 +430,7 @@ function resolveThresholds(
   for (const [name, value] of Object.entries(resolved)) {
     // A token (a parameter) is known only at deployment.
     if (Token.isUnresolved(value)) continue;
-    const percentage = name === 'httpServerErrorPercent' || name === 'webSocketErrorPercent';
+    const percentage = name.endsWith('Percent');
     if (!Number.isFinite(value) || value < 0) {
       fail(`monitoring.thresholds.${name} must be a number of at least 0, got ${String(value)}.`);
     } else if (percentage && value > 100) {

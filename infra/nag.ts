@@ -15,7 +15,12 @@
 import { Stack, Validations } from 'aws-cdk-lib';
 import { WebSocketRoute } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { IConstruct } from 'constructs';
-import { FUNCTION_NAMES, FUNCTION_PERMISSIONS, type ResourceKind } from '../lib/config/index.ts';
+import {
+  FUNCTION_NAMES,
+  FUNCTION_PERMISSIONS,
+  OBJECT_PREFIXES,
+  type ResourceKind,
+} from '../lib/config/index.ts';
 import { API_GATEWAY_LOGS_POLICY, type WebSocketAccessLogs } from './access-logs.ts';
 import type { SwitchboardEntry } from './functions.ts';
 import { acknowledgeAnonymousRoutes } from './guard.ts';
@@ -24,7 +29,7 @@ import type { Switchboard } from './switchboard.ts';
 /** Why a wildcard grant names `*` in its resource, by the kind of resource (see lib/config/permissions.ts). */
 const WILDCARD_GRANTS: Partial<Record<ResourceKind, string>> = {
   objects:
-    "Object keys are made at run time (one per file, attachment, screenshot and large event); the grant is on this instance's file bucket only.",
+    "Object keys are made at run time (one per file, attachment, screenshot and large event); the grant is on this instance's file bucket only, under the key prefixes the function's code uses.",
   connections:
     "Connection ids are made by API Gateway at run time; the grant is ManageConnections on this instance's WebSocket API and stage only.",
 };
@@ -77,10 +82,14 @@ export function acknowledgeSwitchboardFindings(sb: Switchboard, context: Switchb
     const role = fn.role;
     if (!role) continue;
     if (context.tracing) acknowledge(role, { 'AwsSolutions-IAM5[Resource::*]': XRAY });
-    for (const kind of new Set(FUNCTION_PERMISSIONS[entry].map((grant) => grant.resource))) {
-      const reason = WILDCARD_GRANTS[kind];
+    for (const grant of FUNCTION_PERMISSIONS[entry]) {
+      const reason = WILDCARD_GRANTS[grant.resource];
       if (!reason) continue;
-      for (const arn of context.resourceArns[kind]) {
+      // An object grant names only its own prefixes (resourceArns lists them in OBJECT_PREFIXES' order).
+      const arns = grant.prefixes
+        ? grant.prefixes.map((prefix) => context.resourceArns.objects[OBJECT_PREFIXES.indexOf(prefix)] ?? '')
+        : context.resourceArns[grant.resource];
+      for (const arn of arns) {
         acknowledge(role, { [`AwsSolutions-IAM5[Resource::${flatten(Stack.of(sb).resolve(arn))}]`]: reason });
       }
     }
@@ -107,6 +116,12 @@ export function acknowledgeSwitchboardFindings(sb: Switchboard, context: Switchb
     'AwsSolutions-S1':
       "Server access logs would record every presigned upload and download URL with its query string, that is its signature, for as long as logs are kept. Only the functions' roles and short-lived presigned URLs reach objects; use CloudTrail data events for an audit trail.",
   });
+  if (sb.objectAuditTrail) {
+    acknowledge(sb.node.findChild('AuditTrailLogs'), {
+      'AwsSolutions-S1':
+        "The audit trail's own log bucket: only CloudTrail writes it, its log files are validated and versioned, and logging its access would need yet another bucket.",
+    });
+  }
   if (context.webSocketAccessLogs === 'off') {
     acknowledge(sb.webSocketStage, {
       'AwsSolutions-APIG1': WEBSOCKET_LOGS_OFF,

@@ -187,6 +187,13 @@ export interface SwitchboardProps {
    * @default a new bus of this stack's own
    */
   readonly eventBus?: IEventBus | false;
+  /**
+   * An audit trail of the file bucket's objects: a CloudTrail trail in this region that records the
+   * data events (every object read, write and delete, with who made it) of this bucket only, no
+   * management events, into a log bucket of its own with log file validation. CloudTrail bills each
+   * data event (docs/deployment.md, "Object audit trail"). @default false
+   */
+  readonly objectAuditTrail?: boolean;
 }
 
 type OptionalProps =
@@ -306,6 +313,7 @@ export function checkSwitchboardProps(props: SwitchboardProps): CheckedSwitchboa
       httpAuthorizer: props.httpAuthorizer,
       webSocketAuthorizer: props.webSocketAuthorizer,
       eventBus: props.eventBus,
+      objectAuditTrail: props.objectAuditTrail ?? false,
       httpThrottle: checkThrottle('httpThrottle', props.httpThrottle, DEFAULT_HTTP_THROTTLE, fail),
       webSocketThrottle: checkThrottle(
         'webSocketThrottle',

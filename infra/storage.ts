@@ -1,4 +1,5 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { ReadWriteType, Trail } from 'aws-cdk-lib/aws-cloudtrail';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import {
   BlockPublicAccess,
@@ -157,6 +158,43 @@ export function createBucket(
     // A bucket with objects in it cannot be deleted; emptying it is only wanted when it is destroyed.
     autoDeleteObjects: destroy,
   });
+}
+
+/**
+ * CloudTrail data events of the file bucket (`objectAuditTrail`): who read, wrote or deleted which
+ * object, and when. One trail in this region, for this bucket's objects only (no management events:
+ * an account has its own trail for those), into a versioned bucket of its own, its log files
+ * validated. Presigned URLs show in it as the function role that signed them.
+ */
+export function createObjectAuditTrail(
+  scope: Construct,
+  bucket: Bucket,
+  removalPolicy: RemovalPolicy,
+): Trail {
+  const logs = new Bucket(scope, 'AuditTrailLogs', {
+    blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+    enforceSSL: true,
+    encryption: BucketEncryption.S3_MANAGED,
+    versioned: true,
+    // Log files are never overwritten: a noncurrent version is one deleted, kept a while to show it.
+    lifecycleRules: [
+      { id: 'expire-deleted-log-files', noncurrentVersionExpiration: Duration.days(90) },
+      { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+    ],
+    removalPolicy,
+  });
+  const trail = new Trail(scope, 'ObjectAuditTrail', {
+    bucket: logs,
+    isMultiRegionTrail: false,
+    includeGlobalServiceEvents: false,
+    managementEvents: ReadWriteType.NONE,
+    enableFileValidation: true,
+  });
+  trail.addS3EventSelector([{ bucket }], {
+    readWriteType: ReadWriteType.ALL,
+    includeManagementEvents: false,
+  });
+  return trail;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Annotations, CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { HttpApi, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { Trail } from 'aws-cdk-lib/aws-cloudtrail';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, type IEventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -13,6 +14,7 @@ import {
   type Function as SwitchboardFunction,
 } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -24,6 +26,7 @@ import {
   FUNCTION_PERMISSIONS,
   type FunctionName,
   GRANTEE_PERMISSIONS,
+  OBJECT_PREFIXES,
   type Grant as PermissionGrant,
   type ResourceKind,
   SETTINGS_FILE,
@@ -50,6 +53,7 @@ import { WEBSOCKET_IDENTITY_SOURCES } from './routes.ts';
 import {
   bucketRetention,
   createBucket,
+  createObjectAuditTrail,
   createRefKeySecret,
   createTable,
   createTurnsQueue,
@@ -113,6 +117,8 @@ export class Switchboard extends Construct {
    * `webSocketAccessLogs: 'create-account-role'`.
    */
   readonly apiGatewayAccountRole?: Role;
+  /** The CloudTrail trail of the file bucket's data events; only with `objectAuditTrail`. */
+  readonly objectAuditTrail?: Trail;
   /**
    * The bus the runtime publishes its domain events on (the `eventBus` prop, or one of its own);
    * undefined with `eventBus: false`.
@@ -139,6 +145,9 @@ export class Switchboard extends Construct {
       resolved.removalPolicy === RemovalPolicy.DESTROY,
       bucketRetention(resolved.settings),
     );
+    this.objectAuditTrail = resolved.objectAuditTrail
+      ? createObjectAuditTrail(this, this.bucket, resolved.removalPolicy)
+      : undefined;
     this.eventBus =
       resolved.eventBus === false
         ? undefined
@@ -233,6 +242,8 @@ export class Switchboard extends Construct {
     this.webSocketStage = stage;
     throttleStage(this.httpApi.defaultStage, resolved.httpThrottle);
     throttleStage(stage, resolved.webSocketThrottle);
+    const { httpAccessLogs, accountRole } = this.addAccessLogs(resolved);
+    this.apiGatewayAccountRole = accountRole;
 
     this.monitoring =
       resolved.monitoring === false
@@ -242,6 +253,11 @@ export class Switchboard extends Construct {
             'Monitoring',
             {
               functions: this.functions,
+              aguiFunction: this.aguiFunction,
+              authorizerFunction: this.authorizerFunction,
+              table: this.table,
+              httpAccessLogs,
+              publishesEvents: this.eventBus !== undefined,
               queue: this.queue,
               deadLetterQueue: this.deadLetterQueue,
               httpApi: this.httpApi,
@@ -254,7 +270,6 @@ export class Switchboard extends Construct {
     this.configure(resolved);
     const resourceArns = this.grantAccess();
     this.connectEventSources(resolved);
-    this.apiGatewayAccountRole = this.addAccessLogs(resolved);
     this.addOutputs(id);
     acknowledgeGuardFindings(this, {
       webSocketAccessLogs: resolved.webSocketAccessLogs,
@@ -357,7 +372,8 @@ export class Switchboard extends Construct {
       sweepIndex: [`${this.table.tableArn}/index/${SWEEP_INDEX_NAME}`],
       ownerIndex: [`${this.table.tableArn}/index/${OWNER_INDEX_NAME}`],
       queue: [this.queue.queueArn],
-      objects: [this.bucket.arnForObjects('*')],
+      // Each prefix a grant may name: a role's statement names only those of its own grants.
+      objects: OBJECT_PREFIXES.map((prefix) => this.bucket.arnForObjects(`${prefix}*`)),
       bucket: [this.bucket.bucketArn],
       // Granted by the stage itself (grantManagementApiAccess), which knows that ARN's form.
       connections: [],
@@ -377,7 +393,9 @@ export class Switchboard extends Construct {
     ) {
       return this.webSocketStage.grantManagementApiAccess(grantee);
     }
-    const resourceArns = this.resourceArns()[grant.resource];
+    const resourceArns = grant.prefixes
+      ? grant.prefixes.map((prefix) => this.bucket.arnForObjects(`${prefix}*`))
+      : this.resourceArns()[grant.resource];
     // A resource the stack does not have (no event bus) is granted nothing.
     if (resourceArns.length === 0) return undefined;
     return Grant.addToPrincipal({ grantee, actions: [...grant.actions], resourceArns });
@@ -440,26 +458,31 @@ export class Switchboard extends Construct {
    * functions' logs. Their formats (infra/access-logs.ts) leave out query strings, headers and bodies:
    * tokens travel in them.
    */
-  private addAccessLogs(resolved: ResolvedSwitchboardProps): Role | undefined {
+  private addAccessLogs(resolved: ResolvedSwitchboardProps): {
+    httpAccessLogs: LogGroup;
+    accountRole?: Role;
+  } {
     const options = {
       retention: resolved.logRetention,
       removalPolicy: resolved.removalPolicy,
       encryptionKey: resolved.logEncryptionKey,
     };
-    if (this.httpApi.defaultStage) {
-      addAccessLog(this, 'HttpApiAccessLogs', this.httpApi.defaultStage, {
-        ...options,
-        format: HTTP_ACCESS_LOG_FORMAT,
-      });
-    }
-    if (resolved.webSocketAccessLogs === 'off') return undefined;
+    // The HTTP API always has its `$default` stage (createHttpApi makes it).
+    const httpAccessLogs = addAccessLog(this, 'HttpApiAccessLogs', this.httpApi.defaultStage!, {
+      ...options,
+      format: HTTP_ACCESS_LOG_FORMAT,
+    });
+    if (resolved.webSocketAccessLogs === 'off') return { httpAccessLogs };
     addAccessLog(this, 'WebSocketAccessLogs', this.webSocketStage, {
       ...options,
       format: WEBSOCKET_ACCESS_LOG_FORMAT,
     });
-    return resolved.webSocketAccessLogs === 'create-account-role'
-      ? createApiGatewayAccountRole(this, this.webSocketStage)
-      : undefined;
+    return {
+      httpAccessLogs,
+      ...(resolved.webSocketAccessLogs === 'create-account-role' && {
+        accountRole: createApiGatewayAccountRole(this, this.webSocketStage),
+      }),
+    };
   }
 
   /** Stable output names (`<id>HttpApiUrl`) so scripts can read them; the id keeps two instances apart. */

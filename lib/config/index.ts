@@ -5,6 +5,8 @@ export {
   type FunctionName,
   GRANTEE_PERMISSIONS,
   type Grant,
+  OBJECT_PREFIXES,
+  type ObjectPrefix,
   type Permissions,
   type ResourceKind,
 } from './permissions.ts';

@@ -35,7 +35,31 @@ export type ResourceKind =
 export interface Grant {
   readonly resource: ResourceKind;
   readonly actions: readonly string[];
+  /**
+   * For `objects`: the key prefixes the actions are allowed under ({@link OBJECT_PREFIXES}); the role's
+   * statement names `<bucket>/<prefix>*` for each, and the sandbox refuses a key outside them.
+   */
+  readonly prefixes?: readonly ObjectPrefix[];
 }
+
+/**
+ * Where the runtime keeps objects in the file bucket, by what they hold: uploaded files
+ * (`files/<fileId>`), a message's heavy fields and its attachments, event data too large for an item,
+ * a turn's screenshots and exports too large for a response (each `<prefix><sessionId>/…`).
+ */
+export const OBJECT_PREFIXES = [
+  'files/',
+  'messages/',
+  'attachments/',
+  'events/',
+  'screenshots/',
+  'exports/',
+] as const;
+/** One of {@link OBJECT_PREFIXES}. */
+export type ObjectPrefix = (typeof OBJECT_PREFIXES)[number];
+
+/** What a session's messages, events and turns keep in the bucket. */
+const SESSION_OBJECTS: readonly ObjectPrefix[] = ['messages/', 'attachments/', 'events/', 'screenshots/'];
 
 const TABLE_ITEMS = [
   'dynamodb:GetItem',
@@ -65,16 +89,20 @@ const REF_KEY: Grant = { resource: 'refKeySecret', actions: ['secretsmanager:Get
  * - every function reads and writes session items and queries a session's partition;
  * - the HTTP and WebSocket functions enqueue turns; the sweep enqueues the resumption of a lapsed
  *   approval and requeues a lost run;
- * - objects: files, large attachments, screenshots and event bodies too big for an item are read and
- *   written by whichever function handles them (the WebSocket function takes the same messages as the
- *   HTTP one); the sweep reads none and writes only tombstones (below): it enqueues the resumption
- *   of a lapse, which the worker runs;
+ * - objects, each under the key prefixes its code uses: a session's large attachments, screenshots,
+ *   message fields and event bodies (`messages/`, `attachments/`, `events/`, `screenshots/`) are read
+ *   and written by whichever function handles them (the WebSocket and AG-UI functions take the same
+ *   messages as the HTTP one); only the HTTP function stores uploads (`files/`) and exports
+ *   (`exports/`, read back through a presigned link it signs); the worker reads files for the agent;
+ *   the sweep reads none and writes only tombstones under `files/` (below): it enqueues the
+ *   resumption of a lapse, which the worker runs;
  * - the HTTP function deletes a file its owner deletes, the sweep one that expired: each deletes its
  *   object, or writes a zero-byte tombstone over it while the file's upload URL may still work
  *   (`s3:PutObject`), which stops that URL;
  * - the sweep's orphan pass lists `files/` (`s3:ListBucket`), looks up which keys name a file record
  *   (`dynamodb:BatchGetItem`, 100 at a time) and deletes the objects none names;
- * - the worker deletes a session's objects when the session is deleted, listing them first
+ * - the worker deletes a session's objects (its session prefixes and `exports/`) when the session is
+ *   deleted, and a turn's screenshots when the turn is done, listing them first
  *   (`s3:ListBucket` also makes a missing object a 404 rather than a 403 for it) and batch-deletes its
  *   items, and reads whether the runs it holds were cancelled in one BatchGetItem; it consumes the queue as its event source (the stack's `SqsEventSource` grants those actions,
  *   `GetQueueUrl` among them), and hands records back early by shortening their visibility;
@@ -96,14 +124,20 @@ export const FUNCTION_PERMISSIONS: Permissions = {
     { resource: 'table', actions: TABLE_ITEMS },
     { resource: 'ownerIndex', actions: ['dynamodb:Query'] },
     { resource: 'queue', actions: ['sqs:SendMessage'] },
-    { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] },
+    {
+      resource: 'objects',
+      actions: ['s3:GetObject', 's3:PutObject'],
+      // Written out, not spread: a bundler keeps a spread (see tableItemsAnd).
+      prefixes: ['messages/', 'attachments/', 'events/', 'screenshots/', 'files/', 'exports/'],
+    },
+    { resource: 'objects', actions: ['s3:DeleteObject'], prefixes: ['files/'] },
     EVENTS,
     REF_KEY,
   ],
   ws: [
     { resource: 'table', actions: TABLE_ITEMS },
     { resource: 'queue', actions: ['sqs:SendMessage'] },
-    { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject'] },
+    { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject'], prefixes: SESSION_OBJECTS },
     CONNECTIONS,
     EVENTS,
     REF_KEY,
@@ -120,7 +154,13 @@ export const FUNCTION_PERMISSIONS: Permissions = {
         'sqs:GetQueueUrl',
       ],
     },
-    { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] },
+    {
+      resource: 'objects',
+      actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+      prefixes: SESSION_OBJECTS,
+    },
+    { resource: 'objects', actions: ['s3:GetObject'], prefixes: ['files/'] },
+    { resource: 'objects', actions: ['s3:DeleteObject'], prefixes: ['exports/'] },
     { resource: 'bucket', actions: ['s3:ListBucket'] },
     CONNECTIONS,
     EVENTS,
@@ -129,7 +169,7 @@ export const FUNCTION_PERMISSIONS: Permissions = {
     { resource: 'table', actions: tableItemsAnd('dynamodb:BatchGetItem') },
     { resource: 'sweepIndex', actions: ['dynamodb:Query'] },
     { resource: 'queue', actions: ['sqs:SendMessage'] },
-    { resource: 'objects', actions: ['s3:PutObject', 's3:DeleteObject'] },
+    { resource: 'objects', actions: ['s3:PutObject', 's3:DeleteObject'], prefixes: ['files/'] },
     { resource: 'bucket', actions: ['s3:ListBucket'] },
     CONNECTIONS,
     EVENTS,
@@ -138,7 +178,7 @@ export const FUNCTION_PERMISSIONS: Permissions = {
   agui: [
     { resource: 'table', actions: TABLE_ITEMS },
     { resource: 'queue', actions: ['sqs:SendMessage'] },
-    { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject'] },
+    { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject'], prefixes: SESSION_OBJECTS },
     EVENTS,
     REF_KEY,
   ],
@@ -160,12 +200,21 @@ export const GRANTEE_PERMISSIONS = {
 /** Grants by function: {@link FUNCTION_PERMISSIONS}, or a variant of it in a test. */
 export type Permissions = Readonly<Record<FunctionName, readonly Grant[]>>;
 
-/** Whether `fn`'s grants allow `action` on a resource of `kind`. */
+/**
+ * Whether `fn`'s grants allow `action` on a resource of `kind`; for an object, on the one under `key`
+ * when it is given (a grant with `prefixes` covers only keys under one of them).
+ */
 export function allows(
   fn: FunctionName,
   action: string,
   kind: ResourceKind,
   permissions: Permissions = FUNCTION_PERMISSIONS,
+  key?: string,
 ): boolean {
-  return permissions[fn].some((grant) => grant.resource === kind && grant.actions.includes(action));
+  return permissions[fn].some(
+    (grant) =>
+      grant.resource === kind &&
+      grant.actions.includes(action) &&
+      (key === undefined || !grant.prefixes || grant.prefixes.some((prefix) => key.startsWith(prefix))),
+  );
 }

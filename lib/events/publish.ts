@@ -30,7 +30,8 @@ function entryOf(bus: string, event: DomainEvent, at: number): PutEventsRequestE
  * Publishes domain events on the deployment's bus, in calls within PutEvents' limits (ten entries,
  * 256 KB). It never fails
  * what it reports on: a call that fails, or an entry EventBridge refuses, is logged (with the
- * detail-types and the count) and counted in the result, not thrown. The SDK retries throttling and
+ * detail-types and the count), counted in the result and in the `EventsNotPublished` metric (which the
+ * construct alarms on), not thrown. The SDK retries throttling and
  * 5xx answers on its own. Nothing is sent without a bus, or with `events.enabled` off. Undefined
  * entries (a builder's "no event for this") are skipped.
  */
@@ -57,6 +58,7 @@ export async function publishEvents(
       result.failed += failed;
       result.sent += chunk.length - failed;
       if (failed > 0) {
+        rt.metrics.add('EventsNotPublished', failed);
         rt.logger.warn('Domain events not published', {
           count: failed,
           detailTypes: types,
@@ -65,6 +67,7 @@ export async function publishEvents(
       }
     } catch (error) {
       result.failed += chunk.length;
+      rt.metrics.add('EventsNotPublished', chunk.length);
       rt.logger.warn('Domain events not published', {
         count: chunk.length,
         detailTypes: types,

@@ -41,6 +41,8 @@ export const METRIC_UNITS = {
   PendingActionsExpired: 'Count',
   /** A new message was refused with 402 `budget_exceeded`. */
   BudgetRefusals: 'Count',
+  /** Domain events that were not published: PutEvents failed after the SDK's retries, or refused the entry. */
+  EventsNotPublished: 'Count',
   /** What the turns cost, in US dollars, as the agents' pricing says (counted once per run). */
   CostUsd: 'None',
 } as const;

@@ -34,5 +34,5 @@ export function operationOf(
   const form = String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
   const action = form ? new URLSearchParams(body.toString('utf8')).get('Action') : null;
   if (action) return sqsOperation(action, body, names);
-  return s3Operation(req, path, query, names);
+  return s3Operation(req, path, query, names, body);
 }

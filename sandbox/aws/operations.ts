@@ -14,6 +14,11 @@ export interface Operation {
   kind: ResourceKind | undefined;
   /** The resource's ARN, for the error message. */
   arn: string;
+  /**
+   * The object keys an S3 object call acts on (one, or each of a multi-object delete's), which a grant
+   * scoped to key prefixes must all cover.
+   */
+  keys?: string[];
 }
 
 /** The names of the sandbox's resources, the same ones the grants name. */
@@ -91,6 +96,7 @@ export function s3Operation(
   path: string,
   query: URLSearchParams,
   names: ResourceNames,
+  body: Buffer = Buffer.alloc(0),
 ) {
   const [, bucket = '', ...rest] = path.split('/');
   const key = rest.join('/');
@@ -102,6 +108,13 @@ export function s3Operation(
     action =
       { GET: 'GetObject', HEAD: 'GetObject', PUT: 'PutObject', DELETE: 'DeleteObject' }[method] ?? method;
   const objects = action.endsWith('Object');
+  // A multi-object delete names its keys in its XML body; IAM authorises each as a DeleteObject.
+  const keys =
+    action === 'DeleteObject' && !key
+      ? [...body.toString('utf8').matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => xmlText(m[1] as string))
+      : objects
+        ? [safeDecode(key)]
+        : undefined;
   return {
     service: 's3',
     action: `s3:${action}`,
@@ -114,7 +127,25 @@ export function s3Operation(
             ? 'bucket'
             : undefined,
     arn: `arn:aws:s3:::${bucket}${objects ? `/${key || '*'}` : ''}`,
+    ...(keys && { keys }),
   } satisfies Operation;
+}
+
+/** A path's key as S3 reads it; a malformed escape is left as it is. */
+function safeDecode(key: string): string {
+  try {
+    return decodeURIComponent(key);
+  } catch {
+    return key;
+  }
+}
+
+/** The text of an XML element's content (S3 escapes `&`, `<`, `>`, quotes in keys). */
+function xmlText(value: string): string {
+  return value.replace(
+    /&(lt|gt|quot|apos|amp);/g,
+    (_, name: string) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[name] as string,
+  );
 }
 
 /** A call to the WebSocket API's `@connections` endpoint. */

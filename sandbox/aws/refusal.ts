@@ -26,11 +26,15 @@ export function refusal(
     );
     if (bad) return awsError('s3', bad.kind, bad.message);
   }
-  if (caller.kind === 'admin' || (op.kind && allows(caller.fn, op.action, op.kind, permissions)))
-    return undefined;
+  if (caller.kind === 'admin') return undefined;
+  const kind = op.kind;
+  // An object call is allowed only when a grant covers its key's prefix (each key of a multi-delete).
+  const outside = kind && op.keys?.find((key) => !allows(caller.fn, op.action, kind, permissions, key));
+  if (kind && outside === undefined && allows(caller.fn, op.action, kind, permissions)) return undefined;
+  const arn = outside === undefined ? op.arn : `${op.arn.replace(/\/.*$/, '')}/${outside}`;
   return awsError(
     op.service,
     'accessDenied',
-    `User: ${principalArn(caller)} is not authorized to perform: ${op.action} on resource: ${op.arn} because no identity-based policy allows the ${op.action} action`,
+    `User: ${principalArn(caller)} is not authorized to perform: ${op.action} on resource: ${arn} because no identity-based policy allows the ${op.action} action`,
   );
 }

@@ -232,4 +232,13 @@ describe('when publishing fails', () => {
     expect(resolved).toHaveLength(1);
     expect(box.events().map((e) => e.detailType)).toEqual(['Pause Resolved']);
   });
+
+  it('counts each refused event in EventsNotPublished, the metric the construct alarms on', async () => {
+    const before = box.metrics.sum('EventsNotPublished');
+    await say(box, sid('counted'), 'approver', 'wire');
+    // The worker's Pause Opened is refused; metrics are published once its turn has ended.
+    await expect
+      .poll(() => box.metrics.sum('EventsNotPublished') - before, queued('the refused event counted'))
+      .toBe(1);
+  });
 });

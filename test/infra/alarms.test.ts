@@ -31,11 +31,13 @@ function synthWith(props: (stack: Stack) => SwitchboardMonitoringProps | false):
 }
 
 let defaults: Resources;
+let anonymous: Resources;
 let custom: Resources;
 let none: Resources;
 
 beforeAll(() => {
   defaults = synthSwitchboard().resources;
+  anonymous = synthSwitchboard({ anonymous: true }).resources;
   custom = synthWith((stack) => ({
     alarmTopic: Topic.fromTopicArn(stack, 'Pager', TEAM_TOPIC),
     notifyOnOk: false,
@@ -93,6 +95,7 @@ function dashboardOf(resources: Resources) {
     metrics: lines.filter((l) => typeof l[0] === 'string').map((l) => `${l[0]}/${l[1]}`),
     expressions: lines.map((l) => (l[0] as { expression?: string }).expression).filter(Boolean),
     alarmRefs,
+    refs: join[1].map((part) => refOf(part)).filter(Boolean) as string[],
   };
 }
 
@@ -101,17 +104,148 @@ const dimensionTarget = (alarm: AlarmProps | undefined, name: string) =>
   refOf(alarm?.Dimensions?.find((d) => d.Name === name)?.Value);
 
 describe('alarms, by default', () => {
-  it('creates the eight alarms: dead letters (present and new), worker errors and throttles, queue age, 5xx on both APIs, sweep failures', () => {
-    expect(Object.keys(alarms(defaults)).sort()).toEqual([
-      'DeadLetterArrivals',
-      'DeadLetterQueue',
-      'HttpServerErrors',
-      'QueueAge',
-      'SweepErrors',
-      'WebSocketErrors',
-      'WorkerErrors',
-      'WorkerThrottles',
+  const EVERY_STACK = [
+    'AguiErrors',
+    'AguiThrottles',
+    'DeadLetterArrivals',
+    'DeadLetterQueue',
+    'EventsNotPublished',
+    'HttpServerErrors',
+    'HttpUnauthorized',
+    'QueueAge',
+    'SweepErrors',
+    'SweepNotInvoked',
+    'TableThrottles',
+    'WebSocketErrors',
+    'WorkerErrors',
+    'WorkerThrottles',
+  ];
+
+  it("alarms on dead letters, the worker, the queue, both APIs' 5xx and 401s, the sweep, the table, domain events and the AG-UI and authoriser functions", () => {
+    expect(Object.keys(alarms(defaults)).sort()).toEqual(
+      [...EVERY_STACK, 'AuthorizerErrors', 'AuthorizerThrottles'].sort(),
+    );
+  });
+
+  it('has no authoriser alarms in an anonymous stack (it has no authoriser), and the rest', () => {
+    expect(Object.keys(alarms(anonymous)).sort()).toEqual(EVERY_STACK);
+  });
+
+  it.each([
+    ['built-in auth', () => defaults, ['Agui', 'Authorizer']],
+    ['anonymous', () => anonymous, ['Agui']],
+  ] as const)('watches errors and throttles of the AG-UI and authoriser functions (%s)', (_, of, names) => {
+    const a = alarms(of());
+    for (const name of names) {
+      const fn = name === 'Agui' ? 'AgUiFunction' : 'AuthorizerFunction';
+      expect(a[`${name}Errors`], name).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Threshold: 1,
+        TreatMissingData: 'notBreaching',
+      });
+      expect(dimensionTarget(a[`${name}Errors`], 'FunctionName')).toMatch(new RegExp(`^Switchboard${fn}`));
+      expect(a[`${name}Throttles`]).toMatchObject({ MetricName: 'Throttles', Threshold: 1 });
+      expect(dimensionTarget(a[`${name}Throttles`], 'FunctionName')).toMatch(new RegExp(`^Switchboard${fn}`));
+    }
+  });
+
+  it.each([
+    ['built-in auth', () => defaults],
+    ['anonymous', () => anonymous],
+  ])('goes off when the sweep is not invoked for 5 minutes, missing data included (%s)', (_, of) => {
+    const alarm = alarms(of()).SweepNotInvoked;
+    expect(alarm).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+    });
+    expect(dimensionTarget(alarm, 'FunctionName')).toMatch(/^SwitchboardSweepFunction/);
+    // A period a bit longer than the schedule's: several ticks missed, not one late.
+    const [rule] = idsOfType(of(), 'AWS::Events::Rule');
+    expect(of()[rule as string]?.Properties?.ScheduleExpression).toBe('rate(1 minute)');
+  });
+
+  it.each([
+    ['built-in auth', () => defaults],
+    ['anonymous', () => anonymous],
+  ])("judges 401s as a rate of the HTTP API's requests, counted from its access log (%s)", (_, of) => {
+    const resources = of();
+    const [filterId] = idsOfType(resources, 'AWS::Logs::MetricFilter');
+    const filter = resources[filterId as string]?.Properties as {
+      LogGroupName: unknown;
+      FilterPattern: string;
+      MetricTransformations: { MetricName: string; MetricNamespace: string; MetricValue: string }[];
+    };
+    expect(filter.FilterPattern).toBe('{ $.status = 401 }');
+    expect(filter.MetricTransformations).toEqual([
+      expect.objectContaining({
+        MetricName: 'HttpUnauthorized',
+        MetricNamespace: 'Switchboard',
+        MetricValue: '1',
+      }),
     ]);
+    const logGroup = refOf(filter.LogGroupName) as string;
+    const [stage] = idsOfType(resources, 'AWS::ApiGatewayV2::Stage').filter(
+      (id) => (resources[id]?.Properties?.StageName as string) === '$default',
+    );
+    const accessLog = resources[stage as string]?.Properties?.AccessLogSettings as {
+      DestinationArn: unknown;
+    };
+    expect(refOf(accessLog.DestinationArn)).toBe(logGroup);
+    const alarm = alarms(resources).HttpUnauthorized;
+    expect(alarm?.Threshold).toBe(DEFAULT_ALARM_THRESHOLDS.unauthorizedPercent);
+    expect(alarm?.Metrics?.find((m) => m.Expression)?.Expression).toBe(
+      'IF(requests >= 20, 100 * unauthorized / requests, 0)',
+    );
+    expect(
+      alarm?.Metrics?.map((m) => m.MetricStat?.Metric.MetricName)
+        .filter(Boolean)
+        .sort(),
+    ).toEqual(['Count', 'HttpUnauthorized']);
+  });
+
+  it.each([
+    ['built-in auth', () => defaults],
+    ['anonymous', () => anonymous],
+  ])("alarms on the table's read and write throttle events (%s)", (_, of) => {
+    const resources = of();
+    const alarm = alarms(resources).TableThrottles;
+    const [table] = idsOfType(resources, 'AWS::DynamoDB::GlobalTable');
+    expect(alarm?.Threshold).toBe(DEFAULT_ALARM_THRESHOLDS.tableThrottleEvents);
+    expect(alarm?.Metrics?.find((m) => m.Expression)?.Expression).toBe('reads + writes');
+    const stats = (alarm?.Metrics ?? []).filter((m) => m.MetricStat);
+    expect(stats.map((m) => m.MetricStat?.Metric.MetricName).sort()).toEqual([
+      'ReadThrottleEvents',
+      'WriteThrottleEvents',
+    ]);
+    for (const m of stats) expect(JSON.stringify(m)).toContain(table);
+  });
+
+  it.each([
+    ['built-in auth', () => defaults],
+    ['anonymous', () => anonymous],
+  ])("alarms on domain events not published, the runtime's own metric (%s)", (_, of) => {
+    expect(alarms(of()).EventsNotPublished).toMatchObject({
+      Namespace: 'Switchboard',
+      MetricName: 'EventsNotPublished',
+      Statistic: 'Sum',
+      Threshold: 1,
+    });
+  });
+
+  it('says in every alarm what to do, and where to read more', () => {
+    for (const resources of [defaults, anonymous]) {
+      for (const [name, alarm] of Object.entries(alarms(resources))) {
+        const description = (alarm as { AlarmDescription?: string }).AlarmDescription ?? '';
+        expect(description, name).toMatch(/^Switchboard: /);
+        expect(description, name).toContain('docs/operations.md');
+      }
+    }
   });
 
   it("alarms on each new dead letter: a rise of the queue's visible messages, by metric math", () => {
@@ -221,11 +355,35 @@ describe('alarms, by default', () => {
       expect(metrics, metric).toContain(metric);
     }
     expect(metrics).toContain('AWS/ApiGateway/IntegrationError');
+    for (const metric of [
+      'AWS/Lambda/Invocations',
+      'AWS/DynamoDB/ReadThrottleEvents',
+      'AWS/DynamoDB/WriteThrottleEvents',
+      'Switchboard/HttpUnauthorized',
+      'Switchboard/EventsNotPublished',
+    ]) {
+      expect(metrics, metric).toContain(metric);
+    }
     expect(expressions).toEqual([
       `SEARCH('{Switchboard,service,StopReason} MetricName="TurnsEnded"', 'Sum', 300)`,
     ]);
     expect(alarmRefs.sort()).toEqual(idsOfType(defaults, 'AWS::CloudWatch::Alarm').sort());
   });
+
+  it.each([
+    ['built-in auth', () => defaults, ['AgUiFunction', 'AuthorizerFunction', 'SweepFunction']],
+    ['anonymous', () => anonymous, ['AgUiFunction', 'SweepFunction']],
+  ] as const)(
+    'graphs the AG-UI and authoriser functions and the sweep on the dashboard (%s)',
+    (_, of, fns) => {
+      const { refs } = dashboardOf(of());
+      for (const fn of fns)
+        expect(
+          refs.some((r) => r.startsWith(`Switchboard${fn}`)),
+          fn,
+        ).toBe(true);
+    },
+  );
 
   it('tells every runtime function the metrics namespace, the service and that tracing is on', () => {
     for (const fn of ['Http', 'WebSocket', 'Worker', 'Sweep']) {

@@ -57,6 +57,7 @@ beforeAll(() => {
     logRetention: RetentionDays.ONE_YEAR,
     logEncryptionKey: new Key(stack, 'LogsKey', { enableKeyRotation: true }),
     webSocketAccessLogs: 'account-role-exists',
+    objectAuditTrail: true,
   });
   // The test's own key is not the construct's to fix.
   team = guard(stack).filter((f) => /^(Defaults|Strict)/.test(f.resource));

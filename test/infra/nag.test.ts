@@ -47,7 +47,8 @@ function line(finding: Finding): string {
 
 /**
  * A team's stack: both authorisers configured, tracing on, the account's API Gateway CloudWatch role
- * set by the stack (so its role is checked too), everything else at its default.
+ * set by the stack (so its role is checked too), the object audit trail on, everything else at its
+ * default.
  */
 function teamStack(app = newApp()): Stack {
   const stack = new Stack(app, 'Test');
@@ -60,6 +61,7 @@ function teamStack(app = newApp()): Stack {
     agents: FIXTURE_AGENTS,
     tracing: true,
     webSocketAccessLogs: 'create-account-role',
+    objectAuditTrail: true,
     httpAuthorizer: new HttpJwtAuthorizer('Jwt', 'https://login.example.com/', { jwtAudience: ['hosts'] }),
     webSocketAuthorizer: new WebSocketLambdaAuthorizer('Connect', authorizerFunction, {
       identitySource: ['route.request.querystring.token'],

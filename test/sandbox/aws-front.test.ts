@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import {
+  DeleteObjectsCommand,
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -64,7 +65,7 @@ describe('the sandbox enforces each function role', () => {
     expect(await outcome((await ws.connections!()).send(post))).toBe('GoneException 410');
   });
 
-  it('allows what the role grants: the sweep enqueues, the WebSocket function reads and writes files', async () => {
+  it('allows what the role grants: the sweep enqueues, the WebSocket function reads and writes attachments', async () => {
     const { sweep, ws } = sandbox.runtimes;
     const body = JSON.stringify({ probe: true });
     const send = new SendMessageCommand({
@@ -74,12 +75,35 @@ describe('the sandbox enforces each function role', () => {
       MessageDeduplicationId: 'probe-1',
     });
     expect(await outcome((await sweep.sqs()).send(send))).toBe('ok');
-    const key = 'files/probe-ws';
+    const key = 'attachments/probe-ws';
     const wsS3 = await ws.s3();
     expect(await outcome(wsS3.send(new PutObjectCommand({ Bucket: ws.bucket, Key: key, Body: 'hi' })))).toBe(
       'ok',
     );
     expect(await outcome(wsS3.send(new GetObjectCommand({ Bucket: ws.bucket, Key: key })))).toBe('ok');
+  });
+
+  it('refuses an object outside the key prefixes of the role, each key of a multi-object delete included', async () => {
+    const { ws, sweep, worker } = sandbox.runtimes;
+    const put = (Key: string) => new PutObjectCommand({ Bucket: ws.bucket, Key, Body: 'hi' });
+    // Uploads are the HTTP function's: the WebSocket function may not write under files/.
+    expect(await outcome((await ws.s3()).send(put('files/probe-ws')))).toBe('AccessDenied 403');
+    // The sweep writes tombstones under files/ and nothing else.
+    expect(await outcome((await sweep.s3()).send(put('files/probe-sweep')))).toBe('ok');
+    expect(await outcome((await sweep.s3()).send(put('events/probe-sweep')))).toBe('AccessDenied 403');
+    const remove = (keys: string[]) =>
+      new DeleteObjectsCommand({
+        Bucket: worker.bucket,
+        Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true },
+      });
+    const workerS3 = await worker.s3();
+    expect(await outcome(workerS3.send(remove(['events/probe/1.json', 'screenshots/probe/1.json'])))).toBe(
+      'ok',
+    );
+    // The worker deletes a session's objects, never an upload.
+    expect(await outcome(workerS3.send(remove(['events/probe/1.json', 'files/probe-sweep'])))).toBe(
+      'AccessDenied 403',
+    );
   });
 
   it('answers a missing object with 403 to a role without s3:ListBucket and 404 to one with it', async () => {
