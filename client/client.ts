@@ -8,6 +8,7 @@ import type {
   OutputMode,
   ResolveRequest,
 } from '../lib/contract/index.ts';
+import type { AgentList as ServerAgentList } from '../lib/documents/responses.ts';
 import type { Accepted as ServerAccepted } from '../lib/runs/index.ts';
 import { SwitchboardApiError } from './errors.ts';
 import type { ErrorFrame, EventsFrame, JoinedFrame, ServerFrame, SwitchboardEvent } from './events.ts';
@@ -225,6 +226,16 @@ export type ConnectionStatus = 'idle' | 'connecting' | 'open' | 'reconnecting' |
  * ```
  */
 export type Accepted = ServerAccepted;
+
+/**
+ * The agents the caller may talk to (`GET /api/agents`): the server's own type.
+ *
+ * @example
+ * ```ts
+ * const { agents, default_agent_id }: AgentList = await client.agents();
+ * ```
+ */
+export type AgentList = ServerAgentList;
 
 /**
  * A page of the event log (`GET /api/sessions/{id}/events`).
@@ -572,6 +583,21 @@ export class SwitchboardClient {
       }
       return answerOf<T>(res, text);
     }
+  }
+
+  /**
+   * The agents the caller may talk to (`GET /api/agents`): each one's id, and its name, description
+   * and suggestions when it has them; `default_agent_id` is the one a message without an agent goes to.
+   *
+   * @example
+   * ```ts
+   * const { agents, default_agent_id } = await client.agents();
+   * const agent = agents.find((a) => a.id === (picked ?? default_agent_id));
+   * title.textContent = agent?.name ?? agent?.id ?? '';
+   * ```
+   */
+  agents(): Promise<AgentList> {
+    return this.request<AgentList>('GET', '/api/agents');
   }
 
   /** How long to wait before the `attempt`-th retry (from 1): doubling from `initialDelayMs`, jittered. */

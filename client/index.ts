@@ -17,6 +17,7 @@
  */
 export {
   type Accepted,
+  type AgentList,
   type AttachmentInput,
   type ClientOptions,
   type ClientToolHandler,
