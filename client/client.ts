@@ -8,11 +8,15 @@ import type {
   OutputMode,
   ResolveRequest,
 } from '../lib/contract/index.ts';
+import type { AgentList as ServerAgentList } from '../lib/documents/responses.ts';
 import type { Accepted as ServerAccepted } from '../lib/runs/index.ts';
 import { SwitchboardApiError } from './errors.ts';
 import type { ErrorFrame, EventsFrame, JoinedFrame, ServerFrame, SwitchboardEvent } from './events.ts';
 import { Session, type SessionOptions } from './session.ts';
 import {
+  type AbortSignalLike,
+  abortError,
+  delay,
   type FetchLike,
   OPEN,
   type Timers,
@@ -222,6 +226,16 @@ export type ConnectionStatus = 'idle' | 'connecting' | 'open' | 'reconnecting' |
  * ```
  */
 export type Accepted = ServerAccepted;
+
+/**
+ * The agents the caller may talk to (`GET /api/agents`): the server's own type.
+ *
+ * @example
+ * ```ts
+ * const { agents, default_agent_id }: AgentList = await client.agents();
+ * ```
+ */
+export type AgentList = ServerAgentList;
 
 /**
  * A page of the event log (`GET /api/sessions/{id}/events`).
@@ -453,7 +467,9 @@ export class SwitchboardClient {
   }
 
   /**
-   * Closes the socket and stops every timer and poll; the client is done.
+   * Ends everything the client started, whichever transport it used: the socket, every timer, and
+   * each session (its long poll and any other read of the log in flight are aborted). Commands
+   * already sent still get their answer. Nothing of the client keeps a Node process alive after it.
    *
    * @example
    * ```ts
@@ -530,7 +546,8 @@ export class SwitchboardClient {
 
   /**
    * A request to the HTTP API, authorised with the token; the answer's JSON, or a
-   * {@link SwitchboardApiError} for any status from 400.
+   * {@link SwitchboardApiError} for any status from 400. With `signal`, the request ends (rejected
+   * with an `AbortError`) when the signal aborts.
    *
    * @example
    * ```ts
@@ -541,9 +558,10 @@ export class SwitchboardClient {
     method: string,
     path: string,
     body?: unknown,
-    options: { contentType?: string; raw?: boolean } = {},
+    options: { contentType?: string; raw?: boolean; signal?: AbortSignalLike } = {},
   ): Promise<T> {
     const attempts = Math.max(1, this.options.retry?.attempts ?? 6);
+    const { signal } = options;
     for (let attempt = 1; ; attempt += 1) {
       const token = await this.token();
       const headers: Record<string, string> = {};
@@ -553,15 +571,33 @@ export class SwitchboardClient {
         method,
         headers,
         body: body === undefined ? undefined : options.raw ? body : JSON.stringify(body),
+        ...(signal && { signal }),
       });
       const text = await res.text();
-      // Refused before any function ran: nothing was done, so the same request may go again.
+      // Refused before any function ran: nothing was done, so the same request may go again (unless
+      // it was aborted meanwhile: the fetch that follows then fails at once).
       if (attempt < attempts && res.status === 429 && isThrottling(jsonOf(text))) {
-        await new Promise<void>((resolve) => this.timers.setTimeout(resolve, this.#retryDelay(attempt)));
+        await delay(this.timers, this.#retryDelay(attempt), signal);
+        if (signal?.aborted) throw abortError();
         continue;
       }
       return answerOf<T>(res, text);
     }
+  }
+
+  /**
+   * The agents the caller may talk to (`GET /api/agents`): each one's id, and its name, description
+   * and suggestions when it has them; `default_agent_id` is the one a message without an agent goes to.
+   *
+   * @example
+   * ```ts
+   * const { agents, default_agent_id } = await client.agents();
+   * const agent = agents.find((a) => a.id === (picked ?? default_agent_id));
+   * title.textContent = agent?.name ?? agent?.id ?? '';
+   * ```
+   */
+  agents(): Promise<AgentList> {
+    return this.request<AgentList>('GET', '/api/agents');
   }
 
   /** How long to wait before the `attempt`-th retry (from 1): doubling from `initialDelayMs`, jittered. */

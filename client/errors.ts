@@ -72,3 +72,16 @@ export class ArgsValidationError extends Error {
 export class TimeoutError extends Error {
   override name = 'TimeoutError';
 }
+
+/**
+ * A wait that its session's closing ended (`session.next`, `session.waitForTurn` pending when
+ * `session.close()` or `client.close()` is called): nothing more will be delivered to it.
+ *
+ * @example
+ * ```ts
+ * await session.waitForTurn(runId).catch((e) => { if (!(e instanceof ClosedError)) throw e; });
+ * ```
+ */
+export class ClosedError extends Error {
+  override name = 'ClosedError';
+}

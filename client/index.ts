@@ -17,6 +17,7 @@
  */
 export {
   type Accepted,
+  type AgentList,
   type AttachmentInput,
   type ClientOptions,
   type ClientToolHandler,
@@ -35,7 +36,7 @@ export {
   SwitchboardClient,
   type UploadBody,
 } from './client.ts';
-export { ArgsValidationError, type Issue, SwitchboardApiError, TimeoutError } from './errors.ts';
+export { ArgsValidationError, ClosedError, type Issue, SwitchboardApiError, TimeoutError } from './errors.ts';
 export type {
   AnswerFile,
   ErrorFrame,
@@ -51,4 +52,11 @@ export type {
 export { checkJsonSchema, type JsonSchema } from './json-schema.ts';
 export type { ResolveAccepted } from './session.ts';
 export { Session, type SessionOptions } from './session.ts';
-export type { FetchLike, FetchResponse, Timers, WebSocketConstructor, WebSocketLike } from './transport.ts';
+export type {
+  AbortSignalLike,
+  FetchLike,
+  FetchResponse,
+  Timers,
+  WebSocketConstructor,
+  WebSocketLike,
+} from './transport.ts';

@@ -15,9 +15,10 @@ import {
   type SendOptions,
   type SwitchboardClient,
 } from './client.ts';
-import { ArgsValidationError, TimeoutError } from './errors.ts';
+import { ArgsValidationError, ClosedError, TimeoutError } from './errors.ts';
 import type { EventOf, EventType, JoinedFrame, PendingToolCall, SwitchboardEvent } from './events.ts';
 import { checkJsonSchema, type JsonSchema } from './json-schema.ts';
+import { abortController, delay } from './transport.ts';
 
 /**
  * Options of {@link SwitchboardClient.session}.
@@ -81,8 +82,10 @@ export class Session {
   /** A (re)connection's join was sent and no `assistant:joined` has answered it yet. */
   #awaitingJoin = false;
   #closed = false;
-  /** Wakes the open `events()` iterators when the session closes. */
+  /** Wakes the open `events()` iterators, and ends the pending `next()` waits, when the session closes. */
   readonly #onClose = new Set<() => void>();
+  /** Aborts the session's reads of the log in flight (its long poll above all) when it closes. */
+  readonly #reads = abortController();
 
   constructor(client: SwitchboardClient, id: string, options: SessionOptions) {
     this.#client = client;
@@ -195,7 +198,8 @@ export class Session {
   }
 
   /**
-   * The first event (already delivered or still to come) that matches, or a {@link TimeoutError}.
+   * The first event (already delivered or still to come) that matches; a {@link TimeoutError} when
+   * none comes in time, a {@link ClosedError} when the session (or its client) closes first.
    *
    * @example
    * ```ts
@@ -209,18 +213,29 @@ export class Session {
     const since = options.since ?? 0;
     const seen = this.#delivered.find((e) => e.seq > since && predicate(e));
     if (seen) return Promise.resolve(seen);
+    if (this.#closed) return Promise.reject(new ClosedError(`Session ${this.id} is closed.`));
     return new Promise((resolve, reject) => {
       const timers = this.#client.timers;
-      const timer = timers.setTimeout(() => {
+      const end = () => {
         stop();
+        timers.clearTimeout(timer);
+        this.#onClose.delete(closed);
+      };
+      const timer = timers.setTimeout(() => {
+        end();
         reject(new TimeoutError(`Timed out waiting for an event of session ${this.id}.`));
       }, options.timeoutMs ?? 60_000);
       const stop = this.on('*', (event) => {
         if (!predicate(event)) return;
-        stop();
-        timers.clearTimeout(timer);
+        end();
         resolve(event);
       });
+      // A closed session delivers nothing more: the wait ends now rather than at its timeout.
+      const closed = () => {
+        end();
+        reject(new ClosedError(`Session ${this.id} was closed before the event came.`));
+      };
+      this.#onClose.add(closed);
     });
   }
 
@@ -455,7 +470,8 @@ export class Session {
   /**
    * Reads the event log over HTTP (`GET /api/sessions/{id}/events`): after `after` (default: the last
    * applied seq), at most `limit`, waiting up to `wait` seconds (0–20) for the next event when there is
-   * none yet. The events are returned, not delivered; see {@link catchUp} for that.
+   * none yet. The events are returned, not delivered; see {@link catchUp} for that. Closing the
+   * session aborts the read.
    *
    * @example
    * ```ts
@@ -469,6 +485,8 @@ export class Session {
     return this.#client.request<EventsPage>(
       'GET',
       `/api/sessions/${encodeURIComponent(this.id)}/events?${query}`,
+      undefined,
+      this.#reads ? { signal: this.#reads.signal } : {},
     );
   }
 
@@ -494,7 +512,9 @@ export class Session {
   }
 
   /**
-   * Stops following the session (its listeners stay, but nothing more is delivered).
+   * Stops following the session (its listeners stay, but nothing more is delivered): its long poll
+   * and any read of its log in flight are aborted, its timers cleared, its pending `next()` waits
+   * rejected with a {@link ClosedError}.
    *
    * @example
    * ```ts
@@ -502,10 +522,13 @@ export class Session {
    * ```
    */
   close(): void {
+    if (this.#closed) return;
     this.#closed = true;
-    for (const wake of this.#onClose) wake();
+    for (const wake of [...this.#onClose]) wake();
     this.#onClose.clear();
     if (this.#gapTimer !== undefined) this.#client.timers.clearTimeout(this.#gapTimer);
+    this.#gapTimer = undefined;
+    this.#reads?.abort();
     this.#client.forget(this);
   }
 
@@ -560,8 +583,13 @@ export class Session {
     if (this.#held.size === 0 && knownLast <= this.#lastSeq) return;
     this.#gapTimer = timers.setTimeout(() => {
       this.#gapTimer = undefined;
-      this.catchUp().catch((error) => this.#client.reportError(error));
+      this.catchUp().catch((error) => this.#reportUnlessClosed(error));
     }, this.#client.options.gapTimeoutMs ?? 2_000);
+  }
+
+  /** Reports an error of a read the session made on its own, unless it is the abort its closing caused. */
+  #reportUnlessClosed(error: unknown): void {
+    if (!this.#closed) this.#client.reportError(error);
   }
 
   /** Long polls of the event log, for a client without WebSocket; runs until the session or client closes. */
@@ -576,10 +604,11 @@ export class Session {
           await this.catchUp({ wait });
           failures = 0;
         } catch (error) {
+          if (this.#closed) break;
           this.#client.reportError(error);
           failures += 1;
-          const delay = Math.min(30_000, 500 * 2 ** failures) * (1 - 0.5 * this.#client.random());
-          await new Promise<void>((r) => this.#client.timers.setTimeout(r, delay));
+          const backoff = Math.min(30_000, 500 * 2 ** failures) * (1 - 0.5 * this.#client.random());
+          await delay(this.#client.timers, backoff, this.#reads?.signal);
         }
       }
       this.#polling = false;
@@ -611,10 +640,15 @@ export class Session {
   /** A truncated event, read whole from its `href`. */
   async #readWhole(event: SwitchboardEvent): Promise<SwitchboardEvent> {
     try {
-      const page = await this.#client.request<{ events?: SwitchboardEvent[] }>('GET', event.href as string);
+      const page = await this.#client.request<{ events?: SwitchboardEvent[] }>(
+        'GET',
+        event.href as string,
+        undefined,
+        this.#reads ? { signal: this.#reads.signal } : {},
+      );
       return page.events?.find((e) => e.seq === event.seq) ?? event;
     } catch (error) {
-      this.#client.reportError(error);
+      this.#reportUnlessClosed(error);
       return event;
     }
   }

@@ -56,8 +56,25 @@ export interface FetchResponse {
  */
 export type FetchLike = (
   input: string,
-  init?: { method?: string; headers?: Record<string, string>; body?: unknown },
+  init?: { method?: string; headers?: Record<string, string>; body?: unknown; signal?: AbortSignalLike },
 ) => Promise<FetchResponse>;
+
+/**
+ * An `AbortSignal` (browsers, Node, React Native), as far as the client uses it: a request given one
+ * ends when it aborts.
+ *
+ * @example
+ * ```ts
+ * const stop = new AbortController();
+ * const page = client.request('GET', '/api/sessions', undefined, { signal: stop.signal });
+ * stop.abort();
+ * ```
+ */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
 
 /**
  * Timers the client schedules its reconnects, heartbeats and gap reads with (the platform's by
@@ -71,6 +88,36 @@ export type FetchLike = (
 export interface Timers {
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
+}
+
+/**
+ * Resolves after `ms`, or at once when `signal` aborts (its timer then cleared, so that nothing is
+ * left scheduled).
+ */
+export function delay(timers: Timers, ms: number, signal?: AbortSignalLike): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      timers.clearTimeout(handle);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const handle = timers.setTimeout(done, ms);
+    signal?.addEventListener('abort', done);
+  });
+}
+
+/** The error an aborted request rejects with, as `fetch`'s (named `AbortError`). */
+export function abortError(): Error {
+  return Object.assign(new Error('The request was aborted.'), { name: 'AbortError' });
+}
+
+/** A new `AbortController`, or undefined on a platform without one (requests then run to their end). */
+export function abortController(): { signal: AbortSignalLike; abort(): void } | undefined {
+  const Controller = (
+    globalThis as { AbortController?: new () => { signal: AbortSignalLike; abort(): void } }
+  ).AbortController;
+  return Controller ? new Controller() : undefined;
 }
 
 /** WebSocket.OPEN on every platform. */

@@ -208,6 +208,16 @@ export function demoAgent(
       description:
         'Shows every feature of Switchboard: streaming, tools, approvals, questions, host actions.',
       capabilities: { streaming: true },
+      // The page offers them under the conversation: one prompt for each feature.
+      suggestions: [
+        'Count the words in this sentence',
+        'Refund order 1042',
+        'Help me choose a plan',
+        'What time is it here?',
+        'Show only closed issues',
+        'Close issue #2',
+        'Tell me a long story',
+      ],
     },
     hitl: { timeoutMinutes: 30 },
     async invoke(input, io) {

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadAgentsModule } from './agents-module.ts';
 import { faultReportText, parseFaults } from './aws/index.ts';
@@ -10,6 +11,20 @@ import { eventLine } from './event-bus.ts';
 import { formatError } from './readable-log.ts';
 import { startSandbox } from './sandbox.ts';
 import { parseTtl, UsageError } from './token-command.ts';
+import { packageFile } from './web.ts';
+
+/**
+ * Where a page of the docs is, as the person who runs the command can open it: the package ships
+ * its docs/ (`node_modules/switchboard/docs/…` in a team's project, `docs/…` in this repository).
+ */
+export function docsPath(page = ''): string {
+  const found = packageFile(`docs/${page}`);
+  if (!found) return `docs/${page}`;
+  const absolute = fileURLToPath(found);
+  const path = relative(process.cwd(), absolute);
+  const shown = path.startsWith('..') || isAbsolute(path) ? absolute : path;
+  return page === '' ? `${shown.replace(/\/$/, '')}/` : shown;
+}
 
 /**
  * `switchboard dev`: the sandbox with the demo host page, serving the agents module given by
@@ -21,7 +36,7 @@ export const DEV_USAGE = `Usage: switchboard dev --agents FILE [options]
                    module is loaded with tsx. It is loaded again when it, or a local file it imports,
                    changes: sessions and everything else the sandbox holds stay
   --no-watch       do not reload the agents module when it changes
-  --settings FILE  a JSON file of runtime settings (docs/configuration.md), as the construct's settings
+  --settings FILE  a JSON file of runtime settings (${docsPath('configuration.md')}), as the construct's settings
                    prop; a bad one stops the sandbox at start-up with the field it names
   --port N         port of the page, the HTTP API and the WebSocket API (default 3000; 0 picks one)
   --host ADDR      the address it listens on (default 127.0.0.1)
@@ -42,7 +57,7 @@ export const DEV_USAGE = `Usage: switchboard dev --agents FILE [options]
   --model KIND     the model the agents call: scripted (the sandbox's scripted OpenAI-compatible
                    endpoint; the default without OPENAI_API_KEY) or endpoint (a real one: the default
                    with OPENAI_API_KEY). The agents find it in SWITCHBOARD_MODEL_BASE_URL and
-                   SWITCHBOARD_MODEL_API_KEY (docs/models.md)
+                   SWITCHBOARD_MODEL_API_KEY (${docsPath('models.md')})
   --model-script FILE
                    the scripted model's rules: a JSON file, or a module whose default export they are;
                    read again when it changes
@@ -176,11 +191,12 @@ export async function devCommand(args: string[]): Promise<void> {
   Page:       ${sandbox.url}/
   HTTP API:   ${sandbox.url}/api
   WebSocket:  ${sandbox.wsUrl}
-  AG-UI:      ${sandbox.aguiUrl} (docs/ag-ui.md)
+  AG-UI:      ${sandbox.aguiUrl} (${docsPath('ag-ui.md')})
   Agents:     ${values.agents}${values.watch ? ' (reloaded when it changes)' : ''}
   Model:      ${model.line}
   Auth:       ${values.anonymous ? 'none: every caller is anonymous' : `JWTs of the development key, audience ${DEV_AUDIENCE} (switchboard token --user NAME); the page gets its own`}
-  Data:       ${dataDir ?? 'in memory (pass --data to keep it)'}${faults ? `\n  Faults:     injected, seed ${faults.seed} (${faults.profile}); what so far: ${sandbox.url}/sandbox/faults` : ''}`);
+  Data:       ${dataDir ?? 'in memory (pass --data to keep it)'}
+  Docs:       ${docsPath()} (agents.md: writing an agent; hosts.md: the client)${faults ? `\n  Faults:     injected, seed ${faults.seed} (${faults.profile}); what so far: ${sandbox.url}/sandbox/faults` : ''}`);
   if (tokens.users.length > 0)
     console.log(await devTokensText({ ...tokens, url: sandbox.url, wsUrl: sandbox.wsUrl }));
   console.log('Press Ctrl+C to stop.');

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
 
 /** A file of the package, found from the sources (`sandbox/`) or from the build (`dist/sandbox/`). */
-const packageFile = (path: string) =>
+export const packageFile = (path: string) =>
   [new URL(`../${path}`, import.meta.url), new URL(`../../${path}`, import.meta.url)].find((url) =>
     existsSync(url),
   );

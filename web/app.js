@@ -1,5 +1,6 @@
 // The demo host: a page built on the client SDK (`switchboard/client`, served by the sandbox under
-// /client/). An issue list stands for the host's own app: its view, filter and actions go to the
+// /client/). It shows the agent it talks to by its own name, and offers its suggestions. With the
+// demo agent, an issue list stands for the host's own app: its view, filter and actions go to the
 // agent as host_context with every message, and the agent's host actions change it.
 import { ArgsValidationError, createClient } from '/client/index.js';
 
@@ -72,10 +73,16 @@ for (const button of document.querySelectorAll('#filters button')) {
   button.addEventListener('click', () => setFilter(button.dataset.filter));
 }
 
+/** The agent the issue list is made for (demo/demo-agent.ts): with another one, the page is the chat alone. */
+const DEMO_AGENT = 'demo';
+let showsApp = false;
+
 /** What the page tells the agent with every message: what it shows, its state, what it can do. */
 function hostContext() {
+  const host = { name: 'Switchboard demo page', kind: 'browser' };
+  if (!showsApp) return { host };
   return {
-    host: { name: 'Switchboard demo page', kind: 'browser' },
+    host,
     view: {
       name: 'issues',
       description: 'An issue tracker: a list of issues with a status filter.',
@@ -182,8 +189,10 @@ document.addEventListener('visibilitychange', () => {
 // The conversation: every event of the session's log, applied once and in order by the client.
 
 const log = $('#log');
-// The agent a new conversation talks to: `?agent=ID`, or the sandbox's only agent when there is one.
-const AGENT_ID = new URLSearchParams(location.search).get('agent') ?? undefined;
+// The agent a new conversation talks to: `?agent=ID`, else the server's default (its only agent),
+// else the first it lists. Set by showAgent() before the first session opens.
+const REQUESTED_AGENT = new URLSearchParams(location.search).get('agent') ?? undefined;
+let agentId = REQUESTED_AGENT;
 let session;
 let running = false;
 
@@ -487,7 +496,7 @@ function openSession(id) {
   sessionStorage.setItem('switchboard-session', id);
   log.replaceChildren();
   setRunning(false);
-  session = client.session(id, { agentId: AGENT_ID });
+  session = client.session(id, { agentId });
   session.on('*', apply);
 }
 
@@ -495,16 +504,6 @@ $('#new-conversation').addEventListener('click', () => openSession(`web-${crypto
 
 // ---------------------------------------------------------------------------------------------
 // The composer: text, files, suggestions, cancel.
-
-const SUGGESTIONS = [
-  'Count the words in this sentence',
-  'Refund order 1042',
-  'Help me choose a plan',
-  'What time is it here?',
-  'Show only closed issues',
-  'Close issue #2',
-  'Tell me a long story',
-];
 
 let pendingFiles = [];
 
@@ -545,12 +544,44 @@ $('#file').addEventListener('change', async (event) => {
   }
 });
 
-$('#suggestions').append(
-  ...SUGGESTIONS.map((text) =>
-    h('button', { type: 'button', class: 'suggestion', onclick: () => send(text) }, text),
-  ),
-);
+// ---------------------------------------------------------------------------------------------
+// The agent: its own name, description and suggestions (GET /api/agents); the issue list only
+// for the demo agent, whose host actions it answers.
 
-renderIssues();
+async function showAgent() {
+  let listed;
+  try {
+    listed = await client.agents();
+  } catch (error) {
+    showError(error);
+    return;
+  }
+  const { agents, default_agent_id: defaultId } = listed;
+  const agent = REQUESTED_AGENT
+    ? agents.find((candidate) => candidate.id === REQUESTED_AGENT)
+    : (agents.find((candidate) => candidate.id === defaultId) ?? agents[0]);
+  if (!agent) {
+    showError(
+      new Error(REQUESTED_AGENT ? `There is no agent "${REQUESTED_AGENT}".` : 'The server has no agent.'),
+    );
+    return;
+  }
+  agentId = agent.id;
+  const name = agent.name ?? agent.id;
+  $('#agent-name').textContent = name;
+  if (agent.description) $('#agent-name').title = agent.description;
+  document.title = `${name} · Switchboard`;
+  $('#suggestions').replaceChildren(
+    ...(agent.suggestions ?? []).map((text) =>
+      h('button', { type: 'button', class: 'suggestion', onclick: () => send(text) }, text),
+    ),
+  );
+  showsApp = agent.id === DEMO_AGENT;
+  $('#app').hidden = !showsApp;
+  $('.layout').classList.toggle('chat-only', !showsApp);
+  if (showsApp) renderIssues();
+}
+
+await showAgent();
 openSession(sessionStorage.getItem('switchboard-session') ?? `web-${crypto.randomUUID()}`);
 client.connect();

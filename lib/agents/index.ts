@@ -2,10 +2,14 @@ export type { CustomAgentDefinition, CustomAgentIO } from './custom.ts';
 export { toJsonSchema } from './json-schema.ts';
 export { hostAgentRegistration } from './registration.ts';
 export {
+  AgentInfoSchema,
+  type AgentSummary,
+  AgentSummarySchema,
   type ContentPart,
   ContentPartSchema,
   type DocumentPart,
   DocumentPartSchema,
+  type HostAgentInfo,
   type HostEvent,
   HostEventSchema,
   type HostResult,
@@ -16,6 +20,7 @@ export {
   PendingActionSchema,
   type StopReason,
   StopReasonSchema,
+  SuggestionsSchema,
   type TextPart,
   TextPartSchema,
   type Usage,
@@ -39,7 +44,6 @@ export type {
   HostAgentDefinition,
   HostAgentFile,
   HostAgentFiles,
-  HostAgentInfo,
   HostAgentInput,
   HostAgentIO,
   HostAgentRegistration,

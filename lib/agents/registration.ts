@@ -1,6 +1,7 @@
 import { objectSchemaProblem, ToolNameSchema, whenJsonSchemasReady } from '../contract/index.ts';
-import { AgentDefinitionError } from '../errors/index.ts';
+import { AgentDefinitionError, issuesOf } from '../errors/index.ts';
 import { checkUsageOptions } from '../usage/options.ts';
+import { AgentInfoSchema, type AgentSummary } from './schemas.ts';
 import type { HostAgentDefinition, HostAgentRegistration } from './types.ts';
 
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
@@ -39,11 +40,30 @@ export function hostAgentRegistration(definition: HostAgentDefinition): HostAgen
       throw new AgentDefinitionError(`Host agent "${id}": ${hook} must be a function when given.`);
     }
   }
+  const summary = agentSummary(id, definition.info);
   checkTools(id, definition.tools);
   checkHitl(id, definition);
   checkFiles(id, definition.files);
   checkUsageOptions(`Host agent "${id}": `, definition);
-  return Object.freeze({ kind: 'host' as const, id, definition });
+  return Object.freeze({ kind: 'host' as const, id, definition, summary });
+}
+
+/** The rest of `info`, checked by its schema: what hosts may read of the agent. */
+function agentSummary(id: string, info: HostAgentDefinition['info']): AgentSummary {
+  const parsed = AgentInfoSchema.safeParse(info);
+  if (!parsed.success) {
+    const [issue] = issuesOf(parsed.error);
+    throw new AgentDefinitionError(
+      `Host agent "${id}": info.${issue?.path.join('.')}: ${issue?.message ?? 'not valid'}.`,
+    );
+  }
+  const { name, description, suggestions } = parsed.data;
+  return Object.freeze({
+    id,
+    ...(name !== undefined && { name }),
+    ...(description !== undefined && { description }),
+    ...(suggestions !== undefined && { suggestions: Object.freeze(suggestions) as string[] }),
+  });
 }
 
 function checkTools(id: string, tools: HostAgentDefinition['tools']): void {

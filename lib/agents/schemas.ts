@@ -24,6 +24,44 @@ export const UsageSchema = z.object({
 });
 export type Usage = z.infer<typeof UsageSchema>;
 
+/**
+ * An agent's suggestions: prompts a host may offer as one-tap messages (the demo page shows them
+ * under the conversation). A host shows them as they are, so they stay few and short.
+ */
+export const SuggestionsSchema = z
+  .array(z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'))
+  .max(12, 'must be at most 12')
+  .meta({
+    description: 'Prompts a host may offer as one-tap messages, in order: at most 12, each 1–200 characters.',
+  });
+
+/**
+ * An agent's `info`, checked when it is registered. `id` is required and unique within a server
+ * (its rule is checked with the rest of the definition); `name`, `description` and `suggestions`
+ * are what `GET /api/agents` lists for hosts; `capabilities` stays on the server.
+ */
+export const AgentInfoSchema = z.object({
+  id: z.string().meta({ description: "The agent's id: what a message's `agent_id` names." }),
+  /** The name a host shows for the agent. */
+  name: z.string().optional().meta({ description: 'The name a host shows for the agent.' }),
+  /** What the agent does, in a sentence or two. */
+  description: z.string().optional().meta({ description: 'What the agent does.' }),
+  capabilities: z.record(z.string(), z.boolean()).optional(),
+  /** Prompts a host may offer as one-tap messages, in order: at most 12, each 1–200 characters. */
+  suggestions: SuggestionsSchema.optional(),
+});
+/** Agent metadata, as a definition gives it: `id` is required and unique within a server. */
+export type HostAgentInfo = z.input<typeof AgentInfoSchema>;
+
+/** What hosts may read of an agent (`GET /api/agents`): its id, name, description and suggestions. */
+export const AgentSummarySchema = AgentInfoSchema.pick({
+  id: true,
+  name: true,
+  description: true,
+  suggestions: true,
+}).strict();
+export type AgentSummary = z.output<typeof AgentSummarySchema>;
+
 /** Text the model reads as part of the message: a text attachment, or the text of a text file. */
 export const TextPartSchema = z.object({ type: z.literal('text'), text: z.string() });
 

@@ -193,6 +193,15 @@ export class Switchboard {
     return [...this.#agents.values()];
   }
 
+  /**
+   * Every agent a caller may talk to: the registered ones, in registration order, then those the
+   * per-request registry gives for `context` (an id registered statically is that agent).
+   */
+  async agentsFor(context: RequestContext): Promise<HostAgentRegistration[]> {
+    const perRequest = this.#resolver ? await this.#resolver(context) : [];
+    return [...this.#agents.values(), ...perRequest.filter((agent) => !this.#agents.has(agent.id))];
+  }
+
   /** Finds the agent `id` for a request: registered ones first, then the per-request registry. */
   async resolveAgent(id: string, context: RequestContext): Promise<HostAgentRegistration | undefined> {
     const registered = this.#agents.get(id);

@@ -1,6 +1,15 @@
 import type { Attachment, HostContext } from '../contract/index.ts';
 import type { Budget, Pricing } from '../usage/types.ts';
-import type { ContentPart, HostEvent, HostResult, PendingAction } from './schemas.ts';
+import type {
+  AgentSummary,
+  ContentPart,
+  HostAgentInfo,
+  HostEvent,
+  HostResult,
+  PendingAction,
+} from './schemas.ts';
+
+export type { HostAgentInfo };
 
 /** Who is asking, as `resolveContext` (the authoriser) says: never taken from the host's own words. */
 export interface RequestContext {
@@ -124,14 +133,6 @@ export interface HostAgentIO {
    * of this turn, prompt and attachments as for any message. Those not taken become the next turn.
    */
   takeSteering(): Promise<HistoryMessage[]>;
-}
-
-/** Agent metadata: `id` is required and unique within a server. */
-export interface HostAgentInfo {
-  id: string;
-  name?: string;
-  description?: string;
-  capabilities?: Record<string, boolean>;
 }
 
 /** The input of the `cancel` hook. */
@@ -272,4 +273,6 @@ export interface HostAgentRegistration {
   readonly kind: 'host';
   readonly id: string;
   readonly definition: HostAgentDefinition;
+  /** What hosts may read of it (`GET /api/agents`), as checked at registration. */
+  readonly summary: AgentSummary;
 }

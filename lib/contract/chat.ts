@@ -100,6 +100,9 @@ export const JoinRequestSchema = z
   .strict();
 export type JoinRequest = z.infer<typeof JoinRequestSchema>;
 
+/** The query of `GET /api/agents`: none (an unknown parameter is refused, as on every route). */
+export const AgentsQuerySchema = z.object({}).strict();
+
 /** The query of `GET /api/sessions/{id}/events`. */
 export const EventsQuerySchema = z
   .object({

@@ -5,6 +5,7 @@ export {
   MAX_ATTACHMENT_CHARS,
 } from './attachments.ts';
 export {
+  AgentsQuerySchema,
   CHAT_JSON_BYTES,
   type ChatRequest,
   ChatRequestSchema,

@@ -3,6 +3,7 @@
  * sandbox's gateway matches them, and the handlers implement them: one list for all three.
  */
 export const HTTP_ROUTES = [
+  'GET /api/agents',
   'POST /api/chat',
   'GET /api/sessions',
   'GET /api/sessions/{id}',

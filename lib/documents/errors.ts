@@ -94,6 +94,7 @@ const SESSION: ErrorCode[] = ['session_not_found'];
 
 /** The codes each route answers, besides {@link EVERY}. */
 export const ROUTE_ERRORS: Record<HttpRouteKey, ErrorCode[]> = {
+  'GET /api/agents': ['validation_error'],
   'POST /api/chat': [
     ...BODY,
     'budget_exceeded',

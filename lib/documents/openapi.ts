@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import {
+  AgentsQuerySchema,
   ChatRequestSchema,
   EventsQuerySchema,
   MessagesQuerySchema,
@@ -22,6 +23,7 @@ const UPLOAD_SHA256 = Sha256Schema.meta({
 
 import {
   AcceptedSchema,
+  AgentListSchema,
   ErrorResponseSchema,
   EventsPageSchema,
   GatewayErrorSchema,
@@ -35,6 +37,7 @@ const SCHEMAS = {
   FeedbackRequest: FeedbackRequestSchema,
   UploadRequest: UploadRequestSchema.extend({ sha256: UPLOAD_SHA256 }),
   Accepted: AcceptedSchema,
+  AgentList: AgentListSchema,
   ResolveAccepted: ResolveAcceptedSchema,
   EventsPage: EventsPageSchema,
   Error: ErrorResponseSchema,
@@ -43,7 +46,14 @@ const SCHEMAS = {
 type SchemaName = keyof typeof SCHEMAS;
 
 /** The answers' schemas: read as what the server sends (zod's output), the requests' as what it takes. */
-const RESPONSES: SchemaName[] = ['Accepted', 'ResolveAccepted', 'EventsPage', 'Error', 'GatewayError'];
+const RESPONSES: SchemaName[] = [
+  'AgentList',
+  'Accepted',
+  'ResolveAccepted',
+  'EventsPage',
+  'Error',
+  'GatewayError',
+];
 
 const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -71,6 +81,12 @@ const object = (what: string): Ok => ({ description: `${what} (fields in docs/pr
 
 /** Every route of HTTP_ROUTES; a record, so a new route cannot be left out of the document. */
 const ROUTES: Record<HttpRouteKey, RouteDoc> = {
+  'GET /api/agents': {
+    summary: 'The agents the caller may talk to: their id, name, description and suggestions.',
+    anchor: 'get-apiagents',
+    query: AgentsQuerySchema,
+    ok: { 200: { description: 'The agents, and the default one.', schema: 'AgentList' } },
+  },
   'POST /api/chat': {
     summary: 'Send a user message; creates the session on first use.',
     anchor: 'post-apichat',

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { AgentSummarySchema } from '../agents/schemas.ts';
 import { ResolutionSchema } from '../contract/answers.ts';
 import { ERROR_TYPES } from '../errors/index.ts';
 import { SESSION_EVENTS, type SessionEventType } from '../events/log.ts';
@@ -164,3 +165,13 @@ export const EventsPageSchema = z
     has_more: z.boolean(),
   })
   .strict();
+
+/** `200` of `GET /api/agents`: what hosts may read of the agents the caller may talk to. */
+export const AgentListSchema = z
+  .object({
+    agents: z.array(AgentSummarySchema),
+    /** The agent a message without `agent_id` goes to (the only one registered); null when there is none. */
+    default_agent_id: z.string().nullable(),
+  })
+  .strict();
+export type AgentList = z.infer<typeof AgentListSchema>;

@@ -11,6 +11,7 @@ import {
 import { answerRequest, cancel, deleteSession, rate, sendMessage } from '../commands/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
+  AgentsQuerySchema,
   BODY_LIMITS,
   contentTypeOf,
   EventsQuerySchema,
@@ -160,6 +161,14 @@ const exportRoute: RouteFn = async (rt, _app, event, caller) => {
 
 /** Every route of {@link HTTP_ROUTES}; a record, so a route the CDK stack declares cannot be left out here. */
 const ROUTES: Record<HttpRouteKey, RouteFn> = {
+  async 'GET /api/agents'(_rt, app, event, caller) {
+    parseOrThrow(AgentsQuerySchema, event.queryStringParameters ?? {}, 'query');
+    const agents = await app.agentsFor(requestContextOf(caller));
+    return json(200, {
+      agents: agents.map((agent) => agent.summary),
+      default_agent_id: app.defaultAgentId() ?? null,
+    });
+  },
   async 'POST /api/chat'(rt, app, event, caller) {
     const request = parseChatRequest(bodyOf(event)());
     const accepted = await sendMessage(rt, app, caller, request);

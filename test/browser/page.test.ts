@@ -146,6 +146,14 @@ afterAll(async () => {
 });
 
 describe.skipIf(!haveChromium)('the demo host page in a real browser', () => {
+  it('shows the demo agent by its name, offers its suggestions, and shows the issue list beside the chat', async () => {
+    const page = await openPage();
+    expect(await page.locator('#agent-name').textContent()).toBe('Demo assistant');
+    expect(await page.locator('#suggestions button').allTextContents()).toEqual(demoAgent().info.suggestions);
+    expect(await page.locator('#app').isVisible()).toBe(true);
+    expect(await page.locator('#issues li').count()).toBe(6);
+  });
+
   it('a person types a message and watches the reply stream in, with the tool call shown as it happens', async () => {
     const page = await openPage();
     await record(page);
@@ -333,5 +341,72 @@ describe.skipIf(!haveChromium)('the demo host page in a real browser', () => {
     expect(await put('PUT')).toBe('200');
     const stored = await fetch(`${sandbox.url}/api/files/${file.id}`);
     expect(await stored.json()).toMatchObject({ id: file.id, status: 'stored', size: body.length });
+  });
+});
+
+/** A team's own agents: the page knows nothing of them but what GET /api/agents says. */
+describe.skipIf(!haveChromium)('the demo host page with a team’s own agents', () => {
+  let team: Sandbox;
+  /** The host context each turn of the refunds agent received. */
+  const received: unknown[] = [];
+
+  beforeAll(async () => {
+    const app = createSwitchboard();
+    app.registerHostAgent({
+      info: {
+        id: 'refunds',
+        name: 'Refunds',
+        description: 'Refunds an order once you approve.',
+        suggestions: ['What can you refund?', 'Refund order 7'],
+      },
+      async invoke({ message, hostContext }) {
+        received.push(hostContext);
+        return { content: `Refunds here: ${message}` };
+      },
+    });
+    app.registerHostAgent({ info: { id: 'plain' }, invoke: async () => ({ content: 'plain' }) });
+    team = await startSandbox({ app, port: 0, logLevel: 'ERROR' });
+  });
+  afterAll(async () => {
+    await team?.close();
+  });
+
+  async function open(path: string) {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(`${team.url}${path}`);
+    await connected(page);
+    return page;
+  }
+
+  it('shows the agent’s own name and suggestions, and no issue list; a suggestion goes to that agent', async () => {
+    const page = await open('/');
+    expect(await page.locator('#agent-name').textContent()).toBe('Refunds');
+    expect(await page.locator('#agent-name').getAttribute('title')).toBe(
+      'Refunds an order once you approve.',
+    );
+    expect(await page.title()).toBe('Refunds · Switchboard');
+    expect(await page.locator('#suggestions button').allTextContents()).toEqual([
+      'What can you refund?',
+      'Refund order 7',
+    ]);
+    expect(await page.locator('#app').isVisible()).toBe(false);
+    expect(await page.locator('#issues li').count()).toBe(0);
+
+    await suggest(page, 'Refund order 7');
+    await page.locator('.msg.assistant', { hasText: 'Refunds here: Refund order 7' }).waitFor();
+    // The issue list is the demo agent's: this agent is told only who the host is.
+    expect(received).toEqual([{ version: 1, host: { name: 'Switchboard demo page', kind: 'browser' } }]);
+  });
+
+  it('picks an agent with ?agent=ID: one without a name is shown by its id, with no suggestions', async () => {
+    const page = await open('/?agent=plain');
+    expect(await page.locator('#agent-name').textContent()).toBe('plain');
+    expect(await page.locator('#suggestions button').count()).toBe(0);
+    await page.locator('#message').fill('hello');
+    await page.locator('#send').click();
+    await page.locator('.msg.assistant', { hasText: 'plain' }).waitFor();
+    expect(await page.locator('#app').isVisible()).toBe(false);
   });
 });

@@ -1,15 +1,19 @@
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { MAX_BODY_UPLOAD } from '../../client/client.ts';
 import {
   ArgsValidationError,
   type ClientOptions,
+  ClosedError,
   createClient,
   type FetchLike,
   type Session,
   SwitchboardApiError,
   type SwitchboardClient,
   type SwitchboardEvent,
+  type Timers,
   type WebSocketConstructor,
   type WebSocketLike,
 } from '../../client/index.ts';
@@ -109,6 +113,66 @@ function client(options: Partial<ClientOptions> = {}) {
   });
   clients.push(made);
   return { client: made, ...recorded };
+}
+
+/**
+ * The server side of the client's HTTP connections: a proxy in front of the sandbox that knows which
+ * requests are open, and which ones the client ended before their answer was through (the proxy
+ * then ends its own request to the sandbox too).
+ */
+async function serverSide(target: string) {
+  const open = new Set<string>();
+  const ended: string[] = [];
+  const server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    open.add(path);
+    const upstream = httpRequest(
+      new URL(path, target),
+      { method: req.method, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+    res.on('close', () => {
+      open.delete(path);
+      if (res.writableFinished) return;
+      ended.push(path);
+      upstream.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    open: () => [...open],
+    ended,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+/** The platform's timers, keeping count of those scheduled and not yet run or cleared. */
+function countedTimers() {
+  const live = new Set<unknown>();
+  const timers: Timers = {
+    setTimeout: (callback, ms) => {
+      const handle = setTimeout(() => {
+        live.delete(handle);
+        callback();
+      }, ms);
+      live.add(handle);
+      return handle;
+    },
+    clearTimeout: (handle) => {
+      live.delete(handle);
+      clearTimeout(handle as NodeJS.Timeout);
+    },
+  };
+  return { timers, live: () => live.size };
 }
 
 /** The seqs a session delivered, checked to be 1..n exactly once and in order, and equal to the log. */
@@ -420,6 +484,29 @@ describe('the client SDK against the sandbox', () => {
     expect(sockets).toHaveLength(0);
     expect(text(session.delivered)).toContain('You wrote 2 words');
     await expectWholeLog(session);
+  });
+});
+
+describe('closing the client', () => {
+  it('aborts the long poll it fell back to, ends pending waits, and leaves nothing scheduled', async () => {
+    const server = await serverSide(sandbox.url);
+    try {
+      const counted = countedTimers();
+      const { client: c } = client({ url: server.url, transport: 'http', timers: counted.timers });
+      const session = c.session(sid('close-poll'), { agentId: 'demo' });
+      await session.waitForTurn((await session.send('hi')).run_id, { timeoutMs: 15_000 });
+      // The turn is over: the session's poll waits at the server for an event that will not come.
+      const isPoll = (path: string) => path.includes('/events?') && path.includes('wait=20');
+      await until(() => server.open().some(isPoll), 'the session to long-poll the log');
+      const waiting = session.next((e) => e.type === 'final_response' && e.seq > session.lastSeq);
+      c.close();
+      await expect(waiting).rejects.toBeInstanceOf(ClosedError);
+      await until(() => server.open().length === 0, 'the poll’s request to end at the server');
+      expect(server.ended.filter(isPoll)).toHaveLength(1);
+      expect(counted.live()).toBe(0);
+    } finally {
+      server.close();
+    }
   });
 });
 

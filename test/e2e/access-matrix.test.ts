@@ -50,6 +50,7 @@ const call = (token: string | undefined, method: string, path: string, body?: un
 /** A request of each route, naming alice's session (by `name`: her id or her ref) and file. */
 function requestOf(route: HttpRouteKey, name: string): [string, string, unknown?, string?] {
   const requests: Record<HttpRouteKey, [string, string, unknown?, string?]> = {
+    'GET /api/agents': ['GET', '/api/agents'],
     'POST /api/chat': ['POST', '/api/chat', { session_id: name, content: 'hello' }],
     'GET /api/sessions': ['GET', '/api/sessions'],
     'GET /api/sessions/{id}': ['GET', `/api/sessions/${name}`],
@@ -77,6 +78,8 @@ function requestOf(route: HttpRouteKey, name: string): [string, string, unknown?
 
 /** What someone other than alice gets on each route: never anything of hers. */
 const OTHER_ANSWERS: Record<HttpRouteKey, (name: string) => { status: number; code?: string }> = {
+  // The server's agents, the same for every caller (checked below): nothing of alice's.
+  'GET /api/agents': () => ({ status: 200 }),
   // By her ref nothing can be created (by her id a message opens the caller's own session: the last test).
   'POST /api/chat': () => ({ status: 404, code: 'session_not_found' }),
   'GET /api/sessions': () => ({ status: 200 }),
@@ -92,6 +95,9 @@ const OTHER_ANSWERS: Record<HttpRouteKey, (name: string) => { status: number; co
   'POST /api/sessions/{id}/messages/{messageId}/feedback': () => ({ status: 404, code: 'session_not_found' }),
   'GET /api/sessions/{id}/export': () => ({ status: 404, code: 'session_not_found' }),
 };
+
+/** What `GET /api/agents` answers every caller: the one registered agent, nothing of a session. */
+const AGENTS = { agents: [{ id: 'pauser' }], default_agent_id: 'pauser' };
 
 /** What alice sees of her own session: the messages, the open request, the file. */
 async function aliceState() {
@@ -191,10 +197,13 @@ describe('the access matrix: every route and action, for every kind of caller', 
         const res = await call(other, method, path, body, type);
         expect(res.status, `${route} as ${other} naming ${name}`).toBe(expected.status);
         if (expected.code) expect(res.json.error?.code, `${route} as ${other}`).toBe(expected.code);
-        // Nothing in any answer names alice's session, her agent or her request.
-        expect(JSON.stringify(res.json), `${route} as ${other}`).not.toMatch(
-          /pauser|req_wire|wire_money|secret/,
-        );
+        // Nothing in any answer names alice's session, her agent or her request; the list of agents
+        // names the agent, as it does for anyone, and is the same for everyone.
+        if (route === 'GET /api/agents') expect(res.json).toEqual(AGENTS);
+        else
+          expect(JSON.stringify(res.json), `${route} as ${other}`).not.toMatch(
+            /pauser|req_wire|wire_money|secret/,
+          );
         if (route === 'GET /api/sessions') {
           expect((res.json.sessions as { ref: string }[]).map((s) => s.ref)).not.toContain(REF);
         }
@@ -226,6 +235,7 @@ describe('the access matrix: every route and action, for every kind of caller', 
   });
 
   it('lets the owner do everything, by her id and by her ref', async () => {
+    expect(await call('alice', 'GET', '/api/agents')).toMatchObject({ status: 200, json: AGENTS });
     for (const route of [
       'GET /api/sessions/{id}',
       'GET /api/sessions/{id}/messages',

@@ -98,8 +98,12 @@ describe('the contract documents, served by the sandbox', () => {
     expect((await api(sandbox.url, 'GET', '/api/sessions')).status).toBe(401);
   });
 
-  it("describe the HTTP API's real answers: accepted, events, errors", async () => {
+  it("describe the HTTP API's real answers: agents, accepted, events, errors", async () => {
     const asAlice = { token };
+    const agents = await api(sandbox.url, 'GET', '/api/agents', undefined, asAlice);
+    expect(agents.json).toMatchObject({ agents: [{ id: 'echo' }, { id: 'tour' }], default_agent_id: null });
+    expectValid('openapi', response('/api/agents', 'get', 200), agents.json);
+
     const accepted = await api(
       sandbox.url,
       'POST',

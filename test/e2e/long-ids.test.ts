@@ -80,6 +80,7 @@ interface Made {
  * session is deleted last.
  */
 const ROUTES: [HttpRouteKey, (made: Made) => [string, string, unknown?, string?], number][] = [
+  ['GET /api/agents', () => ['GET', '/api/agents'], 200],
   [
     'POST /api/chat',
     () => ['POST', '/api/chat', { session_id: 'http', agent_id: 'spender', content: 'two' }],

@@ -58,8 +58,8 @@ const options: Partial<SandboxOptions> = { port: 0 };
 export { Switchboard, mintDevToken, startSandbox, props, options };
 `;
 
-/** Starts `switchboard dev` in the project and resolves with its URL once it printed it. */
-function startDev(): Promise<string> {
+/** Starts `switchboard dev` in the project and resolves with its URL and its banner once it printed them. */
+function startDev(): Promise<{ url: string; banner: string }> {
   sandbox = spawn(bin('switchboard'), ['dev', '--agents', './agents.ts', '--port', '0'], {
     cwd: project,
     env: { ...process.env, LOG_LEVEL: 'ERROR' },
@@ -70,12 +70,38 @@ function startDev(): Promise<string> {
     const read = (chunk: Buffer) => {
       out += String(chunk);
       const url = out.match(/HTTP API: +(http:\/\/\S+)\/api/)?.[1];
-      if (url) resolve(url);
+      if (url && /^ +Docs: /m.test(out)) resolve({ url, banner: out });
     };
     sandbox?.stdout?.on('data', read);
     sandbox?.stderr?.on('data', read);
     sandbox?.once('exit', (code) => reject(new Error(`switchboard dev exited (${code}): ${out}`)));
   });
+}
+
+/**
+ * Runs a script to its end (killed after 90 s): what it printed, its exit code, and how long its
+ * process lived after its last line of output.
+ */
+function runScript(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+  let stdout = '';
+  let stderr = '';
+  let lastLineAt = performance.now();
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += String(chunk);
+    lastLineAt = performance.now();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += String(chunk);
+  });
+  return new Promise<{ stdout: string; stderr: string; code: number | null; exitAfterLastLineMs: number }>(
+    (resolve) =>
+      child.once('exit', (code) => {
+        clearTimeout(killer);
+        resolve({ stdout, stderr, code, exitAfterLastLineMs: performance.now() - lastLineAt });
+      }),
+  );
 }
 
 describe('the package', () => {
@@ -100,9 +126,26 @@ describe('the package', () => {
         'functions/http.ts',
         'lib/index.ts',
         'web/index.html',
+        // The README's links and the banner's: the docs ship with the package.
+        'README.md',
+        'docs/agents.md',
+        'docs/hosts.md',
+        'docs/deployment.md',
+        'docs/images/demo-page.png',
       ]),
     );
+    const linked = [...readme.matchAll(/\]\((docs\/[^)#]+)/g)].map((m) => m[1]!);
+    expect(linked.filter((path) => !files.includes(path))).toEqual([]);
     expect(files.filter((path) => /^demo\/|\.test\.ts$|(^|\/)demo-stack\./.test(path))).toEqual([]);
+
+    // The tour's install, as the README's block gives it: made by npm pack, copied in, then installed.
+    const install = readme
+      .match(/^```sh\n([\s\S]*?)^```$/gm)
+      ?.find((block) => block.includes('npm pkg set type=module'));
+    const step = (text: string) => install?.split('\n').findIndex((line) => line.includes(text)) ?? -1;
+    expect(step('npm pack')).toBeGreaterThanOrEqual(0);
+    expect(step(`cp ${tarball!.filename}`)).toBeGreaterThan(step('npm pack'));
+    expect(step(`npm i ./${tarball!.filename}`)).toBeGreaterThan(step(`cp ${tarball!.filename}`));
 
     // The tour's install: the tarball, the construct's peers and the cdk command, at the README's versions.
     mkdirSync(project);
@@ -143,7 +186,11 @@ describe('the package', () => {
     );
 
     // The tour's agent in the bin's sandbox, with a token of the bin's token command.
-    const url = await startDev();
+    const { url, banner } = await startDev();
+    // The banner points to the docs the package ships, where they are in the team's project.
+    const pointed = [...banner.matchAll(/(\S*docs\/\S*)/g)].map((m) => m[1]!.replace(/[()]/g, ''));
+    expect(pointed).toEqual(['node_modules/switchboard/docs/ag-ui.md', 'node_modules/switchboard/docs/']);
+    for (const path of pointed) expect(existsSync(join(project, path))).toBe(true);
     const { stdout: minted } = await run(bin('switchboard'), ['token', '--user', 'alice'], { cwd: project });
     const token = minted.trim();
     const response = await fetch(`${url}/api/chat`, {
@@ -155,21 +202,26 @@ describe('the package', () => {
     expect(JSON.stringify(await response.json())).toContain('Which order? Give me its number.');
     expect(await (await fetch(`${url}/`)).text()).toContain('<html');
 
-    // The tour's client script: a message, the approval it waits on, the answer; it prints what the README shows.
-    const { stdout: hosted } = await run(bin('tsx'), ['client.ts'], {
-      cwd: project,
-      env: { ...process.env, SWITCHBOARD_URL: url, TOKEN: token },
-      timeout: 90_000,
-    });
-    expect(hosted.trim().split('\n')).toEqual(printed);
+    // The tour's client script: a message, the approval it waits on, the answer; it prints what the
+    // README shows, and its process ends soon after its last line (client.close() ends everything the
+    // client started). Over the WebSocket, and over the long poll it falls back to without one (Node 20).
+    const env = { ...process.env, SWITCHBOARD_URL: url, TOKEN: token };
+    for (const transport of [env, { ...env, NODE_OPTIONS: '--no-experimental-websocket' }]) {
+      const hosted = await runScript(bin('tsx'), ['client.ts'], { cwd: project, env: transport });
+      expect(hosted.code, hosted.stderr).toBe(0);
+      expect(hosted.stdout.trim().split('\n')).toEqual(printed);
+      expect(hosted.exitAfterLastLineMs).toBeLessThan(5_000);
+    }
     sandbox?.kill('SIGTERM');
 
     // The tour's CDK app, synthesised by the cdk command: the construct bundles the tour's agents.
-    await run(bin('cdk'), ['synth', '--quiet'], {
+    const synth = await run(bin('cdk'), ['synth', '--quiet'], {
       cwd: project,
       timeout: 240_000,
       maxBuffer: 16 * 1024 * 1024,
     });
+    // The tour's cdk.json sets the feature flags aws-cdk-lib recommends: the CLI has nothing to warn of.
+    expect(`${synth.stdout}${synth.stderr}`).not.toMatch(/feature flags/i);
     const template = JSON.parse(readFileSync(join(project, 'cdk.out', 'Refunds.template.json'), 'utf8')) as {
       Resources: Record<string, { Type: string }>;
       Outputs: Record<string, unknown>;

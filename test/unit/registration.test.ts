@@ -33,6 +33,24 @@ describe('registering a host agent', () => {
     );
   });
 
+  it('keeps the suggestions of info, trimmed, and refuses them past their bounds, naming the field', () => {
+    const server = createSwitchboard();
+    const registration = server.registerHostAgent({
+      info: { id: 'a', name: 'A', capabilities: { x: true }, suggestions: [' Refund order 1042 '] },
+      invoke,
+    });
+    expect(registration.summary).toEqual({ id: 'a', name: 'A', suggestions: ['Refund order 1042'] });
+    const refused = (suggestions: unknown) => () =>
+      hostAgentRegistration({ info: { id: 'a', suggestions }, invoke } as unknown as HostAgentDefinition);
+    expect(refused(['ok', '  '])).toThrow('Host agent "a": info.suggestions.1: must not be empty.');
+    expect(refused(['x'.repeat(201)])).toThrow('info.suggestions.0: must be at most 200 characters.');
+    expect(refused(Array.from({ length: 13 }, (_, i) => `s${i}`))).toThrow(
+      'info.suggestions: must be at most 12.',
+    );
+    expect(refused('Refund order 1042')).toThrow(AgentDefinitionError);
+    expect(refused(Array.from({ length: 12 }, () => 'x'.repeat(200)))).not.toThrow();
+  });
+
   it('refuses a second agent with the same id', () => {
     const server = createSwitchboard();
     server.registerHostAgent({ info: { id: 'a' }, invoke });
