@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { type ClientOptions, createClient } from '../client/index.ts';
 import { chatStore } from './store.ts';
 import type { SwitchboardChat, UseSwitchboardChatOptions } from './types.ts';
@@ -38,6 +38,9 @@ import type { SwitchboardChat, UseSwitchboardChatOptions } from './types.ts';
  */
 export function useSwitchboardChat(options: UseSwitchboardChatOptions): SwitchboardChat {
   const given = options.client;
+  // Bumped when a mount finds its store already stopped (a subtree that <Activity> hid and shows
+  // again): a new store, and a new client when the hook makes its own, take over.
+  const [generation, setGeneration] = useState(0);
   // The token of the latest render, for a client the hook makes (a token function is often inline).
   const token = useRef(options.token);
   const url = given ? undefined : options.url;
@@ -54,13 +57,14 @@ export function useSwitchboardChat(options: UseSwitchboardChatOptions): Switchbo
               return (typeof current === 'function' ? await current() : current) ?? '';
             },
           }),
-    [url, wsUrl],
+    [url, wsUrl, generation],
   );
   const client = given ?? owned;
   if (!client) throw new Error('useSwitchboardChat: pass a client or a url.');
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new generation asks the registry again.
   const store = useMemo(
     () => chatStore(client, options.sessionId, client === owned),
-    [client, owned, options.sessionId],
+    [client, owned, options.sessionId, generation],
   );
   const { agentId, hostContext, actions, clientTools } = options;
   // Declared before the mount effect, so the first join already has the handlers and the context.
@@ -69,6 +73,10 @@ export function useSwitchboardChat(options: UseSwitchboardChatOptions): Switchbo
     store.configure({ agentId, hostContext, actions, clientTools });
   });
   useEffect(() => {
+    if (store.disposed) {
+      setGeneration((n) => n + 1);
+      return;
+    }
     store.retain();
     return () => store.release();
   }, [store]);

@@ -2,7 +2,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { renderHook } from '@testing-library/react';
+import { render, renderHook } from '@testing-library/react';
+import { Activity, type ActivityProps, createElement } from 'react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import {
@@ -125,6 +126,18 @@ function mount(options: UseSwitchboardChatOptions, { strictMode = false } = {}) 
   );
   unmounts.push(hook.unmount);
   return { ...hook, renders, chat: () => hook.result.current };
+}
+
+/** A component that shows nothing and hands each state the hook renders to `onRender`. */
+function Probe({
+  options,
+  onRender,
+}: {
+  options: UseSwitchboardChatOptions;
+  onRender: (chat: SwitchboardChat) => void;
+}) {
+  onRender(useSwitchboardChat(options));
+  return null;
 }
 
 /** Resolves once `check` holds for the rendered state, polling. */
@@ -393,5 +406,34 @@ describe('useSwitchboardChat against the sandbox', () => {
     view.unmount();
     await until(() => options.sockets[0]?.readyState === WebSocket.CLOSED, 'the hook’s client to close');
     expect(options.sockets).toHaveLength(1);
+  });
+
+  it('comes back after <Activity> hid it: the hidden hook closed its client, the shown one follows the session again', async () => {
+    const options = clientOptions();
+    const sessionId = sid('activity');
+    let chat: SwitchboardChat | undefined;
+    const props = {
+      options: { ...options, sessionId, agentId: 'demo' },
+      onRender: (c: SwitchboardChat) => (chat = c),
+    };
+    const tree = (mode: 'visible' | 'hidden') =>
+      createElement(Activity, { mode } as ActivityProps, createElement(Probe, props));
+    const view = render(tree('visible'));
+    unmounts.push(view.unmount);
+    await until(() => chat?.session !== undefined, 'the hook to mount');
+    await chat?.send('hello there');
+    await until(() => chat?.status === 'idle' && chat.messages.length === 2, 'the answer');
+
+    view.rerender(tree('hidden'));
+    await until(
+      () => options.sockets[0]?.readyState === WebSocket.CLOSED,
+      'the hidden hook’s client to close',
+    );
+    view.rerender(tree('visible'));
+    await until(
+      () => chat?.connection === 'open' && chat.messages.map((m) => m.role).join() === 'user,assistant',
+      'the conversation, replayed by a new client',
+    );
+    expect(options.sockets).toHaveLength(2);
   });
 });
