@@ -121,6 +121,20 @@ export class Session {
   }
 
   /**
+   * The host tool call the session's newest turn ended waiting on (`final_response.pending_tool_call`),
+   * until it is continued, superseded, or taken by a host action handler to be performed.
+   *
+   * @example
+   * ```ts
+   * const call = session.pendingToolCall;
+   * if (call) await session.continueToolCall(call.call_id, await perform(call.tool_name, call.arguments));
+   * ```
+   */
+  get pendingToolCall(): PendingToolCall | undefined {
+    return this.#pendingCall;
+  }
+
+  /**
    * Listens to events of some types (or `'*'` for all); returns the function that stops listening.
    * Each event is delivered once, in seq order.
    *

@@ -221,9 +221,7 @@ describe.skipIf(!haveChromium)('the demo host page in a real browser', () => {
     await page.locator('.msg.assistant', { hasText: 'Done: your page now shows 2 closed issues.' }).waitFor();
     expect(await page.locator('#filters [aria-pressed="true"]').textContent()).toBe('Closed');
     expect(
-      await page
-        .locator('#issues li')
-        .evaluateAll((items) => items.map((li) => li.getAttribute('data-status'))),
+      await Promise.all((await page.locator('#issues li').all()).map((li) => li.getAttribute('data-status'))),
     ).toEqual(['closed', 'closed']);
     await idle(page);
 

@@ -4,6 +4,7 @@ import { build, type Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
 const ENTRY = fileURLToPath(new URL('../../client/index.ts', import.meta.url));
+const REACT_ENTRY = fileURLToPath(new URL('../../react/index.ts', import.meta.url));
 const BUILTINS = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
 
 describe('the client bundle', () => {
@@ -40,5 +41,24 @@ describe('the client bundle', () => {
     expect(inputs.filter((input) => !input.startsWith('client/'))).toEqual([]);
     const code = result.outputFiles[0]?.text ?? '';
     expect(code).not.toMatch(/\brequire\(|\bprocess\.|\bBuffer\b/);
+  });
+
+  it('bundles switchboard/react for the browser from the client and React alone, React left to the app', async () => {
+    const result = await build({
+      entryPoints: [REACT_ENTRY],
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      target: 'es2020',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+      external: ['react'],
+    });
+    expect(result.errors).toEqual([]);
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.filter((input) => !/^(client|react)\//.test(input))).toEqual([]);
+    const imports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path));
+    expect([...new Set(imports)]).toEqual(['react']);
   });
 });

@@ -50,12 +50,18 @@ function npm(args: string[], cwd: string) {
 const TYPES = `import { createSwitchboard, type HostAgentDefinition } from 'switchboard';
 import { Switchboard, type SwitchboardProps } from 'switchboard/infra';
 import { mintDevToken, type SandboxOptions, startSandbox } from 'switchboard/sandbox';
+import { createClient } from 'switchboard/client';
+import { type SwitchboardChat, type UseSwitchboardChatOptions, useSwitchboardChat } from 'switchboard/react';
 
 const agent: HostAgentDefinition = { info: { id: 'a' }, async invoke() { return { content: 'x' }; } };
 createSwitchboard().registerHostAgent(agent);
 const props: SwitchboardProps = { agents: './agents.ts', allowAnonymous: true };
 const options: Partial<SandboxOptions> = { port: 0 };
-export { Switchboard, mintDevToken, startSandbox, props, options };
+// The hook's client is the one of 'switchboard/client': one type, from one copy of the client.
+const chat: UseSwitchboardChatOptions = { client: createClient({ url: 'http://127.0.0.1:3000' }), sessionId: 's1' };
+const own: UseSwitchboardChatOptions = { url: 'http://127.0.0.1:3000', sessionId: 's2', agentId: 'a' };
+const hook: (options: UseSwitchboardChatOptions) => SwitchboardChat = useSwitchboardChat;
+export { Switchboard, mintDevToken, startSandbox, props, options, chat, own, hook };
 `;
 
 /** Starts `switchboard dev` in the project and resolves with its URL and its banner once it printed them. */
@@ -122,6 +128,8 @@ describe('the package', () => {
         'dist/lib/index.d.ts',
         'dist/infra/index.js',
         'dist/sandbox/index.js',
+        'dist/react/index.js',
+        'dist/react/index.d.ts',
         'dist/bin/switchboard.js',
         'functions/http.ts',
         'lib/index.ts',
@@ -147,15 +155,22 @@ describe('the package', () => {
     expect(step(`cp ${tarball!.filename}`)).toBeGreaterThan(step('npm pack'));
     expect(step(`npm i ./${tarball!.filename}`)).toBeGreaterThan(step(`cp ${tarball!.filename}`));
 
-    // The tour's install: the tarball, the construct's peers and the cdk command, at the README's versions.
+    // The tour's install: the tarball, the construct's peers and the cdk command, at the README's
+    // versions; and React's types, for a type check of switchboard/react.
     mkdirSync(project);
     writeFileSync(
       join(project, 'package.json'),
       JSON.stringify({ name: 'team', private: true, type: 'module' }),
     );
-    const deps = ['aws-cdk-lib', 'constructs', 'esbuild', 'aws-cdk', 'typescript', '@types/node'].map(
-      (name) => `${name}@${manifest.devDependencies[name]}`,
-    );
+    const deps = [
+      'aws-cdk-lib',
+      'constructs',
+      'esbuild',
+      'aws-cdk',
+      'typescript',
+      '@types/node',
+      '@types/react',
+    ].map((name) => `${name}@${manifest.devDependencies[name]}`);
     for (const dep of deps.slice(0, 4)) expect(readme).toContain(dep);
     await npm(
       ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball!.filename), ...deps],
@@ -164,7 +179,8 @@ describe('the package', () => {
     for (const [name, text] of tour) writeFileSync(join(project, name), text);
     writeFileSync(join(project, 'types.ts'), TYPES);
 
-    // The declarations: every entry point's types resolve for a NodeNext project, and the tour compiles.
+    // The declarations: every entry point's types resolve for a NodeNext project (switchboard/react's
+    // with React's types, and no DOM library: as in React Native), and the tour compiles.
     await run(
       process.execPath,
       [

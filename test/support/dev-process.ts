@@ -1,8 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { within } from './wait.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+// Not `new URL('../../', import.meta.url)`: in a DOM test environment the bundler rewrites that form
+// into a URL of the page.
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** How long `switchboard dev` may take to start on a loaded machine. */
 const START_MS = 60_000;

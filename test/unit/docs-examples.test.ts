@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The TypeScript examples of the pages that show the public API compile against it: every ```ts
- * block of docs/agents.md and docs/hosts.md is a module of its own, importing `switchboard` and
- * `switchboard/client` as a team's project does (here mapped to the sources), with strict checks.
+ * and ```tsx block of docs/agents.md and docs/hosts.md is a module of its own, importing
+ * `switchboard`, `switchboard/client` and `switchboard/react` as a team's project does (here mapped
+ * to the sources), with strict checks.
  * What an example leaves to the reader (a page's `bubble`, a backend's `db`) is declared below, once.
  */
 
@@ -46,14 +47,14 @@ declare module 'react-native' {
 
 function examplesOf(page: string): { name: string; text: string }[] {
   const markdown = readFileSync(join(ROOT, page), 'utf8');
-  return [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match, index) => ({
-    name: join(ROOT, 'docs', '.examples', `${page.replace(/\W/g, '-')}-${index + 1}.ts`),
-    text: match[1]!,
+  return [...markdown.matchAll(/^```(tsx?)\n([\s\S]*?)^```$/gm)].map((match, index) => ({
+    name: join(ROOT, 'docs', '.examples', `${page.replace(/\W/g, '-')}-${index + 1}.${match[1]}`),
+    text: match[2]!,
   }));
 }
 
 describe('the documentation examples', () => {
-  it('compile against the public API, every ts block of the agent and host pages', () => {
+  it('compile against the public API, every ts and tsx block of the agent and host pages', () => {
     const examples = PAGES.flatMap(examplesOf);
     expect(examples.length).toBeGreaterThanOrEqual(15);
     const placeholders = join(ROOT, 'docs', '.examples', 'placeholders.d.ts');
@@ -72,10 +73,12 @@ describe('the documentation examples', () => {
       noEmit: true,
       skipLibCheck: true,
       allowImportingTsExtensions: true,
+      jsx: ts.JsxEmit.ReactJSX,
       baseUrl: ROOT,
       paths: {
         switchboard: ['lib/index.ts'],
         'switchboard/client': ['client/index.ts'],
+        'switchboard/react': ['react/index.ts'],
       },
     };
     const host = ts.createCompilerHost(options);
@@ -88,7 +91,13 @@ describe('the documentation examples', () => {
       const text = virtual.get(file);
       return text === undefined
         ? source(file, language, ...rest)
-        : ts.createSourceFile(file, text, language, true, ts.ScriptKind.TS);
+        : ts.createSourceFile(
+            file,
+            text,
+            language,
+            true,
+            file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+          );
     };
     const program = ts.createProgram([...virtual.keys()], options, host);
     const problems = ts
