@@ -27,8 +27,6 @@ const WILDCARD_GRANTS: Partial<Record<ResourceKind, string>> = {
     "Object keys are made at run time (one per file, attachment, screenshot and large event); the grant is on this instance's file bucket only.",
   connections:
     "Connection ids are made by API Gateway at run time; the grant is ManageConnections on this instance's WebSocket API and stage only.",
-  modelSecrets:
-    "A secret named without its ARN's six random characters (Secret.fromSecretNameV2) is matched on <name>-??????, as Secrets Manager's own grantRead does: the grant is on that one secret, which the models prop names.",
 };
 
 const XRAY =
