@@ -57,6 +57,7 @@ export {
   type ResolvedSwitchboardProps,
   type SwitchboardAuth,
   type SwitchboardLogLevel,
+  type SwitchboardModels,
   type SwitchboardNodeRuntime,
   type SwitchboardProps,
 } from './props.ts';

@@ -5,6 +5,7 @@ import type { IHttpRouteAuthorizer, IWebSocketRouteAuthorizer } from 'aws-cdk-li
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AuthConfigSchema } from '../lib/auth/types.ts';
 import { parseSettings, type SettingsInput } from '../lib/config/index.ts';
 import { installJsonSchemaChecker } from '../lib/contract/index.ts';
@@ -194,6 +195,28 @@ export interface SwitchboardProps {
    * data event (docs/deployment.md, "Object audit trail"). @default false
    */
   readonly objectAuditTrail?: boolean;
+  /**
+   * What the agents' models need from AWS, granted to the worker (where agents run) and to no other
+   * function (docs/models.md, "Secrets" and "Bedrock"). Nothing is granted without it.
+   * @default none
+   */
+  readonly models?: SwitchboardModels;
+}
+
+/** The AWS resources model agents use, as the construct's `models` prop names them. */
+export interface SwitchboardModels {
+  /**
+   * The Secrets Manager secrets holding endpoint keys (each model agent's `apiKeyFromSecret`): the
+   * worker may `secretsmanager:GetSecretValue` on these, and only these (and decrypt with a secret's
+   * customer managed key, when it has one).
+   */
+  readonly secrets?: readonly ISecret[];
+  /**
+   * The ARNs of the Bedrock models that AI SDK agents call with the SDK's Bedrock provider (foundation
+   * models, inference profiles, and the foundation models a cross-region profile routes to): the
+   * worker may `bedrock:InvokeModelWithResponseStream` on these.
+   */
+  readonly bedrock?: readonly string[];
 }
 
 type OptionalProps =
@@ -204,7 +227,8 @@ type OptionalProps =
   | 'auth'
   | 'httpAuthorizer'
   | 'webSocketAuthorizer'
-  | 'eventBus';
+  | 'eventBus'
+  | 'models';
 
 /** {@link SwitchboardProps} after validation, with every default applied. */
 export type ResolvedSwitchboardProps = Required<Omit<SwitchboardProps, OptionalProps>> &
@@ -260,6 +284,7 @@ export function checkSwitchboardProps(props: SwitchboardProps): CheckedSwitchboa
     checkRange(name, value ?? fallback, min, max, fail) ? (value ?? fallback) : fallback;
   const settings = props.settings === undefined ? undefined : serialiseSettings(props.settings, fail);
   checkAuth(props, fail);
+  checkModels(props.models, fail);
   if (
     props.aguiReservedConcurrency !== undefined &&
     props.auth === undefined &&
@@ -314,6 +339,7 @@ export function checkSwitchboardProps(props: SwitchboardProps): CheckedSwitchboa
       webSocketAuthorizer: props.webSocketAuthorizer,
       eventBus: props.eventBus,
       objectAuditTrail: props.objectAuditTrail ?? false,
+      models: props.models,
       httpThrottle: checkThrottle('httpThrottle', props.httpThrottle, DEFAULT_HTTP_THROTTLE, fail),
       webSocketThrottle: checkThrottle(
         'webSocketThrottle',
@@ -325,6 +351,18 @@ export function checkSwitchboardProps(props: SwitchboardProps): CheckedSwitchboa
     },
     errors,
   };
+}
+
+/** A Bedrock model's ARN: a foundation model, an inference profile, or a model of the account's own. */
+const BEDROCK_MODEL_ARN =
+  /^arn:aws[a-z-]*:bedrock:[a-z0-9-]*:[0-9]{0,12}:(foundation-model|inference-profile|application-inference-profile|provisioned-model|custom-model|imported-model)\/[^*]+$/;
+
+/** Each Bedrock model named by a whole ARN: a wildcard would grant every model of a kind. */
+function checkModels(models: SwitchboardModels | undefined, fail: (message: string) => void): void {
+  for (const arn of models?.bedrock ?? []) {
+    if (!Token.isUnresolved(arn) && !BEDROCK_MODEL_ARN.test(arn))
+      fail(`models.bedrock: "${arn}" is not the ARN of one Bedrock model or inference profile.`);
+  }
 }
 
 /**

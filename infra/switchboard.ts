@@ -48,7 +48,12 @@ import {
 import { acknowledgeGuardFindings } from './guard.ts';
 import { SwitchboardMonitoring } from './monitoring.ts';
 import { acknowledgeSwitchboardFindings } from './nag.ts';
-import { checkSwitchboardProps, type ResolvedSwitchboardProps, type SwitchboardProps } from './props.ts';
+import {
+  checkSwitchboardProps,
+  type ResolvedSwitchboardProps,
+  type SwitchboardModels,
+  type SwitchboardProps,
+} from './props.ts';
 import { WEBSOCKET_IDENTITY_SOURCES } from './routes.ts';
 import {
   bucketRetention,
@@ -124,6 +129,8 @@ export class Switchboard extends Construct {
    * undefined with `eventBus: false`.
    */
   readonly eventBus?: IEventBus;
+  /** The `models` prop: what the worker may use of Secrets Manager and Bedrock for the agents' models. */
+  private readonly models?: SwitchboardModels;
 
   /**
    * Creates every resource. Props that cannot deploy fail `cdk synth` through the construct tree's
@@ -137,6 +144,7 @@ export class Switchboard extends Construct {
     // validation runs: without this its failure would be esbuild's, not one naming the prop.
     if (missingAgents) throw new Error(`${this.node.path}: ${missingAgents}`);
     this.node.addValidation({ validate: () => [...errors] });
+    this.models = resolved.models;
     this.table = createTable(this, resolved.removalPolicy);
     this.refKeySecret = createRefKeySecret(this, resolved.removalPolicy);
     this.bucket = createBucket(
@@ -361,6 +369,9 @@ export class Switchboard extends Construct {
         }
       }
     }
+    // A key secret encrypted with a customer managed key is read only with that key's decrypt.
+    for (const secret of this.models?.secrets ?? [])
+      secret.encryptionKey?.grantDecrypt(this.functions.worker);
     // cdk-nag's acknowledgements name the resources as the stage's grant wrote them.
     return { ...arns, connections: [...connections] };
   }
@@ -379,6 +390,11 @@ export class Switchboard extends Construct {
       connections: [],
       eventBus: this.eventBus ? [this.eventBus.eventBusArn] : [],
       refKeySecret: [this.refKeySecret.secretArn],
+      // A secret named without its six random characters is matched by IAM on its full ARN.
+      modelSecrets: (this.models?.secrets ?? []).map(
+        (secret) => secret.secretFullArn ?? `${secret.secretArn}-??????`,
+      ),
+      bedrockModels: [...(this.models?.bedrock ?? [])],
     };
   }
 

@@ -60,7 +60,7 @@ export const DEV_USAGE = `Usage: switchboard dev --agents FILE [options]
                    SWITCHBOARD_MODEL_API_KEY (${docsPath('models.md')})
   --model-script FILE
                    the scripted model's rules: a JSON file, or a module whose default export they are;
-                   read again when it changes
+                   read again when it changes; not used when OPENAI_API_KEY alone chose a real endpoint
   --model-base-url URL
                    the real endpoint (default OPENAI_BASE_URL, else https://api.openai.com/v1), called
                    with the key in OPENAI_API_KEY

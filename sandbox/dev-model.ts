@@ -24,7 +24,7 @@ export interface ModelOptions {
 /** What the agents are given. */
 export type ModelChoice =
   | { kind: 'scripted'; script?: string }
-  | { kind: 'endpoint'; baseURL: string; apiKey?: string };
+  | { kind: 'endpoint'; baseURL: string; apiKey?: string; scriptNotUsed?: string };
 
 /** The model the options and the environment choose; a contradiction is a {@link UsageError}. */
 export function chooseModel(values: ModelOptions, env: NodeJS.ProcessEnv, usage: string): ModelChoice {
@@ -41,7 +41,9 @@ export function chooseModel(values: ModelOptions, env: NodeJS.ProcessEnv, usage:
       );
     return { kind, ...(values['model-script'] !== undefined && { script: values['model-script'] }) };
   }
-  if (values['model-script'] !== undefined)
+  // A script given beside a key alone (as `npm run start:model` gives one) is for when there is no key.
+  const implicit = values.model === undefined && baseURL === undefined;
+  if (values['model-script'] !== undefined && !implicit)
     throw new UsageError(
       '--model-script is for the scripted model, and the model is a real endpoint here.',
       usage,
@@ -54,7 +56,12 @@ export function chooseModel(values: ModelOptions, env: NodeJS.ProcessEnv, usage:
       '--model endpoint needs OPENAI_API_KEY (or --model-base-url for an endpoint that takes no key).',
       usage,
     );
-  return { kind, baseURL: url.replace(/\/$/, ''), ...(key !== undefined && { apiKey: key }) };
+  return {
+    kind,
+    baseURL: url.replace(/\/$/, ''),
+    ...(key !== undefined && { apiKey: key }),
+    ...(values['model-script'] !== undefined && { scriptNotUsed: values['model-script'] }),
+  };
 }
 
 /** How many times a script module was imported: each import after a change is a new URL. */
@@ -113,7 +120,11 @@ export async function startDevModel(
     if (choice.apiKey !== undefined) env.SWITCHBOARD_MODEL_API_KEY = choice.apiKey;
     else delete env.SWITCHBOARD_MODEL_API_KEY;
     return {
-      line: `${choice.baseURL}, ${choice.apiKey !== undefined ? 'with the key in OPENAI_API_KEY' : 'with no key'}`,
+      line: `${choice.baseURL}, ${choice.apiKey !== undefined ? 'with the key in OPENAI_API_KEY' : 'with no key'}${
+        choice.scriptNotUsed !== undefined
+          ? ` (${choice.scriptNotUsed} is for the scripted model: not used)`
+          : ''
+      }`,
       watch: () => undefined,
       close: async () => undefined,
     };

@@ -116,6 +116,12 @@ export interface SandboxOptions {
   faults?: FaultOptions;
   /** The grants each function's calls are checked against. Default: what the stack deploys. */
   permissions?: Permissions;
+  /**
+   * Endpoint keys for model agents' `apiKeyFromSecret`, by secret name: the sandbox's Secrets Manager
+   * holds them (ARN: `secretArn(name, SANDBOX_REGION)`), and the worker may read them as the
+   * construct's `models.secrets` lets it, no other function.
+   */
+  modelSecrets?: Readonly<Record<string, string>>;
   /** The functions' clock (every time they read), so that a test can hold time still or move it on. Default `Date.now`. */
   clock?: () => number;
   /** The AG-UI function's timeout, at which its stream is cut off. Default 900 000, the stack's. */
@@ -274,11 +280,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const bus = await startEventBus({ bus: SANDBOX_NAMES.eventBus, onEvent: options.onEvent });
   const resources = sandboxResources(services, refKey, bus.url, options.settings);
   const refKeySecret = secretArn(SANDBOX_NAMES.refKeySecret, SANDBOX_REGION);
-  const secrets = await startSecretsManager({
-    name: SANDBOX_NAMES.refKeySecret,
-    arn: refKeySecret,
-    value: refKey,
-  });
+  const modelSecrets = Object.entries(options.modelSecrets ?? {});
+  const secrets = await startSecretsManager([
+    { name: SANDBOX_NAMES.refKeySecret, arn: refKeySecret, value: refKey },
+    ...modelSecrets.map(([name, value]) => ({ name, arn: secretArn(name, SANDBOX_REGION), value })),
+  ]);
   const jwt = jwtConfig(options);
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'WARN';
   const logger = readableLogger(options.readableLogs, logLevel);
@@ -368,7 +374,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     connections: gateway.managementEndpoint,
     events: bus.url,
     secrets: secrets.url,
-    names: { ...SANDBOX_NAMES, region: SANDBOX_REGION },
+    names: { ...SANDBOX_NAMES, region: SANDBOX_REGION, modelSecrets: modelSecrets.map(([name]) => name) },
     faults: options.faults,
     permissions: options.permissions,
   });

@@ -4,7 +4,7 @@ import { readAll } from './aws/forward.ts';
 import { namesSecret } from './aws/operations.ts';
 import { answerJson, startJsonService } from './json-service.ts';
 
-/** The one secret the emulator holds. */
+/** A secret the emulator holds. */
 export interface EmulatedSecret {
   /** Its name, as a stack's generated secret has one. */
   name: string;
@@ -26,12 +26,16 @@ const answer = (res: ServerResponse, status: number, body: unknown, errorType?: 
   answerJson(res, status, body, errorType, 'Message');
 
 /**
- * A local Secrets Manager holding one secret: `GetSecretValue` (JSON 1.1, `X-Amz-Target:
- * secretsmanager.GetSecretValue`) answers its current version as AWS does, any other id or version
- * `ResourceNotFoundException`. Other operations are refused as unknown: the runtime only reads the
- * session-ref key, and the sandbox makes it itself.
+ * A local Secrets Manager holding some secrets (the session-ref key, and the endpoint keys of model
+ * agents the sandbox was given): `GetSecretValue` (JSON 1.1, `X-Amz-Target:
+ * secretsmanager.GetSecretValue`) answers a secret's current version as AWS does, any other id or
+ * version `ResourceNotFoundException`. Other operations are refused as unknown: the runtime only
+ * reads secrets, and the sandbox makes them itself.
  */
-export async function startSecretsManager(secret: EmulatedSecret): Promise<SecretsManagerEmulator> {
+export async function startSecretsManager(
+  secrets: EmulatedSecret | readonly EmulatedSecret[],
+): Promise<SecretsManagerEmulator> {
+  const held = Array.isArray(secrets) ? secrets : [secrets as EmulatedSecret];
   const versionId = randomUUID();
   const created = Math.floor(Date.now() / 1000);
 
@@ -57,8 +61,8 @@ export async function startSecretsManager(secret: EmulatedSecret): Promise<Secre
         'ValidationException',
       );
     const notFound = (message: string) => answer(res, 400, { message }, 'ResourceNotFoundException');
-    if (!namesSecret(input.SecretId, secret))
-      return notFound("Secrets Manager can't find the specified secret.");
+    const secret = held.find((one) => namesSecret(input.SecretId as string, one));
+    if (!secret) return notFound("Secrets Manager can't find the specified secret.");
     if (input.VersionId !== undefined && input.VersionId !== versionId)
       return notFound(
         `Secrets Manager can't find the specified secret value for VersionId: ${String(input.VersionId)}`,

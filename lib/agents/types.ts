@@ -133,6 +133,12 @@ export interface HostAgentIO {
    * of this turn, prompt and attachments as for any message. Those not taken become the next turn.
    */
   takeSteering(): Promise<HistoryMessage[]>;
+  /**
+   * A Secrets Manager secret's string (an id or ARN), read with the function's own credentials once
+   * per execution environment, never logged: how a model agent's `apiKeyFromSecret` is read. The
+   * worker may read only the secrets the construct's `models.secrets` names.
+   */
+  secret(secretId: string): Promise<string>;
 }
 
 /** The input of the `cancel` hook. */

@@ -18,7 +18,10 @@ export type FunctionName = (typeof FUNCTION_NAMES)[number];
 /**
  * The resources a grant can name: the table, its sweep and owner indexes, the turns queue, the objects of the
  * file bucket, the bucket itself (listing), the WebSocket API's `@connections` endpoint, the
- * EventBridge bus of the domain events and the Secrets Manager secret of the session-ref key.
+ * EventBridge bus of the domain events, the Secrets Manager secret of the session-ref key, and what the
+ * construct's `models` prop names: the secrets of model agents' endpoint keys (`models.secrets`) and
+ * the Bedrock models the agents call (`models.bedrock`). A stack without that prop has none of the
+ * last two, and grants nothing on them.
  */
 export type ResourceKind =
   | 'table'
@@ -29,7 +32,9 @@ export type ResourceKind =
   | 'bucket'
   | 'connections'
   | 'eventBus'
-  | 'refKeySecret';
+  | 'refKeySecret'
+  | 'modelSecrets'
+  | 'bedrockModels';
 
 /** Some IAM actions on one kind of resource. */
 export interface Grant {
@@ -85,6 +90,13 @@ const EVENTS: Grant = { resource: 'eventBus', actions: ['events:PutEvents'] };
 const REF_KEY: Grant = { resource: 'refKeySecret', actions: ['secretsmanager:GetSecretValue'] };
 
 /**
+ * Streaming only: the loop of an AI SDK agent calls Bedrock's ConverseStream (`streamText`), which IAM
+ * authorises as `InvokeModelWithResponseStream`. `InvokeModel` (Converse, `generateText`) is not
+ * called by anything Switchboard runs.
+ */
+const BEDROCK: Grant = { resource: 'bedrockModels', actions: ['bedrock:InvokeModelWithResponseStream'] };
+
+/**
  * Each function's grants. Why each is there:
  * - every function reads and writes session items and queries a session's partition;
  * - the HTTP and WebSocket functions enqueue turns; the sweep enqueues the resumption of a lapsed
@@ -117,7 +129,9 @@ const REF_KEY: Grant = { resource: 'refKeySecret', actions: ['secretsmanager:Get
  *   the HTTP, WebSocket and AG-UI functions, which take answers (a pause answered);
  * - the session-ref key is read by the functions that identify callers (HTTP, WebSocket, AG-UI): a
  *   caller's session scope is keyed with it (lib/auth/identify.ts). The worker and the sweep only
- *   meet refs already made, and the `$connect` authoriser names no session: none of them may read it.
+ *   meet refs already made, and the `$connect` authoriser names no session: none of them may read it;
+ * - agents run only in the worker: it alone reads model agents' endpoint keys (`apiKeyFromSecret`,
+ *   through `Runtime.secret`) and calls Bedrock models, on what the construct's `models` prop names.
  */
 export const FUNCTION_PERMISSIONS: Permissions = {
   http: [
@@ -164,6 +178,8 @@ export const FUNCTION_PERMISSIONS: Permissions = {
     { resource: 'bucket', actions: ['s3:ListBucket'] },
     CONNECTIONS,
     EVENTS,
+    { resource: 'modelSecrets', actions: ['secretsmanager:GetSecretValue'] },
+    BEDROCK,
   ],
   sweep: [
     { resource: 'table', actions: tableItemsAnd('dynamodb:BatchGetItem') },

@@ -1,4 +1,4 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { readSecret, type SecretsConfig } from './secrets.ts';
 
 /** The shortest key the runtime accepts: an HMAC-SHA-256 key of fewer bytes would weaken it. */
 export const REF_KEY_MIN_BYTES = 32;
@@ -16,21 +16,9 @@ export function refKeyBytes(text: string, where: string): Uint8Array {
  * `createRuntime` imports this module with `import()` on the first call of `Runtime.refKey()`, once
  * per execution environment: the key never changes (a new one would change every session's ref), so
  * it is not refreshed. Powertools' parameters utility would add a cache with a lifetime for a value
- * read once; the SDK's one call does the job.
+ * read once; the SDK's one call (lib/config/secrets.ts, which also reads model agents' keys) does
+ * the job.
  */
-export async function readRefKey(
-  config: {
-    region: string;
-    credentials?: { accessKeyId: string; secretAccessKey: string };
-    endpoint?: string;
-  },
-  secretId: string,
-): Promise<Uint8Array> {
-  const client = new SecretsManagerClient(config);
-  try {
-    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
-    return refKeyBytes(SecretString ?? '', `secret ${secretId}`);
-  } finally {
-    client.destroy();
-  }
+export async function readRefKey(config: SecretsConfig, secretId: string): Promise<Uint8Array> {
+  return refKeyBytes(await readSecret(config, secretId), `secret ${secretId}`);
 }

@@ -83,6 +83,13 @@ export interface Runtime {
    * secret SWITCHBOARD_REF_KEY_SECRET names. Never logged.
    */
   refKey: () => Promise<Uint8Array>;
+  /**
+   * A Secrets Manager secret's string (an endpoint key of a model agent: `apiKeyFromSecret`), read
+   * with the same loader as the session-ref key, once per execution environment and secret; a read
+   * that failed is tried again by the next call. Never logged. The function's role must be granted
+   * the secret (the construct grants the worker the secrets of its `models` prop).
+   */
+  secret: (secretId: string) => Promise<string>;
 }
 
 /** Where the runtime's parts are. Endpoints are only set for the local sandbox. */
@@ -183,6 +190,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       logFormatter: new ContextLogFormatter(),
     });
   let refKey: Promise<Uint8Array> | undefined;
+  const secrets = new Map<string, Promise<string>>();
   return {
     db,
     table: config.table,
@@ -231,6 +239,17 @@ export function createRuntime(config: RuntimeConfig): Runtime {
         throw error;
       });
       return refKey;
+    },
+    secret: (secretId) => {
+      let value = secrets.get(secretId);
+      if (!value) {
+        value = import('./secrets.ts').then(({ readSecret }) =>
+          readSecret({ ...base, endpoint: config.endpoints?.secrets }, secretId),
+        );
+        value.catch(() => secrets.delete(secretId));
+        secrets.set(secretId, value);
+      }
+      return value;
     },
   };
 }

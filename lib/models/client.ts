@@ -1,5 +1,6 @@
 import type { OpenAI } from 'openai';
-import { apiKeyFromSecret } from './secret.ts';
+import type { HostAgentIO } from '../agents/types.ts';
+import { keyOfSecret } from './secret.ts';
 import type { ModelSettings } from './types.ts';
 
 /** One client per endpoint and key, made with the first turn and kept for the execution environment. */
@@ -10,8 +11,8 @@ const clients = new Map<string, Promise<OpenAI>>();
  * 5xx, connection errors, with `retry-after`) is the only one: `maxRetries` (default 2), each call
  * stopped by the turn's signal, so retries never outlast the turn.
  */
-export async function clientFor(settings: ModelSettings): Promise<OpenAI> {
-  const apiKey = settings.apiKey ?? (await apiKeyFromSecret(settings.apiKeyFromSecret as string));
+export async function clientFor(settings: ModelSettings, io: Pick<HostAgentIO, 'secret'>): Promise<OpenAI> {
+  const apiKey = settings.apiKey ?? (await keyFrom(settings.apiKeyFromSecret as string, io));
   const id = `${settings.baseURL}\n${settings.maxRetries ?? 2}\n${apiKey}`;
   let client = clients.get(id);
   if (!client) {
@@ -22,4 +23,16 @@ export async function clientFor(settings: ModelSettings): Promise<OpenAI> {
     clients.set(id, client);
   }
   return client;
+}
+
+/** The key of `apiKeyFromSecret`, read by the runtime once per execution environment. */
+async function keyFrom(secretId: string, io: Pick<HostAgentIO, 'secret'>): Promise<string> {
+  let text: string;
+  try {
+    text = await io.secret(secretId);
+  } catch (error) {
+    // The SDK's error names the secret and the reason; nothing of the secret's value.
+    throw new Error(`The endpoint key could not be read from ${secretId}: ${(error as Error).message}`);
+  }
+  return keyOfSecret(secretId, text);
 }

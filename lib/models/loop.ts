@@ -188,7 +188,7 @@ async function run(loop: Loop & { backend: string[] }): Promise<HostResult> {
   const tools = offeredTools(transcript.hostTools, offeredBackend, own);
   if (settings.questions && !loop.silent) tools.push(ASK_USER);
   const hostNames = new Set(transcript.hostTools.map((t) => t.name));
-  const client = await clientFor(settings);
+  const client = await clientFor(settings, loop.io);
   const maxTurns = settings.maxTurns ?? DEFAULT_MAX_TURNS;
   for (let step = 0; step < maxTurns; step++) {
     let answer: Awaited<ReturnType<Wire>>;

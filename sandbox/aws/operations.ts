@@ -32,6 +32,8 @@ export interface ResourceNames {
   eventBus: string;
   /** The name of the session-ref key's secret. */
   refKeySecret: string;
+  /** The names of the model agents' key secrets, as the construct's `models.secrets` grants them. */
+  modelSecrets?: readonly string[];
   region: string;
 }
 
@@ -202,14 +204,16 @@ export function namesSecret(id: string, secret: { name: string; arn: string }): 
  */
 export function secretsOperation(target: string, body: Buffer, names: ResourceNames): Operation {
   const id = String(parseJson(body).SecretId ?? '');
-  const secret = { name: names.refKeySecret, arn: secretArn(names.refKeySecret, names.region) };
-  const own = namesSecret(id, secret);
+  const secretOf = (name: string) => ({ name, arn: secretArn(name, names.region) });
+  const refKey = secretOf(names.refKeySecret);
+  const model = (names.modelSecrets ?? []).map(secretOf).find((secret) => namesSecret(id, secret));
+  const own = namesSecret(id, refKey) ? refKey : model;
   return {
     service: 'secretsmanager',
     action: `secretsmanager:${target.split('.')[1] ?? ''}`,
-    kind: own ? 'refKeySecret' : undefined,
+    kind: own === refKey ? 'refKeySecret' : own ? 'modelSecrets' : undefined,
     arn: own
-      ? secret.arn
+      ? own.arn
       : id.startsWith('arn:')
         ? id
         : `arn:aws:secretsmanager:${names.region}:${SANDBOX_ACCOUNT}:secret:${id}`,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type HostAgentDefinition } from '../../lib/index.ts';
+import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
@@ -21,6 +22,7 @@ const MARK = {
   answer: `answer${run}`,
   malformed: `malformed${run}`,
   refusedToken: `refused${run}`,
+  modelKey: `sk-${run}`,
 };
 const ATTACHMENT_TEXT = `The attached notes: ${MARK.attachment}`;
 const ATTACHMENT_BASE64 = Buffer.from(ATTACHMENT_TEXT).toString('base64');
@@ -98,11 +100,25 @@ app.registerHostAgent(agent);
 const sid = sessionIds('logs');
 let sandbox: Sandbox;
 let host: TestSocket;
+let model: ScriptedModel;
 
 beforeAll(async () => {
   capture();
+  // A model agent whose endpoint key is read from a secret (apiKeyFromSecret): the key reaches the
+  // model, never a log line. The scripted model refuses any other key.
+  model = await startScriptedModel({
+    script: { rules: [{ match: 'hello', on: 'user', reply: { text: 'Hello from the model.' } }] },
+    apiKey: MARK.modelKey,
+  });
+  app.registerChatCompletionsAgent({
+    info: { id: 'model' },
+    baseURL: model.baseURL,
+    apiKeyFromSecret: 'support/model-key',
+    model: 'scripted-small',
+  });
   sandbox = await testSandbox({
     app,
+    modelSecrets: { 'support/model-key': MARK.modelKey },
     logLevel: 'DEBUG',
     tokens: (token) => (token === MARK.token ? { user: 'alice', tenant: 'acme' } : null),
   });
@@ -112,6 +128,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await host?.close();
   await sandbox?.close();
+  await model?.close();
   for (const undo of restore.reverse()) undo();
 });
 
@@ -130,7 +147,7 @@ async function post(path: string, body: unknown) {
 }
 
 describe('logs', () => {
-  it('hold no token, message, attachment, host context, tool argument, tool result or answer, even at DEBUG', async () => {
+  it('hold no token, message, attachment, host context, tool argument, tool result, answer or endpoint key, even at DEBUG', async () => {
     const id = sid('turn');
     // The message, over the socket that connected with the token in its query string.
     const first = await host.request({
@@ -165,6 +182,17 @@ describe('logs', () => {
     const answered = await post(`/api/sessions/${id}/actions/req_which`, { answers: [MARK.answer] });
     const done = await host.waitFor(ended(answered.run_id), 'the last run');
     expect(done.type).toBe('session.status_idle');
+
+    // The model agent's turn: its key was read from the secret and sent to the model.
+    const modelTurn = await host.request({
+      action: 'assistant_message',
+      session_id: sid('model'),
+      agent_id: 'model',
+      content: 'hello model',
+    });
+    const modelEnd = await host.waitFor(ended(modelTurn.run_id), 'the model agent’s turn');
+    expect(modelEnd.data).toMatchObject({ status: 'completed' });
+    expect(model.requests.at(-1)?.status).toBe(200);
 
     // Every marker went through the runtime, so its absence from the logs means something.
     expect(seen.attachment).toBe(ATTACHMENT_TEXT);

@@ -34,6 +34,9 @@ function capture(): void {
   }
 }
 
+/** The secret that holds the scripted model's key, as the construct's `models.secrets` names one. */
+const MODEL_KEY_SECRET = 'support/model-key';
+
 let model: ScriptedModel;
 let sandbox: Sandbox;
 let host: TestSocket;
@@ -49,8 +52,15 @@ beforeAll(async () => {
     register(modelAgent(`${kind}-capped`, model.baseURL, { budget: { sessionUsd: 0.5 } }));
     register(modelAgent(`${kind}-short`, model.baseURL, { maxTurns: 2 }));
   }
+  const fromSecret = (id: string, secret: string) => {
+    const { apiKey: _, ...agent } = modelAgent(id, model.baseURL);
+    return { ...agent, apiKeyFromSecret: secret };
+  };
+  app.registerChatCompletionsAgent(fromSecret('chat-secret', MODEL_KEY_SECRET));
+  app.registerChatCompletionsAgent(fromSecret('chat-ungranted', 'support/not-granted'));
   sandbox = await testSandbox({
     app,
+    modelSecrets: { [MODEL_KEY_SECRET]: JSON.stringify({ apiKey: MODEL_KEY }) },
     logLevel: 'INFO',
     settings: { runs: { cancelPollMs: 50, cancelGraceMs: 300 } },
   });
@@ -392,5 +402,25 @@ describe.each([
     const id = sid('turns');
     const { end } = await say(id, 'loop forever', { agent_id: `${kind}-short` });
     expect(end.data).toMatchObject({ stop_reason: 'max_turns' });
+  });
+});
+
+describe('apiKeyFromSecret', () => {
+  const sid = sessionIds('secret');
+  it('reads the key from the secret the worker is granted, and the model answers', async () => {
+    const { end, events } = await say(sid('granted'), 'hello model', { agent_id: 'chat-secret' });
+    expect(end.data).toMatchObject({ status: 'completed' });
+    expect(texts(events)).toBe('Hello there!');
+  });
+
+  it('is refused a secret the worker is not granted, and no other function may read a granted one', async () => {
+    const { end, events } = await say(sid('ungranted'), 'hello model', { agent_id: 'chat-ungranted' });
+    expect(end.data).toMatchObject({ status: 'error' });
+    expect(JSON.stringify(events)).not.toContain(MODEL_KEY);
+    // The sandbox's fronts judge each call by the stack's grants: only the worker reads model keys.
+    await expect(sandbox.runtimes.http.secret(MODEL_KEY_SECRET)).rejects.toThrow(/not authorized/);
+    await expect(sandbox.runtimes.worker.secret('support/not-granted')).rejects.toThrow(/not authorized/);
+    expect(JSON.parse(await sandbox.runtimes.worker.secret(MODEL_KEY_SECRET))).toEqual({ apiKey: MODEL_KEY });
+    expect(captured.join('')).not.toContain(MODEL_KEY);
   });
 });

@@ -8,7 +8,9 @@ import {
 import { type Need, sdkCallsOf } from './sdk-calls.ts';
 import {
   asList,
+  BEDROCK_MODEL_ARNS,
   type FoundStatement,
+  MODEL_KEY_SECRETS,
   policyStatements,
   type Resources,
   SYNTH_TIMEOUT_MS,
@@ -23,11 +25,27 @@ const STAR_RESOURCE_ALLOWED: Record<string, string> = {
 
 let resources: Resources;
 let allows: FoundStatement[];
+/** The same stack without the `models` prop. */
+let withoutModels: FoundStatement[];
+
+const allowsOf = (r: Resources) =>
+  policyStatements(r).filter(({ statement }) => statement.Effect === 'Allow');
 
 beforeAll(() => {
-  ({ resources } = synthSwitchboard());
-  allows = policyStatements(resources).filter(({ statement }) => statement.Effect === 'Allow');
+  // With the `models` prop, so that every kind of grant the permission list declares is in the template.
+  ({ resources } = synthSwitchboard({ models: true }));
+  allows = allowsOf(resources);
+  withoutModels = allowsOf(synthSwitchboard().resources);
 }, SYNTH_TIMEOUT_MS);
+
+/**
+ * What the worker is granted for the agents module's own code, which the fixture agents do not hold:
+ * an AI SDK agent on the SDK's Bedrock provider streams (ConverseStream) from the models of the
+ * `models.bedrock` prop.
+ */
+const AGENT_NEEDS: Partial<Record<FunctionName, readonly Need[]>> = {
+  worker: ['bedrock:InvokeModelWithResponseStream@bedrockModels'],
+};
 
 /** The logical id prefix of each function's role. */
 const ROLE_PREFIX: Record<FunctionName, string> = {
@@ -45,6 +63,11 @@ function kindOf(resource: unknown): ResourceKind | undefined {
   if (text.includes('@connections')) return 'connections';
   if (/"SwitchboardEventBus[0-9A-F]+"/.test(text)) return 'eventBus';
   if (/"SwitchboardRefKey[0-9A-F]+"/.test(text)) return 'refKeySecret';
+  if (
+    new RegExp(`"${MODEL_KEY_SECRETS.created}[0-9A-F]+"|secret:${MODEL_KEY_SECRETS.named}-\\?{6}`).test(text)
+  )
+    return 'modelSecrets';
+  if (text.includes(':bedrock:')) return 'bedrockModels';
   if (text.includes('/index/gsi1')) return 'sweepIndex';
   if (text.includes('/index/gsi2')) return 'ownerIndex';
   if (/"SwitchboardTable[0-9A-F]+"/.test(text)) return 'table';
@@ -54,8 +77,8 @@ function kindOf(resource: unknown): ResourceKind | undefined {
 }
 
 /** What a function role is allowed on Switchboard's resources, as `action@kind`. */
-function grantsOf(rolePrefix: string): Set<string> {
-  const policies = allows.filter(
+function grantsOf(rolePrefix: string, statements = allows): Set<string> {
+  const policies = statements.filter(
     ({ logicalId, type }) => type === 'AWS::IAM::Policy' && logicalId.startsWith(rolePrefix),
   );
   expect(policies.length).toBeGreaterThan(0);
@@ -119,6 +142,7 @@ describe('Switchboard IAM', () => {
 
   it.each(FUNCTION_NAMES)('the %s function is granted what its code calls, and nothing else', async (fn) => {
     const { commands, needs } = await sdkCallsOf(fn);
+    for (const need of AGENT_NEEDS[fn] ?? []) needs.add(need);
     // The `$connect` authoriser calls no AWS service; every other function does.
     if (fn === 'authorizer') expect(commands, fn).toEqual([]);
     else expect(commands.length, fn).toBeGreaterThan(0);
@@ -154,6 +178,41 @@ describe('Switchboard IAM', () => {
       'SwitchboardWorker',
     ]);
     for (const { statement } of grants) expect(kindOf(statement.Resource)).toBe('eventBus');
+  });
+
+  it('grants the worker, and no other function, exactly what the models prop names: its key secrets and Bedrock models', () => {
+    const onModels = (statements: FoundStatement[]) =>
+      statements.filter(({ statement }) =>
+        asList(statement.Resource).some((r) => ['modelSecrets', 'bedrockModels'].includes(kindOf(r) ?? '')),
+      );
+    expect(onModels(withoutModels)).toEqual([]);
+    for (const fn of FUNCTION_NAMES.filter((f) => f !== 'worker')) {
+      expect([...grantsOf(ROLE_PREFIX[fn], withoutModels)].filter((g) => g.startsWith('bedrock:'))).toEqual(
+        [],
+      );
+    }
+    const granted = onModels(allows);
+    expect(new Set(granted.map((g) => g.logicalId.replace(/FunctionRole.*$/, '')))).toEqual(
+      new Set(['SwitchboardWorker']),
+    );
+    const bedrock = granted.filter(({ statement }) =>
+      asList(statement.Action).some((a) => String(a).startsWith('bedrock:')),
+    );
+    expect(bedrock.flatMap(({ statement }) => asList(statement.Action))).toEqual([
+      'bedrock:InvokeModelWithResponseStream',
+    ]);
+    expect(bedrock.flatMap(({ statement }) => asList(statement.Resource)).sort()).toEqual(
+      [...BEDROCK_MODEL_ARNS].sort(),
+    );
+    const secrets = granted.filter(({ statement }) =>
+      asList(statement.Action).includes('secretsmanager:GetSecretValue'),
+    );
+    const named = secrets.flatMap(({ statement }) =>
+      asList(statement.Resource).map((r) => JSON.stringify(r)),
+    );
+    expect(named).toHaveLength(2);
+    expect(named.some((r) => r.includes(`"${MODEL_KEY_SECRETS.created}`))).toBe(true);
+    expect(named.some((r) => r.includes(`secret:${MODEL_KEY_SECRETS.named}-??????`))).toBe(true);
   });
 
   it('no function may scan the table', () => {

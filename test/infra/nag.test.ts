@@ -2,11 +2,18 @@ import { existsSync } from 'node:fs';
 import { Annotations, type App, Stack, Validations } from 'aws-cdk-lib';
 import { HttpJwtAuthorizer, WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SwitchboardDemoStack } from '../../infra/demo-stack.ts';
 import { Switchboard } from '../../infra/switchboard.ts';
-import { FIXTURE_AGENTS, newApp, newStack, SYNTH_TIMEOUT_MS } from './template-helpers.ts';
+import {
+  BEDROCK_MODEL_ARNS,
+  FIXTURE_AGENTS,
+  newApp,
+  newStack,
+  SYNTH_TIMEOUT_MS,
+} from './template-helpers.ts';
 
 /** One unacknowledged cdk-nag finding. */
 interface Finding {
@@ -70,13 +77,20 @@ function teamStack(app = newApp()): Stack {
   return stack;
 }
 
-/** A team's stack with the built-in authentication: a JWT authoriser and the `$connect` function. */
+/**
+ * A team's stack with the built-in authentication (a JWT authoriser and the `$connect` function) and
+ * model agents: a key secret named by its name (granted as `<name>-??????`) and a Bedrock model.
+ */
 function builtInAuthStack(): Stack {
   const stack = new Stack(newApp(), 'Test');
   new Switchboard(stack, 'Switchboard', {
     agents: FIXTURE_AGENTS,
     tracing: true,
     auth: { issuer: 'https://login.example.com', audience: ['hosts'] },
+    models: {
+      secrets: [Secret.fromSecretNameV2(stack, 'OpenAiKey', 'support/openai-key')],
+      bedrock: BEDROCK_MODEL_ARNS,
+    },
   });
   return stack;
 }
@@ -109,7 +123,7 @@ describe('cdk-nag AwsSolutions and Serverless checks', () => {
     expect(team.map(line)).toEqual([]);
   });
 
-  it('find nothing unacknowledged in a stack with the built-in authentication and tracing', () => {
+  it('find nothing unacknowledged in a stack with the built-in authentication, tracing and model grants', () => {
     expect(builtIn.map(line)).toEqual([]);
   });
 

@@ -150,6 +150,22 @@ describe('Switchboard props', () => {
     expect(problems({ agents: FIXTURE_AGENTS, auth: TEST_AUTH, stageName: 'a/b' })).toMatch(/stageName/);
   });
 
+  it('takes Bedrock models by their whole ARN only: a wildcard or another service’s ARN is refused', () => {
+    const models = (bedrock: string[]) =>
+      problems({ agents: FIXTURE_AGENTS, allowAnonymous: true, models: { bedrock } });
+    expect(
+      models([
+        'arn:aws:bedrock:eu-west-1::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
+        'arn:aws:bedrock:eu-west-1:123456789012:inference-profile/eu.anthropic.claude-sonnet-4-5-20250929-v1:0',
+      ]),
+    ).toBe('');
+    expect(models(['arn:aws:bedrock:eu-west-1::foundation-model/*'])).toContain(
+      'models.bedrock: "arn:aws:bedrock:eu-west-1::foundation-model/*" is not the ARN of one Bedrock model',
+    );
+    expect(models(['*'])).toContain('models.bedrock: "*"');
+    expect(models(['arn:aws:s3:::bucket/key'])).toContain('models.bedrock');
+  });
+
   it('applies the documented defaults and resolves the agents path', () => {
     const { resolved } = checkSwitchboardProps({ agents: 'test/infra/fixtures/agents.ts', auth: TEST_AUTH });
     expect(resolved.agents).toBe(FIXTURE_AGENTS);

@@ -37,16 +37,20 @@ const COMMAND_NEEDS: Record<string, readonly Need[]> = {
   DeleteConnectionCommand: ['execute-api:ManageConnections@connections'],
   GetConnectionCommand: ['execute-api:ManageConnections@connections'],
   PutEventsCommand: ['events:PutEvents@eventBus'],
-  GetSecretValueCommand: ['secretsmanager:GetSecretValue@refKeySecret'],
 };
 
 /**
- * Commands every runtime holds but sends only when its code calls one method: `createRuntime` builds
- * `refKey()` for every function, and only that method reads the key's secret (lib/config/ref-key.ts).
- * A bundle that never calls it cannot send the command, whatever else it bundles.
+ * Commands every runtime holds but sends only when its code calls one method, with what each caller
+ * needs: `createRuntime` builds `refKey()` and `secret()` for every function, and only those read a
+ * secret (lib/config/secrets.ts). `refKey()` reads the session-ref key; `secret()` is handed to the
+ * agents as `io.secret` (lib/runs), which reads model agents' endpoint keys. A bundle that calls
+ * neither cannot send the command, whatever else it bundles.
  */
-const SENT_ONLY_THROUGH: Record<string, RegExp> = {
-  GetSecretValueCommand: /\.refKey\(\)/,
+const SENT_THROUGH: Record<string, readonly (readonly [RegExp, Need])[]> = {
+  GetSecretValueCommand: [
+    [/\.refKey\(\)/, 'secretsmanager:GetSecretValue@refKeySecret'],
+    [/\bsecret: rt\.secret\b/, 'secretsmanager:GetSecretValue@modelSecrets'],
+  ],
 };
 
 /**
@@ -94,10 +98,11 @@ export async function sdkCallsOf(fn: FunctionName): Promise<{ commands: string[]
     logLevel: 'error',
   });
   const code = result.outputFiles[0]?.text ?? '';
-  const commands = usedSdkNames(code).filter((command) => SENT_ONLY_THROUGH[command]?.test(code) ?? true);
+  const callers = (command: string) => SENT_THROUGH[command]?.filter(([caller]) => caller.test(code));
+  const commands = usedSdkNames(code).filter((command) => callers(command)?.length !== 0);
   const needs = new Set<Need>(EVENT_SOURCE_NEEDS[fn] ?? []);
   for (const command of commands) {
-    const need = COMMAND_NEEDS[command];
+    const need = callers(command)?.map(([, n]) => n) ?? COMMAND_NEEDS[command];
     if (!need) throw new Error(`${fn} calls ${command}, which sdk-calls.ts does not map to IAM actions.`);
     for (const n of need) needs.add(n);
   }

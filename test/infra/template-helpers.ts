@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Annotations, App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Switchboard } from '../../infra/switchboard.ts';
 
 /** The stand-in agents module (bundling is skipped, so it is never loaded). */
@@ -61,7 +62,18 @@ export interface SynthOptions {
   readonly anonymous?: boolean;
   /** Keep the missing-authoriser warning, for the test that checks it (silenced otherwise). */
   readonly keepWarnings?: boolean;
+  /** Set the `models` prop: {@link MODEL_KEY_SECRETS} and {@link BEDROCK_MODEL_ARNS}. */
+  readonly models?: boolean;
 }
+
+/** The model key secrets of a synth with `models`: one created in the stack, one named by its name only. */
+export const MODEL_KEY_SECRETS = { created: 'ModelKey', named: 'support/openai-key' } as const;
+
+/** The Bedrock models of a synth with `models`: a foundation model and a cross-region inference profile. */
+export const BEDROCK_MODEL_ARNS = [
+  'arn:aws:bedrock:eu-west-1::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
+  'arn:aws:bedrock:eu-west-1:123456789012:inference-profile/eu.anthropic.claude-sonnet-4-5-20250929-v1:0',
+];
 
 /** A synthesised Switchboard stack, as {@link synthSwitchboard} gives it. */
 export interface SynthesisedSwitchboard {
@@ -82,7 +94,12 @@ const synthesised = new Map<string, SynthesisedSwitchboard>();
  * and built-in authentication ({@link TEST_AUTH}), or none with `anonymous`; once per variant.
  */
 export function synthSwitchboard(options: SynthOptions = {}): SynthesisedSwitchboard {
-  const key = JSON.stringify([!!options.validate, !!options.anonymous, !!options.keepWarnings]);
+  const key = JSON.stringify([
+    !!options.validate,
+    !!options.anonymous,
+    !!options.keepWarnings,
+    !!options.models,
+  ]);
   const known = synthesised.get(key);
   if (known) return known;
   const stack = newStack(options);
@@ -91,6 +108,15 @@ export function synthSwitchboard(options: SynthOptions = {}): SynthesisedSwitchb
     tracing: true,
     settings: { runs: { leaseMs: 120_000 } },
     ...(options.anonymous ? { allowAnonymous: true } : { auth: TEST_AUTH }),
+    ...(options.models && {
+      models: {
+        secrets: [
+          new Secret(stack, MODEL_KEY_SECRETS.created),
+          Secret.fromSecretNameV2(stack, 'NamedModelKey', MODEL_KEY_SECRETS.named),
+        ],
+        bedrock: BEDROCK_MODEL_ARNS,
+      },
+    }),
   });
   if (!options.keepWarnings) Annotations.of(stack).acknowledgeWarning('switchboard:noAuthorizer');
   const template = Template.fromStack(stack);

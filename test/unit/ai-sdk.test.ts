@@ -48,6 +48,7 @@ function fakeIO(controller = new AbortController()) {
     lookAtScreen: async () => [],
     parts: async () => [],
     takeSteering: async () => [],
+    secret: async () => '',
   };
   return { io, events, controller };
 }

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { HistoryMessage } from '../../lib/agents/index.ts';
+import { createRuntime } from '../../lib/config/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { chatMessages } from '../../lib/models/chat-completions.ts';
 import { responsesInput } from '../../lib/models/responses.ts';
-import { apiKeyFromSecret } from '../../lib/models/secret.ts';
+import { keyOfSecret } from '../../lib/models/secret.ts';
 import { checkArgs, checkValue, offeredTools } from '../../lib/models/tools.ts';
 import { conversationMessages, historyThrough, type ModelMessage } from '../../lib/models/transcript.ts';
 import { secretArn } from '../../sandbox/aws/index.ts';
@@ -165,28 +166,33 @@ describe('apiKeyFromSecret', () => {
   const NAME = 'support/openai-key';
   const ARN = secretArn(NAME, SANDBOX_REGION);
   let emulator: SecretsManagerEmulator;
-  const saved = { ...process.env };
   beforeAll(async () => {
     emulator = await startSecretsManager({ name: NAME, arn: ARN, value: '{"apiKey":"sk-from-the-secret"}' });
-    Object.assign(process.env, {
-      AWS_REGION: SANDBOX_REGION,
-      AWS_ACCESS_KEY_ID: SANDBOX_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: SANDBOX_CREDENTIALS.secretAccessKey,
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: emulator.url,
-    });
   });
   afterAll(async () => {
-    process.env = saved;
     await emulator?.close();
   });
 
-  it('reads the key once per execution environment, and an error names the secret, never a value', async () => {
-    expect(await apiKeyFromSecret(ARN)).toBe('sk-from-the-secret');
+  it('is read by the runtime once per execution environment, with the loader of the session-ref key', async () => {
+    const rt = createRuntime({
+      table: 't',
+      queueUrl: 'q',
+      bucket: 'b',
+      region: SANDBOX_REGION,
+      credentials: SANDBOX_CREDENTIALS,
+      endpoints: { secrets: emulator.url },
+    });
+    expect(keyOfSecret(ARN, await rt.secret(ARN))).toBe('sk-from-the-secret');
     await emulator.close();
     // Read once: the emulator is gone, the key is still known.
-    expect(await apiKeyFromSecret(ARN)).toBe('sk-from-the-secret');
-    const error = await apiKeyFromSecret(`${ARN}-other`).catch((e: Error) => e);
-    expect(String(error)).toContain(`The endpoint key could not be read from ${ARN}-other`);
-    expect(String(error)).not.toContain('sk-from-the-secret');
+    expect(keyOfSecret(ARN, await rt.secret(ARN))).toBe('sk-from-the-secret');
+    // A read that failed is tried again by the next call, not kept.
+    await expect(rt.secret(`${ARN}-other`)).rejects.toThrow();
+  });
+
+  it('takes a plain key, or the apiKey field of a JSON secret; an empty one names the secret, never a value', () => {
+    expect(keyOfSecret(ARN, 'sk-plain')).toBe('sk-plain');
+    expect(keyOfSecret(ARN, '{"apiKey":"sk-json"}')).toBe('sk-json');
+    expect(() => keyOfSecret(ARN, '{"other":"sk-hidden"}')).toThrow(`The secret ${ARN} holds no key.`);
   });
 });

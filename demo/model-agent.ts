@@ -1,0 +1,88 @@
+import type { ModelAgentDefinition } from '../lib/index.ts';
+
+/** The refund's arguments: the model's call and a person's edit are both checked against it. */
+const REFUND_SCHEMA = {
+  type: 'object',
+  properties: {
+    order: { type: 'integer', minimum: 1 },
+    amount: { type: 'number', exclusiveMinimum: 0, maximum: 100 },
+  },
+  required: ['order', 'amount'],
+  additionalProperties: false,
+};
+
+/**
+ * The demo agent on a model loop: a Chat Completions agent that reaches the same features as the
+ * scripted `demo` agent through the model's tool calls. A backend tool (`text_stats`), an approval
+ * whose arguments a person may edit (`issue_refund`), a question (`ask_user`), a client tool the
+ * page answers (`local_time`), the page's host actions (`set_filter`, `close_issue`, offered from
+ * its `host_context`), a long answer, and the conversation's files (`list_files`). Under
+ * `switchboard dev` it calls the sandbox's scripted model (demo/model-script.ts), or a real
+ * endpoint when OPENAI_API_KEY is set.
+ */
+export function demoModelAgent(options: {
+  baseURL: string;
+  apiKey?: string;
+  model?: string;
+}): ModelAgentDefinition {
+  return {
+    info: {
+      id: 'demo-model',
+      name: 'Demo assistant on a model',
+      description: 'The demo agent, with a model choosing the tools.',
+      capabilities: { streaming: true },
+    },
+    baseURL: options.baseURL,
+    // An endpoint that takes no key (a local vLLM or Ollama) still gets a header the client insists on.
+    apiKey: options.apiKey ?? 'none',
+    model: options.model ?? 'gpt-4o-mini',
+    system: [
+      'You are the assistant of an issue tracker page, showing what Switchboard can do.',
+      'Use text_stats to count words, issue_refund to refund an order, ask_user to ask which plan fits,',
+      'local_time for the time on the person’s device, list_files for the files they attached, and the',
+      'page’s actions (set_filter, close_issue) to change the page. Keep answers short.',
+    ].join(' '),
+    questions: true,
+    hitl: { timeoutMinutes: 30 },
+    tools: [
+      {
+        name: 'text_stats',
+        description: 'Count the words and characters of a text.',
+        parameters: {
+          type: 'object',
+          properties: { text: { type: 'string' } },
+          required: ['text'],
+          additionalProperties: false,
+        },
+        execute: (args) => {
+          const text = String((args as { text: string }).text);
+          const words = text.trim().split(/\s+/).filter(Boolean);
+          return { characters: text.length, words: words.length };
+        },
+      },
+      {
+        name: 'issue_refund',
+        description: 'Refund an amount (at most $100) on an order. A person approves each refund.',
+        parameters: REFUND_SCHEMA,
+        approval: {
+          title: (args) =>
+            `Refund $${(args as { amount: number }).amount} on order ${(args as { order: number }).order}?`,
+        },
+        execute: (args) => ({ refunded: (args as { amount: number }).amount }),
+      },
+      {
+        // No `execute`: the page runs it (a client_tool request) and its output goes back to the model.
+        name: 'local_time',
+        description: 'The time and time zone on the person’s device.',
+        parameters: { type: 'object', properties: {}, additionalProperties: false },
+      },
+      {
+        name: 'list_files',
+        description: 'The files of this conversation: their names, types and sizes.',
+        parameters: { type: 'object', properties: {}, additionalProperties: false },
+        execute: async (_, { files }) =>
+          (await files.list()).map((f) => ({ name: f.name, type: f.mimeType, bytes: f.size })),
+      },
+    ],
+  };
+}
