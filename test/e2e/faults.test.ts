@@ -83,6 +83,21 @@ async function retried(send: () => Promise<Answer>): Promise<Answer> {
   }
 }
 
+/**
+ * A host's reconnect: under bursts a `$connect` can fail past the SDK's retries (API Gateway answers
+ * the upgrade 500), and the host opens the socket again, as the client does.
+ */
+async function openRetried(): Promise<TestSocket> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await TestSocket.open(sandbox.wsUrl);
+    } catch (error) {
+      if (attempt === 12 || !/upgrade refused: 5\d\d/.test(String(error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
 /** The sandbox of the profile under test: each profile's `describe` starts its own. */
 let sandbox: Sandbox;
 const agent = chaosAgent();
@@ -163,7 +178,7 @@ async function join(socket: TestSocket, session: string, after: number): Promise
 
 /** One session's story: a turn, a pause and its answer, a cancelled turn, a reconnect mid-stream. */
 async function story(session: string, frames: Frame[]): Promise<void> {
-  let socket = await TestSocket.open(sandbox.wsUrl);
+  let socket = await openRetried();
   const keep = () => frames.push(...socket.events(session));
   // A file, stored in the bucket, for the first message.
   const upload = await retried(async () => {
@@ -226,7 +241,7 @@ async function story(session: string, frames: Frame[]): Promise<void> {
   keep();
   await socket.kill();
   const last = Math.max(0, ...frames.map((f) => f.seq ?? 0));
-  socket = await TestSocket.open(sandbox.wsUrl);
+  socket = await openRetried();
   await join(socket, session, last);
   await settled(session, ['idle']);
   keep();

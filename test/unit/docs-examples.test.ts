@@ -79,6 +79,7 @@ describe('the documentation examples', () => {
         switchboard: ['lib/index.ts'],
         'switchboard/client': ['client/index.ts'],
         'switchboard/react': ['react/index.ts'],
+        'switchboard/ai-sdk': ['client/ai-sdk.ts'],
       },
     };
     const host = ts.createCompilerHost(options);
