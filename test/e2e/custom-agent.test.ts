@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { type BaseEvent, EventType, HttpAgent } from '@ag-ui/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostSessionId } from '../../lib/auth/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
@@ -155,5 +157,26 @@ describe('registerCustomAgent', () => {
     expect(() => createSwitchboard().registerCustomAgent({ info: { id: 'x' } } as never)).toThrow(
       'Custom agent "x" needs a handler function.',
     );
+  });
+});
+
+describe('registerCustomAgent over AG-UI', () => {
+  it('answers a run with the handler’s content as one text message, between RUN_STARTED and RUN_FINISHED', async () => {
+    const agent = new HttpAgent({
+      url: `${sandbox.aguiUrl}/faq`,
+      threadId: sid('agui'),
+      initialMessages: [],
+    });
+    agent.addMessage({ id: randomUUID(), role: 'user', content: 'Where is my parcel?' });
+    const events: BaseEvent[] = [];
+    await agent.runAgent({}, { onEvent: ({ event }) => void events.push(event) });
+    const types = events.map((e) => e.type);
+    expect(types[0]).toBe(EventType.RUN_STARTED);
+    expect(types.at(-1)).toBe(EventType.RUN_FINISHED);
+    const deltas = events
+      .filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT)
+      .map((e) => (e as BaseEvent & { delta: string }).delta);
+    // One answer, whole: the handler returns once.
+    expect(deltas).toEqual(['The answer to "Where is my parcel?". (0 files)']);
   });
 });
