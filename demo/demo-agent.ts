@@ -26,7 +26,7 @@ function textStats(text: string) {
 }
 
 /** The refund the demo asks approval for: its arguments' schema, which the page's edit form is checked against. */
-const REFUND_SCHEMA = {
+export const REFUND_SCHEMA = {
   type: 'object',
   properties: {
     order: { type: 'integer', minimum: 1 },

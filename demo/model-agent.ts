@@ -1,15 +1,6 @@
 import type { ModelAgentDefinition } from '../lib/index.ts';
-
-/** The refund's arguments: the model's call and a person's edit are both checked against it. */
-const REFUND_SCHEMA = {
-  type: 'object',
-  properties: {
-    order: { type: 'integer', minimum: 1 },
-    amount: { type: 'number', exclusiveMinimum: 0, maximum: 100 },
-  },
-  required: ['order', 'amount'],
-  additionalProperties: false,
-};
+// The refund's arguments: the model's call and a person's edit are both checked against them.
+import { REFUND_SCHEMA } from './demo-agent.ts';
 
 /**
  * The demo agent on a model loop: a Chat Completions agent that reaches the same features as the

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { type BaseEvent, EventType, HttpAgent } from '@ag-ui/client';
+import { type BaseEvent, EventType } from '@ag-ui/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostSessionId } from '../../lib/auth/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { type Gate, gate } from '../support/agents.ts';
+import { runAgUi } from '../support/agui.ts';
 import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued, within } from '../support/wait.ts';
 import { type Frame, TestSocket, turnEnded } from '../support/ws-client.ts';
@@ -162,14 +162,7 @@ describe('registerCustomAgent', () => {
 
 describe('registerCustomAgent over AG-UI', () => {
   it('answers a run with the handler’s content as one text message, between RUN_STARTED and RUN_FINISHED', async () => {
-    const agent = new HttpAgent({
-      url: `${sandbox.aguiUrl}/faq`,
-      threadId: sid('agui'),
-      initialMessages: [],
-    });
-    agent.addMessage({ id: randomUUID(), role: 'user', content: 'Where is my parcel?' });
-    const events: BaseEvent[] = [];
-    await agent.runAgent({}, { onEvent: ({ event }) => void events.push(event) });
+    const { events } = await runAgUi(`${sandbox.aguiUrl}/faq`, sid('agui'), 'Where is my parcel?');
     const types = events.map((e) => e.type);
     expect(types[0]).toBe(EventType.RUN_STARTED);
     expect(types.at(-1)).toBe(EventType.RUN_FINISHED);

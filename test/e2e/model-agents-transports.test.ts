@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { type BaseEvent, EventType, HttpAgent } from '@ag-ui/client';
+import { EventType, HttpAgent } from '@ag-ui/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { runAgUi } from '../support/agui.ts';
 import { ISSUES_CONTEXT, MODEL_KEY, MODEL_SCRIPT, modelAgent, refunds } from '../support/model-agents.ts';
 import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
@@ -107,14 +108,7 @@ describe('a model agent over AG-UI', () => {
   const CLOSE_ISSUE = ISSUES_CONTEXT.actions[0]!;
 
   it('streams the model’s text as events the real client verifies', async () => {
-    const agent = new HttpAgent({
-      url: `${sandbox.aguiUrl}/chat`,
-      threadId: sid('agui-text'),
-      initialMessages: [],
-    });
-    agent.addMessage({ id: randomUUID(), role: 'user', content: 'hello model' });
-    const events: BaseEvent[] = [];
-    await agent.runAgent({}, { onEvent: ({ event }) => void events.push(event) });
+    const { agent, events } = await runAgUi(`${sandbox.aguiUrl}/chat`, sid('agui-text'), 'hello model');
     expect(events[0]?.type).toBe(EventType.RUN_STARTED);
     expect(events.at(-1)?.type).toBe(EventType.RUN_FINISHED);
     expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello there!' });

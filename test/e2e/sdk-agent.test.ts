@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { type BaseEvent, EventType, HttpAgent } from '@ag-ui/client';
+import { type BaseEvent, EventType } from '@ag-ui/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { runAgUi } from '../support/agui.ts';
 import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { sdkAgents } from '../support/sdk-agents.ts';
 import { queued } from '../support/wait.ts';
@@ -223,14 +223,7 @@ describe.each(['http', 'ws'] as const)('an AI SDK agent over %s', (via) => {
 
 describe('an AI SDK agent over AG-UI', () => {
   it('streams a backend tool’s call and result and the model’s text, as events the real client verifies', async () => {
-    const agent = new HttpAgent({
-      url: `${sandbox.aguiUrl}/sdk`,
-      threadId: sid('order-agui'),
-      initialMessages: [],
-    });
-    agent.addMessage({ id: randomUUID(), role: 'user', content: 'order agui' });
-    const events: BaseEvent[] = [];
-    await agent.runAgent({}, { onEvent: ({ event }) => void events.push(event) });
+    const { events } = await runAgUi(`${sandbox.aguiUrl}/sdk`, sid('order-agui'), 'order agui');
     const types = events.map((e) => e.type);
     expect(types[0]).toBe(EventType.RUN_STARTED);
     expect(types).toContain(EventType.TOOL_CALL_START);
