@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 /**
  * The TypeScript examples of the pages that show the public API compile against it: every ```ts
  * and ```tsx block of docs/agents.md and docs/hosts.md is a module of its own, importing
- * `switchboard`, `switchboard/client` and `switchboard/react` as a team's project does (here mapped
- * to the sources), with strict checks.
+ * `switchboard`, `switchboard/client`, `switchboard/react` and `switchboard/infra` as a team's
+ * project does (here mapped to the sources), with strict checks.
  * What an example leaves to the reader (a page's `bubble`, a backend's `db`) is declared below, once.
  */
 
@@ -34,6 +34,9 @@ declare global {
   const ui: { select(value: unknown): void };
   const router: { push(name: unknown): void };
   const session: import('switchboard/client').Session;
+  const stack: import('aws-cdk-lib').Stack;
+  const switchboard: import('switchboard/infra').Switchboard;
+  const pushTokensOf: (user: string) => Promise<string[]>;
 }
 export {};
 `;
@@ -80,6 +83,7 @@ describe('the documentation examples', () => {
         'switchboard/client': ['client/index.ts'],
         'switchboard/react': ['react/index.ts'],
         'switchboard/ai-sdk': ['client/ai-sdk.ts'],
+        'switchboard/infra': ['infra/index.ts'],
       },
     };
     const host = ts.createCompilerHost(options);
