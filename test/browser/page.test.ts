@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DeleteConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +25,10 @@ type PageNode = {
   querySelectorAll(selector: string): ArrayLike<PageNode>;
 };
 type PageWindow = typeof globalThis & {
-  document: { querySelector(selector: string): PageNode | null };
+  document: {
+    querySelector(selector: string): PageNode | null;
+    documentElement: { scrollWidth: number; clientWidth: number };
+  };
   sessionStorage: { getItem(key: string): string | null };
   MutationObserver: new (
     callback: () => void,
@@ -39,18 +43,44 @@ type StoredMessage = { role: string; content: string };
 const STORY_START = 'Once upon a time, a switchboard operator named Ada';
 const STORY_END = 'The town called it the night nothing was lost.';
 
+/** A laptop and a phone: every test runs at both widths. */
+const VIEWPORTS = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+];
+type Viewport = (typeof VIEWPORTS)[number];
+
+/**
+ * Where the screenshots go: docs/images with SCREENSHOTS=1 (`SCREENSHOTS=1 npx vitest run
+ * test/browser`), for the README; else a temporary folder, so a test run changes no file of the repository.
+ */
+const screenshotPath = (name: string) =>
+  process.env.SCREENSHOTS === '1'
+    ? fileURLToPath(new URL(`../../docs/images/${name}.png`, import.meta.url))
+    : join(tmpdir(), `switchboard-${name}.png`);
+
 let sandbox: Sandbox;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
 
-async function openPage(): Promise<Page> {
+async function openAt(viewport: Viewport, url: string): Promise<Page> {
   // Every test gets its own profile, so its sessionStorage (its session and its issue list) starts empty.
-  const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+  const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
   contexts.push(context);
   const page = await context.newPage();
-  await page.goto(`${sandbox.url}/`);
+  await page.goto(url);
   await connected(page);
   return page;
+}
+
+/** The page is no wider than the screen: nothing to scroll sideways, nothing cut off. */
+async function expectFits(page: Page, viewport: Viewport) {
+  const { scrollWidth, clientWidth } = await page.evaluate(() => {
+    const { documentElement } = (globalThis as PageWindow).document;
+    return { scrollWidth: documentElement.scrollWidth, clientWidth: documentElement.clientWidth };
+  });
+  expect(clientWidth).toBeLessThanOrEqual(viewport.width);
+  expect(scrollWidth, 'the page scrolls sideways').toBeLessThanOrEqual(clientWidth);
 }
 
 const connected = (page: Page) => page.locator('#connection[data-status="open"]').waitFor();
@@ -145,266 +175,399 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-describe.skipIf(!haveChromium)('the demo host page in a real browser', () => {
-  it('shows the demo agent by its name, offers its suggestions, and shows the issue list beside the chat', async () => {
-    const page = await openPage();
-    expect(await page.locator('#agent-name').textContent()).toBe('Demo assistant');
-    expect(await page.locator('#suggestions button').allTextContents()).toEqual(demoAgent().info.suggestions);
-    expect(await page.locator('#app').isVisible()).toBe(true);
-    expect(await page.locator('#issues li').count()).toBe(6);
-  });
+describe.skipIf(!haveChromium).each(VIEWPORTS)(
+  'the demo host page in a real browser, $name ($width px)',
+  (viewport) => {
+    const openPage = () => openAt(viewport, `${sandbox.url}/`);
 
-  it('a person types a message and watches the reply stream in, with the tool call shown as it happens', async () => {
-    const page = await openPage();
-    await record(page);
-    const message = 'please count these few words';
-    await page.locator('#message').pressSequentially(message);
-    await page.locator('#send').click();
-    await page.locator('.msg.assistant', { hasText: 'by a host-backed agent.' }).waitFor();
-    await idle(page);
-
-    expect(await page.locator('.msg.user').allTextContents()).toEqual([message]);
-    const answer = (await page.locator('.msg.assistant').textContent()) ?? '';
-    expect(answer).toMatch(/^You wrote 5 words \(28 characters\); the longest is "please"\. /);
-    const tools = await page.locator('.tool').allTextContents();
-    expect(tools).toHaveLength(2);
-    expect(tools[0]).toContain('text_stats');
-
-    // Streaming: the bubble went through partial states, each extending the one before.
-    const { texts } = await recorded(page);
-    expect(texts.at(-1)).toBe(answer);
-    expect(texts.length).toBeGreaterThanOrEqual(3);
-    expectGrowing(texts);
-    await expectStored(await sessionIdOf(page), [
-      { role: 'user', content: message },
-      { role: 'assistant', content: answer },
-    ]);
-    await page.screenshot({ path: join(tmpdir(), 'switchboard-page.png') });
-  });
-
-  it('an approval card: arguments edited beyond the schema are refused in the page, valid ones approved', async () => {
-    const page = await openPage();
-    await suggest(page, 'Refund order 1042');
-    const card = page.locator('.card.tool_approval');
-    await card.waitFor();
-    expect(await card.locator('strong').textContent()).toBe('Refund $25 on order 1042?');
-    await idle(page);
-
-    // Over the schema's maximum: the client checks argsSchema and sends nothing.
-    await card.locator('textarea').fill('{"order": 1042, "amount": 500}');
-    await card.locator('.approve').click();
-    await expect
-      .poll(() => card.locator('.problem').textContent())
-      .toBe('approved_args.amount: must be <= 100');
-    expect(await card.getAttribute('class')).not.toContain('settled');
-
-    await card.locator('textarea').fill('{"order": 1042, "amount": 40}');
-    await card.locator('.approve').click();
-    await page.locator('.msg.assistant', { hasText: 'Refunded $40 on order 1042.' }).waitFor();
-    await card.locator('.outcome', { hasText: 'Approved' }).waitFor();
-    expect(await card.locator('.approve').isDisabled()).toBe(true);
-    await expectStored(await sessionIdOf(page), [
-      { role: 'user', content: 'Refund order 1042' },
-      {
-        role: 'assistant',
-        content:
-          'I can refund order 1042 for $25. It needs your approval; you may change the amount (at most $100).',
-      },
-      { role: 'assistant', content: 'Refunded $40 on order 1042.' },
-    ]);
-  });
-
-  it('a host action: the agent changes the page’s filter and closes an issue through the page’s own handlers', async () => {
-    const page = await openPage();
-    expect(await page.locator('#issues li').count()).toBe(6);
-    await suggest(page, 'Show only closed issues');
-    await page.locator('.msg.assistant', { hasText: 'Done: your page now shows 2 closed issues.' }).waitFor();
-    expect(await page.locator('#filters [aria-pressed="true"]').textContent()).toBe('Closed');
-    expect(
-      await Promise.all((await page.locator('#issues li').all()).map((li) => li.getAttribute('data-status'))),
-    ).toEqual(['closed', 'closed']);
-    await idle(page);
-
-    await suggest(page, 'Close issue #2');
-    await page.locator('.msg.assistant', { hasText: 'Done: issue #2 is closed.' }).waitFor();
-    expect(await page.locator('#issues li[data-number="2"]').getAttribute('data-status')).toBe('closed');
-    expect(await page.locator('#issues li').count()).toBe(3);
-    // The calls are shown where they happened, each once.
-    expect(await page.locator('.tool.host').allTextContents()).toEqual([
-      '⇢ set_filter({"status":"closed"}) on this page',
-      '⇢ close_issue({"number":2}) on this page',
-    ]);
-  });
-
-  it('a reload in the middle of a streamed answer resumes where it was: nothing lost, nothing twice', async () => {
-    const page = await openPage();
-    await suggest(page, 'Tell me a long story');
-    const bubble = page.locator('.msg.assistant .text');
-    await page.waitForFunction(
-      (start) =>
-        (
-          (globalThis as PageWindow).document.querySelector('.msg.assistant .text')?.textContent ?? ''
-        ).startsWith(start),
-      STORY_START,
-    );
-    const before = (await bubble.textContent()) ?? '';
-    const sessionId = await sessionIdOf(page);
-
-    await page.reload();
-    await record(page);
-    await connected(page);
-    expect(await sessionIdOf(page)).toBe(sessionId);
-    await page.locator('.msg.assistant', { hasText: STORY_END }).waitFor();
-    await idle(page);
-
-    const story = (await bubble.textContent()) ?? '';
-    // The reload came mid-stream, and the page went on from there to the end.
-    expect(before.length).toBeLessThan(story.length);
-    expect(story.startsWith(before)).toBe(true);
-    expect(await page.locator('.msg.user').allTextContents()).toEqual(['Tell me a long story']);
-    expect(await page.locator('.msg.assistant').count()).toBe(1);
-    expectGrowing((await recorded(page)).texts);
-    await expectStored(sessionId, [
-      { role: 'user', content: 'Tell me a long story' },
-      { role: 'assistant', content: story },
-    ]);
-  });
-
-  it('a connection lost mid-stream comes back: the indicator says so and the answer completes without a gap', async () => {
-    const page = await openPage();
-    await record(page);
-    await suggest(page, 'Tell me a long story');
-    await page.waitForFunction(
-      (start) =>
-        (
-          (globalThis as PageWindow).document.querySelector('.msg.assistant .text')?.textContent ?? ''
-        ).startsWith(start),
-      STORY_START,
-    );
-    // The server side cuts the page's socket, as API Gateway does at its limits.
-    const ids = sandbox.connections();
-    expect(ids.length).toBeGreaterThan(0);
-    for (const id of ids)
-      await (await sandbox.runtime.connections!()).send(new DeleteConnectionCommand({ ConnectionId: id }));
-
-    await page.locator('.msg.assistant', { hasText: STORY_END }).waitFor();
-    await idle(page);
-    await connected(page);
-    const { texts, states } = await recorded(page);
-    // The indicator showed the loss, then the connection back.
-    expect(states).toContain('reconnecting');
-    expect(states.slice(states.indexOf('reconnecting')).at(-1)).toBe('open');
-    const story = texts.at(-1)!;
-    expectGrowing(texts);
-    await expectStored(await sessionIdOf(page), [
-      { role: 'user', content: 'Tell me a long story' },
-      { role: 'assistant', content: story },
-    ]);
-  });
-
-  it('the page uploads a file straight to the bucket with a presigned URL, across origins, as the bucket’s CORS allows', async () => {
-    const page = await openPage();
-    const body = 'hello from a browser';
-    const created = await fetch(`${sandbox.url}/api/files`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        name: 'note.txt',
-        media_type: 'text/plain',
-        size: body.length,
-        sha256: sha256Of(body),
-      }),
-    });
-    expect(created.status).toBe(201);
-    const file = (await created.json()) as {
-      id: string;
-      upload: { url: string; headers: Record<string, string> };
-    };
-    expect(new URL(file.upload.url).origin).not.toBe(new URL(sandbox.url).origin);
-    // In the page: a cross-origin PUT with a content type, so the browser asks the bucket first.
-    const put = (method: string) =>
-      page.evaluate(
-        async ({ url, headers, body, method }) => {
-          try {
-            return String(
-              (await fetch(url, { method, headers, body: method === 'PUT' ? body : undefined })).status,
-            );
-          } catch (error) {
-            return `refused: ${String(error)}`;
-          }
-        },
-        { ...file.upload, body, method },
+    it('shows the demo agent by its name, offers its suggestions, and shows the issue list beside the chat', async () => {
+      const page = await openPage();
+      expect(await page.locator('#agent-name').textContent()).toBe('Demo assistant');
+      expect(await page.locator('#suggestions button').allTextContents()).toEqual(
+        demoAgent().info.suggestions,
       );
-    expect(await put('DELETE')).toMatch(/^refused: TypeError/);
-    expect(await put('PUT')).toBe('200');
-    const stored = await fetch(`${sandbox.url}/api/files/${file.id}`);
-    expect(await stored.json()).toMatchObject({ id: file.id, status: 'stored', size: body.length });
-  });
-});
+      expect(await page.locator('#app').isVisible()).toBe(true);
+      expect(await page.locator('#issues li').count()).toBe(6);
+      await expectFits(page, viewport);
+    });
+
+    it('a person types a message and watches the reply stream in, with the tool call shown as it happens', async () => {
+      const page = await openPage();
+      await record(page);
+      const message = 'please count these few words';
+      await page.locator('#message').pressSequentially(message);
+      await page.locator('#send').click();
+      await page.locator('.msg.assistant', { hasText: 'by a host-backed agent.' }).waitFor();
+      await idle(page);
+
+      expect(await page.locator('.msg.user').allTextContents()).toEqual([message]);
+      const answer = (await page.locator('.msg.assistant').textContent()) ?? '';
+      expect(answer).toMatch(/^You wrote 5 words \(28 characters\); the longest is "please"\. /);
+      // The call and its result, each labelled by the tool's name.
+      const tools = await page.locator('.tool').allTextContents();
+      expect(tools).toHaveLength(2);
+      expect(tools[0]).toMatch(/^→ text_stats\(/);
+      expect(tools[1]).toMatch(/^← text_stats: \{/);
+
+      // Streaming: the bubble went through partial states, each extending the one before.
+      const { texts } = await recorded(page);
+      expect(texts.at(-1)).toBe(answer);
+      expect(texts.length).toBeGreaterThanOrEqual(3);
+      expectGrowing(texts);
+      await expectStored(await sessionIdOf(page), [
+        { role: 'user', content: message },
+        { role: 'assistant', content: answer },
+      ]);
+      await expectFits(page, viewport);
+      await page.screenshot({
+        path: screenshotPath(viewport.name === 'desktop' ? 'demo-page' : 'demo-page-phone'),
+      });
+    });
+
+    it('an approval card: arguments edited beyond the schema are refused in the page, valid ones approved', async () => {
+      const page = await openPage();
+      await suggest(page, 'Refund order 1042');
+      const card = page.locator('.card.tool_approval');
+      await card.waitFor();
+      expect(await card.locator('strong').textContent()).toBe('Refund $25 on order 1042?');
+      await idle(page);
+
+      // Over the schema's maximum: the client checks argsSchema and sends nothing.
+      await card.locator('textarea').fill('{"order": 1042, "amount": 500}');
+      await card.locator('.approve').click();
+      await expect
+        .poll(() => card.locator('.problem').textContent())
+        .toBe('approved_args.amount: must be <= 100');
+      expect(await card.getAttribute('class')).not.toContain('settled');
+
+      await card.locator('textarea').fill('{"order": 1042, "amount": 40}');
+      await card.locator('.approve').click();
+      await page.locator('.msg.assistant', { hasText: 'Refunded $40 on order 1042.' }).waitFor();
+      await card.locator('.outcome', { hasText: 'Approved' }).waitFor();
+      expect(await card.locator('.approve').isDisabled()).toBe(true);
+      await expectStored(await sessionIdOf(page), [
+        { role: 'user', content: 'Refund order 1042' },
+        {
+          role: 'assistant',
+          content:
+            'I can refund order 1042 for $25. It needs your approval; you may change the amount (at most $100).',
+        },
+        { role: 'assistant', content: 'Refunded $40 on order 1042.' },
+      ]);
+      await expectFits(page, viewport);
+    });
+
+    it('a host action: the agent changes the page’s filter and closes an issue through the page’s own handlers', async () => {
+      const page = await openPage();
+      expect(await page.locator('#issues li').count()).toBe(6);
+      await suggest(page, 'Show only closed issues');
+      await page
+        .locator('.msg.assistant', { hasText: 'Done: your page now shows 2 closed issues.' })
+        .waitFor();
+      expect(await page.locator('#filters [aria-pressed="true"]').textContent()).toBe('Closed');
+      expect(
+        await Promise.all(
+          (await page.locator('#issues li').all()).map((li) => li.getAttribute('data-status')),
+        ),
+      ).toEqual(['closed', 'closed']);
+      await idle(page);
+
+      await suggest(page, 'Close issue #2');
+      await page.locator('.msg.assistant', { hasText: 'Done: issue #2 is closed.' }).waitFor();
+      expect(await page.locator('#issues li[data-number="2"]').getAttribute('data-status')).toBe('closed');
+      expect(await page.locator('#issues li').count()).toBe(3);
+      // The calls are shown where they happened, each once.
+      expect(await page.locator('.tool.host').allTextContents()).toEqual([
+        '⇢ set_filter({"status":"closed"}) on this page',
+        '⇢ close_issue({"number":2}) on this page',
+      ]);
+      await expectFits(page, viewport);
+    });
+
+    it('a reload in the middle of a streamed answer resumes where it was: nothing lost, nothing twice', async () => {
+      const page = await openPage();
+      await suggest(page, 'Tell me a long story');
+      const bubble = page.locator('.msg.assistant .text');
+      await page.waitForFunction(
+        (start) =>
+          (
+            (globalThis as PageWindow).document.querySelector('.msg.assistant .text')?.textContent ?? ''
+          ).startsWith(start),
+        STORY_START,
+      );
+      const before = (await bubble.textContent()) ?? '';
+      const sessionId = await sessionIdOf(page);
+
+      await page.reload();
+      // The page renders once it knows its agent: then it records.
+      await connected(page);
+      await record(page);
+      expect(await sessionIdOf(page)).toBe(sessionId);
+      await page.locator('.msg.assistant', { hasText: STORY_END }).waitFor();
+      await idle(page);
+
+      const story = (await bubble.textContent()) ?? '';
+      // The reload came mid-stream, and the page went on from there to the end.
+      expect(before.length).toBeLessThan(story.length);
+      expect(story.startsWith(before)).toBe(true);
+      expect(await page.locator('.msg.user').allTextContents()).toEqual(['Tell me a long story']);
+      expect(await page.locator('.msg.assistant').count()).toBe(1);
+      expectGrowing((await recorded(page)).texts);
+      await expectStored(sessionId, [
+        { role: 'user', content: 'Tell me a long story' },
+        { role: 'assistant', content: story },
+      ]);
+    });
+
+    it('a connection lost mid-stream comes back: the indicator says so and the answer completes without a gap', async () => {
+      const page = await openPage();
+      await record(page);
+      await suggest(page, 'Tell me a long story');
+      await page.waitForFunction(
+        (start) =>
+          (
+            (globalThis as PageWindow).document.querySelector('.msg.assistant .text')?.textContent ?? ''
+          ).startsWith(start),
+        STORY_START,
+      );
+      // The server side cuts the page's socket, as API Gateway does at its limits.
+      const ids = sandbox.connections();
+      expect(ids.length).toBeGreaterThan(0);
+      for (const id of ids)
+        await (await sandbox.runtime.connections!()).send(new DeleteConnectionCommand({ ConnectionId: id }));
+
+      await page.locator('.msg.assistant', { hasText: STORY_END }).waitFor();
+      await idle(page);
+      await connected(page);
+      const { texts, states } = await recorded(page);
+      // The indicator showed the loss, then the connection back.
+      expect(states).toContain('reconnecting');
+      expect(states.slice(states.indexOf('reconnecting')).at(-1)).toBe('open');
+      const story = texts.at(-1)!;
+      expectGrowing(texts);
+      await expectStored(await sessionIdOf(page), [
+        { role: 'user', content: 'Tell me a long story' },
+        { role: 'assistant', content: story },
+      ]);
+    });
+
+    it('a question card: a person picks an option and the turn goes on with it', async () => {
+      const page = await openPage();
+      await suggest(page, 'Help me choose a plan');
+      const card = page.locator('.card.user_question');
+      await card.locator('.option', { hasText: 'Team' }).click();
+      await page.locator('.msg.assistant', { hasText: 'Team it is: a fine choice.' }).waitFor();
+      await card.locator('.outcome', { hasText: 'Answered: Team' }).waitFor();
+      await expectFits(page, viewport);
+    });
+
+    it('a client tool: the page answers it with its own handler, nobody is asked', async () => {
+      const page = await openPage();
+      await suggest(page, 'What time is it here?');
+      await page.locator('.msg.assistant', { hasText: 'On your device it is' }).waitFor();
+      expect(await page.locator('.card.client_tool .handled').textContent()).toBe(
+        'Answered by this page (local_time).',
+      );
+    });
+
+    it('a rating stays after a reload: the page reads it back from the stored messages', async () => {
+      const page = await openPage();
+      await suggest(page, 'Count the words in this sentence');
+      // The controls come with the final answer.
+      const good = page.locator('.controls.answer [data-rating="up"]');
+      await good.waitFor();
+      await idle(page);
+      await good.click();
+      await page.locator('.controls.answer [data-rating="up"][aria-pressed="true"]').waitFor();
+      const sessionId = await sessionIdOf(page);
+      await expect
+        .poll(async () => {
+          const res = await fetch(`${sandbox.url}/api/sessions/${encodeURIComponent(sessionId)}/messages`);
+          const { messages } = (await res.json()) as { messages: { feedback?: { rating?: string } }[] };
+          return messages.map((message) => message.feedback?.rating ?? null);
+        })
+        .toEqual([null, 'up']);
+
+      await page.reload();
+      await connected(page);
+      await page.locator('.controls.answer [data-rating="up"][aria-pressed="true"]').waitFor();
+      expect(await page.locator('.controls.answer [data-rating="down"]').getAttribute('aria-pressed')).toBe(
+        'false',
+      );
+    });
+
+    it('an attached file shows in the sent bubble, and the agent reads it', async () => {
+      const page = await openPage();
+      await page.locator('#file').setInputFiles({
+        name: 'note.txt',
+        mimeType: 'text/plain',
+        buffer: Buffer.from('the quick brown fox jumps over the lazy dog'),
+      });
+      await page.locator('#pending-files .file', { hasText: 'File: note.txt' }).waitFor();
+      await page.locator('#send').click();
+      await page.locator('.msg.user .file', { hasText: 'note.txt' }).waitFor();
+      expect(await page.locator('#pending-files .file').count()).toBe(0);
+      await page.locator('.msg.assistant', { hasText: 'note.txt has 9 words' }).waitFor();
+      expect(await page.locator('.tool').first().textContent()).toMatch(/^→ read_file\(/);
+      await expectFits(page, viewport);
+    });
+
+    it('edit, regenerate and cancel: an edited message runs again, an answer is asked for again, a story is stopped', async () => {
+      const page = await openPage();
+      await page.locator('#message').fill('one two three');
+      await page.locator('#send').click();
+      await page.locator('.msg.assistant', { hasText: 'You wrote 3 words' }).waitFor();
+      await idle(page);
+
+      await page.locator('.user-controls .edit').click();
+      await page.locator('.edit-field').fill('one two three four');
+      await page.locator('form.msg.user button[type="submit"]').click();
+      await page.locator('.msg.assistant', { hasText: 'You wrote 4 words' }).waitFor();
+      await idle(page);
+      expect(await page.locator('.msg.user').allTextContents()).toEqual(['one two three four']);
+      expect(await page.locator('.msg.assistant').count()).toBe(1);
+
+      const first = await page.locator('.msg.assistant').getAttribute('data-message-id');
+      await page.locator('.regenerate').click();
+      await page.waitForFunction((id) => {
+        const answer = (globalThis as PageWindow).document.querySelector('.msg.assistant');
+        return answer !== null && answer.getAttribute('data-message-id') !== id;
+      }, first);
+      await page.locator('.msg.assistant', { hasText: 'You wrote 4 words' }).waitFor();
+      await idle(page);
+      expect(await page.locator('.msg.assistant').count()).toBe(1);
+
+      await suggest(page, 'Tell me a long story');
+      await page.locator('.msg.assistant', { hasText: STORY_START }).waitFor();
+      await page.locator('#cancel').click();
+      await page.locator('.note', { hasText: 'Stopped.' }).waitFor();
+      await idle(page);
+      const story = (await page.locator('.msg.assistant').last().textContent()) ?? '';
+      expect(story).not.toContain(STORY_END);
+      await expectFits(page, viewport);
+    });
+
+    it('the useChat view is a link away, on the same session, and back', async () => {
+      const page = await openPage();
+      await page.locator('#message').fill('one two');
+      await page.locator('#send').click();
+      await page.locator('.msg.assistant', { hasText: 'You wrote 2 words' }).waitFor();
+      await idle(page);
+      await page.locator('#to-use-chat').click();
+      await page.locator('#chat[data-status="ready"]').waitFor();
+      expect(await page.locator('#chat .msg.user').allTextContents()).toEqual(['one two']);
+      await page.locator('#chat .msg.assistant .text', { hasText: 'You wrote 2 words' }).waitFor();
+      await expectFits(page, viewport);
+      await page.screenshot({
+        path: screenshotPath(viewport.name === 'desktop' ? 'use-chat-view' : 'use-chat-view-phone'),
+      });
+      await page.locator('#to-hook').click();
+      await connected(page);
+      await page.locator('.msg.assistant', { hasText: 'You wrote 2 words' }).waitFor();
+      expect(await page.locator('.msg.user').allTextContents()).toEqual(['one two']);
+    });
+
+    it('the page uploads a file straight to the bucket with a presigned URL, across origins, as the bucket’s CORS allows', async () => {
+      const page = await openPage();
+      const body = 'hello from a browser';
+      const created = await fetch(`${sandbox.url}/api/files`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'note.txt',
+          media_type: 'text/plain',
+          size: body.length,
+          sha256: sha256Of(body),
+        }),
+      });
+      expect(created.status).toBe(201);
+      const file = (await created.json()) as {
+        id: string;
+        upload: { url: string; headers: Record<string, string> };
+      };
+      expect(new URL(file.upload.url).origin).not.toBe(new URL(sandbox.url).origin);
+      // In the page: a cross-origin PUT with a content type, so the browser asks the bucket first.
+      const put = (method: string) =>
+        page.evaluate(
+          async ({ url, headers, body, method }) => {
+            try {
+              return String(
+                (await fetch(url, { method, headers, body: method === 'PUT' ? body : undefined })).status,
+              );
+            } catch (error) {
+              return `refused: ${String(error)}`;
+            }
+          },
+          { ...file.upload, body, method },
+        );
+      expect(await put('DELETE')).toMatch(/^refused: TypeError/);
+      expect(await put('PUT')).toBe('200');
+      const stored = await fetch(`${sandbox.url}/api/files/${file.id}`);
+      expect(await stored.json()).toMatchObject({ id: file.id, status: 'stored', size: body.length });
+    });
+  },
+);
 
 /** A team's own agents: the page knows nothing of them but what GET /api/agents says. */
-describe.skipIf(!haveChromium)('the demo host page with a team’s own agents', () => {
-  let team: Sandbox;
-  /** The host context each turn of the refunds agent received. */
-  const received: unknown[] = [];
+describe.skipIf(!haveChromium).each(VIEWPORTS)(
+  'the demo host page with a team’s own agents, $name',
+  (viewport) => {
+    let team: Sandbox;
+    /** The host context each turn of the refunds agent received. */
+    const received: unknown[] = [];
 
-  beforeAll(async () => {
-    const app = createSwitchboard();
-    app.registerHostAgent({
-      info: {
-        id: 'refunds',
-        name: 'Refunds',
-        description: 'Refunds an order once you approve.',
-        suggestions: ['What can you refund?', 'Refund order 7'],
-      },
-      async invoke({ message, hostContext }) {
-        received.push(hostContext);
-        return { content: `Refunds here: ${message}` };
-      },
+    beforeAll(async () => {
+      const app = createSwitchboard();
+      app.registerHostAgent({
+        info: {
+          id: 'refunds',
+          name: 'Refunds',
+          description: 'Refunds an order once you approve.',
+          suggestions: ['What can you refund?', 'Refund order 7'],
+        },
+        async invoke({ message, hostContext }) {
+          received.push(hostContext);
+          return { content: `Refunds here: ${message}` };
+        },
+      });
+      app.registerHostAgent({ info: { id: 'plain' }, invoke: async () => ({ content: 'plain' }) });
+      team = await startSandbox({ app, port: 0, logLevel: 'ERROR' });
     });
-    app.registerHostAgent({ info: { id: 'plain' }, invoke: async () => ({ content: 'plain' }) });
-    team = await startSandbox({ app, port: 0, logLevel: 'ERROR' });
-  });
-  afterAll(async () => {
-    await team?.close();
-  });
+    afterAll(async () => {
+      await team?.close();
+    });
 
-  async function open(path: string) {
-    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-    contexts.push(context);
-    const page = await context.newPage();
-    await page.goto(`${team.url}${path}`);
-    await connected(page);
-    return page;
-  }
+    const open = (path: string) => openAt(viewport, `${team.url}${path}`);
 
-  it('shows the agent’s own name and suggestions, and no issue list; a suggestion goes to that agent', async () => {
-    const page = await open('/');
-    expect(await page.locator('#agent-name').textContent()).toBe('Refunds');
-    expect(await page.locator('#agent-name').getAttribute('title')).toBe(
-      'Refunds an order once you approve.',
-    );
-    expect(await page.title()).toBe('Refunds · Switchboard');
-    expect(await page.locator('#suggestions button').allTextContents()).toEqual([
-      'What can you refund?',
-      'Refund order 7',
-    ]);
-    expect(await page.locator('#app').isVisible()).toBe(false);
-    expect(await page.locator('#issues li').count()).toBe(0);
+    it('shows the agent’s own name and suggestions, and no issue list; a suggestion goes to that agent', async () => {
+      const page = await open('/');
+      expect(await page.locator('#agent-name').textContent()).toBe('Refunds');
+      expect(await page.locator('#agent-name').getAttribute('title')).toBe(
+        'Refunds an order once you approve.',
+      );
+      expect(await page.title()).toBe('Refunds · Switchboard');
+      expect(await page.locator('#suggestions button').allTextContents()).toEqual([
+        'What can you refund?',
+        'Refund order 7',
+      ]);
+      expect(await page.locator('#app').count()).toBe(0);
+      expect(await page.locator('#issues li').count()).toBe(0);
 
-    await suggest(page, 'Refund order 7');
-    await page.locator('.msg.assistant', { hasText: 'Refunds here: Refund order 7' }).waitFor();
-    // The issue list is the demo agent's: this agent is told only who the host is.
-    expect(received).toEqual([{ version: 1, host: { name: 'Switchboard demo page', kind: 'browser' } }]);
-  });
+      await suggest(page, 'Refund order 7');
+      await page.locator('.msg.assistant', { hasText: 'Refunds here: Refund order 7' }).waitFor();
+      // The issue list is the demo agent's: this agent is told only who the host is.
+      expect(received).toEqual([{ version: 1, host: { name: 'Switchboard demo page', kind: 'browser' } }]);
+      await expectFits(page, viewport);
+    });
 
-  it('picks an agent with ?agent=ID: one without a name is shown by its id, with no suggestions', async () => {
-    const page = await open('/?agent=plain');
-    expect(await page.locator('#agent-name').textContent()).toBe('plain');
-    expect(await page.locator('#suggestions button').count()).toBe(0);
-    await page.locator('#message').fill('hello');
-    await page.locator('#send').click();
-    await page.locator('.msg.assistant', { hasText: 'plain' }).waitFor();
-    expect(await page.locator('#app').isVisible()).toBe(false);
-  });
-});
+    it('picks an agent with ?agent=ID: one without a name is shown by its id, with no suggestions', async () => {
+      const page = await open('/?agent=plain');
+      expect(await page.locator('#agent-name').textContent()).toBe('plain');
+      expect(await page.locator('#suggestions button').count()).toBe(0);
+      await page.locator('#message').fill('hello');
+      await page.locator('#send').click();
+      await page.locator('.msg.assistant', { hasText: 'plain' }).waitFor();
+      expect(await page.locator('#app').count()).toBe(0);
+    });
+  },
+);

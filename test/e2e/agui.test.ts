@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import {
   type AgentSubscriber,
   type BaseEvent,
@@ -343,14 +342,8 @@ async function storedAnswer(threadId: string) {
   return res.json.messages.filter((m) => m.role === 'assistant').at(-1)?.content;
 }
 
-/** The prompts the demo page suggests, read from the page so that a new one is not left out. */
-const DEMO_PROMPTS = [
-  ...(
-    /const SUGGESTIONS = \[([^\]]*)\]/.exec(
-      readFileSync(new URL('../../web/app.js', import.meta.url), 'utf8'),
-    )?.[1] ?? ''
-  ).matchAll(/'([^']+)'/g),
-].map((m) => m[1] as string);
+/** The prompts the demo page suggests: the demo agent's own suggestions, so that a new one is not left out. */
+const DEMO_PROMPTS = demoAgent().info.suggestions ?? [];
 
 /** The page's own actions, which the demo's host-action prompts call. */
 const PAGE_TOOLS = [

@@ -18,7 +18,7 @@ let sandbox: Sandbox;
 let host: TestSocket;
 const sid = sessionIds('demo-model');
 
-/** The page's host context (web/app.js): its view, filter and the two actions it offers. */
+/** The page's host context (web/demo-app.tsx): its view, filter and the two actions it offers. */
 const PAGE_CONTEXT = {
   host: { name: 'Switchboard demo', kind: 'browser' },
   view: {

@@ -48,6 +48,20 @@ function entryBytes(fn: SwitchboardEntry): number {
 }
 
 describe('function bundles', () => {
+  it('hold nothing of React: not the hook, not the demo page, not react or react-dom', () => {
+    for (const fn of SWITCHBOARD_ENTRIES) {
+      const inputs = Object.values(built(fn).metafile.outputs).flatMap((o) => Object.keys(o.inputs));
+      expect(
+        inputs.filter((input) =>
+          input.includes('node_modules/')
+            ? /node_modules\/(react|react-dom|@ai-sdk\/react)\//.test(input)
+            : /(^|\/)(react|web)\//.test(input),
+        ),
+        fn,
+      ).toEqual([]);
+    }
+  });
+
   it('keeps the document readers (unpdf, mammoth) out of the HTTP, WebSocket, sweep, authoriser and AG-UI functions', () => {
     for (const fn of ['http', 'ws', 'sweep', 'authorizer', 'agui'] as const) {
       expect(

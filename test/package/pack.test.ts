@@ -133,18 +133,23 @@ describe('the package', () => {
         'dist/bin/switchboard.js',
         'functions/http.ts',
         'lib/index.ts',
-        'web/index.html',
+        // The demo page, built: `switchboard dev` serves it without its sources or a bundler.
+        'dist/web/index.html',
+        'dist/web/app.js',
         // The README's links and the banner's: the docs ship with the package.
         'README.md',
         'docs/agents.md',
         'docs/hosts.md',
         'docs/deployment.md',
         'docs/images/demo-page.png',
+        'docs/images/demo-page-phone.png',
       ]),
     );
     const linked = [...readme.matchAll(/\]\((docs\/[^)#]+)/g)].map((m) => m[1]!);
     expect(linked.filter((path) => !files.includes(path))).toEqual([]);
     expect(files.filter((path) => /^demo\/|\.test\.ts$|(^|\/)demo-stack\./.test(path))).toEqual([]);
+    // The page's sources stay in the repository; the package has the page built.
+    expect(files.filter((path) => path.startsWith('web/'))).toEqual([]);
 
     // The tour's install, as the README's block gives it: made by npm pack, copied in, then installed.
     const install = readme
@@ -216,7 +221,11 @@ describe('the package', () => {
     });
     expect(response.status).toBe(200);
     expect(JSON.stringify(await response.json())).toContain('Which order? Give me its number.');
-    expect(await (await fetch(`${url}/`)).text()).toContain('<html');
+    expect(await (await fetch(`${url}/`)).text()).toContain('<div id="root">');
+    // The page's script, as the build left it: React inside, nothing for the browser to fetch elsewhere.
+    const script = await fetch(`${url}/app.js`);
+    expect(script.status).toBe(200);
+    expect(await script.text()).toContain('useSyncExternalStore');
 
     // The tour's client script: a message, the approval it waits on, the answer; it prints what the
     // README shows, and its process ends soon after its last line (client.close() ends everything the

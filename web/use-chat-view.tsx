@@ -1,12 +1,12 @@
 /**
  * A chat written with the AI SDK's `useChat`, running on Switchboard through `SwitchboardChatTransport`:
  * a streamed answer, tool parts with their approval buttons, stop, and a resume of the running turn
- * after a reload. The demo's React app grows from here.
+ * after a reload. The demo page shows it at `?view=use-chat`, on the same client as its hook view.
  */
 import { useChat } from '@ai-sdk/react';
 import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
 import { type FormEvent, useState } from 'react';
-import type { SwitchboardChatTransport } from '../../client/ai-sdk.ts';
+import type { SwitchboardChatTransport } from '../client/ai-sdk.ts';
 
 /** The props of {@link UseChatView}: the transport, the chat (the session's id) and its stored messages. */
 export interface UseChatViewProps {
@@ -69,7 +69,16 @@ export function UseChatView({ transport, chatId, initialMessages }: UseChatViewP
     setInput('');
   };
   return (
-    <main id="chat" data-status={status}>
+    <main id="chat" className="panel" data-status={status} aria-label="Chat">
+      <header>
+        <h1>useChat</h1>
+        <span className="grow">AI SDK, on SwitchboardChatTransport</span>
+        <nav className="views">
+          <a id="to-hook" href="/">
+            Hook view
+          </a>
+        </nav>
+      </header>
       <ol id="log">
         {messages.map((message) => (
           <li key={message.id} className={`msg ${message.role}`} data-id={message.id}>
@@ -99,8 +108,14 @@ export function UseChatView({ transport, chatId, initialMessages }: UseChatViewP
       </ol>
       {error && <p id="error">{error.message}</p>}
       <form onSubmit={submit}>
-        <input id="message" value={input} onChange={(e) => setInput(e.target.value)} placeholder="Message" />
-        <button id="send" type="submit" disabled={busy}>
+        <input
+          id="message"
+          value={input}
+          onChange={(e) => setInput(e.target.value)}
+          placeholder="Type a message"
+          aria-label="Message"
+        />
+        <button id="send" className="primary" type="submit" disabled={busy}>
           Send
         </button>
         <button id="stop" type="button" disabled={!busy} onClick={() => void stop()}>

@@ -1,0 +1,251 @@
+/**
+ * The demo host on `useSwitchboardChat`: the agent by its own name with its suggestions, the chat
+ * (streamed answers, tool calls by name, approvals, questions, client tools, host actions, files,
+ * ratings, regenerate, edit, stop) and, with the demo agent, an issue list that stands for the
+ * host's own app: its view, filter and actions go to the agent as `host_context` with every message.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { AgentList, HostContextInput, SwitchboardClient } from '../client/index.ts';
+import type { HostActionOption } from '../react/index.ts';
+import { Chat } from './chat.tsx';
+
+/** The agent the issue list is made for (demo/demo-agent.ts): with another one, the page is the chat alone. */
+const DEMO_AGENT = 'demo';
+
+/** An issue of the host's own app. */
+export interface Issue {
+  number: number;
+  title: string;
+  status: 'open' | 'closed';
+  label: string;
+}
+
+const INITIAL_ISSUES: Issue[] = [
+  { number: 1, title: 'Login times out on slow networks', status: 'open', label: 'bug' },
+  { number: 2, title: 'Export answers as Markdown', status: 'open', label: 'feature' },
+  { number: 3, title: 'Typo on the billing page', status: 'closed', label: 'docs' },
+  { number: 4, title: 'Dark mode for the chat', status: 'open', label: 'feature' },
+  { number: 5, title: 'Reconnect after laptop sleep', status: 'closed', label: 'bug' },
+  { number: 6, title: 'Keyboard shortcut to send', status: 'open', label: 'feature' },
+];
+const STATUSES = ['all', 'open', 'closed'] as const;
+type Filter = (typeof STATUSES)[number];
+interface AppState {
+  issues: Issue[];
+  filter: Filter;
+}
+
+const visibleIssues = ({ issues, filter }: AppState) =>
+  issues.filter((issue) => filter === 'all' || issue.status === filter);
+
+/** The issue list, kept in sessionStorage so that a reload keeps it. */
+function useIssues() {
+  const [state, setState] = useState<AppState>(
+    () =>
+      JSON.parse(sessionStorage.getItem('switchboard-app') ?? 'null') ?? {
+        issues: INITIAL_ISSUES,
+        filter: 'all',
+      },
+  );
+  // The handlers answer with the state they made, before React renders it.
+  const current = useRef(state);
+  const [flash, setFlash] = useState<number>();
+  const update = useCallback((next: AppState) => {
+    current.current = next;
+    sessionStorage.setItem('switchboard-app', JSON.stringify(next));
+    setState(next);
+  }, []);
+  useEffect(() => {
+    if (flash === undefined) return;
+    const timer = setTimeout(() => setFlash(undefined), 1200);
+    return () => clearTimeout(timer);
+  }, [flash]);
+  const setFilter = useCallback(
+    (filter: Filter) => {
+      update({ ...current.current, filter });
+      return visibleIssues(current.current).length;
+    },
+    [update],
+  );
+  const closeIssue = useCallback(
+    (number: number) => {
+      const { issues } = current.current;
+      if (!issues.some((issue) => issue.number === number)) throw new Error(`there is no issue #${number}`);
+      update({
+        ...current.current,
+        issues: issues.map((issue) => (issue.number === number ? { ...issue, status: 'closed' } : issue)),
+      });
+      setFlash(number);
+    },
+    [update],
+  );
+  return { state, flash, setFilter, closeIssue };
+}
+
+/** The host actions the agent may call on the issue list, declared in `host_context.actions`. */
+function issueActions({
+  setFilter,
+  closeIssue,
+}: ReturnType<typeof useIssues>): Record<string, HostActionOption> {
+  return {
+    set_filter: {
+      description: 'Show only the issues of one status.',
+      parameters: {
+        type: 'object',
+        properties: { status: { type: 'string', enum: [...STATUSES] } },
+        required: ['status'],
+        additionalProperties: false,
+      },
+      handler: (args) => {
+        const { status } = args as { status: Filter };
+        if (!STATUSES.includes(status)) throw new Error(`unknown status "${status}"`);
+        return { status, shown: setFilter(status) };
+      },
+    },
+    close_issue: {
+      description: 'Close an issue, by its number.',
+      parameters: {
+        type: 'object',
+        properties: { number: { type: 'integer' } },
+        required: ['number'],
+        additionalProperties: false,
+      },
+      handler: (args) => {
+        const { number } = args as { number: number };
+        closeIssue(number);
+        return { closed: number };
+      },
+    },
+  };
+}
+
+function Issues({ issues }: { issues: ReturnType<typeof useIssues> }) {
+  const { state, flash, setFilter } = issues;
+  const visible = visibleIssues(state);
+  return (
+    <section className="panel" id="app" aria-label="Issues">
+      <header>
+        <h2>Issues</h2>
+        <span className="grow" />
+        <span id="issue-count">{visible.length} shown</span>
+      </header>
+      <fieldset id="filters" aria-label="Filter">
+        {STATUSES.map((status) => (
+          <button
+            key={status}
+            type="button"
+            data-filter={status}
+            aria-pressed={state.filter === status}
+            onClick={() => setFilter(status)}
+          >
+            {status[0]!.toUpperCase() + status.slice(1)}
+          </button>
+        ))}
+      </fieldset>
+      <ul id="issues">
+        {visible.map((issue) => (
+          <li
+            key={issue.number}
+            data-number={issue.number}
+            data-status={issue.status}
+            className={issue.number === flash ? 'flash' : undefined}
+          >
+            <span className="num">#{issue.number}</span>
+            <span className="title">{issue.title}</span>
+            <span className="meta">
+              {issue.status} · {issue.label}
+            </span>
+          </li>
+        ))}
+      </ul>
+      <p className="hint">
+        This view, its filter and its actions (<code>set_filter</code>, <code>close_issue</code>) go to the
+        agent as <code>host_context</code> with every message, so the agent can change this page.
+      </p>
+    </section>
+  );
+}
+
+type Agent = AgentList['agents'][number];
+
+/** The props of {@link DemoApp}: the page's client, and the agent `?agent=` asks for. */
+export interface DemoAppProps {
+  client: SwitchboardClient;
+  requestedAgent: string | undefined;
+}
+
+/**
+ * The demo page: the agent of `?agent=ID`, else the server's default, else the first it lists; the
+ * issue list only for the demo agent, whose host actions it answers.
+ */
+export function DemoApp({ client, requestedAgent }: DemoAppProps) {
+  const [agent, setAgent] = useState<Agent | null>();
+  const [problem, setProblem] = useState<string>();
+  const [sessionId, setSessionId] = useState(() => {
+    const id = sessionStorage.getItem('switchboard-session') ?? `web-${crypto.randomUUID()}`;
+    sessionStorage.setItem('switchboard-session', id);
+    return id;
+  });
+  const issues = useIssues();
+
+  useEffect(() => {
+    client.agents().then(
+      ({ agents, default_agent_id: defaultId }) => {
+        const found = requestedAgent
+          ? agents.find((candidate) => candidate.id === requestedAgent)
+          : (agents.find((candidate) => candidate.id === defaultId) ?? agents[0]);
+        if (!found)
+          setProblem(requestedAgent ? `There is no agent "${requestedAgent}".` : 'The server has no agent.');
+        setAgent(found ?? null);
+      },
+      (error: Error) => {
+        setProblem(error.message);
+        setAgent(null);
+      },
+    );
+  }, [client, requestedAgent]);
+
+  const name = agent ? (agent.name ?? agent.id) : 'Switchboard';
+  useEffect(() => {
+    document.title = `${name} · Switchboard`;
+  }, [name]);
+
+  const newConversation = () => {
+    const id = `web-${crypto.randomUUID()}`;
+    sessionStorage.setItem('switchboard-session', id);
+    setSessionId(id);
+  };
+
+  if (agent === undefined) return null;
+  const showsApp = agent?.id === DEMO_AGENT;
+  const host = { name: 'Switchboard demo page', kind: 'browser' } as const;
+  const hostContext: HostContextInput = showsApp
+    ? {
+        host,
+        view: {
+          name: 'issues',
+          description: 'An issue tracker: a list of issues with a status filter.',
+          data: { issues: visibleIssues(issues.state) },
+          state: { filter: issues.state.filter },
+        },
+      }
+    : { host };
+  return (
+    <div className={showsApp ? 'layout' : 'layout chat-only'}>
+      {showsApp && <Issues issues={issues} />}
+      <Chat
+        key={sessionId}
+        client={client}
+        sessionId={sessionId}
+        agentId={agent?.id ?? requestedAgent}
+        title={name}
+        description={agent?.description}
+        suggestions={agent?.suggestions ?? []}
+        hostContext={hostContext}
+        actions={showsApp ? issueActions(issues) : undefined}
+        problem={problem}
+        onNewConversation={newConversation}
+      />
+    </div>
+  );
+}

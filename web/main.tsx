@@ -1,0 +1,60 @@
+/**
+ * The demo host: a React app on `switchboard/react` (the chat, beside an issue list that stands for
+ * the host's own app) and, at `?view=use-chat`, the same agent through the AI SDK's `useChat` with
+ * `SwitchboardChatTransport`. `switchboard dev` serves it at `/`, built for the browser.
+ */
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { SwitchboardChatTransport } from '../client/ai-sdk.ts';
+import { createClient } from '../client/index.ts';
+import { DemoApp } from './demo-app.tsx';
+import { UseChatView } from './use-chat-view.tsx';
+
+// Who the page is: the sandbox hands it a token for its demo user (/sandbox/token exists only in
+// the sandbox). Without one (a sandbox started with --anonymous) it sends none. A real host gets
+// its token from its identity provider.
+let token: string | null | undefined;
+let tokenExpires = 0;
+async function currentToken(): Promise<string> {
+  if (token !== undefined && Date.now() < tokenExpires) return token ?? '';
+  const res = await fetch('/sandbox/token').catch(() => undefined);
+  if (res?.ok) {
+    const body = (await res.json()) as { token: string; expires_in: number };
+    token = body.token;
+    tokenExpires = Date.now() + (body.expires_in - 60) * 1000;
+  } else {
+    token = null;
+    tokenExpires = Number.POSITIVE_INFINITY;
+  }
+  return token ?? '';
+}
+
+/** One client for the page: one WebSocket, whichever view shows. */
+const client = createClient({
+  url: location.origin,
+  wsUrl: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`,
+  token: currentToken,
+});
+
+const params = new URLSearchParams(location.search);
+const root = createRoot(document.getElementById('root')!);
+
+if (params.get('view') === 'use-chat') {
+  // The chat's id lives in the address, so a reload resumes the same chat.
+  const chatId = params.get('chat') ?? `chat-${crypto.randomUUID()}`;
+  if (!params.has('chat')) {
+    params.set('chat', chatId);
+    history.replaceState(null, '', `?${params}`);
+  }
+  const agentId = params.get('agent') ?? undefined;
+  const transport = new SwitchboardChatTransport({ client, ...(agentId && { agentId }) });
+  const initialMessages = await transport.loadMessages(chatId);
+  root.render(<UseChatView transport={transport} chatId={chatId} initialMessages={initialMessages} />);
+} else {
+  // The hook keeps one socket and one send through StrictMode's second mount.
+  root.render(
+    <StrictMode>
+      <DemoApp client={client} requestedAgent={params.get('agent') ?? undefined} />
+    </StrictMode>,
+  );
+}
