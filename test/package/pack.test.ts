@@ -52,6 +52,8 @@ import { Switchboard, type SwitchboardProps } from 'switchboard/infra';
 import { mintDevToken, type SandboxOptions, startSandbox } from 'switchboard/sandbox';
 import { createClient } from 'switchboard/client';
 import { type SwitchboardChat, type UseSwitchboardChatOptions, useSwitchboardChat } from 'switchboard/react';
+import { SwitchboardChatTransport } from 'switchboard/ai-sdk';
+import type { ChatTransport, UIMessage } from 'ai';
 
 const agent: HostAgentDefinition = { info: { id: 'a' }, async invoke() { return { content: 'x' }; } };
 createSwitchboard().registerHostAgent(agent);
@@ -60,8 +62,10 @@ const options: Partial<SandboxOptions> = { port: 0 };
 // The hook's client is the one of 'switchboard/client': one type, from one copy of the client.
 const chat: UseSwitchboardChatOptions = { client: createClient({ url: 'http://127.0.0.1:3000' }), sessionId: 's1' };
 const own: UseSwitchboardChatOptions = { url: 'http://127.0.0.1:3000', sessionId: 's2', agentId: 'a' };
+// The transport is the AI SDK's own ChatTransport, with the ai the team installed.
+const transport: ChatTransport<UIMessage> = new SwitchboardChatTransport({ url: 'http://127.0.0.1:3000', token: 't', agentId: 'a' });
 const hook: (options: UseSwitchboardChatOptions) => SwitchboardChat = useSwitchboardChat;
-export { Switchboard, mintDevToken, startSandbox, props, options, chat, own, hook };
+export { Switchboard, mintDevToken, startSandbox, props, options, chat, own, hook, transport };
 `;
 
 /** Starts `switchboard dev` in the project and resolves with its URL and its banner once it printed them. */
@@ -161,7 +165,7 @@ describe('the package', () => {
     expect(step(`npm i ./${tarball!.filename}`)).toBeGreaterThan(step(`cp ${tarball!.filename}`));
 
     // The tour's install: the tarball, the construct's peers and the cdk command, at the README's
-    // versions; and React's types, for a type check of switchboard/react.
+    // versions; React's types and the AI SDK, for a type check of switchboard/react and switchboard/ai-sdk.
     mkdirSync(project);
     writeFileSync(
       join(project, 'package.json'),
@@ -175,6 +179,9 @@ describe('the package', () => {
       'typescript',
       '@types/node',
       '@types/react',
+      'ai',
+      // The AI SDK's provider types import json-schema's (without skipLibCheck a team adds them too).
+      '@types/json-schema',
     ].map((name) => `${name}@${manifest.devDependencies[name]}`);
     for (const dep of deps.slice(0, 4)) expect(readme).toContain(dep);
     await npm(
@@ -204,7 +211,10 @@ describe('the package', () => {
         'app.ts',
       ],
       { cwd: project },
-    );
+    ).catch((error: { stdout?: string }) => {
+      // tsc reports on stdout: the failure shows what did not type-check.
+      throw new Error(`the team's type check failed:\n${error.stdout ?? String(error)}`);
+    });
 
     // The tour's agent in the bin's sandbox, with a token of the bin's token command.
     const { url, banner } = await startDev();
