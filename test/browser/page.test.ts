@@ -179,9 +179,10 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
   'the demo host page in a real browser, $name ($width px)',
   (viewport) => {
     const openPage = () => openAt(viewport, `${sandbox.url}/`);
-    // The three flows that wait on the demo's paced story (a reload, a lost connection, cancel) run
-    // the same code at any width and take seconds of real pacing each: they run at the narrow width,
-    // where the layout is tightest; at 1280 px their controls are checked in view by the first test.
+    // Flows whose layout is the same at any width (the paced story's reload, lost connection and
+    // cancel, a rating read back after a reload, a client tool with no UI, the upload's CORS) take
+    // seconds each: they run at the narrow width, where the layout is tightest; at 1280 px their
+    // controls are checked in view by the first test.
     const atPhone = viewport.name === 'phone' ? it : () => undefined;
 
     it('shows the demo agent by its name, offers its suggestions, and shows the issue list beside the chat', async () => {
@@ -383,7 +384,7 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       await expectFits(page, viewport);
     });
 
-    it('a client tool: the page answers it with its own handler, nobody is asked', async () => {
+    atPhone('a client tool: the page answers it with its own handler, nobody is asked', async () => {
       const page = await openPage();
       await suggest(page, 'What time is it here?');
       await page.locator('.msg.assistant', { hasText: 'On your device it is' }).waitFor();
@@ -392,7 +393,7 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       );
     });
 
-    it('a rating stays after a reload: the page reads it back from the stored messages', async () => {
+    atPhone('a rating stays after a reload: the page reads it back from the stored messages', async () => {
       const page = await openPage();
       await suggest(page, 'Count the words in this sentence');
       // The controls come with the final answer.
@@ -492,44 +493,47 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       expect(await page.locator('.msg.user').allTextContents()).toEqual(['one two']);
     });
 
-    it('the page uploads a file straight to the bucket with a presigned URL, across origins, as the bucket’s CORS allows', async () => {
-      const page = await openPage();
-      const body = 'hello from a browser';
-      const created = await fetch(`${sandbox.url}/api/files`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          name: 'note.txt',
-          media_type: 'text/plain',
-          size: body.length,
-          sha256: sha256Of(body),
-        }),
-      });
-      expect(created.status).toBe(201);
-      const file = (await created.json()) as {
-        id: string;
-        upload: { url: string; headers: Record<string, string> };
-      };
-      expect(new URL(file.upload.url).origin).not.toBe(new URL(sandbox.url).origin);
-      // In the page: a cross-origin PUT with a content type, so the browser asks the bucket first.
-      const put = (method: string) =>
-        page.evaluate(
-          async ({ url, headers, body, method }) => {
-            try {
-              return String(
-                (await fetch(url, { method, headers, body: method === 'PUT' ? body : undefined })).status,
-              );
-            } catch (error) {
-              return `refused: ${String(error)}`;
-            }
-          },
-          { ...file.upload, body, method },
-        );
-      expect(await put('DELETE')).toMatch(/^refused: TypeError/);
-      expect(await put('PUT')).toBe('200');
-      const stored = await fetch(`${sandbox.url}/api/files/${file.id}`);
-      expect(await stored.json()).toMatchObject({ id: file.id, status: 'stored', size: body.length });
-    });
+    atPhone(
+      'the page uploads a file straight to the bucket with a presigned URL, across origins, as the bucket’s CORS allows',
+      async () => {
+        const page = await openPage();
+        const body = 'hello from a browser';
+        const created = await fetch(`${sandbox.url}/api/files`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            name: 'note.txt',
+            media_type: 'text/plain',
+            size: body.length,
+            sha256: sha256Of(body),
+          }),
+        });
+        expect(created.status).toBe(201);
+        const file = (await created.json()) as {
+          id: string;
+          upload: { url: string; headers: Record<string, string> };
+        };
+        expect(new URL(file.upload.url).origin).not.toBe(new URL(sandbox.url).origin);
+        // In the page: a cross-origin PUT with a content type, so the browser asks the bucket first.
+        const put = (method: string) =>
+          page.evaluate(
+            async ({ url, headers, body, method }) => {
+              try {
+                return String(
+                  (await fetch(url, { method, headers, body: method === 'PUT' ? body : undefined })).status,
+                );
+              } catch (error) {
+                return `refused: ${String(error)}`;
+              }
+            },
+            { ...file.upload, body, method },
+          );
+        expect(await put('DELETE')).toMatch(/^refused: TypeError/);
+        expect(await put('PUT')).toBe('200');
+        const stored = await fetch(`${sandbox.url}/api/files/${file.id}`);
+        expect(await stored.json()).toMatchObject({ id: file.id, status: 'stored', size: body.length });
+      },
+    );
   },
 );
 
