@@ -5,8 +5,8 @@ import { createSwitchboard } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { type Gate, gate } from '../support/agents.ts';
 import { runAgUi } from '../support/agui.ts';
-import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
-import { queued, within } from '../support/wait.ts';
+import { api, runEvents, sessionIds, testSandbox } from '../support/sandbox.ts';
+import { within } from '../support/wait.ts';
 import { type Frame, TestSocket, turnEnded } from '../support/ws-client.ts';
 
 /** Per session: the gate a handler waits on, and whether its signal was aborted. */
@@ -58,23 +58,9 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const ENDS = new Set(['session.status_idle', 'session.status_requires_action']);
-
-/** The events of a run read back over HTTP (the events long poll), once its end is logged. */
-async function runEvents(id: string, runId: unknown): Promise<Frame[]> {
-  let events: Frame[] = [];
-  await expect
-    .poll(
-      async () => {
-        const res = await api(sandbox.url, 'GET', `/api/sessions/${id}/events?after=0&limit=1000&wait=1`);
-        events = (res.json.events as Frame[]).filter((e) => e.run_id === runId);
-        return events.some((e) => ENDS.has(e.type));
-      },
-      queued(`the end of run ${String(runId)}`),
-    )
-    .toBe(true);
-  return events;
-}
+/** The events of a run read back over HTTP, once its end is logged. */
+const runEventsOf = async (id: string, runId: unknown) =>
+  (await runEvents(sandbox.url, id, runId)) as unknown as Frame[];
 
 describe('registerCustomAgent', () => {
   it('answers over HTTP with the handler’s content as one text event, its usage priced by the server’s table', async () => {
@@ -85,7 +71,7 @@ describe('registerCustomAgent', () => {
       content: 'why?',
     });
     expect(res.status).toBe(202);
-    const events = await runEvents(id, res.json.run_id);
+    const events = await runEventsOf(id, res.json.run_id);
     const deltas = events.filter((e) => e.type === 'agent.message.delta');
     expect(deltas.map((e) => (e.data as { text: string }).text)).toEqual(['The answer to "why?". (0 files)']);
     expect(events.find((e) => e.type === 'final_response')?.data).toMatchObject({

@@ -6,7 +6,7 @@ import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { runAgUi } from '../support/agui.ts';
 import { ISSUES_CONTEXT, MODEL_KEY, MODEL_SCRIPT, modelAgent, refunds } from '../support/model-agents.ts';
-import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
+import { api, type LoggedEvent, runEvents, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import { type Frame, TestSocket, turnEnded } from '../support/ws-client.ts';
 
@@ -37,20 +37,8 @@ afterAll(async () => {
   await model?.close();
 });
 
-type Event = { type: string; run_id?: unknown; seq?: number; data: Record<string, unknown> };
-const ends = (e: Event) => e.type === 'session.status_idle' || e.type === 'session.status_requires_action';
-
-/** The events of one run from the session's log (what an HTTP host reads), once the run has ended. */
-async function runEvents(sessionId: string, runId: unknown): Promise<Event[]> {
-  const read = async () =>
-    ((await api(sandbox.url, 'GET', `/api/sessions/${sessionId}/events`)).json.events as Event[]).filter(
-      (e) => e.run_id === runId,
-    );
-  await expect
-    .poll(async () => (await read()).some(ends), queued(`the end of run ${String(runId)}`))
-    .toBe(true);
-  return read();
-}
+type Event = LoggedEvent;
+const runEventsOf = (sessionId: string, runId: unknown) => runEvents(sandbox.url, sessionId, runId);
 
 /** Posts a message (or a continuation) over HTTP and returns its run's events once it has ended. */
 async function post(sessionId: string, body: Record<string, unknown>) {
@@ -60,7 +48,7 @@ async function post(sessionId: string, body: Record<string, unknown>) {
     ...body,
   });
   expect(res.status, res.text).toBe(202);
-  return runEvents(sessionId, res.json.run_id);
+  return runEventsOf(sessionId, res.json.run_id);
 }
 
 const texts = (events: Event[]) =>
@@ -166,7 +154,7 @@ describe('a model agent’s approval that lapses', () => {
         expired: true,
         resolution: { decision: 'deny' },
       });
-      await runEvents(id, (await lapse())?.run_id);
+      await runEventsOf(id, (await lapse())?.run_id);
     } finally {
       ahead = 0;
     }

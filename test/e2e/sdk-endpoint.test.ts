@@ -5,8 +5,7 @@ import * as z from 'zod';
 import { createSwitchboard } from '../../lib/index.ts';
 import { type ModelScript, type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
-import { queued } from '../support/wait.ts';
+import { api, type LoggedEvent, runEvents, sessionIds, testSandbox } from '../support/sandbox.ts';
 
 /**
  * The AI SDK adapter through a real endpoint: a `ToolLoopAgent` on the SDK's OpenAI-compatible
@@ -74,7 +73,7 @@ afterAll(async () => {
   await model?.close();
 });
 
-type Event = { type: string; run_id?: unknown; data: Record<string, unknown> };
+type Event = LoggedEvent;
 
 async function turn(id: string, content: string): Promise<Event[]> {
   const res = await api(sandbox.url, 'POST', '/api/chat', {
@@ -83,17 +82,7 @@ async function turn(id: string, content: string): Promise<Event[]> {
     content,
   });
   expect(res.status, res.text).toBe(202);
-  const read = async () =>
-    ((await api(sandbox.url, 'GET', `/api/sessions/${id}/events`)).json.events as Event[]).filter(
-      (e) => e.run_id === res.json.run_id,
-    );
-  await expect
-    .poll(
-      async () => (await read()).some((e) => e.type === 'session.status_idle'),
-      queued('the end of the turn'),
-    )
-    .toBe(true);
-  return read();
+  return runEvents(sandbox.url, id, res.json.run_id);
 }
 
 const ofType = (events: Event[], type: string) => events.filter((e) => e.type === type).map((e) => e.data);

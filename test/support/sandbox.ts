@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import { expect } from 'vitest';
 import { sessionRef, withScope } from '../../lib/auth/index.ts';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/sandbox.ts';
 import { TEST_LIMITS } from './limits.ts';
+import { queued } from './wait.ts';
 
 export { TEST_LIMITS };
 
@@ -71,4 +73,28 @@ export function sessionIds(prefix: string): (name: string) => string {
 export function refOf(id: string, user = 'anonymous', tenant?: string): string {
   const identity = { user, data: tenant === undefined ? {} : { tenant } };
   return sessionRef(withScope(new TextEncoder().encode(TEST_REF_KEY), identity), id);
+}
+
+/** An event of a session's log as `GET /api/sessions/{id}/events` answers it. */
+export type LoggedEvent = { type: string; run_id?: unknown; seq?: number; data: Record<string, unknown> };
+
+/**
+ * The events of one run from the session's log (what an HTTP host reads), once the run has ended
+ * (idle, or waiting on a request): polled until then.
+ */
+export async function runEvents(base: string, sessionId: string, runId: unknown): Promise<LoggedEvent[]> {
+  let events: LoggedEvent[] = [];
+  const ended = (e: LoggedEvent) =>
+    e.type === 'session.status_idle' || e.type === 'session.status_requires_action';
+  await expect
+    .poll(
+      async () => {
+        const res = await api(base, 'GET', `/api/sessions/${sessionId}/events?after=0&limit=1000`);
+        events = (res.json.events as LoggedEvent[]).filter((e) => e.run_id === runId);
+        return events.some(ended);
+      },
+      queued(`the end of run ${String(runId)}`),
+    )
+    .toBe(true);
+  return events;
 }
