@@ -1,6 +1,6 @@
 import type { HostAgentFile, HostAgentFiles } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { type FileRecord, getFile, type MessageRecord } from '../store/index.ts';
+import { type FileRecord, getFile, isMissingObject, type MessageRecord } from '../store/index.ts';
 import { isLive } from './lifecycle.ts';
 import { extractText, textKindOf } from './text.ts';
 
@@ -34,7 +34,8 @@ export async function conversationFiles(
  * `io.files`: the conversation's files, and only those. `read` and `text` look each file up again,
  * so one deleted or expired since the turn began answers null too. `text` answers null for a type
  * with no text (see `textKindOf`), a file over `files.textMaxBytes`, and a document that cannot be
- * parsed (logged); its text is cut at `files.textMaxChars`.
+ * parsed (logged); its text is cut at `files.textMaxChars`. A read the table or the bucket failed
+ * (past the SDK's retries) rejects: it says nothing about the file.
  */
 export function sessionFiles(rt: Runtime, files: FileRecord[]): HostAgentFiles {
   const ids = new Set(files.map((f) => f.fileId));
@@ -45,9 +46,14 @@ export function sessionFiles(rt: Runtime, files: FileRecord[]): HostAgentFiles {
   };
   const bytesOf = async (file: FileRecord) => {
     const [s3, { GetObjectCommand }] = await Promise.all([rt.s3(), import('../store/s3/read.ts')]);
+    // A file whose bytes are gone answers null; a failed read (past the SDK's retries) throws, so
+    // that the agent never takes a busy bucket for a missing file.
     const { Body } = await s3
       .send(new GetObjectCommand({ Bucket: rt.bucket, Key: file.s3Key }))
-      .catch(() => ({ Body: undefined }));
+      .catch((error: unknown) => {
+        if (isMissingObject(error)) return { Body: undefined };
+        throw error;
+      });
     return Body
       ? await (Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray()
       : null;

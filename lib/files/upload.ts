@@ -6,6 +6,7 @@ import { newId } from '../ids/index.ts';
 import {
   type FileRecord,
   getFile,
+  isMissingObject,
   markFileStored,
   putFile,
   releaseFileBytes,
@@ -180,9 +181,15 @@ export async function ownedFile(rt: Runtime, identity: Identity, fileId: string)
     throw new NotFoundError('file_not_found', `File "${fileId}" does not exist.`);
   if (file.status === 'stored') return file;
   const [s3, { HeadObjectCommand }] = await Promise.all([rt.s3(), import('../store/s3/read.ts')]);
+  // Not there yet: the upload has not happened. The HTTP function may read `files/` but not list the
+  // bucket, so S3 answers a missing key 403, not 404. A failed HEAD (a 5xx or throttling past the
+  // SDK's retries) is no answer about the object: it rejects, and the caller answers 5xx for a retry.
   const head = await s3
     .send(new HeadObjectCommand({ Bucket: rt.bucket, Key: file.s3Key }))
-    .catch(() => undefined);
+    .catch((error: unknown) => {
+      if (isMissingObject(error, { canList: false })) return undefined;
+      throw error;
+    });
   if (!head) return file;
   await markFileStored(rt, fileId, head.ContentLength ?? file.size);
   return { ...file, status: 'stored', size: head.ContentLength ?? file.size };

@@ -2,7 +2,7 @@ import type { ContentPart, HostAgentFiles } from '../agents/index.ts';
 import type { Identity } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { Attachment, ChatRequest } from '../contract/index.ts';
-import { type Issue, ValidationError } from '../errors/index.ts';
+import { type Issue, NotFoundError, ValidationError } from '../errors/index.ts';
 import { type AttachedFile, conversationFiles, ownedFile, sessionFiles } from '../files/index.ts';
 import {
   getBlob,
@@ -32,7 +32,11 @@ export async function checkFileIds(
     for (const [i, attachment] of (list ?? []).entries()) {
       if (!attachment.file_id) continue;
       // A presigned upload is confirmed here, so a host need not ask for the file before using it.
-      const file = await ownedFile(rt, identity, attachment.file_id).catch(() => undefined);
+      // Unknown or not the caller's: a 422 on the field. A failed read answers 5xx, for a retry.
+      const file = await ownedFile(rt, identity, attachment.file_id).catch((error: unknown) => {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      });
       if (!file) issues.push({ path: [...path, i, 'file_id'], message: 'unknown file' });
       else if (file.status !== 'stored')
         issues.push({ path: [...path, i, 'file_id'], message: 'the file has not been uploaded yet' });
@@ -186,8 +190,7 @@ export function partsReader(
   const messageParts = async (messageId: string) => {
     // A steering message taken during the turn is not in the history the turn began with.
     const message =
-      messages.find((m) => m.messageId === messageId) ??
-      (await getMessage(rt, sessionId, messageId).catch(() => undefined));
+      messages.find((m) => m.messageId === messageId) ?? (await getMessage(rt, sessionId, messageId));
     return message?.role === 'user' ? partsOf(message.attachments ?? []) : [];
   };
   return (messageId) => {

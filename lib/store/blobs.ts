@@ -26,6 +26,23 @@ export async function getBlob<T>(rt: Runtime, key: string): Promise<T> {
   return JSON.parse(await (Body as { transformToString(): Promise<string> }).transformToString()) as T;
 }
 
+/**
+ * Whether an S3 error says the object is not there (GetObject's `NoSuchKey`, HeadObject's bodiless
+ * 404; a 403 too for a caller that may read the key but not list the bucket, `canList: false`, to
+ * which S3 answers a missing key so). Anything else (throttling, a 5xx, a reset connection past the
+ * SDK's retries) is not an answer about the object and must not be taken for one.
+ */
+export function isMissingObject(error: unknown, options: { canList?: boolean } = {}): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
+  const status = e?.$metadata?.httpStatusCode;
+  return (
+    e?.name === 'NoSuchKey' ||
+    e?.name === 'NotFound' ||
+    status === 404 ||
+    (options.canList === false && status === 403)
+  );
+}
+
 /** Deletes objects; keys already gone are fine. */
 export async function deleteBlobs(rt: Runtime, keys: string[]): Promise<void> {
   const [s3, { DeleteObjectsCommand }] = await Promise.all([rt.s3(), import('./s3/remove.ts')]);

@@ -16,6 +16,7 @@ export {
   deleteSessionObjects,
   getBlob,
   INLINE_LIMIT_BYTES,
+  isMissingObject,
   jsonBytes,
   putBlob,
 } from './blobs.ts';

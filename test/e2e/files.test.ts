@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type HostAgentFile } from '../../lib/index.ts';
@@ -20,7 +21,8 @@ const fixture = (name: string) => readFileSync(new URL(`../fixtures/files/${name
 interface Seen {
   files: HostAgentFile[];
   listed: HostAgentFile[];
-  bytes: Record<string, number | null>;
+  /** Each probed file's size, null, or the name of the error its read rejected with. */
+  bytes: Record<string, number | string | null>;
   texts: Record<string, string | null>;
 }
 const seen = new Map<string, Seen>();
@@ -36,9 +38,10 @@ beforeAll(async () => {
     async invoke({ message, files, metadata }, io) {
       const probe = (metadata.probe as string[] | undefined) ?? [];
       const record: Seen = { files, listed: await io.files.list(), bytes: {}, texts: {} };
+      const refused = (error: Error) => `refused: ${error.name}`;
       for (const id of probe) {
-        record.bytes[id] = (await io.files.read(id))?.length ?? null;
-        record.texts[id] = await io.files.text(id);
+        record.bytes[id] = await io.files.read(id).then((bytes) => bytes?.length ?? null, refused);
+        record.texts[id] = await io.files.text(id).catch(refused);
       }
       seen.set(message, record);
       if (metadata.stop) io.emit({ type: 'stop', stopReason: 'end_turn', detail: metadata.stop });
@@ -61,7 +64,10 @@ beforeAll(async () => {
     tokens: (token) => TOKENS[token] ?? null,
     settings: { files: { retentionDays: 1, textMaxChars: 40 } },
     clock: () => Date.now() + offset,
+    // Every S3 call fails (a 5xx, past the SDK's retries) while a test turns the faults on.
+    faults: { seed: 1, rates: { s3: { error: 1 } } },
   });
+  faultsOf().enabled = false;
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -71,6 +77,11 @@ afterAll(async () => {
 type Answer = Record<string, unknown> & {
   error: { code: string; issues: { path: unknown[] }[] };
   messages: Record<string, unknown>[];
+};
+
+const faultsOf = () => {
+  if (!sandbox.faults) throw new Error('the sandbox was started without faults');
+  return sandbox.faults;
 };
 
 const call = (token: string, method: string, path: string, body?: unknown) =>
@@ -228,6 +239,75 @@ describe('io.files: the session’s files, and only those', () => {
     } finally {
       offset = 0;
     }
+  });
+});
+
+describe('io.files when the bucket fails', () => {
+  it('rejects a read the bucket failed, instead of answering null as for a missing file; null once the bytes are gone', async () => {
+    const session = sid('bucket-down');
+    const file = await upload('alice', 'note.txt', 'text/plain', 'still here');
+    faultsOf().enabled = true;
+    const failed = await turn('alice', {
+      session_id: session,
+      content: 'bucket-down-1',
+      attachments: attach(file),
+      metadata: { probe: [file] },
+    }).finally(() => {
+      faultsOf().enabled = false;
+    });
+    expect(failed.bytes[file]).toMatch(/^refused: /);
+    expect(failed.texts[file]).toMatch(/^refused: /);
+    // The bucket back: the same file reads again.
+    const back = await turn('alice', {
+      session_id: session,
+      content: 'bucket-down-2',
+      metadata: { probe: [file] },
+    });
+    expect(back.texts[file]).toBe('still here');
+    // Its bytes deleted behind its record: missing, so null.
+    const record = await sandbox.runtime.db.send(
+      new GetCommand({ TableName: sandbox.runtime.table, Key: keys.file(file), ConsistentRead: true }),
+    );
+    await (await sandbox.runtime.s3()).send(
+      new DeleteObjectCommand({ Bucket: sandbox.runtime.bucket, Key: String(record.Item?.s3Key) }),
+    );
+    const gone = await turn('alice', {
+      session_id: session,
+      content: 'bucket-down-3',
+      metadata: { probe: [file] },
+    });
+    expect(gone.bytes[file]).toBeNull();
+    expect(gone.texts[file]).toBeNull();
+  });
+
+  it('answers a message naming a file it could not check with a 5xx for a retry, not a 422 on the file', async () => {
+    const session = sid('bucket-head');
+    const created = await call('alice', 'POST', '/api/files', {
+      name: 'later.json',
+      media_type: 'application/json',
+      size: 2,
+      sha256: sha256Of('{}'),
+    });
+    expect(created.status).toBe(201);
+    faultsOf().enabled = true;
+    const sent = await call('alice', 'POST', '/api/chat', {
+      agent_id: 'reader',
+      session_id: session,
+      content: 'bucket-head-1',
+      attachments: attach(String(created.json.id)),
+    }).finally(() => {
+      faultsOf().enabled = false;
+    });
+    expect(sent.status, JSON.stringify(sent.json)).toBeGreaterThanOrEqual(500);
+    // With the bucket back, the same message is refused for what it is: the file was never uploaded.
+    const again = await call('alice', 'POST', '/api/chat', {
+      agent_id: 'reader',
+      session_id: session,
+      content: 'bucket-head-1',
+      attachments: attach(String(created.json.id)),
+    });
+    expect(again.status, JSON.stringify(again.json)).toBe(422);
+    expect(again.json.error.issues[0]?.path).toEqual(['attachments', 0, 'file_id']);
   });
 });
 
