@@ -72,7 +72,7 @@ describe('the host_context validator', () => {
         outcome(() => parseHostContext(ctx));
         outcome(() => parseChatRequest({ content: 'x', host_context: ctx }));
       }),
-      { numRuns: 1000 },
+      { numRuns: 400 },
     );
   });
 
@@ -90,7 +90,7 @@ describe('the host_context validator', () => {
             if (isObject(ctx)) expect(issue.path.length, issue.message).toBeGreaterThan(1);
           }
       }),
-      { numRuns: 800 },
+      { numRuns: 300 },
     );
   });
 
@@ -100,7 +100,7 @@ describe('the host_context validator', () => {
         const result = outcome(() => parseHostContext(ctx));
         if (mustReject) expect(result.ok).toBe(false);
       }),
-      { numRuns: 1000 },
+      { numRuns: 400 },
     );
     fc.assert(
       fc.property(oversized(valid), ({ ctx, paths, over }) => {
@@ -113,7 +113,7 @@ describe('the host_context validator', () => {
           expect(limitIssues.length).toBeGreaterThan(0);
         }
       }),
-      { numRuns: 500 },
+      { numRuns: 200 },
     );
   });
 
@@ -123,7 +123,7 @@ describe('the host_context validator', () => {
         const once = parsed(ctx);
         expect(parsed(once)).toEqual(once);
       }),
-      { numRuns: 800 },
+      { numRuns: 300 },
     );
   });
 
@@ -134,7 +134,7 @@ describe('the host_context validator', () => {
         expect(parsed(respelled)).toEqual(parsed(ctx));
         expect(parseChatRequest({ content: 'x', hostContext: respelled }).host_context).toEqual(parsed(ctx));
       }),
-      { numRuns: 800 },
+      { numRuns: 300 },
     );
   });
 
@@ -183,7 +183,7 @@ describe('the host_context validator', () => {
           same(out.background[name]?.summary, entry.summary);
         same(out.actions[0]?.parameters.properties, properties);
       }),
-      { numRuns: 800 },
+      { numRuns: 300 },
     );
   });
 });
