@@ -220,13 +220,14 @@ async function reattach(
   };
 }
 
-const SESSIONS = 4;
+// Two turns of 50 hosts: each run draws a fresh seed (printed), so the runs add up to far more.
+const SESSIONS = 2;
 const HOSTS_PER_TURN = 50;
 /** 124 events a turn; longer streams take the file past 40 s on two cores. */
 const CHUNKS = 120;
 
 describe('reattaching', () => {
-  it(`reconnecting with after_seq at a random point of a long stream yields a gap-free, duplicate-free sequence (200 reconnects, seed ${SEED})`, {
+  it(`reconnecting with after_seq at a random point of a long stream yields a gap-free, duplicate-free sequence (${SESSIONS * HOSTS_PER_TURN} reconnects, seed ${SEED})`, {
     timeout: 120_000,
   }, async () => {
     const draw = prng(SEED);
