@@ -2,6 +2,7 @@ import type { Switchboard } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { sweepExpiredFiles, sweepOrphanFiles } from '../files/index.ts';
 import { dueConnections, removeConnection } from '../store/index.ts';
+import { isGone } from '../transport/index.ts';
 import { announceExpiring } from './expiring.ts';
 import { sweepLapses } from './lapses.ts';
 import { requeueLostRuns } from './requeue.ts';
@@ -23,19 +24,33 @@ const LOOKBACK_HOURS = 3;
 
 async function sweepConnections(rt: Runtime, now: number): Promise<number> {
   const stale = await dueConnections(rt, now, LOOKBACK_HOURS);
+  let removed = 0;
   for (const connectionId of stale) {
     if (rt.connections) {
       const [client, { DeleteConnectionCommand }] = await Promise.all([
         rt.connections(),
         import('../config/connections/close.ts'),
       ]);
-      await client
-        .send(new DeleteConnectionCommand({ ConnectionId: connectionId }))
-        .catch(() => undefined /* already closed: the usual case */);
+      // Closed already (410) is the usual case. A close that failed (throttling or a 5xx past the
+      // SDK's retries) keeps the record, so that the next sweep closes the connection, rather than
+      // leaving it open with nothing that knows it.
+      const closed = await client.send(new DeleteConnectionCommand({ ConnectionId: connectionId })).then(
+        () => true,
+        (error: unknown) => {
+          if (isGone(error)) return true;
+          rt.logger.warn('Could not close an expired connection: the next sweep tries again', {
+            connectionId,
+            error: String(error),
+          });
+          return false;
+        },
+      );
+      if (!closed) continue;
     }
     await removeConnection(rt, connectionId);
+    removed += 1;
   }
-  return stale.length;
+  return removed;
 }
 
 /**

@@ -3,6 +3,7 @@ export {
   type EventFrame,
   eventView,
   framesOf,
+  isGone,
   type PushOutcome,
   pushFrames,
   pushToConnection,

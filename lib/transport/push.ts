@@ -9,7 +9,8 @@ const encoder = new TextEncoder();
 
 type AwsError = { name?: string; $metadata?: { httpStatusCode?: number } };
 
-function isGone(error: unknown): boolean {
+/** API Gateway no longer knows the connection (410): it is closed, whoever closed it. */
+export function isGone(error: unknown): boolean {
   const e = error as AwsError;
   return e?.name === 'GoneException' || e?.$metadata?.httpStatusCode === 410;
 }
