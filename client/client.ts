@@ -261,8 +261,8 @@ export interface SendOptions {
   /** What the host shows and can do; stored on the session and reused by later messages. */
   hostContext?: HostContextInput;
   attachments?: AttachmentInput[];
-  /** Uploaded files (their records, or their ids), attached by `file_id`. */
-  files?: (string | Pick<FileRecord, 'id' | 'media_type'>)[];
+  /** Uploaded files (their records, or their ids), attached by `file_id` (a record with its name and type). */
+  files?: (string | (Pick<FileRecord, 'id' | 'media_type'> & Partial<Pick<FileRecord, 'name'>>))[];
   metadata?: Record<string, unknown>;
   /** What the message does while a turn runs (`enqueue` by default). */
   onBusy?: OnBusy;
@@ -271,10 +271,21 @@ export interface SendOptions {
 }
 
 /** Picks the kind of an attached file from its media type. */
-const fileAttachment = (file: string | Pick<FileRecord, 'id' | 'media_type'>): AttachmentInput =>
+/**
+ * A file's attachment. Given its record, it carries the file's name and type too, so that the stored
+ * message shows what was attached (`GET …/messages`) without a lookup of each file.
+ */
+const fileAttachment = (
+  file: string | (Pick<FileRecord, 'id' | 'media_type'> & Partial<Pick<FileRecord, 'name'>>),
+): AttachmentInput =>
   typeof file === 'string'
     ? { kind: 'document', file_id: file }
-    : { kind: file.media_type.startsWith('image/') ? 'image' : 'document', file_id: file.id };
+    : {
+        kind: file.media_type.startsWith('image/') ? 'image' : 'document',
+        file_id: file.id,
+        ...(file.name !== undefined && { name: file.name }),
+        media_type: file.media_type,
+      };
 
 /** A request id: 1–128 printable ASCII characters, unique enough without `crypto` (React Native has none). */
 export const requestId = (random: () => number = Math.random): string =>

@@ -326,8 +326,9 @@ export class ChatStore {
   }
 
   /**
-   * The ratings this user gave, from the stored messages (the event log does not hold them): read
-   * once, when the session is known to exist (its first event), so a new conversation asks nothing.
+   * The ratings this user gave and the files each user message was sent with, from the stored
+   * messages (the event log holds neither): read once, when the session is known to exist (its first
+   * event), so a new conversation asks nothing.
    */
   #loadRatings(): void {
     if (this.#ratingsRead) return;
@@ -340,13 +341,23 @@ export class ChatStore {
     try {
       for (let after: string | null = null; ; ) {
         const page: {
-          messages: { id: string; feedback?: { rating?: 'up' | 'down' | null } }[];
+          messages: {
+            id: string;
+            role: string;
+            feedback?: { rating?: 'up' | 'down' | null };
+            attachments?: { file_id?: string; name?: string; media_type?: string }[];
+          }[];
           has_more: boolean;
           next_after: string | null;
         } = await this.client.request('GET', after ? `${base}&after=${encodeURIComponent(after)}` : base);
         for (const message of page.messages) {
           const rating = message.feedback?.rating;
           if (rating && !this.#ratedHere.has(message.id)) this.#ratings.set(message.id, rating);
+          const files = message.role === 'user' ? storedFileParts(message.attachments ?? []) : [];
+          if (files.length > 0 && !this.#files.has(message.id)) {
+            this.#files.set(message.id, files);
+            this.#conversation = withFiles(this.#conversation, message.id, files);
+          }
         }
         if (!page.has_more || !page.next_after) break;
         after = page.next_after;
@@ -464,6 +475,27 @@ export class ChatStore {
     return requests;
   }
 }
+
+/**
+ * The files a stored user message names (`attachments[].file_id`), as parts: by the name and type its
+ * attachment gave (the client gives them), else by the file's id.
+ */
+const storedFileParts = (
+  attachments: { file_id?: string; name?: string; media_type?: string }[],
+): FilePart[] =>
+  attachments.flatMap((a) =>
+    a.file_id
+      ? [
+          {
+            type: 'file',
+            id: a.file_id,
+            name: a.name ?? a.file_id,
+            mediaType: a.media_type ?? null,
+            size: null,
+          },
+        ]
+      : [],
+  );
 
 /** A file the user sent, as a part of the message it went with. */
 const filePart = (file: FileRecord): FilePart => ({

@@ -237,6 +237,26 @@ describe('useSwitchboardChat against the sandbox', () => {
     );
   });
 
+  it('shows a file sent with a message in that message, and again on the next mount, from the stored message', async () => {
+    const { client } = sharedClient();
+    const sessionId = sid('files');
+    const view = mount({ client, sessionId, agentId: 'demo' });
+    const file = await view
+      .chat()
+      .upload('Order 42 was late.', { name: 'note.txt', mediaType: 'text/plain' });
+    const sent = await view.chat().send('What is in the file I attached?', { files: [file] });
+    await until(() => view.chat().status === 'idle' && view.chat().messages.length === 2, 'the answer');
+    const shown = { type: 'file', id: file.id, name: 'note.txt', mediaType: 'text/plain' };
+    const fileParts = (chat: SwitchboardChat) =>
+      chat.messages.find((m) => m.id === sent.message_id)?.parts.filter((p) => p.type === 'file') ?? [];
+    expect(fileParts(view.chat())).toEqual([{ ...shown, size: file.size }]);
+    view.unmount();
+    // A reload: a new client and a new mount. The log does not repeat the files; the stored message names them.
+    const again = mount({ client: sharedClient().client, sessionId, agentId: 'demo' });
+    await until(() => fileParts(again.chat()).length > 0, 'the file restored from the stored message');
+    expect(fileParts(again.chat())).toEqual([{ ...shown, size: null }]);
+  });
+
   it('approves with edited args: ones that do not fit argsSchema are refused before anything is sent', async () => {
     const { client, requests } = sharedClient();
     const view = mount({ client, sessionId: sid('approve'), agentId: 'pauser' });
