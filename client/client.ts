@@ -270,9 +270,8 @@ export interface SendOptions {
   outputMode?: OutputMode;
 }
 
-/** Picks the kind of an attached file from its media type. */
 /**
- * A file's attachment. Given its record, it carries the file's name and type too, so that the stored
+ * A file's attachment, its kind picked from its media type. Given its record, it carries the file's name and type too, so that the stored
  * message shows what was attached (`GET …/messages`) without a lookup of each file.
  */
 const fileAttachment = (

@@ -98,7 +98,7 @@ export class ChatStore {
   #conversation: Conversation = emptyConversation();
   readonly #ratings = new Map<string, 'up' | 'down' | null>();
   readonly #ratedHere = new Set<string>();
-  #ratingsRead = false;
+  #storedRead = false;
   readonly #files = new Map<string, FilePart[]>();
   #status: ChatStatus = 'idle';
   #error: Error | undefined;
@@ -290,11 +290,11 @@ export class ChatStore {
     this.#session = session;
     // What the session delivered before (a client that followed it already), then what comes.
     for (const event of session.delivered) this.#fold(event);
-    if (session.delivered.length > 0) this.#loadRatings();
+    if (session.delivered.length > 0) this.#loadStored();
     this.#stops.push(
       session.on('*', (event) => {
         this.#fold(event);
-        this.#loadRatings();
+        this.#loadStored();
         this.#publish();
       }),
       this.client.onStatus(() => this.#publish()),
@@ -330,13 +330,13 @@ export class ChatStore {
    * messages (the event log holds neither): read once, when the session is known to exist (its first
    * event), so a new conversation asks nothing.
    */
-  #loadRatings(): void {
-    if (this.#ratingsRead) return;
-    this.#ratingsRead = true;
-    void this.#readRatings();
+  #loadStored(): void {
+    if (this.#storedRead) return;
+    this.#storedRead = true;
+    void this.#readStored();
   }
 
-  async #readRatings(): Promise<void> {
+  async #readStored(): Promise<void> {
     const base = `/api/sessions/${encodeURIComponent(this.sessionId)}/messages?limit=500`;
     try {
       for (let after: string | null = null; ; ) {
