@@ -12,6 +12,8 @@ const LONGEST = [
   'test/browser/page.test.ts',
   'test/property/hostile.property.test.ts',
   'test/e2e/faults.test.ts',
+  // With CI set, it runs the stack's functions on Node 24 too.
+  'test/infra/node-version.test.ts',
   'test/infra/guard.test.ts',
   'test/unit/docs-examples.test.ts',
   'test/e2e/reattach.test.ts',

@@ -180,9 +180,9 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
   (viewport) => {
     const openPage = () => openAt(viewport, `${sandbox.url}/`);
     // Flows whose layout is the same at any width (the paced story's reload, lost connection and
-    // cancel, a rating read back after a reload, a client tool with no UI, the upload's CORS) take
-    // seconds each: they run at the narrow width, where the layout is tightest; at 1280 px their
-    // controls are checked in view by the first test.
+    // cancel, a rating read back after a reload, a question card, an attached file, a client tool with
+    // no UI, the upload's CORS) take seconds each: they run at the narrow width, where the layout is
+    // tightest; at 1280 px their controls are checked in view by the first test.
     const atPhone = viewport.name === 'phone' ? it : () => undefined;
 
     it('shows the demo agent by its name, offers its suggestions, and shows the issue list beside the chat', async () => {
@@ -374,7 +374,7 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       },
     );
 
-    it('a question card: a person picks an option and the turn goes on with it', async () => {
+    atPhone('a question card: a person picks an option and the turn goes on with it', async () => {
       const page = await openPage();
       await suggest(page, 'Help me choose a plan');
       const card = page.locator('.card.user_question');
@@ -419,7 +419,7 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       );
     });
 
-    it('an attached file shows in the sent bubble, and the agent reads it', async () => {
+    atPhone('an attached file shows in the sent bubble, and after a reload; the agent reads it', async () => {
       const page = await openPage();
       await page.locator('#file').setInputFiles({
         name: 'note.txt',
@@ -433,6 +433,11 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       await page.locator('.msg.assistant', { hasText: 'note.txt has 9 words' }).waitFor();
       expect(await page.locator('.tool').first().textContent()).toMatch(/^→ read_file\(/);
       await expectFits(page, viewport);
+      // The log does not repeat a message's files: the page reads them back from the stored message.
+      await page.reload();
+      await connected(page);
+      await page.locator('.msg.assistant', { hasText: 'note.txt has 9 words' }).waitFor();
+      await page.locator('.msg.user .file', { hasText: 'note.txt' }).waitFor();
     });
 
     atPhone(
