@@ -16,9 +16,9 @@ import {
   type ActionRecord,
   decideAction,
   getAction,
+  isOpen,
   listActions,
   messageId,
-  openActions,
   putBlob,
   putRun,
   recordRequest,
@@ -75,11 +75,11 @@ export async function supersedeOpen(
   runId: string,
   cut?: (messageId: string) => boolean,
 ): Promise<string[]> {
-  const open = await openActions(rt, session.sessionId);
-  // A retry after a crash: what this run already decided is still its to announce.
-  const earlier = (await listActions(rt, session.sessionId))
-    .filter((a) => a.decidedBy === runId)
-    .map((a) => a.actionId);
+  // One read of the session's requests: what is open, and (a retry after a crash) what this run
+  // already decided, which is still its to announce.
+  const actions = await listActions(rt, session.sessionId);
+  const open = actions.filter(isOpen);
+  const earlier = actions.filter((a) => a.decidedBy === runId).map((a) => a.actionId);
   if (open.length === 0) return earlier;
   const agent = await app.resolveAgent(session.agentId, requestContextOf(identity));
   const policy = agent?.definition.pendingActionPolicy ?? 'keep';

@@ -1,5 +1,5 @@
 import type { Runtime } from '../config/index.ts';
-import { type ActionRecord, listActions, listRuns, type RunRecord } from '../store/index.ts';
+import { type ActionRecord, isOpen, listActions, listRuns, type RunRecord } from '../store/index.ts';
 
 /**
  * The other requests of the pause as the agent must see them when one answer is handed to
@@ -27,9 +27,6 @@ export async function stillOpenFor(
             .map((r) => r.runId),
         );
   return actions.filter(
-    (a) =>
-      a.status === 'pending' ||
-      a.status === 'queued' ||
-      (a.status === 'resolved' && a.decidedBy !== undefined && waiting.has(a.decidedBy)),
+    (a) => isOpen(a) || (a.status === 'resolved' && a.decidedBy !== undefined && waiting.has(a.decidedBy)),
   );
 }

@@ -92,6 +92,10 @@ export async function listActions(rt: Runtime, sessionId: string): Promise<Actio
   return items.map((item) => decodeJson<ActionRecord>(item, ACTION_JSON)).sort(byAsked);
 }
 
+/** Whether a request is still open: pending, or a host call queued behind another. */
+export const isOpen = (action: Pick<ActionRecord, 'status'>): boolean =>
+  action.status === 'pending' || action.status === 'queued';
+
 /** A session's requests that are still open (pending or queued), oldest first. */
 export async function openActions(rt: Runtime, sessionId: string): Promise<ActionRecord[]> {
   const items = await queryAll(rt, {

@@ -5,6 +5,7 @@ export {
   decideAction,
   dueActions,
   getAction,
+  isOpen,
   listActions,
   markExpiringAnnounced,
   openActions,
