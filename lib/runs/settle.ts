@@ -6,6 +6,7 @@ import { budgetReachedEvent, pauseOpened, pauseResolved, publishEvents } from '.
 import { resultFilesView } from '../sessions/index.ts';
 import {
   type ActionRecord,
+  byAsked,
   getMessage,
   openActions,
   promoteAction,
@@ -215,8 +216,14 @@ export async function settle(
   const questions = change.asked.filter((a) => a.kind !== 'host_tool');
   if (questions.length > 0)
     stream.append('action.required', { message_id: messageId, actions: questions.map(askedOf) });
-  // What is open now, this run's requests and any an earlier turn left open alike.
-  const remaining = await openActions(rt, run.sessionId);
+  // What is open now, this run's requests and any an earlier turn left open alike. A result that
+  // replaced the pause was applied to what was open just now (`open`, read above): what it kept and
+  // what it asked are what is open, without a second read. A continuation's `others` were read when
+  // it started, and a result that adds to the pause did not read what was open: those read it now.
+  const remaining =
+    replaces && mode.kind !== 'resolve'
+      ? [...change.kept, ...change.asked].sort(byAsked)
+      : await openActions(rt, run.sessionId);
   const hostCalls = remaining.filter((a) => a.kind === 'host_tool');
   const pendingCall = hostCalls.find((a) => a.status === 'pending');
   const stillOpen = remaining.length;

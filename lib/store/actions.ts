@@ -40,7 +40,8 @@ export interface ActionRecord {
   expiringAnnouncedAt?: string;
 }
 
-const byAsked = (a: ActionRecord, b: ActionRecord) =>
+/** The order requests were asked in: by time, then by place in their pause. How the reads list them. */
+export const byAsked = (a: ActionRecord, b: ActionRecord) =>
   a.createdAt.localeCompare(b.createdAt) || (a.position ?? 0) - (b.position ?? 0);
 
 /** How long a decided request is kept for 409 answers before DynamoDB's TTL removes it. */

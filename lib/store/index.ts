@@ -1,6 +1,7 @@
 export {
   type ActionRecord,
   actionsDueBy,
+  byAsked,
   type Decision,
   decideAction,
   dueActions,
