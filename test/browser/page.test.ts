@@ -1,22 +1,14 @@
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DeleteConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoAgent } from '../../demo/demo-agent.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { type Sandbox, startSandbox } from '../../sandbox/sandbox.ts';
+import { haveChromium, launchChromium, VIEWPORTS, type Viewport } from '../support/browser.ts';
 import { sha256Of } from '../support/sandbox.ts';
-
-// Chromium from Debian's package (`apt-get install chromium`; .ci/run installs it), or CHROMIUM_PATH.
-// As root (CI, containers) Chromium refuses to start without `--no-sandbox`: see docs/testing.md.
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(chromiumPath);
-if (!haveChromium) {
-  console.warn(`browser tests skipped: no Chromium at ${chromiumPath} (install it or set CHROMIUM_PATH)`);
-}
 
 // The type check has no DOM lib, so the in-page functions see the page through this narrow view.
 type PageNode = {
@@ -42,13 +34,6 @@ type StoredMessage = { role: string; content: string };
 /** The story the demo tells for "Tell me a long story", as its chunks add up. */
 const STORY_START = 'Once upon a time, a switchboard operator named Ada';
 const STORY_END = 'The town called it the night nothing was lost.';
-
-/** A laptop and a phone: every test runs at both widths. */
-const VIEWPORTS = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-];
-type Viewport = (typeof VIEWPORTS)[number];
 
 /**
  * Where the screenshots go: docs/images with SCREENSHOTS=1 (`SCREENSHOTS=1 npx vitest run
@@ -154,19 +139,7 @@ beforeAll(async () => {
   // reply in steps; the story's 22 chunks take over 5 s, time to reload or lose the connection.
   app.registerHostAgent(demoAgent({ chunkDelayMs: 150, storyDelayMs: 250 }));
   sandbox = await startSandbox({ app, port: 0, logLevel: 'ERROR' });
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

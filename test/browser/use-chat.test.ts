@@ -1,48 +1,15 @@
-import { existsSync } from 'node:fs';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HostAgentDefinition } from '../../lib/agents/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { type Sandbox, startSandbox } from '../../sandbox/sandbox.ts';
+import { haveChromium, launchChromium, VIEWPORTS } from '../support/browser.ts';
+import { gatedAgent } from '../support/gated-agent.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
 import { sessionIds } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 
-// Chromium from Debian's package, or CHROMIUM_PATH; as root it needs `--no-sandbox` (docs/testing.md).
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(chromiumPath);
-
-/** The gates the test opens: the gated agent streams "Hello ", then waits on its message's gate. */
-const gates = new Map<string, { open: () => void; opened: Promise<void> }>();
-function gate(message: string) {
-  let open = () => {};
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  gates.set(message, { open, opened });
-  return open;
-}
-/** The messages whose turn was stopped while the agent waited. */
-const aborted = new Set<string>();
-
-const gated: HostAgentDefinition = {
-  info: { id: 'gated' },
-  async invoke({ message }, { emit, signal }) {
-    emit({ type: 'text', text: 'Hello ' });
-    const stopped = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
-    await Promise.race([gates.get(message)?.opened, stopped]);
-    if (signal.aborted) {
-      aborted.add(message);
-      return {};
-    }
-    emit({ type: 'text', text: 'world.' });
-    return {};
-  },
-};
-
-/** A laptop and a phone: every test runs at both widths. */
-const VIEWPORTS = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-];
+const agent = gatedAgent();
+const { gate, aborted } = agent;
 
 let sandbox: Sandbox;
 let browser: Browser;
@@ -83,19 +50,10 @@ async function lastRunStatus(id: string) {
 beforeAll(async () => {
   if (!haveChromium) return;
   const app = createSwitchboard();
-  app.registerHostAgent(gated);
+  app.registerHostAgent(agent.definition);
   for (const definition of pauseAgents().definitions) app.registerHostAgent(definition);
   sandbox = await startSandbox({ app, port: 0, logLevel: 'ERROR' });
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -11,47 +11,21 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { SwitchboardChatTransport } from '../../client/ai-sdk.ts';
 import type { WebSocketConstructor } from '../../client/index.ts';
-import type { HostAgentDefinition } from '../../lib/agents/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { mintDevToken } from '../../sandbox/dev-key.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { gatedAgent } from '../support/gated-agent.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
 import { sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 
-/** Gates the test opens: the gated agent streams its first half, then waits on the gate of its message. */
-const gates = new Map<string, { open: () => void; opened: Promise<void> }>();
-function gate(message: string) {
-  let open = () => {};
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  gates.set(message, { open, opened });
-  return open;
-}
-/** The messages whose turn was stopped while the agent waited. */
-const aborted = new Set<string>();
-let answers = 0;
-
-/** Streams "Hello ", waits for its message's gate (if the test set one), then "world." and its usage. */
-const gated: HostAgentDefinition = {
-  info: { id: 'gated' },
-  async invoke({ message }, { emit, signal }) {
-    answers += 1;
-    const n = answers;
-    emit({ type: 'text', text: 'Hello ' });
-    const stopped = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
-    await Promise.race([gates.get(message)?.opened, stopped]);
-    if (signal.aborted) {
-      aborted.add(message);
-      return {};
-    }
-    emit({ type: 'text', text: `world ${n}.` });
-    return { usage: { inputTokens: 3, outputTokens: 2 } };
-  },
-};
+/** Numbered, so that a regenerated answer shows; with usage, for the finish chunk's metadata. */
+const gated = gatedAgent({ numbered: true, usage: { inputTokens: 3, outputTokens: 2 } });
+const { gate, aborted } = gated;
 
 const agents = pauseAgents();
 const app = createSwitchboard();
-app.registerHostAgent(gated);
+app.registerHostAgent(gated.definition);
 for (const definition of agents.definitions) app.registerHostAgent(definition);
 
 let sandbox: Sandbox;
