@@ -223,26 +223,19 @@ function AnswerControls({
     chat.rate(message.id, message.rating === rating ? null : rating).catch(() => {});
   return (
     <div className="controls answer" data-message-id={message.id}>
-      <button
-        type="button"
-        className="small"
-        data-rating="up"
-        title="Rate this answer up"
-        aria-pressed={message.rating === 'up'}
-        onClick={rate('up')}
-      >
-        Good
-      </button>
-      <button
-        type="button"
-        className="small"
-        data-rating="down"
-        title="Rate this answer down"
-        aria-pressed={message.rating === 'down'}
-        onClick={rate('down')}
-      >
-        Bad
-      </button>
+      {(['up', 'down'] as const).map((rating) => (
+        <button
+          key={rating}
+          type="button"
+          className="small"
+          data-rating={rating}
+          title={`Rate this answer ${rating}`}
+          aria-pressed={message.rating === rating}
+          onClick={rate(rating)}
+        >
+          {rating === 'up' ? 'Good' : 'Bad'}
+        </button>
+      ))}
       {newest && (
         <button
           type="button"

@@ -7,6 +7,17 @@ const ENTRY = fileURLToPath(new URL('../../client/index.ts', import.meta.url));
 const REACT_ENTRY = fileURLToPath(new URL('../../react/index.ts', import.meta.url));
 const BUILTINS = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
 
+/** How an app's bundler builds for the browser: ESM, in memory, with its inputs listed. */
+const BROWSER_BUILD = {
+  bundle: true,
+  platform: 'browser',
+  format: 'esm',
+  target: 'es2020',
+  write: false,
+  metafile: true,
+  logLevel: 'silent',
+} as const;
+
 describe('the client bundle', () => {
   it('bundles for the browser without any Node built-in and without the server’s dependencies', async () => {
     const wanted: string[] = [];
@@ -24,14 +35,8 @@ describe('the client bundle', () => {
       },
     };
     const result = await build({
+      ...BROWSER_BUILD,
       entryPoints: [ENTRY],
-      bundle: true,
-      platform: 'browser',
-      format: 'esm',
-      target: 'es2020',
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
       plugins: [nodeBuiltins],
     });
     expect(wanted).toEqual([]);
@@ -45,14 +50,8 @@ describe('the client bundle', () => {
 
   it('bundles switchboard/react for the browser from the client and React alone, React left to the app', async () => {
     const result = await build({
+      ...BROWSER_BUILD,
       entryPoints: [REACT_ENTRY],
-      bundle: true,
-      platform: 'browser',
-      format: 'esm',
-      target: 'es2020',
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
       external: ['react'],
     });
     expect(result.errors).toEqual([]);
