@@ -1,15 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { Template } from 'aws-cdk-lib/assertions';
-import { HttpJwtAuthorizer, WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
-import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ALARM_THRESHOLDS } from '../../infra/monitoring.ts';
-import { Switchboard } from '../../infra/switchboard.ts';
 import { FUNCTION_PERMISSIONS, type FunctionName } from '../../lib/config/index.ts';
 import {
+  customAuthorisers,
   environmentOf,
-  FIXTURE_AGENTS,
   idsOfType,
   newStack,
   type Resources,
@@ -80,22 +77,9 @@ interface Synthesised {
 const stacks = {} as Record<Variant, Synthesised>;
 
 /** A team's stack with both custom authorisers (and the account role and the audit trail, whose acknowledgments they bring). */
-function customAuthorisers(): Synthesised {
+function customAuthorisersStack(): Synthesised {
   const stack = newStack();
-  const authorizerFunction = LambdaFunction.fromFunctionArn(
-    stack,
-    'ConnectAuthorizer',
-    'arn:aws:lambda:eu-west-1:111111111111:function:connect-authorizer',
-  );
-  new Switchboard(stack, 'Switchboard', {
-    agents: FIXTURE_AGENTS,
-    webSocketAccessLogs: 'create-account-role',
-    objectAuditTrail: true,
-    httpAuthorizer: new HttpJwtAuthorizer('Jwt', 'https://login.example.com/', { jwtAudience: ['hosts'] }),
-    webSocketAuthorizer: new WebSocketLambdaAuthorizer('Connect', authorizerFunction, {
-      identitySource: ['route.request.querystring.token'],
-    }),
-  });
+  customAuthorisers(stack);
   return { resources: Template.fromStack(stack).toJSON().Resources as Resources, root: stack };
 }
 
@@ -104,7 +88,7 @@ beforeAll(() => {
   const anonymous = synthSwitchboard({ anonymous: true });
   stacks.auth = { resources: auth.resources, root: auth.stack };
   stacks.anonymous = { resources: anonymous.resources, root: anonymous.stack };
-  stacks.custom = customAuthorisers();
+  stacks.custom = customAuthorisersStack();
 }, SYNTH_TIMEOUT_MS);
 
 /** The entry points whose function a template has, with their logical ids. */

@@ -1,7 +1,5 @@
 import { existsSync } from 'node:fs';
 import { Annotations, type App, Stack, Validations } from 'aws-cdk-lib';
-import { HttpJwtAuthorizer, WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
-import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +7,7 @@ import { SwitchboardDemoStack } from '../../infra/demo-stack.ts';
 import { Switchboard } from '../../infra/switchboard.ts';
 import {
   BEDROCK_MODEL_ARNS,
+  customAuthorisers,
   FIXTURE_AGENTS,
   newApp,
   newStack,
@@ -59,21 +58,7 @@ function line(finding: Finding): string {
  */
 function teamStack(app = newApp()): Stack {
   const stack = new Stack(app, 'Test');
-  const authorizerFunction = LambdaFunction.fromFunctionArn(
-    stack,
-    'ConnectAuthorizer',
-    'arn:aws:lambda:eu-west-1:111111111111:function:connect-authorizer',
-  );
-  new Switchboard(stack, 'Switchboard', {
-    agents: FIXTURE_AGENTS,
-    tracing: true,
-    webSocketAccessLogs: 'create-account-role',
-    objectAuditTrail: true,
-    httpAuthorizer: new HttpJwtAuthorizer('Jwt', 'https://login.example.com/', { jwtAudience: ['hosts'] }),
-    webSocketAuthorizer: new WebSocketLambdaAuthorizer('Connect', authorizerFunction, {
-      identitySource: ['route.request.querystring.token'],
-    }),
-  });
+  customAuthorisers(stack, { tracing: true });
   return stack;
 }
 

@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Annotations, App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { HttpJwtAuthorizer, WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { SwitchboardProps } from '../../infra/props.ts';
 import { Switchboard } from '../../infra/switchboard.ts';
 
 /** The stand-in agents module (bundling is skipped, so it is never loaded). */
@@ -181,3 +184,26 @@ export const LARGE_HOST_TOOLS = Array.from({ length: 40 }, (_, i) => ({
   description: 'x'.repeat(200),
   parameters: { type: 'object', properties: { id: { type: 'string' } } },
 }));
+
+/**
+ * A team's Switchboard with its own authorisers (a JWT authoriser for HTTP, a Lambda one for
+ * `$connect`), the account role for WebSocket access logs and the object audit trail: the stack whose
+ * resources bring every acknowledgment. `props` adds to it.
+ */
+export function customAuthorisers(stack: Stack, props: Partial<SwitchboardProps> = {}): Switchboard {
+  const authorizerFunction = LambdaFunction.fromFunctionArn(
+    stack,
+    'ConnectAuthorizer',
+    'arn:aws:lambda:eu-west-1:111111111111:function:connect-authorizer',
+  );
+  return new Switchboard(stack, 'Switchboard', {
+    agents: FIXTURE_AGENTS,
+    webSocketAccessLogs: 'create-account-role',
+    objectAuditTrail: true,
+    httpAuthorizer: new HttpJwtAuthorizer('Jwt', 'https://login.example.com/', { jwtAudience: ['hosts'] }),
+    webSocketAuthorizer: new WebSocketLambdaAuthorizer('Connect', authorizerFunction, {
+      identitySource: ['route.request.querystring.token'],
+    }),
+    ...props,
+  });
+}
