@@ -22,22 +22,10 @@ import type { HostAgentDefinition } from '../../lib/agents/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { mintDevToken } from '../../sandbox/dev-key.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { numbersAgent } from '../support/numbers-agent.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
 import { sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued, within } from '../support/wait.ts';
-
-/** Streams `count` chunks, a pause after each, so that a test can break the socket mid-stream. */
-const paced: HostAgentDefinition = {
-  info: { id: 'paced' },
-  async invoke({ message }, { emit, signal }) {
-    const count = Number(message) || 20;
-    for (let i = 1; i <= count && !signal.aborted; i += 1) {
-      emit({ type: 'text', text: `${i} ` });
-      await new Promise((resolve) => setTimeout(resolve, 40));
-    }
-    return {};
-  },
-};
 
 /** Asks approval with arguments over 120 KB: its action.required event reaches hosts truncated. */
 const bulky: HostAgentDefinition = {
@@ -58,7 +46,7 @@ const bulky: HostAgentDefinition = {
 const agents = pauseAgents();
 const app = createSwitchboard();
 app.registerHostAgent(demoAgent({ chunkDelayMs: 5 }));
-app.registerHostAgent(paced);
+app.registerHostAgent(numbersAgent);
 app.registerHostAgent(bulky);
 for (const definition of agents.definitions) app.registerHostAgent(definition);
 
