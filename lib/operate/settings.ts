@@ -53,8 +53,8 @@ export function settingsCodeLocations(
 }
 
 /** The settings in a function's code zip; `source` names it in errors. */
-export function settingsFromZip(zip: Uint8Array, source: string): DeployedSettings {
-  const file = readZipEntry(zip, SETTINGS_FILE);
+export async function settingsFromZip(zip: Uint8Array, source: string): Promise<DeployedSettings> {
+  const file = await readZipEntry(zip, SETTINGS_FILE);
   if (!file)
     throw new ValidationError(`${source} has no ${SETTINGS_FILE}: was it deployed with this version?`, [
       { path: ['stack'], message: SETTINGS_FILE },
@@ -95,7 +95,7 @@ export async function stackSettings(
     const object = await s3.send(new GetObjectCommand({ Bucket: location.bucket, Key: location.key }));
     const zip = await object.Body?.transformToByteArray();
     const source = `stack ${stack}, function ${location.logicalId} (s3://${location.bucket}/${location.key})`;
-    return settingsFromZip(zip ?? new Uint8Array(), source);
+    return await settingsFromZip(zip ?? new Uint8Array(), source);
   } finally {
     cfn.destroy();
     s3.destroy();

@@ -1,42 +1,13 @@
-import { deflateRawSync } from 'node:zlib';
+import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { SETTINGS_FILE } from '../../lib/config/index.ts';
 import { readZipEntry, settingsCodeLocations, settingsFromZip } from '../../lib/operate/index.ts';
 
-/** A zip archive of these files, each deflated or stored, laid out as zip writers (and CDK's) do. */
-function zipOf(files: Record<string, string>, deflate = true): Buffer {
-  const locals: Buffer[] = [];
-  const entries: Buffer[] = [];
-  let offset = 0;
-  for (const [name, text] of Object.entries(files)) {
-    const raw = Buffer.from(text);
-    const data = deflate ? deflateRawSync(raw) : raw;
-    const nameBytes = Buffer.from(name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(deflate ? 8 : 0, 8);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(raw.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    const entry = Buffer.alloc(46);
-    entry.writeUInt32LE(0x02014b50, 0);
-    entry.writeUInt16LE(deflate ? 8 : 0, 10);
-    entry.writeUInt32LE(data.length, 20);
-    entry.writeUInt32LE(raw.length, 24);
-    entry.writeUInt16LE(nameBytes.length, 28);
-    entry.writeUInt32LE(offset, 42);
-    locals.push(local, nameBytes, data);
-    entries.push(entry, nameBytes);
-    offset += local.length + nameBytes.length + data.length;
-  }
-  const directory = Buffer.concat(entries);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(Object.keys(files).length, 8);
-  end.writeUInt16LE(Object.keys(files).length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
+/** A zip archive of these files, each deflated or stored, as a zip writer makes it. */
+async function zipOf(files: Record<string, string>, deflate = true): Promise<Uint8Array> {
+  const zip = new JSZip();
+  for (const [name, text] of Object.entries(files)) zip.file(name, text);
+  return zip.generateAsync({ type: 'uint8array', compression: deflate ? 'DEFLATE' : 'STORE' });
 }
 
 describe('the settings of a deployed function', () => {
@@ -64,24 +35,24 @@ describe('the settings of a deployed function', () => {
     ]);
   });
 
-  it('reads the settings file from a deflated or a stored zip, with the defaults applied', () => {
+  it('reads the settings file from a deflated or a stored zip, with the defaults applied', async () => {
     const given = { runs: { cancelGraceMs: 3_000 } };
     for (const deflate of [true, false]) {
-      const zip = zipOf(
+      const zip = await zipOf(
         { 'index.mjs': 'export const handler = 1;', [SETTINGS_FILE]: JSON.stringify(given) },
         deflate,
       );
-      const settings = settingsFromZip(zip, 'the worker');
+      const settings = await settingsFromZip(zip, 'the worker');
       expect(settings.given).toEqual(given);
       expect(settings.effective.runs.cancelGraceMs).toBe(3_000);
       expect(settings.effective.runs.leaseMs).toBeGreaterThan(0);
     }
-    expect(readZipEntry(zipOf({ 'a.txt': 'a' }), 'b.txt')).toBeUndefined();
-    expect(() => settingsFromZip(zipOf({ 'index.mjs': '' }), 'the worker')).toThrow(
+    expect(await readZipEntry(await zipOf({ 'a.txt': 'a' }), 'b.txt')).toBeUndefined();
+    await expect(settingsFromZip(await zipOf({ 'index.mjs': '' }), 'the worker')).rejects.toThrow(
       `the worker has no ${SETTINGS_FILE}`,
     );
-    expect(() => readZipEntry(Buffer.from('not a zip at all, not even close'), SETTINGS_FILE)).toThrow(
-      'not a zip archive',
-    );
+    await expect(
+      readZipEntry(Buffer.from('not a zip at all, not even close'), SETTINGS_FILE),
+    ).rejects.toThrow('not a zip archive');
   });
 });
