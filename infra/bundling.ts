@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
 import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuildOptions, Loader, Metafile, Plugin } from 'esbuild';
@@ -103,6 +104,33 @@ export const zodNamespaceImports: Plugin = {
   },
 };
 
+/** Node's built-in modules, with and without `node:`. */
+const BUILTINS = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+
+/**
+ * Loads Node's built-in modules with `require` (the banner's), not with `import`. Importing a
+ * built-in as an ES module makes Node build its namespace, reading every export, and some exports are
+ * getters that load more: `node:http` reads `WebSocket`, which loads Node's fetch implementation, and
+ * `node:crypto` reads `webcrypto`. Measured with Node 22 (`import` of `node:http`, `node:https` and
+ * `node:crypto` against `require` of the same, 15 process starts each): 62 ms against 43 ms, with 28 ms
+ * for a process that imports nothing. `require` returns the module object, and esbuild reads each
+ * name from it where it is used. `module` itself (the banner's `createRequire`) is left as it is.
+ */
+export const builtinsByRequire: Plugin = {
+  name: 'builtins-by-require',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, (args) => {
+      if (!BUILTINS.has(args.path) || args.path.replace(/^node:/, '') === 'module') return undefined;
+      if (args.namespace === 'node-builtin') return { path: args.path, external: true };
+      return { path: args.path, namespace: 'node-builtin' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 function loaderOf(path: string): Loader {
   const ext = extname(path);
   if (ext.endsWith('tsx')) return 'tsx';
@@ -142,7 +170,7 @@ export function functionBuildOptions(entry: SwitchboardEntry, agents: string, ou
     banner: { js: REQUIRE_BANNER },
     alias: { '#agents': agents },
     external: entry === 'worker' ? [] : [...WORKER_ONLY_PACKAGES],
-    plugins: [zodNamespaceImports],
+    plugins: [zodNamespaceImports, builtinsByRequire],
     metafile: true,
     logLevel: 'error',
   };

@@ -192,7 +192,11 @@ export const FUNCTION_PERMISSIONS: Permissions = {
   ],
   authorizer: [],
   agui: [
-    { resource: 'table', actions: TABLE_ITEMS },
+    // The AG-UI endpoint starts and reads turns: it never deletes an item.
+    {
+      resource: 'table',
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
+    },
     { resource: 'queue', actions: ['sqs:SendMessage'] },
     { resource: 'objects', actions: ['s3:GetObject', 's3:PutObject'], prefixes: SESSION_OBJECTS },
     EVENTS,

@@ -2,11 +2,10 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { TableClient } from '../store/dynamodb/index.ts';
 import {
   ContextLogFormatter,
   DEFAULT_SERVICE_NAME,
@@ -20,9 +19,12 @@ import { parseSettings, type Settings } from './settings.ts';
 /** The AWS services a runtime has a client of, as {@link Runtime.onClient} names them. */
 export type ClientService = 'dynamodb' | 'sqs' | 's3' | 'connections' | 'events';
 
-/** Any of a runtime's AWS clients: each has the SDK's `middlewareStack` and `send`. */
+/**
+ * Any of a runtime's AWS clients: each has a `middlewareStack` and `send`. The table's is
+ * Switchboard's own {@link TableClient}, whose stack has the SDK's `initialize` step only.
+ */
 export type AwsClient =
-  | DynamoDBDocumentClient
+  | TableClient
   | SQSClient
   | S3Client
   | ApiGatewayManagementApiClient
@@ -33,7 +35,8 @@ export type ClientHook = (service: ClientService, client: AwsClient) => void;
 
 /** Everything the logic needs from the outside world, created once and passed in. */
 export interface Runtime {
-  db: DynamoDBDocumentClient;
+  /** The table's client (lib/store/dynamodb): the document client's commands, from that module. */
+  db: TableClient;
   table: string;
   /**
    * The SQS client, created on the first call: the SQS SDK is a chunk loaded by a function's first
@@ -152,12 +155,11 @@ export function createRuntime(config: RuntimeConfig): Runtime {
     region: config.region ?? 'us-east-1',
     ...(config.credentials && { credentials: config.credentials }),
   };
-  const dynamo = new DynamoDBClient({
+  const db = new TableClient({
     ...base,
     endpoint: config.endpoints?.dynamodb,
     maxAttempts: DYNAMODB_ATTEMPTS[config.fn ?? 'worker'],
   });
-  const db = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
   const hooks: ClientHook[] = [];
   const created: [ClientService, AwsClient][] = [['dynamodb', db]];
   /**

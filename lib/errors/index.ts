@@ -38,6 +38,6 @@ export {
   UnsupportedMediaTypeError,
   ValidationError,
 } from './errors.ts';
-export { FencedError, MissingItemError, RetryLaterError } from './internal.ts';
+export { AwsServiceError, FencedError, MissingItemError, RetryLaterError } from './internal.ts';
 export { ModelEndpointError } from './model.ts';
 export { issuesOf, parseOrThrow, throwIssues } from './zod.ts';

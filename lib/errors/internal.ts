@@ -37,3 +37,30 @@ export class FencedError extends Error {
     this.name = 'FencedError';
   }
 }
+
+/**
+ * An AWS service's refusal of a call, as the table client ({@link TableClient} in lib/store/dynamodb)
+ * raises it: the same shape as the AWS SDK's service exceptions, so code that tells errors apart by
+ * `name` (`ConditionalCheckFailedException`, `ThrottlingException`), by `$fault` or by
+ * `$metadata.httpStatusCode` reads both alike. The other fields of the service's answer are kept
+ * (`Item` of a refused conditional write that asked for it, in DynamoDB JSON).
+ */
+export class AwsServiceError extends Error {
+  /** `client` for a 4xx answer, `server` for a 5xx. */
+  readonly $fault: 'client' | 'server';
+  readonly $metadata: { httpStatusCode: number; requestId?: string; attempts: number };
+  /** The answer's other fields. */
+  [field: string]: unknown;
+  constructor(
+    name: string,
+    message: string,
+    metadata: { httpStatusCode: number; requestId?: string; attempts: number },
+    fields: Record<string, unknown> = {},
+  ) {
+    super(message);
+    Object.assign(this, fields);
+    this.name = name;
+    this.$fault = metadata.httpStatusCode >= 500 ? 'server' : 'client';
+    this.$metadata = metadata;
+  }
+}

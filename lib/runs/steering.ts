@@ -1,6 +1,6 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { HistoryMessage } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import { DeleteCommand } from '../store/dynamodb/index.ts';
 import { getMessage, keys, listRuns, putMessage, type RunRecord, steerRun } from '../store/index.ts';
 import { historyMessage } from './agent-input.ts';
 

@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
 import { announceExpiring, answer, decide, promote } from './action-machine.ts';
+import { GetCommand, PutCommand, UpdateCommand } from './dynamodb/index.ts';
 import { dueBucket, INDEXES, keys, prefixes, ttlAt } from './keys.ts';
 import {
   applyTransition,

@@ -1,5 +1,5 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
+import { DeleteCommand, PutCommand } from './dynamodb/index.ts';
 import { dueBucket, INDEXES, keys, prefixes, ttlAt } from './keys.ts';
 import { queryAll, updateIf } from './table.ts';
 

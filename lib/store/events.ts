@@ -1,6 +1,6 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
 import { getBlob, INLINE_LIMIT_BYTES, jsonBytes, putBlob } from './blobs.ts';
+import { PutCommand } from './dynamodb/index.ts';
 import { keys, prefixes, seqKey } from './keys.ts';
 import { retentionTtl } from './retention.ts';
 import { isConditionFailure, queryAll } from './table.ts';

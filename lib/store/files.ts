@@ -1,5 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from './dynamodb/index.ts';
 import { dueBucket, INDEXES, keys, ownerIndexKeys, ttlAt } from './keys.ts';
 import { isConditionFailure, queryAll, strip } from './table.ts';
 

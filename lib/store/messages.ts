@@ -1,8 +1,8 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { PendingAction, StopReason, Usage } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { Attachment, HostContext } from '../contract/index.ts';
 import { getBlob, jsonBytes, putBlob } from './blobs.ts';
+import { PutCommand } from './dynamodb/index.ts';
 import { keys, prefixes } from './keys.ts';
 import { retentionTtl } from './retention.ts';
 import { decodeJson, encodeJson, isConditionFailure, queryAll } from './table.ts';

@@ -1,5 +1,5 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
+import { UpdateCommand } from './dynamodb/index.ts';
 import { keys } from './keys.ts';
 import { batchGet, isConditionFailure } from './table.ts';
 

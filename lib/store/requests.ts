@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
+import { GetCommand, PutCommand } from './dynamodb/index.ts';
 import { keys, ttlAt } from './keys.ts';
 import { isConditionFailure, strip } from './table.ts';
 

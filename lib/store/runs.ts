@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { StopReason, Usage } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { HostContext } from '../contract/index.ts';
+import { GetCommand, PutCommand } from './dynamodb/index.ts';
 import { dueBucket, INDEXES, keys } from './keys.ts';
 import type { StoredAttachment } from './messages.ts';
 import { retentionTtl } from './retention.ts';

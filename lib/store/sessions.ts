@@ -1,8 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hostSessionId } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { HostContext } from '../contract/index.ts';
 import { SessionNotFoundError } from '../errors/index.ts';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from './dynamodb/index.ts';
 import { INDEXES, keys, ownerIndexKeys, ownerPartition, prefixes } from './keys.ts';
 import { retentionTtl } from './retention.ts';
 import type { RunRecord } from './runs.ts';

@@ -1,5 +1,5 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
+import { PutCommand } from './dynamodb/index.ts';
 import { keys, ttlAt } from './keys.ts';
 import { getSession, type SessionRecord } from './sessions.ts';
 import { isConditionFailure, queryAll, updateIf } from './table.ts';

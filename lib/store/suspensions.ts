@@ -1,5 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Runtime } from '../config/index.ts';
+import { DeleteCommand, GetCommand, PutCommand } from './dynamodb/index.ts';
 import { keys } from './keys.ts';
 import { strip } from './table.ts';
 

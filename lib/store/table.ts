@@ -1,15 +1,8 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  QueryCommand,
-  type QueryCommandInput,
-  UpdateCommand,
-  type UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Runtime } from '../config/index.ts';
 import { UnprocessedItemsError } from '../errors/index.ts';
+import { BatchGetCommand, BatchWriteCommand, QueryCommand, UpdateCommand } from './dynamodb/index.ts';
 import type { Transition } from './types.ts';
 
 /** How often a batch write's unprocessed items are sent again before the caller is told to retry. */
@@ -67,10 +60,7 @@ export async function batchGet(
 
 /** True when a conditional write was refused because its condition did not hold. */
 export function isConditionFailure(error: unknown): boolean {
-  return (
-    error instanceof ConditionalCheckFailedException ||
-    (error instanceof Error && error.name === 'ConditionalCheckFailedException')
-  );
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
 
 /** Runs a Query and follows its pages until `limit` items (or all of them) are read. */
@@ -147,7 +137,7 @@ export async function conditionalUpdate(
     return { applied: true, item: Attributes };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const found = (error as ConditionalCheckFailedException).Item;
+    const found = (error as { Item?: Record<string, never> }).Item;
     return { applied: false, item: found && unmarshall(found) };
   }
 }

@@ -1,5 +1,6 @@
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import type { AwsClient, ClientService } from '../config/index.ts';
+import { TableClient } from '../store/dynamodb/index.ts';
 
 /**
  * The X-Ray side of {@link traced}, loaded with `import()` only by functions deployed with tracing on:
@@ -23,8 +24,39 @@ export function instrumentClient(service: string): (name: ClientService, client:
   return (_name, client) => {
     if (instrumented.has(client)) return;
     instrumented.add(client);
-    tracerOf(service).captureAWSv3Client(client);
+    if (client instanceof TableClient) traceTableCalls(service, client);
+    else tracerOf(service).captureAWSv3Client(client);
   };
+}
+
+/**
+ * The table client is Switchboard's own, not an SDK client, so X-Ray's SDK instrumentation cannot
+ * read it: each call is a subsegment named `DynamoDB` in the `aws` namespace, with its operation and
+ * table, as X-Ray records an SDK call.
+ */
+function traceTableCalls(service: string, client: TableClient): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const t = tracerOf(service);
+      const parent = t.isTracingEnabled() ? t.getSegment() : undefined;
+      if (!parent) return next(args);
+      const subsegment = parent.addNewSubsegment('DynamoDB');
+      subsegment.namespace = 'aws';
+      subsegment.addAttribute('aws', {
+        operation: context.commandName.replace(/Command$/, ''),
+        table_name: args.input.TableName,
+      });
+      try {
+        return await next(args);
+      } catch (error) {
+        subsegment.addError(error as Error);
+        throw error;
+      } finally {
+        subsegment.close();
+      }
+    },
+    { step: 'initialize', name: 'XRayTableCalls' },
+  );
 }
 
 /** Runs `fn` in a subsegment named `name`, annotated with the given ids (searchable in X-Ray). */

@@ -17,6 +17,7 @@ export type AwsErrorKind =
   | 'invalidDigest'
   | 'invalidRequest'
   | 'signature'
+  | 'missingAuth'
   | 'headersNotSigned'
   | 'expired'
   | 'preconditionFailed'
@@ -31,6 +32,8 @@ const CODES: Record<Service, Partial<Record<AwsErrorKind, [number, string]>>> = 
     accessDenied: [400, 'com.amazon.coral.service#AccessDeniedException'],
     throttle: [400, 'com.amazonaws.dynamodb.v20120810#ThrottlingException'],
     internal: [500, 'com.amazonaws.dynamodb.v20120810#InternalServerError'],
+    signature: [400, 'com.amazon.coral.service#InvalidSignatureException'],
+    missingAuth: [400, 'com.amazon.coral.service#MissingAuthenticationTokenException'],
   },
   sqs: {
     accessDenied: [400, 'com.amazon.coral.service#AccessDeniedException;AccessDenied'],

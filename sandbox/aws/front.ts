@@ -7,11 +7,12 @@ import { checksumRefusal } from './checksums.ts';
 import { type AwsAnswer, awsError } from './errors.ts';
 import type { FaultPlan } from './faults.ts';
 import { type Forwarded, forwarder, partialBatch, readAll } from './forward.ts';
-import { accessKeyOf, callerOf } from './identity.ts';
+import { accessKeyOf, callerOf, SANDBOX_SECRET } from './identity.ts';
 import { ObjectWrites, preconditionRefusal } from './object-writes.ts';
 import { type FrontTarget, operationOf } from './operation-of.ts';
 import type { Operation, ResourceNames } from './operations.ts';
 import { refusal } from './refusal.ts';
+import { headerSignatureRefusal } from './signature.ts';
 
 /** Options of {@link startAwsFront}. */
 export interface AwsFrontOptions {
@@ -68,6 +69,12 @@ export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront>
     const op = operationOf(req, body, parts.path, parts.query, options.target, options.names);
     const caller = callerOf(accessKeyOf(req, parts.query));
     const permissions = options.permissions ?? FUNCTION_PERMISSIONS;
+    // AWS checks a known key's signature before its grants.
+    const unsigned =
+      caller && op.service === 'dynamodb'
+        ? await headerSignatureRefusal(req, body, SANDBOX_SECRET)
+        : undefined;
+    if (unsigned) return send(res, awsError('dynamodb', unsigned.kind, unsigned.message));
     const refused = refusal(req, op, caller, parts, permissions);
     if (refused) return send(res, refused);
     const digest = op.service === 's3' ? checksumRefusal(req.headers, body) : undefined;

@@ -1,7 +1,7 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '../../lib/ids/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
+import { QueryCommand } from '../../lib/store/dynamodb/index.ts';
 import { ensureSession, keys, markDeleted } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { runAgents } from '../support/run-agents.ts';

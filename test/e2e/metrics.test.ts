@@ -1,6 +1,6 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type HostAgentDefinition } from '../../lib/index.ts';
+import { PutCommand } from '../../lib/store/dynamodb/index.ts';
 import { keys } from '../../lib/store/index.ts';
 import type { MetricDimensions, MetricName } from '../../lib/telemetry/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';

@@ -1,7 +1,7 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
 import { limitUser } from '../../lib/limits/index.ts';
+import { GetCommand, QueryCommand } from '../../lib/store/dynamodb/index.ts';
 import { keys } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, testSandbox } from '../support/sandbox.ts';

@@ -1,7 +1,7 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
 import type { Erased } from '../../lib/operate/index.ts';
+import { QueryCommand } from '../../lib/store/dynamodb/index.ts';
 import { getRun, keys } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { cliAgainst } from '../support/cli.ts';

@@ -1,8 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSwitchboard, hostAgentRegistration, type RequestContext } from '../../lib/index.ts';
 import { enqueue } from '../../lib/runs/index.ts';
+import { QueryCommand } from '../../lib/store/dynamodb/index.ts';
 import {
   appendEvents,
   cancelRequestsOf,

@@ -1,8 +1,7 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../lib/config/index.ts';
 import { ACTION_ENDS, ACTION_TRANSITIONS } from '../../lib/store/action-machine.ts';
+import { GetCommand, PutCommand, TableClient } from '../../lib/store/dynamodb/index.ts';
 import { RUN_ENDS, RUN_TRANSITIONS } from '../../lib/store/run-machine.ts';
 import { applyTransition } from '../../lib/store/table.ts';
 import type { Transition } from '../../lib/store/types.ts';
@@ -87,13 +86,14 @@ let services: LocalServices;
 let rt: Runtime;
 beforeAll(async () => {
   services = await startLocalServices({});
-  const client = new DynamoDBClient({
+  const client = new TableClient({
     endpoint: services.dynamodbEndpoint,
     region: SANDBOX_REGION,
     credentials: SANDBOX_CREDENTIALS,
+    maxAttempts: 3,
   });
-  // What the store's writes use of a runtime: its table and its document client.
-  rt = { db: DynamoDBDocumentClient.from(client), table: SANDBOX_NAMES.table } as unknown as Runtime;
+  // What the store's writes use of a runtime: its table and its client.
+  rt = { db: client, table: SANDBOX_NAMES.table } as unknown as Runtime;
 });
 afterAll(async () => {
   rt?.db.destroy();

@@ -1,7 +1,7 @@
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
+import { DeleteCommand, GetCommand } from '../../lib/store/dynamodb/index.ts';
 import { keys } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, sha256Of, testSandbox } from '../support/sandbox.ts';

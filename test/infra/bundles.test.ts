@@ -1,3 +1,4 @@
+import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -84,6 +85,40 @@ describe('function bundles', () => {
       const inputs = Object.values(built(fn).metafile.outputs).flatMap((o) => Object.keys(o.inputs));
       expect(
         inputs.filter((input) => /zod\/v4\/(locales\/(?!en\.)|classic\/from-json-schema)/.test(input)),
+        fn,
+      ).toEqual([]);
+    }
+  });
+
+  it('talks to the table with its own client: no AWS SDK client in any entry code', () => {
+    for (const fn of SWITCHBOARD_ENTRIES) {
+      const sdk = [...packagesIn(fn, 'initial')].filter(([p]) => /^@(aws-sdk|smithy)\//.test(p));
+      expect(
+        sdk.map(([p]) => p).filter((p) => /^@aws-sdk\/(core|client-|lib-)/.test(p)),
+        fn,
+      ).toEqual([]);
+      // What is left needs nothing else of the SDK: util-dynamodb converts items for the table's
+      // commands, @smithy/core's retry classification says which errors its client sends again.
+      expect(
+        sdk.reduce((sum, [, bytes]) => sum + bytes, 0),
+        fn,
+      ).toBeLessThan(20 * 1024);
+    }
+  });
+
+  it('loads Node’s built-in modules with require, never with import (see builtinsByRequire)', () => {
+    for (const fn of SWITCHBOARD_ENTRIES) {
+      const { outputs } = built(fn).metafile;
+      const imported = Object.values(outputs).flatMap((output) =>
+        output.imports.filter(
+          (i) =>
+            i.external &&
+            i.kind === 'import-statement' &&
+            builtinModules.includes(i.path.replace(/^node:/, '')),
+        ),
+      );
+      expect(
+        imported.map((i) => i.path).filter((path) => path !== 'module'),
         fn,
       ).toEqual([]);
     }

@@ -16,6 +16,7 @@ const COMMAND_NEEDS: Record<string, readonly Need[]> = {
   UpdateCommand: ['dynamodb:UpdateItem@table'],
   DeleteCommand: ['dynamodb:DeleteItem@table'],
   QueryCommand: ['dynamodb:Query@table'],
+  ScanCommand: ['dynamodb:Scan@table'],
   BatchWriteCommand: ['dynamodb:BatchWriteItem@table'],
   BatchGetCommand: ['dynamodb:BatchGetItem@table'],
   GetObjectCommand: ['s3:GetObject@objects'],
@@ -67,9 +68,17 @@ export const EVENT_SOURCE_NEEDS: Partial<Record<FunctionName, readonly Need[]>> 
   ],
 };
 
-/** The SDK names a bundle really uses: imported and referenced again, not only imported. */
+/**
+ * The SDK names a bundle really uses: imported and referenced again, not only imported; and the
+ * table's commands (lib/store/dynamodb, bundled as code of the function's own) that it creates.
+ */
 function usedSdkNames(code: string): string[] {
   const used = new Set<string>();
+  for (const match of code.matchAll(
+    /\bnew ((?:Get|Put|Update|Delete|Query|Scan|BatchGet|BatchWrite)Command)\(/g,
+  )) {
+    used.add(match[1] as string);
+  }
   for (const match of code.matchAll(/import\s*\{([^}]*)\}\s*from\s*"@aws-sdk\/[^"]+"/g)) {
     for (const part of (match[1] ?? '').split(',')) {
       const [name = '', alias = name] = part.trim().split(/\s+as\s+/);

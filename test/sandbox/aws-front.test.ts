@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import {
   DeleteObjectsCommand,
@@ -8,13 +10,27 @@ import {
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_PERMISSIONS, type Permissions } from '../../lib/config/index.ts';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  SigV4Signer,
+  TableClient,
+} from '../../lib/store/dynamodb/index.ts';
 import { batchWrite } from '../../lib/store/index.ts';
-import { checkPresigned, checksumRefusal, FaultPlan, SANDBOX_SECRET } from '../../sandbox/aws/index.ts';
+import {
+  checkPresigned,
+  checksumRefusal,
+  credentialsOf,
+  FaultPlan,
+  SANDBOX_SECRET,
+  startAwsFront,
+} from '../../sandbox/aws/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { SANDBOX_NAMES, SANDBOX_REGION } from '../../sandbox/services.ts';
 import { testApp } from '../support/agents.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
 
@@ -411,6 +427,68 @@ describe('fault injection', () => {
       expect(read.Item !== undefined).toBe(after > 0);
     } finally {
       await faulty.close();
+    }
+  });
+});
+
+describe('table calls are signed and checked as DynamoDB checks them', () => {
+  it('takes a call signed with the key’s secret and refuses one signed otherwise, or sent changed', async () => {
+    // The emulator behind the front: it answers every call it is given, so what is refused is the front's doing.
+    const forwarded: string[] = [];
+    const emulator = createServer((req, res) => {
+      forwarded.push(String(req.headers['x-amz-target']));
+      req
+        .resume()
+        .on('end', () => res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end('{}'));
+    });
+    await new Promise<void>((resolve) => emulator.listen(0, '127.0.0.1', resolve));
+    const front = await startAwsFront({
+      target: 'dynamodb',
+      url: `http://127.0.0.1:${(emulator.address() as AddressInfo).port}`,
+      names: { ...SANDBOX_NAMES, region: SANDBOX_REGION, modelSecrets: [] },
+    });
+    const client = (secretAccessKey: string) =>
+      new TableClient({
+        region: SANDBOX_REGION,
+        endpoint: front.url,
+        credentials: { ...credentialsOf('worker'), secretAccessKey },
+        maxAttempts: 3,
+      });
+    const get = new GetCommand({ TableName: SANDBOX_NAMES.table, Key: { pk: 'a', sk: 'b' } });
+    const signed = client(SANDBOX_SECRET);
+    const wrong = client('not-the-secret');
+    /** A raw call: `body` signed, `sent` sent (the same unless a test changes it), `at` its date. */
+    const raw = async (body: string, sent = body, at = new Date()) => {
+      const url = new URL(front.url);
+      const headers = {
+        host: url.host,
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': 'DynamoDB_20120810.GetItem',
+      };
+      const auth = new SigV4Signer('dynamodb', SANDBOX_REGION).sign(
+        { method: 'POST', path: url.pathname, headers, body },
+        credentialsOf('worker'),
+        at,
+      );
+      const { host: _, ...rest } = headers;
+      const response = await fetch(front.url, { method: 'POST', headers: { ...rest, ...auth }, body: sent });
+      return `${response.status} ${String(((await response.json()) as { __type?: string }).__type).split('#')[1]}`;
+    };
+    const body = JSON.stringify({ TableName: SANDBOX_NAMES.table, Key: { pk: { S: 'a' }, sk: { S: 'b' } } });
+    try {
+      expect(await outcome(signed.send(get))).toBe('ok');
+      expect(await raw(body)).toBe('200 undefined');
+      expect(await outcome(wrong.send(get))).toBe('InvalidSignatureException 400');
+      // The signature covers the body: one changed after it was signed is refused.
+      expect(await raw(body, body.replace('"a"', '"z"'))).toBe('400 InvalidSignatureException');
+      // A request dated more than 15 minutes away is refused, its signature right or not.
+      expect(await raw(body, body, new Date(Date.now() - 20 * 60_000))).toBe('400 InvalidSignatureException');
+      expect(forwarded).toEqual(['DynamoDB_20120810.GetItem', 'DynamoDB_20120810.GetItem']);
+    } finally {
+      for (const c of [signed, wrong]) c.destroy();
+      await front.close();
+      emulator.closeAllConnections();
+      await new Promise((resolve) => emulator.close(resolve));
     }
   });
 });

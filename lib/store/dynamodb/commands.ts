@@ -1,0 +1,156 @@
+import type {
+  BatchGetCommandInput,
+  BatchGetCommandOutput,
+  BatchWriteCommandInput,
+  BatchWriteCommandOutput,
+  DeleteCommandInput,
+  DeleteCommandOutput,
+  GetCommandInput,
+  GetCommandOutput,
+  PutCommandInput,
+  PutCommandOutput,
+  QueryCommandInput,
+  QueryCommandOutput,
+  ScanCommandInput,
+  ScanCommandOutput,
+  UpdateCommandInput,
+  UpdateCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+
+/**
+ * The table calls Switchboard makes, in the document client's shapes (plain values in, plain values
+ * out: the inputs and outputs of `@aws-sdk/lib-dynamodb`'s commands, whose types they reuse), sent
+ * by {@link TableClient}. Each knows its DynamoDB operation and which of its fields hold attribute
+ * values, which it converts to and from DynamoDB JSON with `@aws-sdk/util-dynamodb`, as the document
+ * client does (undefined values removed).
+ */
+export type Plain = Record<string, unknown>;
+type Wire = Record<string, unknown>;
+
+/** The DynamoDB operations of {@link TableCommand}s. */
+export type Operation =
+  | 'GetItem'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'Query'
+  | 'Scan'
+  | 'BatchGetItem'
+  | 'BatchWriteItem';
+
+const toWire = (value: unknown): Wire | undefined =>
+  value === undefined
+    ? undefined
+    : marshall(value as Plain, { removeUndefinedValues: true, convertClassInstanceToMap: false });
+const fromWire = (value: unknown): Plain | undefined =>
+  value === undefined ? undefined : unmarshall(value as never);
+const mapValues = <T, U>(record: Record<string, T> | undefined, fn: (value: T) => U) =>
+  record && Object.fromEntries(Object.entries(record).map(([key, value]) => [key, fn(value)]));
+
+/** The fields every single-item and query input may hold attribute values in. */
+const ITEM_FIELDS = ['Key', 'Item', 'ExpressionAttributeValues', 'ExclusiveStartKey'] as const;
+/** The fields every single-item and query output may hold items in. */
+const OUTPUT_ITEM_FIELDS = ['Item', 'Attributes', 'LastEvaluatedKey'] as const;
+
+function inputToWire(input: Plain): Wire {
+  const wire: Wire = { ...input };
+  for (const field of ITEM_FIELDS) if (field in wire) wire[field] = toWire(wire[field]);
+  return wire;
+}
+
+function outputFromWire(output: Wire): Plain {
+  const plain: Plain = { ...output };
+  for (const field of OUTPUT_ITEM_FIELDS) if (field in plain) plain[field] = fromWire(plain[field]);
+  if (Array.isArray(plain.Items)) plain.Items = plain.Items.map((item) => fromWire(item));
+  return plain;
+}
+
+type KeysAndAttributes = { Keys?: Plain[] } & Plain;
+type WriteRequest = { PutRequest?: { Item: Plain }; DeleteRequest?: { Key: Plain } };
+
+const keysToWire = (entry: KeysAndAttributes) => ({ ...entry, Keys: entry.Keys?.map(toWire) });
+const keysFromWire = (entry: KeysAndAttributes) => ({ ...entry, Keys: entry.Keys?.map(fromWire) });
+const writesConvert =
+  (convert: (value: unknown) => Plain | undefined) =>
+  (requests: WriteRequest[]): WriteRequest[] =>
+    requests.map(({ PutRequest, DeleteRequest, ...rest }) => ({
+      ...rest,
+      ...(PutRequest && { PutRequest: { ...PutRequest, Item: convert(PutRequest.Item) as Plain } }),
+      ...(DeleteRequest && { DeleteRequest: { ...DeleteRequest, Key: convert(DeleteRequest.Key) as Plain } }),
+    }));
+
+/** One call: its operation, its plain input, and how it goes to and comes from the wire. */
+export abstract class TableCommand<Input extends object, Output extends object> {
+  abstract readonly operation: Operation;
+  /** Phantom: the output type {@link TableClient.send} answers. */
+  declare readonly output: Output;
+  constructor(readonly input: Input) {}
+  /** The request body, in DynamoDB JSON. */
+  toWire(input: Input): Wire {
+    return inputToWire(input as Plain);
+  }
+  /** The answer, from DynamoDB JSON. */
+  fromWire(output: Wire): Output {
+    return outputFromWire(output) as Output;
+  }
+}
+
+export class GetCommand extends TableCommand<GetCommandInput, GetCommandOutput> {
+  readonly operation = 'GetItem';
+}
+export class PutCommand extends TableCommand<PutCommandInput, PutCommandOutput> {
+  readonly operation = 'PutItem';
+}
+export class UpdateCommand extends TableCommand<UpdateCommandInput, UpdateCommandOutput> {
+  readonly operation = 'UpdateItem';
+}
+export class DeleteCommand extends TableCommand<DeleteCommandInput, DeleteCommandOutput> {
+  readonly operation = 'DeleteItem';
+}
+export class QueryCommand extends TableCommand<QueryCommandInput, QueryCommandOutput> {
+  readonly operation = 'Query';
+}
+export class ScanCommand extends TableCommand<ScanCommandInput, ScanCommandOutput> {
+  readonly operation = 'Scan';
+}
+
+export class BatchGetCommand extends TableCommand<BatchGetCommandInput, BatchGetCommandOutput> {
+  readonly operation = 'BatchGetItem';
+  override toWire(input: BatchGetCommandInput): Wire {
+    return {
+      ...input,
+      RequestItems: mapValues(input.RequestItems as Record<string, KeysAndAttributes>, keysToWire),
+    };
+  }
+  override fromWire(output: Wire): BatchGetCommandOutput {
+    const responses = output.Responses as Record<string, unknown[]> | undefined;
+    const unprocessed = output.UnprocessedKeys as Record<string, KeysAndAttributes> | undefined;
+    return {
+      ...output,
+      Responses: mapValues(responses, (items) => items.map((item) => fromWire(item))),
+      UnprocessedKeys: mapValues(unprocessed, keysFromWire),
+    } as BatchGetCommandOutput;
+  }
+}
+
+export class BatchWriteCommand extends TableCommand<BatchWriteCommandInput, BatchWriteCommandOutput> {
+  readonly operation = 'BatchWriteItem';
+  override toWire(input: BatchWriteCommandInput): Wire {
+    return {
+      ...input,
+      RequestItems: mapValues(input.RequestItems as Record<string, WriteRequest[]>, writesConvert(toWire)),
+    };
+  }
+  override fromWire(output: Wire): BatchWriteCommandOutput {
+    const unprocessed = output.UnprocessedItems as Record<string, WriteRequest[]> | undefined;
+    return {
+      ...output,
+      UnprocessedItems: mapValues(unprocessed, writesConvert(fromWire)),
+    } as BatchWriteCommandOutput;
+  }
+}
+
+/** Any of the commands above. */
+// biome-ignore lint/suspicious/noExplicitAny: the union of every command's input and output
+export type AnyTableCommand = TableCommand<any, any>;

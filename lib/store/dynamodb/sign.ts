@@ -1,0 +1,95 @@
+import { createHash, createHmac } from 'node:crypto';
+
+/** An AWS key, temporary (with its session token) or not. */
+export interface AwsCredentialIdentity {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+/** A request to sign: lower-case header names; the body as sent. */
+export interface SignableRequest {
+  method: string;
+  /** The URL's path, as sent (`/` for DynamoDB). */
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const sha256Hex = (data: string) => createHash('sha256').update(data, 'utf8').digest('hex');
+const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data, 'utf8').digest();
+
+/** RFC 3986 encoding, as Signature V4 asks of each path segment. */
+const encode = (segment: string) =>
+  encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/**
+ * Signs a request with AWS Signature Version 4 (header form), for one service and region: the
+ * `authorization` and `x-amz-date` headers (and `x-amz-security-token` for a temporary key) to add.
+ * Every header given is signed. Paths are encoded twice, as for every service but S3.
+ *
+ * The AWS SDK's signer (`@smithy/signature-v4`) does the same; it is not used here because it
+ * imports `@smithy/core` (76 KB of every function's start-up code). The sandbox checks each table
+ * call's signature with the SDK's signer (sandbox/aws/signature.ts), and a unit test compares the two.
+ */
+export class SigV4Signer {
+  #key: { id: string; day: string; key: Buffer } | undefined;
+
+  constructor(
+    readonly service: string,
+    readonly region: string,
+  ) {}
+
+  sign(
+    request: SignableRequest,
+    credentials: AwsCredentialIdentity,
+    now = new Date(),
+  ): Record<string, string> {
+    const amzDate = now
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d{3}/, '');
+    const day = amzDate.slice(0, 8);
+    const added: Record<string, string> = {
+      'x-amz-date': amzDate,
+      ...(credentials.sessionToken && { 'x-amz-security-token': credentials.sessionToken }),
+    };
+    const headers = Object.entries({ ...request.headers, ...added })
+      .map(([name, value]) => [name.toLowerCase(), String(value).trim().replace(/\s+/g, ' ')] as const)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const signedHeaders = headers.map(([name]) => name).join(';');
+    const path = request.path
+      .split('/')
+      .map((segment) => encode(encode(decodeURIComponent(segment))))
+      .join('/');
+    const canonical = [
+      request.method,
+      path || '/',
+      '',
+      ...headers.map(([name, value]) => `${name}:${value}`),
+      '',
+      signedHeaders,
+      sha256Hex(request.body),
+    ].join('\n');
+    const scope = `${day}/${this.region}/${this.service}/aws4_request`;
+    const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonical)].join('\n');
+    const signature = createHmac('sha256', this.#signingKey(credentials, day))
+      .update(toSign, 'utf8')
+      .digest('hex');
+    return {
+      ...added,
+      authorization: `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`,
+    };
+  }
+
+  /** The day's signing key, kept until the day or the key changes. */
+  #signingKey(credentials: AwsCredentialIdentity, day: string): Buffer {
+    const id = credentials.accessKeyId;
+    if (this.#key?.id !== id || this.#key.day !== day) {
+      const dated = hmac(`AWS4${credentials.secretAccessKey}`, day);
+      const key = hmac(hmac(hmac(dated, this.region), this.service), 'aws4_request');
+      this.#key = { id, day, key };
+    }
+    return this.#key.key;
+  }
+}
