@@ -184,7 +184,9 @@ export class TableClient {
     this.#signer = new SigV4Signer('dynamodb', config.region);
     this.#credentials = config.credentials ?? defaultCredentials();
     const https = this.#url.protocol === 'https:';
-    this.#agent = https ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    // As the SDK's handler: kept-alive connections, at most 50 at once (more calls wait for one).
+    const pool = { keepAlive: true, maxSockets: 50 };
+    this.#agent = https ? new HttpsAgent(pool) : new HttpAgent(pool);
     this.#maxAttempts = Math.max(1, config.maxAttempts);
     this.#timeoutMs = config.attemptTimeoutMs ?? 10_000;
     this.#sleep = config.sleep ?? sleep;
