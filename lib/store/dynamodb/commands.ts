@@ -96,24 +96,19 @@ export abstract class TableCommand<Input extends object, Output extends object> 
   }
 }
 
-export class GetCommand extends TableCommand<GetCommandInput, GetCommandOutput> {
-  readonly operation = 'GetItem';
+/** A command whose fields are those every single-item and query call shares (see {@link TableCommand}). */
+function commandOf<Input extends object, Output extends object>(operation: Operation) {
+  return class extends TableCommand<Input, Output> {
+    readonly operation = operation;
+  };
 }
-export class PutCommand extends TableCommand<PutCommandInput, PutCommandOutput> {
-  readonly operation = 'PutItem';
-}
-export class UpdateCommand extends TableCommand<UpdateCommandInput, UpdateCommandOutput> {
-  readonly operation = 'UpdateItem';
-}
-export class DeleteCommand extends TableCommand<DeleteCommandInput, DeleteCommandOutput> {
-  readonly operation = 'DeleteItem';
-}
-export class QueryCommand extends TableCommand<QueryCommandInput, QueryCommandOutput> {
-  readonly operation = 'Query';
-}
-export class ScanCommand extends TableCommand<ScanCommandInput, ScanCommandOutput> {
-  readonly operation = 'Scan';
-}
+
+export const GetCommand = commandOf<GetCommandInput, GetCommandOutput>('GetItem');
+export const PutCommand = commandOf<PutCommandInput, PutCommandOutput>('PutItem');
+export const UpdateCommand = commandOf<UpdateCommandInput, UpdateCommandOutput>('UpdateItem');
+export const DeleteCommand = commandOf<DeleteCommandInput, DeleteCommandOutput>('DeleteItem');
+export const QueryCommand = commandOf<QueryCommandInput, QueryCommandOutput>('Query');
+export const ScanCommand = commandOf<ScanCommandInput, ScanCommandOutput>('Scan');
 
 export class BatchGetCommand extends TableCommand<BatchGetCommandInput, BatchGetCommandOutput> {
   readonly operation = 'BatchGetItem';
