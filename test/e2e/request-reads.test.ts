@@ -41,9 +41,7 @@ async function requestReads(fn: FunctionName, work: () => Promise<void>): Promis
     await work();
     return send.mock.calls.filter(([command]) => {
       const input = command.input as { ExpressionAttributeValues?: Record<string, unknown> };
-      return (
-        command.constructor.name === 'QueryCommand' && input.ExpressionAttributeValues?.[':act'] === 'ACT#'
-      );
+      return command.operation === 'Query' && input.ExpressionAttributeValues?.[':act'] === 'ACT#';
     }).length;
   } finally {
     send.mockRestore();

@@ -98,9 +98,11 @@ export abstract class TableCommand<Input extends object, Output extends object> 
 
 /** A command whose fields are those every single-item and query call shares (see {@link TableCommand}). */
 function commandOf<Input extends object, Output extends object>(operation: Operation) {
-  return class extends TableCommand<Input, Output> {
+  const command = class extends TableCommand<Input, Output> {
     readonly operation = operation;
   };
+  // Named as the document client names it (`GetCommand` for GetItem), for stack traces and logs.
+  return Object.defineProperty(command, 'name', { value: `${operation.replace(/Item$/, '')}Command` });
 }
 
 export const GetCommand = commandOf<GetCommandInput, GetCommandOutput>('GetItem');
