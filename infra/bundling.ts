@@ -119,7 +119,7 @@ const BUILTINS = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]
 export const builtinsByRequire: Plugin = {
   name: 'builtins-by-require',
   setup(build) {
-    build.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, (args) => {
+    build.onResolve({ filter: /^(node:)?[\w/]+$/ }, (args) => {
       if (!BUILTINS.has(args.path) || args.path.replace(/^node:/, '') === 'module') return undefined;
       if (args.namespace === 'node-builtin') return { path: args.path, external: true };
       return { path: args.path, namespace: 'node-builtin' };

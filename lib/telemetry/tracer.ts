@@ -42,17 +42,35 @@ function traceTableCalls(service: string, client: TableClient): void {
       if (!parent) return next(args);
       const subsegment = parent.addNewSubsegment('DynamoDB');
       subsegment.namespace = 'aws';
-      subsegment.addAttribute('aws', {
+      const aws = {
         operation: context.commandName.replace(/Command$/, ''),
         table_name: args.input.TableName,
-      });
+      };
+      subsegment.addAttribute('aws', aws);
       try {
-        return await next(args);
-      } catch (error) {
-        subsegment.addError(error as Error);
-        throw error;
-      } finally {
+        const result = await next(args);
+        subsegment.addAttribute('http', { response: { status: 200 } });
         subsegment.close();
+        return result;
+      } catch (error) {
+        // As X-Ray's SDK instrumentation flags a call: throttled, a 4xx an error (a refused
+        // conditional write among them, which the runtime expects), a 5xx or no answer a fault.
+        const e = error as Error & {
+          name: string;
+          $metadata?: { httpStatusCode?: number; requestId?: string };
+        };
+        const status = e.$metadata?.httpStatusCode;
+        if (status !== undefined) {
+          subsegment.addAttribute('aws', { ...aws, request_id: e.$metadata?.requestId });
+          subsegment.addAttribute('http', { response: { status } });
+        }
+        if (status === 429 || /Throttl|ProvisionedThroughputExceeded|RequestLimitExceeded/.test(e.name)) {
+          subsegment.addThrottleFlag();
+        }
+        if (status !== undefined && status < 500) subsegment.addErrorFlag();
+        else subsegment.addFaultFlag();
+        subsegment.close({ message: e.message, name: e.name, stack: e.stack ?? '' } as Error, true);
+        throw error;
       }
     },
     { step: 'initialize', name: 'XRayTableCalls' },

@@ -72,7 +72,10 @@ export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront>
     // AWS checks a known key's signature before its grants.
     const unsigned =
       caller && op.service === 'dynamodb'
-        ? await headerSignatureRefusal(req, body, SANDBOX_SECRET)
+        ? await headerSignatureRefusal(req, body, SANDBOX_SECRET, {
+            service: 'dynamodb',
+            region: options.names.region,
+          })
         : undefined;
     if (unsigned) return send(res, awsError('dynamodb', unsigned.kind, unsigned.message));
     const refused = refusal(req, op, caller, parts, permissions);

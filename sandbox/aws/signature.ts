@@ -36,7 +36,7 @@ const SKEW_MS = 15 * 60_000;
  * Checks a request signed in its `Authorization` header (Signature V4) the way AWS does: it recomputes
  * the signature with the AWS SDK's own signer (`@smithy/signature-v4`) over the headers the request
  * says it signed, its path and its body, with the sandbox's secret, and refuses a request whose
- * signature differs, that signed no `host`, or whose date is more than 15 minutes from now. Returns
+ * signature differs, whose credential names another service or region, that signed no `host`, or whose date is more than 15 minutes from now. Returns
  * what the service would refuse it with, or undefined. The table client (lib/store/dynamodb) signs
  * its own requests, so the table's front checks every call this way.
  */
@@ -44,6 +44,7 @@ export async function headerSignatureRefusal(
   req: IncomingMessage,
   body: Buffer,
   secret: string,
+  scope: { service: string; region: string },
   now = Date.now(),
 ): Promise<{ kind: AwsErrorKind; message: string } | undefined> {
   const header = req.headers.authorization ?? '';
@@ -53,6 +54,12 @@ export async function headerSignatureRefusal(
     );
   if (!m) return { kind: 'missingAuth', message: 'Request is missing Authentication Token' };
   const [, accessKeyId = '', day = '', region = '', service = '', signedList = '', signature = ''] = m;
+  if (service !== scope.service || region !== scope.region) {
+    return {
+      kind: 'signature',
+      message: `Credential should be scoped to a valid region and service: '${scope.region}', '${scope.service}', not '${region}', '${service}'.`,
+    };
+  }
   const signed = signedList.split(';');
   const date = amzDate(String(req.headers['x-amz-date'] ?? ''));
   if (!signed.includes('host') || !date || date.toISOString().replace(/-/g, '').slice(0, 8) !== day) {

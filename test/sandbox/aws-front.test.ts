@@ -447,9 +447,9 @@ describe('table calls are signed and checked as DynamoDB checks them', () => {
       url: `http://127.0.0.1:${(emulator.address() as AddressInfo).port}`,
       names: { ...SANDBOX_NAMES, region: SANDBOX_REGION, modelSecrets: [] },
     });
-    const client = (secretAccessKey: string) =>
+    const client = (secretAccessKey: string, region = SANDBOX_REGION) =>
       new TableClient({
-        region: SANDBOX_REGION,
+        region,
         endpoint: front.url,
         credentials: { ...credentialsOf('worker'), secretAccessKey },
         maxAttempts: 3,
@@ -479,6 +479,10 @@ describe('table calls are signed and checked as DynamoDB checks them', () => {
       expect(await outcome(signed.send(get))).toBe('ok');
       expect(await raw(body)).toBe('200 undefined');
       expect(await outcome(wrong.send(get))).toBe('InvalidSignatureException 400');
+      // A key's signature for another region is not one DynamoDB here takes.
+      const elsewhere = client(SANDBOX_SECRET, 'eu-west-1');
+      expect(await outcome(elsewhere.send(get))).toBe('InvalidSignatureException 400');
+      elsewhere.destroy();
       // The signature covers the body: one changed after it was signed is refused.
       expect(await raw(body, body.replace('"a"', '"z"'))).toBe('400 InvalidSignatureException');
       // A request dated more than 15 minutes away is refused, its signature right or not.

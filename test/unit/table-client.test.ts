@@ -23,7 +23,7 @@ import { Sha256 } from '../../sandbox/aws/signature.ts';
  * behind the sandbox's front, which checks every signature.
  */
 
-type Reply = { status: number; body?: unknown; raw?: string; destroy?: boolean };
+type Reply = { status: number; body?: unknown; raw?: string; destroy?: boolean; hang?: boolean };
 interface Seen {
   target: string;
   body: Record<string, unknown>;
@@ -54,6 +54,7 @@ async function dynamo(replies: Reply[]): Promise<{ url: string; seen: Seen[] }> 
       });
       const reply = replies[Math.min(seen.length - 1, replies.length - 1)] as Reply;
       if (reply.destroy) return void req.socket.destroy();
+      if (reply.hang) return;
       res.writeHead(reply.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'r1' });
       res.end(reply.raw ?? JSON.stringify(reply.body ?? {}));
     });
@@ -64,8 +65,9 @@ async function dynamo(replies: Reply[]): Promise<{ url: string; seen: Seen[] }> 
 }
 
 const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' };
-function client(url: string, maxAttempts = 4, delays: number[] = []) {
+function client(url: string, maxAttempts = 4, delays: number[] = [], attemptTimeoutMs?: number) {
   return new TableClient({
+    attemptTimeoutMs,
     region: 'eu-west-1',
     endpoint: url,
     credentials,
@@ -208,7 +210,54 @@ describe('the table client', () => {
     db.destroy();
     expect(Item).toEqual({ pk: 'a' });
     expect(seen).toHaveLength(4);
-    for (const [i, ms] of delays.entries()) expect(ms).toBeLessThan(50 * 2 ** i);
+    // The DynamoDB client's base: 25 ms, doubled each time, full jitter.
+    for (const [i, ms] of delays.entries()) expect(ms).toBeLessThan(25 * 2 ** i);
+  });
+
+  it('abandons an attempt that gets no answer within its time, and sends the call again', async () => {
+    const { url, seen } = await dynamo([
+      { status: 200, hang: true },
+      { status: 200, body: { Item: { pk: { S: 'a' } } } },
+    ]);
+    const db = client(url, 3, [], 100);
+    const { Item } = await db.send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }));
+    db.destroy();
+    expect(Item).toEqual({ pk: 'a' });
+    expect(seen).toHaveLength(2);
+  });
+
+  it('does not send again a 5xx the SDK does not retry (501)', async () => {
+    const { url, seen } = await dynamo([{ status: 501, raw: 'Not Implemented' }]);
+    const db = client(url);
+    const error = await db
+      .send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }))
+      .catch((e: unknown) => e);
+    db.destroy();
+    expect(error).toMatchObject({ $fault: 'server', $metadata: { httpStatusCode: 501, attempts: 1 } });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('sends binary values in base64 and answers them as bytes, as the document client does', async () => {
+    const { url, seen } = await dynamo([
+      { status: 200, body: {} },
+      {
+        status: 200,
+        body: { Item: { b: { B: 'AQI=' }, bs: { BS: ['AQ==', 'Ag=='] }, m: { M: { x: { B: 'Aw==' } } } } },
+      },
+    ]);
+    const db = client(url);
+    await db.send(
+      new PutCommand({ TableName: 't', Item: { pk: 'a', b: new Uint8Array([1, 2]), l: [Buffer.from([3])] } }),
+    );
+    const { Item } = await db.send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }));
+    db.destroy();
+    expect(seen[0]?.body).toEqual({
+      TableName: 't',
+      Item: { pk: { S: 'a' }, b: { B: 'AQI=' }, l: { L: [{ B: 'Aw==' }] } },
+    });
+    expect(Item?.b).toEqual(new Uint8Array([1, 2]));
+    expect([...(Item?.bs as Set<Uint8Array>)].map((b) => [...b])).toEqual([[1], [2]]);
+    expect([...(Item?.m as { x: Uint8Array }).x]).toEqual([3]);
   });
 
   it('names an answer that is not JSON by its status', async () => {
@@ -266,12 +315,16 @@ describe('the table signer', () => {
     body: JSON.stringify({ TableName: 't', Item: { text: { S: 'héllo  wörld ✓' } } }),
   };
 
-  it.each<[string, AwsCredentialIdentity]>([
-    ['a long-lived key', credentials],
-    ['a temporary key', { ...credentials, sessionToken: 'token/with+chars==' }],
-  ])('signs as the SDK does, with %s', async (_name, key) => {
+  it.each<[string, AwsCredentialIdentity, string]>([
+    ['a long-lived key', credentials, '/'],
+    ['a temporary key', { ...credentials, sessionToken: 'token/with+chars==' }, '/'],
+    ['an encoded path', credentials, '/a%20b'],
+    ['a path ending in a slash', credentials, '/prefix/'],
+    ['empty and dot segments', credentials, '/x//y/./z/../w'],
+    ['a reserved character', credentials, '/a:b'],
+  ])('signs as the SDK does, with %s', async (_name, key, path) => {
     const at = new Date('2026-12-03T10:20:30.456Z');
-    const ours = new SigV4Signer('dynamodb', 'eu-west-1').sign(request, key, at);
+    const ours = new SigV4Signer('dynamodb', 'eu-west-1').sign({ ...request, path }, key, at);
     const sdk = await new SignatureV4({
       service: 'dynamodb',
       region: 'eu-west-1',
@@ -281,6 +334,7 @@ describe('the table signer', () => {
     }).sign(
       {
         ...request,
+        path,
         protocol: 'https:',
         hostname: request.headers.host,
         query: {},

@@ -87,21 +87,38 @@ const THROTTLING = new Set([
   'TransactionInProgressException',
 ]);
 const TRANSIENT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
-const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
+const TRANSIENT_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const TRANSIENT_STATUSES = new Set([500, 502, 503, 504]);
 
-type Failure = Error & { code?: string; $metadata?: { httpStatusCode?: number } };
+type Failure = Error & { code?: string; cause?: unknown; $metadata?: { httpStatusCode?: number } };
 const isThrottling = (e: Failure) => e.$metadata?.httpStatusCode === 429 || THROTTLING.has(e.name);
-const isRetryable = (e: Failure) =>
-  isThrottling(e) ||
-  TRANSIENT_NAMES.has(e.name) ||
-  TRANSIENT_CODES.has(e.code ?? '') ||
-  (e.$metadata?.httpStatusCode ?? 0) >= 500;
+/** Whether a failure, or the error it was caused by, is one the SDK sends again. */
+function isRetryable(e: Failure, depth = 0): boolean {
+  if (
+    isThrottling(e) ||
+    TRANSIENT_NAMES.has(e.name) ||
+    TRANSIENT_CODES.has(e.code ?? '') ||
+    TRANSIENT_STATUSES.has(e.$metadata?.httpStatusCode ?? 0)
+  ) {
+    return true;
+  }
+  return depth < 10 && e.cause instanceof Error && isRetryable(e.cause as Failure, depth + 1);
+}
 
 /** The retry quota and backoff of the SDK's standard mode (`@smithy/core`'s retry module, 2026 defaults). */
 const RETRY = {
   quota: 500,
-  /** Full-jitter exponential backoff from these bases, at most 20 s. */
-  baseMs: 50,
+  /** Full-jitter exponential backoff from these bases, at most 20 s (25 ms: the DynamoDB client's). */
+  baseMs: 25,
   throttlingBaseMs: 1_000,
   maxDelayMs: 20_000,
   /** What a retry takes from the quota (a success gives it back, a first-try success one more). */
@@ -165,6 +182,16 @@ function serviceError(answer: Answer, attempts: number): AwsServiceError {
   );
 }
 
+/** The request body: DynamoDB JSON, binary values (`B`, `BS`) in base64 as the protocol has them. */
+function toJson(wire: Record<string, unknown>): string {
+  return JSON.stringify(wire, function (this: Record<string, unknown>, key, value: unknown) {
+    const raw = this[key];
+    return raw instanceof Uint8Array
+      ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64')
+      : value;
+  });
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** See the module's comment. */
@@ -199,7 +226,7 @@ export class TableClient {
       commandName: `${command.operation}Command`,
     };
     const handler = this.middlewareStack.resolve(async ({ input }) => {
-      const wire = await this.#call(command.operation, JSON.stringify(command.toWire(input)));
+      const wire = await this.#call(command.operation, toJson(command.toWire(input)));
       return { output: command.fromWire(wire) };
     }, context);
     return (await handler({ input: command.input as Plain })).output;
@@ -271,11 +298,13 @@ export class TableClient {
           );
         },
       );
-      request.setTimeout(this.#timeoutMs, () => {
+      // The whole attempt, connection included (a socket timeout starts only once connected).
+      const timer = setTimeout(() => {
         const timeout = new Error(`DynamoDB did not answer ${operation} within ${this.#timeoutMs} ms`);
         timeout.name = 'TimeoutError';
         request.destroy(timeout);
-      });
+      }, this.#timeoutMs);
+      request.on('close', () => clearTimeout(timer));
       request.on('error', reject);
       request.end(body);
     });

@@ -43,8 +43,27 @@ const toWire = (value: unknown): Wire | undefined =>
   value === undefined
     ? undefined
     : marshall(value as Plain, { removeUndefinedValues: true, convertClassInstanceToMap: false });
+/** An attribute value as DynamoDB sends it, its binary values (base64 on the wire) made bytes. */
+/** Base64 as bytes: a Uint8Array, as the SDK answers a binary value (not a Buffer). */
+function bytesOf(base64: unknown): Uint8Array {
+  const buffer = Buffer.from(String(base64), 'base64');
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+
+function withBytes(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const attribute = value as Record<string, unknown>;
+  if (typeof attribute.B === 'string') return { B: bytesOf(attribute.B) };
+  if (Array.isArray(attribute.BS)) return { BS: attribute.BS.map(bytesOf) };
+  if (Array.isArray(attribute.L)) return { L: attribute.L.map(withBytes) };
+  if (typeof attribute.M === 'object' && attribute.M !== null) return { M: itemWithBytes(attribute.M) };
+  return value;
+}
+const itemWithBytes = (item: object) =>
+  Object.fromEntries(Object.entries(item).map(([name, value]) => [name, withBytes(value)]));
+
 const fromWire = (value: unknown): Plain | undefined =>
-  value === undefined ? undefined : unmarshall(value as never);
+  value === undefined ? undefined : unmarshall(itemWithBytes(value as object) as never);
 const mapValues = <T, U>(record: Record<string, T> | undefined, fn: (value: T) => U) =>
   record && Object.fromEntries(Object.entries(record).map(([key, value]) => [key, fn(value)]));
 

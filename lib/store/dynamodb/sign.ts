@@ -24,9 +24,27 @@ const encode = (segment: string) =>
   encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /**
+ * The canonical path of every service but S3: the path as sent, its empty and `.` segments dropped
+ * and `..` applied, encoded once more (each `%` of the path as sent becomes `%25`), slashes kept.
+ */
+function canonicalPath(path: string): string {
+  const segments: string[] = [];
+  for (const segment of path.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') segments.pop();
+    else segments.push(segment);
+  }
+  const normalised = `${path.startsWith('/') ? '/' : ''}${segments.join('/')}${
+    segments.length > 0 && path.endsWith('/') ? '/' : ''
+  }`;
+  return encode(normalised).replace(/%2F/g, '/');
+}
+
+/**
  * Signs a request with AWS Signature Version 4 (header form), for one service and region: the
  * `authorization` and `x-amz-date` headers (and `x-amz-security-token` for a temporary key) to add.
- * Every header given is signed. Paths are encoded twice, as for every service but S3.
+ * Every header given is signed. The path is normalised and encoded once more, as for every service but
+ * S3.
  *
  * The AWS SDK's signer (`@smithy/signature-v4`) does the same; it is not used here because it
  * imports `@smithy/core` (76 KB of every function's start-up code). The sandbox checks each table
@@ -58,13 +76,10 @@ export class SigV4Signer {
       .map(([name, value]) => [name.toLowerCase(), String(value).trim().replace(/\s+/g, ' ')] as const)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const signedHeaders = headers.map(([name]) => name).join(';');
-    const path = request.path
-      .split('/')
-      .map((segment) => encode(encode(decodeURIComponent(segment))))
-      .join('/');
+    const path = canonicalPath(request.path);
     const canonical = [
       request.method,
-      path || '/',
+      path,
       '',
       ...headers.map(([name, value]) => `${name}:${value}`),
       '',
@@ -84,7 +99,7 @@ export class SigV4Signer {
 
   /** The day's signing key, kept until the day or the key changes. */
   #signingKey(credentials: AwsCredentialIdentity, day: string): Buffer {
-    const id = credentials.accessKeyId;
+    const id = `${credentials.accessKeyId}:${createHash('sha256').update(credentials.secretAccessKey).digest('hex')}`;
     if (this.#key?.id !== id || this.#key.day !== day) {
       const dated = hmac(`AWS4${credentials.secretAccessKey}`, day);
       const key = hmac(hmac(hmac(dated, this.region), this.service), 'aws4_request');
