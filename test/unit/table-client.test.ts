@@ -255,9 +255,10 @@ describe('the table client', () => {
       TableName: 't',
       Item: { pk: { S: 'a' }, b: { B: 'AQI=' }, l: { L: [{ B: 'Aw==' }] } },
     });
-    expect(Item?.b).toEqual(new Uint8Array([1, 2]));
-    expect([...(Item?.bs as Set<Uint8Array>)].map((b) => [...b])).toEqual([[1], [2]]);
-    expect([...(Item?.m as { x: Uint8Array }).x]).toEqual([3]);
+    const { b, bs, m } = Item as { b: Uint8Array; bs: Set<Uint8Array>; m: { x: Uint8Array } };
+    expect(b).toEqual(new Uint8Array([1, 2]));
+    expect([...bs].map((bytes) => [...bytes])).toEqual([[1], [2]]);
+    expect([...m.x]).toEqual([3]);
   });
 
   it('names an answer that is not JSON by its status', async () => {
