@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AwsServiceError } from '../../lib/errors/index.ts';
@@ -259,6 +262,38 @@ describe('the table client', () => {
     expect(b).toEqual(new Uint8Array([1, 2]));
     expect([...bs].map((bytes) => [...bytes])).toEqual([[1], [2]]);
     expect([...m.x]).toEqual([3]);
+  });
+
+  it('signs with the environment’s key, and off Lambda with the SDK’s default chain (a profile here)', async () => {
+    const { url, seen } = await dynamo([{ status: 200, body: {} }]);
+    const dir = mkdtempSync(join(tmpdir(), 'table-client-profile-'));
+    const saved = { ...process.env };
+    try {
+      writeFileSync(
+        join(dir, 'credentials'),
+        '[default]\naws_access_key_id = AKIDPROFILE\naws_secret_access_key = profile-secret\n',
+      );
+      process.env.AWS_ACCESS_KEY_ID = 'AKIDENV';
+      process.env.AWS_SECRET_ACCESS_KEY = 'env-secret';
+      const fromEnv = new TableClient({ region: 'eu-west-1', endpoint: url, maxAttempts: 1 });
+      await fromEnv.send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }));
+      fromEnv.destroy();
+      delete process.env.AWS_ACCESS_KEY_ID;
+      delete process.env.AWS_SECRET_ACCESS_KEY;
+      delete process.env.AWS_SESSION_TOKEN;
+      delete process.env.AWS_PROFILE;
+      process.env.AWS_SHARED_CREDENTIALS_FILE = join(dir, 'credentials');
+      process.env.AWS_CONFIG_FILE = join(dir, 'config');
+      const fromProfile = new TableClient({ region: 'eu-west-1', endpoint: url, maxAttempts: 1 });
+      await fromProfile.send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }));
+      fromProfile.destroy();
+    } finally {
+      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+      Object.assign(process.env, saved);
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const keys = seen.map((s) => /Credential=([^/]+)\//.exec(String(s.headers.authorization))?.[1]);
+    expect(keys).toEqual(['AKIDENV', 'AKIDPROFILE']);
   });
 
   it('names an answer that is not JSON by its status', async () => {
