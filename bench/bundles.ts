@@ -19,6 +19,7 @@ import {
   SWITCHBOARD_ENTRIES,
   type SwitchboardEntry,
 } from '../infra/bundling.ts';
+import { firstRequest, startLocalAws } from './first-request.ts';
 
 /** One function's figures. */
 export interface BundleReport {
@@ -48,6 +49,13 @@ export interface BundleReport {
   readonly rssMb: number;
   /** Resident memory of the empty process (MB), median. */
   readonly emptyRssMb: number;
+  /**
+   * The HTTP function only: median wall time of a process that imports the bundle and serves one
+   * request against a local table (bench/first-request.ts), spawn to exit (ms): a cold start's import
+   * and first invocation together. Its fastest and slowest beside it.
+   */
+  readonly firstRequestMs?: number;
+  readonly firstRequestRange?: readonly [min: number, max: number];
 }
 
 /** Options of {@link measureBundles}. */
@@ -161,6 +169,22 @@ export async function measureBundles(options: MeasureOptions = {}): Promise<Bund
       empty.push(timeProcess(undefined));
       for (const b of built) timed.get(b.fn)?.push(timeProcess(b.url));
     }
+    // The HTTP function's import and first request, against a local table (asynchronous: it answers here).
+    const firstRequests: number[] = [];
+    const http = built.find((b) => b.fn === 'http');
+    if (http) {
+      const aws = await startLocalAws();
+      try {
+        await firstRequest(http.url, aws);
+        for (let round = 0; round < runs; round += 1) {
+          const answer = await firstRequest(http.url, aws);
+          if (answer.statusCode !== 404) throw new Error(`The first request answered ${answer.statusCode}`);
+          firstRequests.push(answer.ms);
+        }
+      } finally {
+        await aws.close();
+      }
+    }
     const emptyMs = median(empty.map((t) => t.ms));
     const emptyRange = range(empty.map((t) => t.ms));
     const emptyRss = median(empty.map((t) => t.rss));
@@ -177,6 +201,11 @@ export async function measureBundles(options: MeasureOptions = {}): Promise<Bund
         importRatio: importMs / emptyMs,
         rssMb: median(samples.map((t) => t.rss)) / 2 ** 20,
         emptyRssMb: emptyRss / 2 ** 20,
+        ...(b.fn === 'http' &&
+          firstRequests.length > 0 && {
+            firstRequestMs: median(firstRequests),
+            firstRequestRange: range(firstRequests),
+          }),
       };
     });
   } finally {
@@ -215,9 +244,13 @@ export function formatBundleTable(reports: readonly BundleReport[]): string {
       .join('  ')
       .trimEnd();
   const empty = reports[0];
+  const first = reports.find((r) => r.firstRequestMs !== undefined);
   return [
     line(header),
     ...rows.map(line),
+    first?.firstRequestRange
+      ? `http import + first request (a session read, local table) min/median/max: ${first.firstRequestRange[0].toFixed(0)}/${(first.firstRequestMs ?? 0).toFixed(0)}/${first.firstRequestRange[1].toFixed(0)} ms`
+      : '',
     empty
       ? `empty node process (min/median/max): ${empty.emptyRange[0].toFixed(0)}/${empty.emptyMs.toFixed(0)}/${empty.emptyRange[1].toFixed(0)} ms, ${empty.emptyRssMb.toFixed(0)} MB RSS (${process.version})`
       : '',

@@ -62,6 +62,8 @@ describe('the bench', () => {
     expect(code, out).toBe(0);
     for (const section of SECTIONS) expect(out, section).toContain(`== ${section}`);
     for (const goal of GOALS) expect(out, goal).toContain(goal);
+    // A cold start as Lambda runs it: the HTTP bundle's import and its first request, timed.
+    expect(out).toMatch(/http: import \+ first request ms \(a session read, local table\)\s+[\d.]+/);
     // A figure the bench could not compute prints as NaN: a phase that measured nothing.
     expect(out).not.toMatch(/NaN/);
     expect(out).toMatch(/bench took [\d.]+ s/);
