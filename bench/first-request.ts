@@ -3,8 +3,7 @@
  * and serves one request (`GET /api/sessions/{id}` for a session that does not exist: the caller's
  * rate-limit counter is updated, the session read, a 404 answered). Its AWS calls go, through the
  * endpoint variables the SDK and the table client read, to {@link startLocalAws}: a server that
- * answers as DynamoDB and Secrets Manager do and checks each table call's signature with the SDK's
- * signer. Used by `bench/bundles.ts` (the import and the first request, timed) and by
+ * answers as DynamoDB and Secrets Manager do and checks each call's signature with the SDK's signer. Used by `bench/bundles.ts` (the import and the first request, timed) and by
  * `test/infra/bundle-serves.test.ts` (the bundle serves the request).
  */
 import { execFile } from 'node:child_process';
@@ -43,11 +42,9 @@ export async function startLocalAws(): Promise<LocalAws> {
       calls.push(call);
       const answer = (status: number, json: unknown, type = 'application/x-amz-json-1.0') =>
         res.writeHead(status, { 'content-type': type }).end(JSON.stringify(json));
-      if (target === 'secretsmanager.GetSecretValue') {
-        return answer(200, { Name: 'ref', SecretString: 'k'.repeat(64) }, 'application/x-amz-json-1.1');
-      }
+      const secrets = target.startsWith('secretsmanager.');
       const refused = await headerSignatureRefusal(req, Buffer.concat(chunks), SECRET_KEY, {
-        service: 'dynamodb',
+        service: secrets ? 'secretsmanager' : 'dynamodb',
         region: REGION,
       });
       if (refused) {
@@ -56,6 +53,9 @@ export async function startLocalAws(): Promise<LocalAws> {
           __type: 'com.amazon.coral.service#InvalidSignatureException',
           message: refused.message,
         });
+      }
+      if (secrets) {
+        return answer(200, { Name: 'ref', SecretString: 'k'.repeat(64) }, 'application/x-amz-json-1.1');
       }
       // The rate-limit counter's update, then the session read: no such session.
       if (target.endsWith('.UpdateItem')) return answer(200, { Attributes: { count: { N: '1' } } });

@@ -60,6 +60,8 @@ const CODES: Record<Service, Partial<Record<AwsErrorKind, [number, string]>>> = 
   },
   secretsmanager: {
     accessDenied: [400, 'AccessDeniedException'],
+    signature: [400, 'InvalidSignatureException'],
+    missingAuth: [400, 'MissingAuthenticationTokenException'],
     throttle: [400, 'ThrottlingException'],
     internal: [500, 'InternalServiceError'],
   },

@@ -70,14 +70,15 @@ export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront>
     const caller = callerOf(accessKeyOf(req, parts.query));
     const permissions = options.permissions ?? FUNCTION_PERMISSIONS;
     // AWS checks a known key's signature before its grants.
+    // The services Switchboard signs its own calls to (lib/aws): the table and the secrets.
     const unsigned =
-      caller && op.service === 'dynamodb'
+      caller && (op.service === 'dynamodb' || op.service === 'secretsmanager')
         ? await headerSignatureRefusal(req, body, SANDBOX_SECRET, {
-            service: 'dynamodb',
+            service: op.service,
             region: options.names.region,
           })
         : undefined;
-    if (unsigned) return send(res, awsError('dynamodb', unsigned.kind, unsigned.message));
+    if (unsigned) return send(res, awsError(op.service, unsigned.kind, unsigned.message));
     const refused = refusal(req, op, caller, parts, permissions);
     if (refused) return send(res, refused);
     const digest = op.service === 's3' ? checksumRefusal(req.headers, body) : undefined;

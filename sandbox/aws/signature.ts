@@ -37,8 +37,8 @@ const SKEW_MS = 15 * 60_000;
  * the signature with the AWS SDK's own signer (`@smithy/signature-v4`) over the headers the request
  * says it signed, its path and its body, with the sandbox's secret, and refuses a request whose
  * signature differs, whose credential names another service or region, that signed no `host`, or whose date is more than 15 minutes from now. Returns
- * what the service would refuse it with, or undefined. The table client (lib/store/dynamodb) signs
- * its own requests, so the table's front checks every call this way.
+ * what the service would refuse it with, or undefined. Switchboard signs its own calls to the table
+ * and to Secrets Manager (lib/aws), so their fronts check every call this way.
  */
 export async function headerSignatureRefusal(
   req: IncomingMessage,

@@ -37,8 +37,9 @@ describe('the bundled HTTP function', () => {
     expect(answer.stderr).not.toMatch(/Error/);
     expect(answer.statusCode).toBe(404);
     expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'session_not_found' } });
-    const table = aws.calls.filter((c) => c.target.startsWith('DynamoDB_20120810.'));
-    expect(table.map((c) => c.target)).toContain('DynamoDB_20120810.GetItem');
-    expect(table.filter((c) => c.refused)).toEqual([]);
+    const targets = aws.calls.map((c) => c.target);
+    expect(targets).toContain('secretsmanager.GetSecretValue');
+    expect(targets).toContain('DynamoDB_20120810.GetItem');
+    expect(aws.calls.filter((c) => c.refused)).toEqual([]);
   });
 });

@@ -69,8 +69,8 @@ export const EVENT_SOURCE_NEEDS: Partial<Record<FunctionName, readonly Need[]>> 
 };
 
 /**
- * The SDK names a bundle really uses: imported and referenced again, not only imported; and the
- * table's commands (lib/store/dynamodb, bundled as code of the function's own) that it creates.
+ * The SDK names a bundle really uses: imported and referenced again, not only imported; and the calls
+ * Switchboard sends with its own client (lib/aws): the table's commands it creates, and GetSecretValue.
  */
 function usedSdkNames(code: string): string[] {
   const used = new Set<string>();
@@ -79,6 +79,8 @@ function usedSdkNames(code: string): string[] {
   )) {
     used.add(match[1] as string);
   }
+  // readSecret (lib/config/secrets.ts) sends GetSecretValue with Switchboard's own client.
+  if (/\.call\("GetSecretValue"/.test(code)) used.add('GetSecretValueCommand');
   for (const match of code.matchAll(/import\s*\{([^}]*)\}\s*from\s*"@aws-sdk\/[^"]+"/g)) {
     for (const part of (match[1] ?? '').split(',')) {
       const [name = '', alias = name] = part.trim().split(/\s+as\s+/);

@@ -13,6 +13,7 @@ import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_PERMISSIONS, type Permissions } from '../../lib/config/index.ts';
+import { readSecret } from '../../lib/config/secrets.ts';
 import {
   GetCommand,
   PutCommand,
@@ -431,7 +432,7 @@ describe('fault injection', () => {
   });
 });
 
-describe('table calls are signed and checked as DynamoDB checks them', () => {
+describe('table and secret calls are signed and checked as DynamoDB and Secrets Manager check them', () => {
   it('takes a call signed with the key’s secret and refuses one signed otherwise, or sent changed', async () => {
     // The emulator behind the front: it answers every call it is given, so what is refused is the front's doing.
     const forwarded: string[] = [];
@@ -444,6 +445,11 @@ describe('table calls are signed and checked as DynamoDB checks them', () => {
     await new Promise<void>((resolve) => emulator.listen(0, '127.0.0.1', resolve));
     const front = await startAwsFront({
       target: 'dynamodb',
+      url: `http://127.0.0.1:${(emulator.address() as AddressInfo).port}`,
+      names: { ...SANDBOX_NAMES, region: SANDBOX_REGION, modelSecrets: [] },
+    });
+    const secrets = await startAwsFront({
+      target: 'secrets',
       url: `http://127.0.0.1:${(emulator.address() as AddressInfo).port}`,
       names: { ...SANDBOX_NAMES, region: SANDBOX_REGION, modelSecrets: [] },
     });
@@ -488,9 +494,24 @@ describe('table calls are signed and checked as DynamoDB checks them', () => {
       // A request dated more than 15 minutes away is refused, its signature right or not.
       expect(await raw(body, body, new Date(Date.now() - 20 * 60_000))).toBe('400 InvalidSignatureException');
       expect(forwarded).toEqual(['DynamoDB_20120810.GetItem', 'DynamoDB_20120810.GetItem']);
+      // The session-ref key's secret is read with the same signing, and checked the same way.
+      const secretFor = (secretAccessKey: string) =>
+        readSecret(
+          {
+            region: SANDBOX_REGION,
+            endpoint: secrets.url,
+            credentials: { ...credentialsOf('http'), secretAccessKey },
+          },
+          SANDBOX_NAMES.refKeySecret,
+        );
+      expect(await outcome(secretFor(SANDBOX_SECRET))).toBe('ok');
+      expect(await outcome(secretFor('not-the-secret'))).toBe('InvalidSignatureException 400');
+      expect(forwarded.at(-1)).toBe('secretsmanager.GetSecretValue');
+      expect(forwarded).toHaveLength(3);
     } finally {
       for (const c of [signed, wrong]) c.destroy();
       await front.close();
+      await secrets.close();
       emulator.closeAllConnections();
       await new Promise((resolve) => emulator.close(resolve));
     }

@@ -1,3 +1,4 @@
+export { type AwsCredentialIdentity, SigV4Signer } from '../../aws/index.ts';
 export { TableClient, type TableClientConfig, type TableMiddleware } from './client.ts';
 export {
   type AnyTableCommand,
@@ -12,4 +13,3 @@ export {
   UpdateCommand,
 } from './commands.ts';
 export { paginateQuery, paginateScan } from './paginate.ts';
-export { type AwsCredentialIdentity, SigV4Signer } from './sign.ts';

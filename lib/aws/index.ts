@@ -1,0 +1,8 @@
+export {
+  type AwsCredentials,
+  AwsJsonClient,
+  type AwsJsonClientConfig,
+  type AwsJsonService,
+  toJson,
+} from './json-client.ts';
+export { type AwsCredentialIdentity, type SignableRequest, SigV4Signer } from './sign.ts';
