@@ -1,4 +1,4 @@
-import { type AwsCredentials, AwsJsonClient, toJson } from '../../aws/index.ts';
+import { AwsJsonClient, type AwsJsonClientConfig, toJson } from '../../aws/index.ts';
 import type { AnyTableCommand, Plain } from './commands.ts';
 
 /**
@@ -19,20 +19,11 @@ const DYNAMODB = {
   baseDelayMs: 25,
 } as const;
 
-/** How a {@link TableClient} reaches its table: see {@link AwsJsonClient}. */
-export interface TableClientConfig {
-  region: string;
-  /** Default: `AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL`, then the region's public endpoint. */
-  endpoint?: string;
-  /** Default: the environment's (`AWS_ACCESS_KEY_ID`…, as on Lambda), else the SDK's default chain. */
-  credentials?: AwsCredentials;
-  /** Attempts of each call, the first included (throttled, 5xx and broken calls are sent again). */
-  maxAttempts: number;
-  /** How long one attempt may take, connection included, before it is abandoned and retried. Default 10 s. */
-  attemptTimeoutMs?: number;
-  /** Waits out a backoff. Default: a timer (a test steps its own). */
-  sleep?: (ms: number) => Promise<void>;
-}
+/**
+ * How a {@link TableClient} reaches its table: see {@link AwsJsonClientConfig} (its endpoint defaults
+ * to `AWS_ENDPOINT_URL_DYNAMODB`, then `AWS_ENDPOINT_URL`, then the region's).
+ */
+export type TableClientConfig = AwsJsonClientConfig;
 
 /** What a middleware's handler takes and answers: the call's plain input, its plain output. */
 export type TableHandler = (args: { input: Plain }) => Promise<{ output: Plain }>;
