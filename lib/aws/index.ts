@@ -5,4 +5,4 @@ export {
   type AwsJsonService,
   toJson,
 } from './json-client.ts';
-export { type AwsCredentialIdentity, type SignableRequest, SigV4Signer } from './sign.ts';
+export { type AwsCredentialIdentity, type SignableRequest, SigV4Signer, uriEncode } from './sign.ts';

@@ -19,8 +19,8 @@ export interface SignableRequest {
 const sha256Hex = (data: string) => createHash('sha256').update(data, 'utf8').digest('hex');
 const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data, 'utf8').digest();
 
-/** RFC 3986 encoding, as Signature V4 asks of each path segment. */
-const encode = (segment: string) =>
+/** RFC 3986 encoding, as Signature V4 asks of paths and query strings (`encodeURIComponent` leaves `!'()*`). */
+export const uriEncode = (segment: string) =>
   encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /**
@@ -37,7 +37,7 @@ function canonicalPath(path: string): string {
   const normalised = `${path.startsWith('/') ? '/' : ''}${segments.join('/')}${
     segments.length > 0 && path.endsWith('/') ? '/' : ''
   }`;
-  return encode(normalised).replace(/%2F/g, '/');
+  return uriEncode(normalised).replace(/%2F/g, '/');
 }
 
 /**
@@ -51,7 +51,7 @@ function canonicalPath(path: string): string {
  * call's signature with the SDK's signer (sandbox/aws/signature.ts), and a unit test compares the two.
  */
 export class SigV4Signer {
-  #key: { id: string; day: string; key: Buffer } | undefined;
+  #key: { accessKeyId: string; secret: string; day: string; key: Buffer } | undefined;
 
   constructor(
     readonly service: string,
@@ -99,12 +99,13 @@ export class SigV4Signer {
 
   /** The day's signing key, kept until the day or the key changes. */
   #signingKey(credentials: AwsCredentialIdentity, day: string): Buffer {
-    const id = `${credentials.accessKeyId}:${createHash('sha256').update(credentials.secretAccessKey).digest('hex')}`;
-    if (this.#key?.id !== id || this.#key.day !== day) {
-      const dated = hmac(`AWS4${credentials.secretAccessKey}`, day);
-      const key = hmac(hmac(hmac(dated, this.region), this.service), 'aws4_request');
-      this.#key = { id, day, key };
-    }
-    return this.#key.key;
+    const { accessKeyId, secretAccessKey: secret } = credentials;
+    const kept = this.#key;
+    if (kept && kept.accessKeyId === accessKeyId && kept.secret === secret && kept.day === day)
+      return kept.key;
+    const dated = hmac(`AWS4${secret}`, day);
+    const key = hmac(hmac(hmac(dated, this.region), this.service), 'aws4_request');
+    this.#key = { accessKeyId, secret, day, key };
+    return key;
   }
 }

@@ -1,16 +1,13 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { crc32 } from 'node:zlib';
+import { uriEncode } from '../../lib/aws/index.ts';
 import type { AwsErrorKind } from './errors.ts';
-
-/** RFC 3986 encoding, as SigV4 wants it (encodeURIComponent leaves `!'()*` alone). */
-const encode = (value: string) =>
-  encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data).digest();
 
 /** `20261202T053525Z` as a time. */
-function parseAmzDate(value: string): number {
+export function parseAmzDate(value: string): number {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
   return m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : Number.NaN;
 }
@@ -26,7 +23,7 @@ function expectedSignature(
   const signed = (query.get('X-Amz-SignedHeaders') ?? 'host').split(';');
   const canonicalQuery = [...query.entries()]
     .filter(([name]) => name !== 'X-Amz-Signature')
-    .map(([name, value]) => [encode(name), encode(value)] as const)
+    .map(([name, value]) => [uriEncode(name), uriEncode(value)] as const)
     .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
     .map(([name, value]) => `${name}=${value}`)
     .join('&');

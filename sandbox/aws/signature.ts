@@ -2,6 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsErrorKind } from './errors.ts';
+import { parseAmzDate } from './presign.ts';
 
 /** A SHA-256 hash or HMAC for the SDK's signer, from Node's crypto. */
 export class Sha256 {
@@ -21,12 +22,6 @@ function bytes(data: string | ArrayBuffer | ArrayBufferView): string | Uint8Arra
   if (typeof data === 'string') return data;
   if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   return new Uint8Array(data);
-}
-
-/** `20261202T053525Z` as a date. */
-function amzDate(value: string): Date | undefined {
-  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
-  return m ? new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!)) : undefined;
 }
 
 /** How far a request's date may be from the service's clock: AWS allows 15 minutes. */
@@ -61,7 +56,8 @@ export async function headerSignatureRefusal(
     };
   }
   const signed = signedList.split(';');
-  const date = amzDate(String(req.headers['x-amz-date'] ?? ''));
+  const time = parseAmzDate(String(req.headers['x-amz-date'] ?? ''));
+  const date = Number.isNaN(time) ? undefined : new Date(time);
   if (!signed.includes('host') || !date || date.toISOString().replace(/-/g, '').slice(0, 8) !== day) {
     return {
       kind: 'signature',

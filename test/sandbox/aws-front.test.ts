@@ -12,15 +12,10 @@ import {
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SigV4Signer } from '../../lib/aws/index.ts';
 import { FUNCTION_PERMISSIONS, type Permissions } from '../../lib/config/index.ts';
 import { readSecret } from '../../lib/config/secrets.ts';
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  SigV4Signer,
-  TableClient,
-} from '../../lib/store/dynamodb/index.ts';
+import { GetCommand, PutCommand, QueryCommand, TableClient } from '../../lib/store/dynamodb/index.ts';
 import { batchWrite } from '../../lib/store/index.ts';
 import {
   checkPresigned,

@@ -1,4 +1,3 @@
-export { type AwsCredentialIdentity, SigV4Signer } from '../../aws/index.ts';
 export { TableClient, type TableClientConfig, type TableMiddleware } from './client.ts';
 export {
   type AnyTableCommand,
