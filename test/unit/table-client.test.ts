@@ -5,15 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type AwsCredentialIdentity, SigV4Signer } from '../../lib/aws/index.ts';
 import { AwsServiceError } from '../../lib/errors/index.ts';
 import {
-  type AwsCredentialIdentity,
   BatchGetCommand,
   BatchWriteCommand,
   GetCommand,
   PutCommand,
   paginateQuery,
-  SigV4Signer,
   TableClient,
   UpdateCommand,
 } from '../../lib/store/dynamodb/index.ts';
@@ -264,7 +263,7 @@ describe('the table client', () => {
     expect([...m.x]).toEqual([3]);
   });
 
-  it('signs with the environment’s key, and off Lambda with the SDK’s default chain (a profile here)', async () => {
+  it('takes its endpoint from AWS_ENDPOINT_URL_DYNAMODB, and signs with the environment’s key or, off Lambda, the SDK’s default chain (a profile here)', async () => {
     const { url, seen } = await dynamo([{ status: 200, body: {} }]);
     const dir = mkdtempSync(join(tmpdir(), 'table-client-profile-'));
     const saved = { ...process.env };
@@ -275,7 +274,9 @@ describe('the table client', () => {
       );
       process.env.AWS_ACCESS_KEY_ID = 'AKIDENV';
       process.env.AWS_SECRET_ACCESS_KEY = 'env-secret';
-      const fromEnv = new TableClient({ region: 'eu-west-1', endpoint: url, maxAttempts: 1 });
+      // No endpoint given: the SDK's variable for the service names it, as it does for the SDK.
+      process.env.AWS_ENDPOINT_URL_DYNAMODB = url;
+      const fromEnv = new TableClient({ region: 'eu-west-1', maxAttempts: 1 });
       await fromEnv.send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }));
       fromEnv.destroy();
       delete process.env.AWS_ACCESS_KEY_ID;
