@@ -6,15 +6,16 @@ import { newId } from '../ids/index.ts';
 import { feedbackView, messageView, sessionView } from '../sessions/index.ts';
 import {
   type ActionRecord,
+  byAsked,
   type FeedbackRecord,
   getFile,
   getSessionFiles,
+  isOpen,
   latestRun,
   listActions,
   listFeedback,
   listMessages,
   type MessageRecord,
-  openActions,
   putBlob,
   type SessionRecord,
 } from '../store/index.ts';
@@ -60,14 +61,15 @@ function exportedMessage(
  * context each user message was sent with.
  */
 export async function exportSession(rt: Runtime, session: SessionRecord) {
-  const [messages, actions, feedback, run, open, attached] = await Promise.all([
+  const [messages, actions, feedback, run, attached] = await Promise.all([
     listMessages(rt, session.sessionId),
     listActions(rt, session.sessionId),
     listFeedback(rt, session.sessionId),
     latestRun(rt, session.sessionId),
-    openActions(rt, session.sessionId),
     getSessionFiles(rt, session.sessionId),
   ]);
+  // One read of the session's requests: the open ones are among them, in the order openActions gives.
+  const open = actions.filter(isOpen).sort(byAsked);
   const files = await Promise.all([...attached.fileIds].sort().map((id) => getFile(rt, id)));
   return {
     format: 'switchboard.session-export',
