@@ -16,6 +16,8 @@ beforeAll(async () => {
   sandbox = await testSandbox({
     app,
     clock: () => Date.now() + offset,
+    // Only the test's own sweeps: a timed one running when the test sweeps would be the one it awaits.
+    sweepPeriodMs: 3_600_000,
     // Every management API call fails (a 5xx, past the SDK's retries) while the test turns faults on.
     faults: { seed: 1, rates: { connections: { error: 1 } } },
   });
