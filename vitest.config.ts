@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -22,6 +23,11 @@ const LONGEST = [
   'test/sandbox/dev-command.test.ts',
   'test/property/host-context.property.test.ts',
 ];
+
+// A file renamed or removed would silently lose its place: the list names only files that exist.
+for (const file of LONGEST) {
+  if (!existsSync(file)) throw new Error(`vitest.config.ts: LONGEST names ${file}, which does not exist.`);
+}
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

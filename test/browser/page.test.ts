@@ -155,7 +155,8 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
     // Flows whose layout is the same at any width (the paced story's reload, lost connection and
     // cancel, a rating read back after a reload, a question card, an attached file, a client tool with
     // no UI, the upload's CORS) take seconds each: they run at the narrow width, where the layout is
-    // tightest; at 1280 px their controls are checked in view by the first test.
+    // tightest. At 1280 px the first test checks the page's own controls in view; the question card
+    // and an attached file are not drawn there.
     const atPhone = viewport.name === 'phone' ? it : () => undefined;
 
     it('shows the demo agent by its name, offers its suggestions, and shows the issue list beside the chat', async () => {
