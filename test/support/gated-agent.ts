@@ -1,4 +1,5 @@
 import type { HostAgentDefinition } from '../../lib/agents/index.ts';
+import { gate } from './agents.ts';
 
 /**
  * The `gated` agent: it streams "Hello ", waits for its message's gate (if the test set one) or
@@ -29,10 +30,10 @@ export function gatedAgent(
     },
   };
   /** Sets the gate of a message; the agent goes on once the returned function is called. */
-  const gate = (message: string): (() => void) => {
-    let open = () => {};
-    gates.set(message, new Promise<void>((resolve) => (open = resolve)));
-    return open;
+  const gateOf = (message: string): (() => void) => {
+    const { open, opened } = gate();
+    gates.set(message, opened);
+    return () => open();
   };
-  return { definition, gate, aborted };
+  return { definition, gate: gateOf, aborted };
 }
