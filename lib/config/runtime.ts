@@ -5,7 +5,7 @@ import type { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewayma
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { TableClient } from '../store/dynamodb/index.ts';
+import { TableClient } from '../aws/index.ts';
 import {
   ContextLogFormatter,
   DEFAULT_SERVICE_NAME,

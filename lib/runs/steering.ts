@@ -1,6 +1,6 @@
 import type { HistoryMessage } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { DeleteCommand } from '../store/dynamodb/index.ts';
+import { DeleteItem } from '../aws/index.ts';
 import { getMessage, keys, listRuns, putMessage, type RunRecord, steerRun } from '../store/index.ts';
 import { historyMessage } from './agent-input.ts';
 
@@ -35,7 +35,7 @@ export async function takeSteering(
     };
     await putMessage(rt, moved);
     await rt.db.send(
-      new DeleteCommand({ TableName: rt.table, Key: keys.message(run.sessionId, original.messageId) }),
+      new DeleteItem({ TableName: rt.table, Key: keys.message(run.sessionId, original.messageId) }),
     );
     const message = await historyMessage(rt, moved);
     announce(message);

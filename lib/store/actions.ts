@@ -1,6 +1,6 @@
+import { GetItem, PutItem, UpdateItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { announceExpiring, answer, decide, promote } from './action-machine.ts';
-import { GetCommand, PutCommand, UpdateCommand } from './dynamodb/index.ts';
 import { dueBucket, INDEXES, keys, prefixes, ttlAt } from './keys.ts';
 import {
   applyTransition,
@@ -57,7 +57,7 @@ export async function putAction(rt: Runtime, action: ActionRecord): Promise<void
         }
       : {};
   await rt.db.send(
-    new PutCommand({
+    new PutItem({
       TableName: rt.table,
       Item: {
         ...keys.action(action.sessionId, action.actionId),
@@ -78,7 +78,7 @@ export async function getAction(
   actionId: string,
 ): Promise<ActionRecord | undefined> {
   const { Item } = await rt.db.send(
-    new GetCommand({ TableName: rt.table, Key: keys.action(sessionId, actionId), ConsistentRead: true }),
+    new GetItem({ TableName: rt.table, Key: keys.action(sessionId, actionId), ConsistentRead: true }),
   );
   return Item ? decodeJson<ActionRecord>(Item, ACTION_JSON) : undefined;
 }
@@ -172,7 +172,7 @@ export async function decideAction(
  */
 export async function promoteAction(rt: Runtime, action: ActionRecord, expiresAt: number): Promise<void> {
   await rt.db.send(
-    new UpdateCommand({
+    new UpdateItem({
       TableName: rt.table,
       ...transitionUpdate(promote, keys.action(action.sessionId, action.actionId), {
         expiresAt,

@@ -1,5 +1,5 @@
+import { DeleteItem, PutItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { DeleteCommand, PutCommand } from './dynamodb/index.ts';
 import { dueBucket, INDEXES, keys, prefixes, ttlAt } from './keys.ts';
 import { queryAll, updateIf } from './table.ts';
 
@@ -21,7 +21,7 @@ export async function putConnection(
 ): Promise<void> {
   const expiresAt = now + rt.settings.connections.maxLifetimeMs;
   await rt.db.send(
-    new PutCommand({
+    new PutItem({
       TableName: rt.table,
       Item: {
         ...keys.connection(connectionId),
@@ -50,7 +50,7 @@ export async function subscribe(rt: Runtime, sessionId: string, connection: Conn
   });
   if (!live) return;
   await rt.db.send(
-    new PutCommand({
+    new PutItem({
       TableName: rt.table,
       Item: {
         ...keys.subscriber(sessionId, connection.connectionId),
@@ -111,13 +111,13 @@ export async function removeConnection(
   knownSessions: string[] = [],
 ): Promise<void> {
   const { Attributes } = await rt.db.send(
-    new DeleteCommand({ TableName: rt.table, Key: keys.connection(connectionId), ReturnValues: 'ALL_OLD' }),
+    new DeleteItem({ TableName: rt.table, Key: keys.connection(connectionId), ReturnValues: 'ALL_OLD' }),
   );
   const record = Attributes as ConnectionRecord | undefined;
   const sessions = new Set([...knownSessions, ...(record?.sessions ?? [])]);
   await Promise.all(
     [...sessions].map((sessionId) =>
-      rt.db.send(new DeleteCommand({ TableName: rt.table, Key: keys.subscriber(sessionId, connectionId) })),
+      rt.db.send(new DeleteItem({ TableName: rt.table, Key: keys.subscriber(sessionId, connectionId) })),
     ),
   );
 }

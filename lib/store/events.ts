@@ -1,6 +1,6 @@
+import { PutItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { getBlob, INLINE_LIMIT_BYTES, jsonBytes, putBlob } from './blobs.ts';
-import { PutCommand } from './dynamodb/index.ts';
 import { keys, prefixes, seqKey } from './keys.ts';
 import { retentionTtl } from './retention.ts';
 import { isConditionFailure, queryAll } from './table.ts';
@@ -72,7 +72,7 @@ export async function appendEvents(rt: Runtime, events: SessionEvent[], writer: 
     const mark = `${writer}#${tail.seq}`;
     try {
       await rt.db.send(
-        new PutCommand({
+        new PutItem({
           TableName: rt.table,
           Item: {
             ...keys.event(first.session_id, head.seq),

@@ -1,5 +1,5 @@
+import { UpdateItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { UpdateCommand } from './dynamodb/index.ts';
 import { keys, prefixes } from './keys.ts';
 import { queryAll, strip } from './table.ts';
 
@@ -30,7 +30,7 @@ export async function putFeedback(
 ): Promise<{ stored: FeedbackRecord; previous?: FeedbackRecord }> {
   const comment = feedback.comment !== undefined;
   const { Attributes } = await rt.db.send(
-    new UpdateCommand({
+    new UpdateItem({
       TableName: rt.table,
       Key: keys.feedback(sessionId, feedback.messageId),
       UpdateExpression: `SET #type = :type, messageId = :m, rating = :r, reasons = :rs, userId = :u, updatedAt = :at, createdAt = if_not_exists(createdAt, :at)${

@@ -1,5 +1,5 @@
+import { DeleteItem, GetItem, PutItem, UpdateItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from './dynamodb/index.ts';
 import { dueBucket, INDEXES, keys, ownerIndexKeys, ttlAt } from './keys.ts';
 import { isConditionFailure, queryAll, strip } from './table.ts';
 
@@ -33,7 +33,7 @@ const TTL_GRACE_MS = 24 * 3_600_000;
 /** Records a file. */
 export async function putFile(rt: Runtime, file: FileRecord): Promise<void> {
   await rt.db.send(
-    new PutCommand({
+    new PutItem({
       TableName: rt.table,
       Item: {
         ...keys.file(file.fileId),
@@ -58,7 +58,7 @@ export async function putFile(rt: Runtime, file: FileRecord): Promise<void> {
 export async function markFileDeleting(rt: Runtime, fileId: string): Promise<FileRecord | undefined> {
   try {
     const { Attributes } = await rt.db.send(
-      new UpdateCommand({
+      new UpdateItem({
         TableName: rt.table,
         Key: keys.file(fileId),
         UpdateExpression: 'SET #status = :deleting',
@@ -77,7 +77,7 @@ export async function markFileDeleting(rt: Runtime, fileId: string): Promise<Fil
 
 /** Removes a file's record, the last step of deleting it. */
 export async function deleteFileRecord(rt: Runtime, fileId: string): Promise<void> {
-  await rt.db.send(new DeleteCommand({ TableName: rt.table, Key: keys.file(fileId) }));
+  await rt.db.send(new DeleteItem({ TableName: rt.table, Key: keys.file(fileId) }));
 }
 
 /** Ids of files whose expiry passed, found through the due index in the last `lookbackHours` hours. */
@@ -98,7 +98,7 @@ export async function dueFiles(rt: Runtime, now: number, lookbackHours: number):
 /** The file, or undefined when there is none. */
 export async function getFile(rt: Runtime, fileId: string): Promise<FileRecord | undefined> {
   const { Item } = await rt.db.send(
-    new GetCommand({ TableName: rt.table, Key: keys.file(fileId), ConsistentRead: true }),
+    new GetItem({ TableName: rt.table, Key: keys.file(fileId), ConsistentRead: true }),
   );
   return Item ? (strip(Item) as unknown as FileRecord) : undefined;
 }
@@ -106,7 +106,7 @@ export async function getFile(rt: Runtime, fileId: string): Promise<FileRecord |
 /** Marks a pending upload stored once its bytes are in the bucket, with the size S3 reports. */
 export async function markFileStored(rt: Runtime, fileId: string, size: number): Promise<void> {
   await rt.db.send(
-    new UpdateCommand({
+    new UpdateItem({
       TableName: rt.table,
       Key: keys.file(fileId),
       UpdateExpression: 'SET #status = :stored, #size = :size',
@@ -131,7 +131,7 @@ export async function reserveFileBytes(
   if (file.size > limit) return false;
   try {
     await rt.db.send(
-      new UpdateCommand({
+      new UpdateItem({
         TableName: rt.table,
         Key: key,
         UpdateExpression: 'SET lastFile = :file ADD #bytes :size',
@@ -145,9 +145,7 @@ export async function reserveFileBytes(
     return true;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const { Item } = await rt.db.send(
-      new GetCommand({ TableName: rt.table, Key: key, ConsistentRead: true }),
-    );
+    const { Item } = await rt.db.send(new GetItem({ TableName: rt.table, Key: key, ConsistentRead: true }));
     return Item?.lastFile === file.fileId;
   }
 }
@@ -164,7 +162,7 @@ export async function releaseFileBytes(
   const mark = `released:${file.fileId}`;
   try {
     await rt.db.send(
-      new UpdateCommand({
+      new UpdateItem({
         TableName: rt.table,
         Key: keys.ownerFiles(file.tenant, file.owner),
         UpdateExpression: 'SET lastFile = :mark ADD #bytes :minus',
@@ -187,7 +185,7 @@ export interface SessionFiles {
 /** The files a session's messages have attached (none when nothing was attached yet). */
 export async function getSessionFiles(rt: Runtime, sessionId: string): Promise<SessionFiles> {
   const { Item } = await rt.db.send(
-    new GetCommand({ TableName: rt.table, Key: keys.sessionFiles(sessionId), ConsistentRead: true }),
+    new GetItem({ TableName: rt.table, Key: keys.sessionFiles(sessionId), ConsistentRead: true }),
   );
   const ids = Item?.fileIds;
   return {
@@ -221,7 +219,7 @@ export async function addSessionFiles(
   });
   try {
     await rt.db.send(
-      new UpdateCommand({
+      new UpdateItem({
         TableName: rt.table,
         Key: keys.sessionFiles(sessionId),
         UpdateExpression: 'ADD fileIds :ids, #count :count, #bytes :bytes',

@@ -1,8 +1,8 @@
 import type { PendingAction, StopReason, Usage } from '../agents/index.ts';
+import { PutItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { Attachment, HostContext } from '../contract/index.ts';
 import { getBlob, jsonBytes, putBlob } from './blobs.ts';
-import { PutCommand } from './dynamodb/index.ts';
 import { keys, prefixes } from './keys.ts';
 import { retentionTtl } from './retention.ts';
 import { decodeJson, encodeJson, isConditionFailure, queryAll } from './table.ts';
@@ -89,7 +89,7 @@ export async function putMessage(
   }
   try {
     await rt.db.send(
-      new PutCommand({
+      new PutItem({
         TableName: rt.table,
         Item: {
           ...keys.message(message.sessionId, message.messageId),

@@ -1,5 +1,5 @@
+import { UpdateItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { UpdateCommand } from './dynamodb/index.ts';
 import { keys } from './keys.ts';
 import { batchGet, isConditionFailure } from './table.ts';
 
@@ -16,7 +16,7 @@ export async function claimOrphanPass(
 ): Promise<{ after?: string } | undefined> {
   try {
     const { Attributes } = await rt.db.send(
-      new UpdateCommand({
+      new UpdateItem({
         TableName: rt.table,
         Key: keys.orphanPass(),
         UpdateExpression: 'SET dueAt = :lease',
@@ -35,7 +35,7 @@ export async function claimOrphanPass(
 /** Ends a turn: the next is due at `dueAt`, going on after the key `after` (none: a new pass from the start). */
 export async function finishOrphanPass(rt: Runtime, dueAt: number, after: string | undefined): Promise<void> {
   await rt.db.send(
-    new UpdateCommand({
+    new UpdateItem({
       TableName: rt.table,
       Key: keys.orphanPass(),
       UpdateExpression:

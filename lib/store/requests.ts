@@ -1,5 +1,5 @@
+import { GetItem, PutItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { GetCommand, PutCommand } from './dynamodb/index.ts';
 import { keys, ttlAt } from './keys.ts';
 import { isConditionFailure, strip } from './table.ts';
 
@@ -25,7 +25,7 @@ export async function recordRequest(
   const key = keys.request(request.sessionId, request.requestId);
   try {
     await rt.db.send(
-      new PutCommand({
+      new PutItem({
         TableName: rt.table,
         Item: {
           ...key,
@@ -39,9 +39,7 @@ export async function recordRequest(
     return { first: true, record: request };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const { Item } = await rt.db.send(
-      new GetCommand({ TableName: rt.table, Key: key, ConsistentRead: true }),
-    );
+    const { Item } = await rt.db.send(new GetItem({ TableName: rt.table, Key: key, ConsistentRead: true }));
     if (!Item) throw error;
     const record = strip(Item) as unknown as RequestRecord;
     // The same run id: this very put, applied already, whose answer was lost and which the SDK sent again.
@@ -56,7 +54,7 @@ export async function findRequest(
   requestId: string,
 ): Promise<RequestRecord | undefined> {
   const { Item } = await rt.db.send(
-    new GetCommand({ TableName: rt.table, Key: keys.request(sessionId, requestId), ConsistentRead: true }),
+    new GetItem({ TableName: rt.table, Key: keys.request(sessionId, requestId), ConsistentRead: true }),
   );
   return Item ? (strip(Item) as unknown as RequestRecord) : undefined;
 }

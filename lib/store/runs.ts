@@ -1,7 +1,7 @@
 import type { StopReason, Usage } from '../agents/index.ts';
+import { GetItem, PutItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { HostContext } from '../contract/index.ts';
-import { GetCommand, PutCommand } from './dynamodb/index.ts';
 import { dueBucket, INDEXES, keys } from './keys.ts';
 import type { StoredAttachment } from './messages.ts';
 import { retentionTtl } from './retention.ts';
@@ -68,7 +68,7 @@ export const REQUEUE_AFTER_MS = 5 * 60_000;
 export async function putRun(rt: Runtime, run: RunRecord): Promise<void> {
   try {
     await rt.db.send(
-      new PutCommand({
+      new PutItem({
         TableName: rt.table,
         Item: {
           ...keys.run(run.sessionId, run.runId),
@@ -110,7 +110,7 @@ export async function dueRuns(
 /** The run, read consistently. */
 export async function getRun(rt: Runtime, sessionId: string, runId: string): Promise<RunRecord | undefined> {
   const { Item } = await rt.db.send(
-    new GetCommand({ TableName: rt.table, Key: keys.run(sessionId, runId), ConsistentRead: true }),
+    new GetItem({ TableName: rt.table, Key: keys.run(sessionId, runId), ConsistentRead: true }),
   );
   return Item ? decodeJson<RunRecord>(Item, RUN_JSON) : undefined;
 }

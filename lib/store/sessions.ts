@@ -1,8 +1,8 @@
 import { hostSessionId } from '../auth/index.ts';
+import { DeleteItem, GetItem, PutItem, Query, UpdateItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { HostContext } from '../contract/index.ts';
 import { SessionNotFoundError } from '../errors/index.ts';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from './dynamodb/index.ts';
 import { INDEXES, keys, ownerIndexKeys, ownerPartition, prefixes } from './keys.ts';
 import { retentionTtl } from './retention.ts';
 import type { RunRecord } from './runs.ts';
@@ -41,7 +41,7 @@ export async function getSession(
   options: { includeDeleted?: boolean } = {},
 ): Promise<SessionRecord | undefined> {
   const { Item } = await rt.db.send(
-    new GetCommand({ TableName: rt.table, Key: keys.session(sessionId), ConsistentRead: true }),
+    new GetItem({ TableName: rt.table, Key: keys.session(sessionId), ConsistentRead: true }),
   );
   const session = Item ? decodeJson<SessionRecord>(Item, SESSION_JSON) : undefined;
   // A deleted session is gone for every request at once, while its items are being removed.
@@ -100,7 +100,7 @@ export async function deletePartition(rt: Runtime, sessionId: string, runId?: st
   }
   await rt.db
     .send(
-      new DeleteCommand({
+      new DeleteItem({
         TableName: rt.table,
         Key: keys.session(sessionId),
         ConditionExpression: 'attribute_exists(deletedAt)',
@@ -110,7 +110,7 @@ export async function deletePartition(rt: Runtime, sessionId: string, runId?: st
       if (!isConditionFailure(error)) throw error;
     });
   if (runId !== undefined) {
-    await rt.db.send(new DeleteCommand({ TableName: rt.table, Key: keys.run(sessionId, runId) }));
+    await rt.db.send(new DeleteItem({ TableName: rt.table, Key: keys.run(sessionId, runId) }));
   }
   return items.length + (runId === undefined ? 1 : 2);
 }
@@ -122,7 +122,7 @@ export async function deletePartition(rt: Runtime, sessionId: string, runId?: st
 export async function ensureSession(rt: Runtime, session: SessionRecord): Promise<SessionRecord> {
   try {
     await rt.db.send(
-      new PutCommand({
+      new PutItem({
         TableName: rt.table,
         Item: {
           ...keys.session(session.sessionId),
@@ -171,7 +171,7 @@ export async function latestRun(rt: Runtime, sessionId: string): Promise<RunReco
 /** Stores the host context a message or a join carried; later messages without one reuse it. */
 export async function setHostContext(rt: Runtime, sessionId: string, context: HostContext): Promise<void> {
   await rt.db.send(
-    new UpdateCommand({
+    new UpdateItem({
       TableName: rt.table,
       Key: keys.session(sessionId),
       UpdateExpression: 'SET hostContext = :c',
@@ -190,7 +190,7 @@ export async function listOwnedSessions(
   const partition = ownerPartition(owner.tenant, owner.owner);
   const before = options.before;
   const { Items = [], LastEvaluatedKey } = await rt.db.send(
-    new QueryCommand({
+    new Query({
       TableName: rt.table,
       IndexName: INDEXES.owner,
       KeyConditionExpression: 'gsi2pk = :owner AND begins_with(gsi2sk, :kind)',

@@ -1,5 +1,5 @@
+import { PutItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { PutCommand } from './dynamodb/index.ts';
 import { keys, ttlAt } from './keys.ts';
 import { getSession, type SessionRecord } from './sessions.ts';
 import { isConditionFailure, queryAll, updateIf } from './table.ts';
@@ -70,7 +70,7 @@ export async function putDaySpend(
 ): Promise<void> {
   try {
     await rt.db.send(
-      new PutCommand({
+      new PutItem({
         TableName: rt.table,
         Item: {
           ...keys.daySpend(partition, run.createdAt, run.runId),

@@ -1,5 +1,5 @@
+import { DeleteItem, GetItem, PutItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { DeleteCommand, GetCommand, PutCommand } from './dynamodb/index.ts';
 import { keys } from './keys.ts';
 import { strip } from './table.ts';
 
@@ -13,7 +13,7 @@ export interface SuspensionRecord {
 /** Suspends a tenant (a second suspension replaces the first: the newest reason is kept). */
 export async function putSuspension(rt: Runtime, suspension: SuspensionRecord): Promise<void> {
   await rt.db.send(
-    new PutCommand({
+    new PutItem({
       TableName: rt.table,
       Item: { ...keys.suspension(suspension.tenant), type: 'suspension', ...suspension },
     }),
@@ -23,7 +23,7 @@ export async function putSuspension(rt: Runtime, suspension: SuspensionRecord): 
 /** Lifts a tenant's suspension; true when there was one. */
 export async function deleteSuspension(rt: Runtime, tenant: string): Promise<boolean> {
   const { Attributes } = await rt.db.send(
-    new DeleteCommand({ TableName: rt.table, Key: keys.suspension(tenant), ReturnValues: 'ALL_OLD' }),
+    new DeleteItem({ TableName: rt.table, Key: keys.suspension(tenant), ReturnValues: 'ALL_OLD' }),
   );
   return Attributes !== undefined;
 }
@@ -33,6 +33,6 @@ export async function deleteSuspension(rt: Runtime, tenant: string): Promise<boo
  * consistent one, on every message of a tenant): a suspension applies within a second.
  */
 export async function getSuspension(rt: Runtime, tenant: string): Promise<SuspensionRecord | undefined> {
-  const { Item } = await rt.db.send(new GetCommand({ TableName: rt.table, Key: keys.suspension(tenant) }));
+  const { Item } = await rt.db.send(new GetItem({ TableName: rt.table, Key: keys.suspension(tenant) }));
   return Item ? (strip(Item) as unknown as SuspensionRecord) : undefined;
 }

@@ -1,8 +1,8 @@
 import type { QueryCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { BatchGetItem, BatchWriteItem, Query, UpdateItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { UnprocessedItemsError } from '../errors/index.ts';
-import { BatchGetCommand, BatchWriteCommand, QueryCommand, UpdateCommand } from './dynamodb/index.ts';
 import type { Transition } from './types.ts';
 
 /** How often a batch write's unprocessed items are sent again before the caller is told to retry. */
@@ -23,7 +23,7 @@ export async function batchWrite(rt: Runtime, requests: Record<string, unknown>[
     if (attempt === BATCH_WRITE_ATTEMPTS) throw new UnprocessedItemsError(pending.length);
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
     const { UnprocessedItems } = await rt.db.send(
-      new BatchWriteCommand({ RequestItems: { [rt.table]: pending as never } }),
+      new BatchWriteItem({ RequestItems: { [rt.table]: pending as never } }),
     );
     pending = (UnprocessedItems?.[rt.table] ?? []) as Record<string, unknown>[];
   }
@@ -46,7 +46,7 @@ export async function batchGet(
   const unprocessed: Record<string, unknown>[] = [];
   for (let i = 0; i < itemKeys.length; i += BATCH_GET_KEYS) {
     const { Responses, UnprocessedKeys } = await rt.db.send(
-      new BatchGetCommand({
+      new BatchGetItem({
         RequestItems: {
           [rt.table]: { Keys: itemKeys.slice(i, i + BATCH_GET_KEYS), ProjectionExpression: projection },
         },
@@ -73,7 +73,7 @@ export async function queryAll(
   let start: Record<string, unknown> | undefined;
   do {
     const page = await rt.db.send(
-      new QueryCommand({
+      new Query({
         ...input,
         TableName: rt.table,
         ExclusiveStartKey: start,
@@ -133,7 +133,7 @@ export async function conditionalUpdate(
   input: Omit<UpdateCommandInput, 'TableName'>,
 ): Promise<Written> {
   try {
-    const { Attributes } = await rt.db.send(new UpdateCommand({ TableName: rt.table, ...input }));
+    const { Attributes } = await rt.db.send(new UpdateItem({ TableName: rt.table, ...input }));
     return { applied: true, item: Attributes };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type HostAgentFile } from '../../lib/index.ts';
-import { GetCommand } from '../../lib/store/dynamodb/index.ts';
+import { GetItem } from '../../lib/aws/index.ts';
 import { keys } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, sessionIds, sha256Of, testSandbox } from '../support/sandbox.ts';
@@ -206,7 +206,7 @@ describe('io.files: the session’s files, and only those', () => {
     const counted = async () =>
       (
         await sandbox.runtime.db.send(
-          new GetCommand({
+          new GetItem({
             TableName: sandbox.runtime.table,
             Key: keys.ownerFiles('acme', 'carol'),
             ConsistentRead: true,
@@ -266,7 +266,7 @@ describe('io.files when the bucket fails', () => {
     expect(back.texts[file]).toBe('still here');
     // Its bytes deleted behind its record: missing, so null.
     const record = await sandbox.runtime.db.send(
-      new GetCommand({ TableName: sandbox.runtime.table, Key: keys.file(file), ConsistentRead: true }),
+      new GetItem({ TableName: sandbox.runtime.table, Key: keys.file(file), ConsistentRead: true }),
     );
     await (await sandbox.runtime.s3()).send(
       new DeleteObjectCommand({ Bucket: sandbox.runtime.bucket, Key: String(record.Item?.s3Key) }),
@@ -323,7 +323,7 @@ describe('DELETE /api/files/{id}', () => {
     const owner = async () =>
       (
         await sandbox.runtime.db.send(
-          new GetCommand({
+          new GetItem({
             TableName: sandbox.runtime.table,
             Key: keys.ownerFiles('acme', 'alice'),
             ConsistentRead: true,

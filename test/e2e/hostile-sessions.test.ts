@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '../../lib/ids/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
-import { QueryCommand } from '../../lib/store/dynamodb/index.ts';
+import { Query } from '../../lib/aws/index.ts';
 import { ensureSession, keys, markDeleted } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { runAgents } from '../support/run-agents.ts';
@@ -30,7 +30,7 @@ afterAll(async () => {
 /** Every item stored under the session's partition. */
 async function partition(id: string) {
   const { Items } = await sandbox.runtime.db.send(
-    new QueryCommand({
+    new Query({
       TableName: sandbox.runtime.table,
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.session(refOf(id)).pk },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type HostAgentDefinition } from '../../lib/index.ts';
-import { PutCommand } from '../../lib/store/dynamodb/index.ts';
+import { PutItem } from '../../lib/aws/index.ts';
 import { keys } from '../../lib/store/index.ts';
 import type { MetricDimensions, MetricName } from '../../lib/telemetry/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
@@ -154,7 +154,7 @@ describe('metrics of a turn, read back from the sandbox', () => {
     await say(id, 'first');
     // A connection the table still lists but the gateway no longer knows: its $disconnect never came.
     await sandbox.runtime.db.send(
-      new PutCommand({
+      new PutItem({
         TableName: sandbox.runtime.table,
         Item: { ...keys.subscriber(refOf(id), 'ghostConn='), type: 'subscriber', connectionId: 'ghostConn=' },
       }),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
-import { GetCommand } from '../../lib/store/dynamodb/index.ts';
+import { GetItem } from '../../lib/aws/index.ts';
 import { keys, releaseFileBytes, reserveFileBytes } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { sha256Of, testSandbox } from '../support/sandbox.ts';
@@ -57,7 +57,7 @@ async function presign(token: string, size: number) {
 /** The owner's counter of uploaded bytes, as the table holds it. */
 async function counted(tenant: string, user: string) {
   const { Item } = await sandbox.runtime.db.send(
-    new GetCommand({
+    new GetItem({
       TableName: sandbox.runtime.table,
       Key: keys.ownerFiles(tenant, user),
       ConsistentRead: true,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
 import { limitUser } from '../../lib/limits/index.ts';
-import { GetCommand, QueryCommand } from '../../lib/store/dynamodb/index.ts';
+import { GetItem, Query } from '../../lib/aws/index.ts';
 import { keys } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
@@ -62,7 +62,7 @@ async function socketOf(token: string): Promise<TestSocket> {
 /** Every item of a session's partition: none means nothing of it was stored. */
 async function partition(sessionId: string) {
   const { Items = [] } = await sandbox.runtime.db.send(
-    new QueryCommand({
+    new Query({
       TableName: sandbox.runtime.table,
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': `SESSION#${sessionId}` },
@@ -86,7 +86,7 @@ describe('per-user rate limits over HTTP', () => {
     expect(await partition('rl-ann-refused')).toEqual([]);
     // The refusal itself was not counted either: the window holds exactly the limit.
     const { Item } = await sandbox.runtime.db.send(
-      new GetCommand({
+      new GetItem({
         TableName: sandbox.runtime.table,
         Key: keys.userRate('acme', 'ann', WINDOW_START / 1000),
         ConsistentRead: true,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
 import type { Erased } from '../../lib/operate/index.ts';
-import { QueryCommand } from '../../lib/store/dynamodb/index.ts';
+import { Query } from '../../lib/aws/index.ts';
 import { getRun, keys } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { cliAgainst } from '../support/cli.ts';
@@ -64,7 +64,7 @@ async function say(token: string, session: string, content = 'hello') {
 /** Every item of a session's partition, keys and ttl. */
 async function partition(ref: string): Promise<{ sk: string; ttl?: number }[]> {
   const { Items = [] } = await sandbox.runtime.db.send(
-    new QueryCommand({
+    new Query({
       TableName: sandbox.runtime.table,
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.session(ref).pk },

@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSwitchboard, hostAgentRegistration, type RequestContext } from '../../lib/index.ts';
 import { enqueue } from '../../lib/runs/index.ts';
-import { QueryCommand } from '../../lib/store/dynamodb/index.ts';
+import { Query } from '../../lib/aws/index.ts';
 import {
   appendEvents,
   cancelRequestsOf,
@@ -372,7 +372,7 @@ describe('delete', () => {
   const partition = async (id: string) =>
     (
       await sandbox.runtime.db.send(
-        new QueryCommand({
+        new Query({
           TableName: sandbox.runtime.table,
           KeyConditionExpression: 'pk = :pk',
           ExpressionAttributeValues: { ':pk': keys.session(refOf(id)).pk },

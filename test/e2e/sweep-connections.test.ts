@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
-import { GetCommand } from '../../lib/store/dynamodb/index.ts';
+import { GetItem } from '../../lib/aws/index.ts';
 import { keys } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { testSandbox } from '../support/sandbox.ts';
@@ -35,7 +35,7 @@ function faults() {
 const recordOf = async (connectionId: string) =>
   (
     await sandbox.runtime.db.send(
-      new GetCommand({
+      new GetItem({
         TableName: sandbox.runtime.table,
         Key: keys.connection(connectionId),
         ConsistentRead: true,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../lib/config/index.ts';
 import { ACTION_ENDS, ACTION_TRANSITIONS } from '../../lib/store/action-machine.ts';
-import { GetCommand, PutCommand, TableClient } from '../../lib/store/dynamodb/index.ts';
+import { GetItem, PutItem, TableClient } from '../../lib/aws/index.ts';
 import { RUN_ENDS, RUN_TRANSITIONS } from '../../lib/store/run-machine.ts';
 import { applyTransition } from '../../lib/store/table.ts';
 import type { Transition } from '../../lib/store/types.ts';
@@ -104,11 +104,11 @@ let n = 0;
 async function put(status: string, item: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
   n += 1;
   const key = { pk: 'TRANSITIONS', sk: `ITEM#${n}` };
-  await rt.db.send(new PutCommand({ TableName: rt.table, Item: { ...key, ...item, status } }));
+  await rt.db.send(new PutItem({ TableName: rt.table, Item: { ...key, ...item, status } }));
   return key;
 }
 const read = async (key: Record<string, unknown>) =>
-  (await rt.db.send(new GetCommand({ TableName: rt.table, Key: key, ConsistentRead: true }))).Item;
+  (await rt.db.send(new GetItem({ TableName: rt.table, Key: key, ConsistentRead: true }))).Item;
 
 const machines = [
   { name: 'run', transitions: RUN_TRANSITIONS, cases: RUN_CASES, ends: RUN_ENDS },

@@ -1,6 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { PutCommand } from '../../lib/store/dynamodb/index.ts';
+import { PutItem } from '../../lib/aws/index.ts';
 import { keys, subscribers } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { testApp } from '../support/agents.ts';
@@ -234,7 +234,7 @@ describe('one turn through the gateway, the queue, the worker and the table', ()
     await watcher.request({ action: 'assistant_join_session', session_id: 'gone' });
     // A connection the table still lists but the gateway no longer knows: its $disconnect never came.
     await sandbox.runtime.db.send(
-      new PutCommand({
+      new PutItem({
         TableName: sandbox.runtime.table,
         Item: {
           ...keys.subscriber(refOf('gone'), 'ghostConnId='),

@@ -1,7 +1,7 @@
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
-import { DeleteCommand, GetCommand } from '../../lib/store/dynamodb/index.ts';
+import { DeleteItem, GetItem } from '../../lib/aws/index.ts';
 import { keys } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, sha256Of, testSandbox } from '../support/sandbox.ts';
@@ -75,7 +75,7 @@ async function held(fileId: string): Promise<number | 'none'> {
 /** The owner's counted bytes. */
 async function counted(user: string): Promise<number> {
   const { Item } = await sandbox.runtime.db.send(
-    new GetCommand({
+    new GetItem({
       TableName: sandbox.runtime.table,
       Key: keys.ownerFiles('acme', user),
       ConsistentRead: true,
@@ -184,7 +184,7 @@ describe('the orphan sweep', () => {
   it('removes an object no record names once no upload URL can be for it, and keeps stored files and young objects', async () => {
     // Whatever the sweeps before did, a pass is due now.
     await sandbox.runtime.db.send(
-      new DeleteCommand({ TableName: sandbox.runtime.table, Key: keys.orphanPass() }),
+      new DeleteItem({ TableName: sandbox.runtime.table, Key: keys.orphanPass() }),
     );
     const s3 = await sandbox.runtime.s3();
     const stray = (key: string) =>

@@ -7,18 +7,19 @@ import { FIXTURE_AGENTS } from './template-helpers.ts';
 export type Need = `${string}@${ResourceKind}`;
 
 /**
- * What each AWS SDK command (or presigner) that Switchboard's code uses needs from IAM. A command that
+ * What each table command (lib/aws/table) and AWS SDK command (or presigner) that Switchboard's code
+ * uses needs from IAM. A command that
  * appears in a bundle and is missing here fails the test that reads it: map it when you add it.
  */
 const COMMAND_NEEDS: Record<string, readonly Need[]> = {
-  GetCommand: ['dynamodb:GetItem@table'],
-  PutCommand: ['dynamodb:PutItem@table'],
-  UpdateCommand: ['dynamodb:UpdateItem@table'],
-  DeleteCommand: ['dynamodb:DeleteItem@table'],
-  QueryCommand: ['dynamodb:Query@table'],
-  ScanCommand: ['dynamodb:Scan@table'],
-  BatchWriteCommand: ['dynamodb:BatchWriteItem@table'],
-  BatchGetCommand: ['dynamodb:BatchGetItem@table'],
+  GetItem: ['dynamodb:GetItem@table'],
+  PutItem: ['dynamodb:PutItem@table'],
+  UpdateItem: ['dynamodb:UpdateItem@table'],
+  DeleteItem: ['dynamodb:DeleteItem@table'],
+  Query: ['dynamodb:Query@table'],
+  Scan: ['dynamodb:Scan@table'],
+  BatchWriteItem: ['dynamodb:BatchWriteItem@table'],
+  BatchGetItem: ['dynamodb:BatchGetItem@table'],
   GetObjectCommand: ['s3:GetObject@objects'],
   // HeadObject is authorised as GetObject.
   HeadObjectCommand: ['s3:GetObject@objects'],
@@ -74,8 +75,9 @@ export const EVENT_SOURCE_NEEDS: Partial<Record<FunctionName, readonly Need[]>> 
  */
 function usedSdkNames(code: string): string[] {
   const used = new Set<string>();
+  // The table's commands (lib/aws/table), named for their operations; a bundle may number a name.
   for (const match of code.matchAll(
-    /\bnew ((?:Get|Put|Update|Delete|Query|Scan|BatchGet|BatchWrite)Command)\(/g,
+    /\bnew ((?:Get|Put|Update|Delete|BatchGet|BatchWrite)Item|Query|Scan)\d*\(/g,
   )) {
     used.add(match[1] as string);
   }
@@ -118,7 +120,7 @@ export async function sdkCallsOf(fn: FunctionName): Promise<{ commands: string[]
     for (const n of need) needs.add(n);
   }
   // A query that names an index needs Query on that index as well.
-  if (commands.includes('QueryCommand')) {
+  if (commands.includes('Query')) {
     if (/IndexName:\s*(?:INDEXES\.sweep|"gsi1")/.test(code)) needs.add('dynamodb:Query@sweepIndex');
     if (/IndexName:\s*(?:INDEXES\.owner|"gsi2")/.test(code)) needs.add('dynamodb:Query@ownerIndex');
   }

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SigV4Signer } from '../../lib/aws/index.ts';
 import { FUNCTION_PERMISSIONS, type Permissions } from '../../lib/config/index.ts';
 import { readSecret } from '../../lib/config/secrets.ts';
-import { GetCommand, PutCommand, QueryCommand, TableClient } from '../../lib/store/dynamodb/index.ts';
+import { GetItem, PutItem, Query, TableClient } from '../../lib/aws/index.ts';
 import { batchWrite } from '../../lib/store/index.ts';
 import {
   checkPresigned,
@@ -53,7 +53,7 @@ describe('the sandbox enforces each function role', () => {
   it('refuses a call outside the role with the service’s own AccessDenied', async () => {
     const { http, sweep, ws } = sandbox.runtimes;
     const { table, bucket, queueUrl } = http;
-    const index = new QueryCommand({
+    const index = new Query({
       TableName: table,
       IndexName: 'gsi1',
       KeyConditionExpression: 'gsi1pk = :p',
@@ -69,7 +69,7 @@ describe('the sandbox enforces each function role', () => {
     const post = new PostToConnectionCommand({ ConnectionId: 'c1', Data: 'x' });
     expect(
       await outcome(
-        sandbox.runtimes.worker.db.send(new GetCommand({ TableName: 'other', Key: { pk: 'a', sk: 'b' } })),
+        sandbox.runtimes.worker.db.send(new GetItem({ TableName: 'other', Key: { pk: 'a', sk: 'b' } })),
       ),
     ).toBe('AccessDeniedException 400');
     // The HTTP function has no @connections grant; the WebSocket function has, and meets the gateway.
@@ -380,7 +380,7 @@ describe('fault injection', () => {
       }));
       await batchWrite(worker, puts);
       const { Items = [] } = await faulty.runtime.db.send(
-        new QueryCommand({
+        new Query({
           TableName: worker.table,
           KeyConditionExpression: 'pk = :pk',
           ExpressionAttributeValues: { ':pk': 'BATCH#1' },
@@ -404,7 +404,7 @@ describe('fault injection', () => {
     try {
       const { http } = faulty.runtimes;
       const item = { pk: 'FAULT#1', sk: 'META', n: 1 };
-      const put = await outcome(http.db.send(new PutCommand({ TableName: http.table, Item: item })));
+      const put = await outcome(http.db.send(new PutItem({ TableName: http.table, Item: item })));
       expect(put).not.toBe('ok');
       const send = new SendMessageCommand({
         QueueUrl: http.queueUrl,
@@ -418,7 +418,7 @@ describe('fault injection', () => {
       expect(kinds.has('sqs throttle')).toBe(true);
       const after = faulty.faults?.injected.filter((f) => f.fault === 'timeout-after').length ?? 0;
       const read = await faulty.runtime.db.send(
-        new GetCommand({ TableName: http.table, Key: { pk: 'FAULT#1', sk: 'META' } }),
+        new GetItem({ TableName: http.table, Key: { pk: 'FAULT#1', sk: 'META' } }),
       );
       expect(read.Item !== undefined).toBe(after > 0);
     } finally {
@@ -455,7 +455,7 @@ describe('table and secret calls are signed and checked as DynamoDB and Secrets 
         credentials: { ...credentialsOf('worker'), secretAccessKey },
         maxAttempts: 3,
       });
-    const get = new GetCommand({ TableName: SANDBOX_NAMES.table, Key: { pk: 'a', sk: 'b' } });
+    const get = new GetItem({ TableName: SANDBOX_NAMES.table, Key: { pk: 'a', sk: 'b' } });
     const signed = client(SANDBOX_SECRET);
     const wrong = client('not-the-secret');
     /** A raw call: `body` signed, `sent` sent (the same unless a test changes it), `at` its date. */

@@ -8,14 +8,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type AwsCredentialIdentity, SigV4Signer } from '../../lib/aws/index.ts';
 import { AwsServiceError } from '../../lib/errors/index.ts';
 import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  GetCommand,
-  PutCommand,
+  BatchGetItem,
+  BatchWriteItem,
+  GetItem,
+  PutItem,
   paginateQuery,
   TableClient,
-  UpdateCommand,
-} from '../../lib/store/dynamodb/index.ts';
+  UpdateItem,
+} from '../../lib/aws/index.ts';
 import { Sha256 } from '../../sandbox/aws/signature.ts';
 
 /**
@@ -90,9 +90,9 @@ describe('the table client', () => {
       { status: 200, body: {} },
     ]);
     const db = client(url);
-    const { Item } = await db.send(new GetCommand({ TableName: 't', Key: { pk: 'a', sk: 'b' } }));
+    const { Item } = await db.send(new GetItem({ TableName: 't', Key: { pk: 'a', sk: 'b' } }));
     expect(Item).toEqual({ pk: 'a', n: 2, tags: ['x'] });
-    await db.send(new PutCommand({ TableName: 't', Item: { pk: 'a', gone: undefined, m: { x: true } } }));
+    await db.send(new PutItem({ TableName: 't', Item: { pk: 'a', gone: undefined, m: { x: true } } }));
     db.destroy();
     expect(seen.map((s) => s.target)).toEqual(['DynamoDB_20120810.GetItem', 'DynamoDB_20120810.PutItem']);
     expect(seen[0]?.body).toEqual({ TableName: 't', Key: { pk: { S: 'a' }, sk: { S: 'b' } } });
@@ -116,14 +116,14 @@ describe('the table client', () => {
     ]);
     const db = client(url);
     const read = await db.send(
-      new BatchGetCommand({
+      new BatchGetItem({
         RequestItems: { t: { Keys: [{ pk: 'a' }, { pk: 'b' }], ProjectionExpression: 'pk' } },
       }),
     );
     expect(read.Responses).toEqual({ t: [{ pk: 'a' }] });
     expect(read.UnprocessedKeys).toEqual({ t: { Keys: [{ pk: 'b' }], ProjectionExpression: 'pk' } });
     const written = await db.send(
-      new BatchWriteCommand({
+      new BatchWriteItem({
         RequestItems: { t: [{ PutRequest: { Item: { pk: 'p' } } }, { DeleteRequest: { Key: { pk: 'c' } } }] },
       }),
     );
@@ -167,7 +167,7 @@ describe('the table client', () => {
     ]);
     const db = client(url);
     const error = await db
-      .send(new UpdateCommand({ TableName: 't', Key: { pk: 'a' }, UpdateExpression: 'SET x = :x' }))
+      .send(new UpdateItem({ TableName: 't', Key: { pk: 'a' }, UpdateExpression: 'SET x = :x' }))
       .catch((e: unknown) => e);
     db.destroy();
     expect(error).toBeInstanceOf(AwsServiceError);
@@ -186,7 +186,7 @@ describe('the table client', () => {
     const delays: number[] = [];
     const db = client(url, 4, delays);
     const error = await db
-      .send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }))
+      .send(new GetItem({ TableName: 't', Key: { pk: 'a' } }))
       .catch((e: unknown) => e);
     db.destroy();
     expect(error).toMatchObject({ name: 'ThrottlingException', $metadata: { attempts: 4 } });
@@ -208,7 +208,7 @@ describe('the table client', () => {
     ]);
     const delays: number[] = [];
     const db = client(url, 10, delays);
-    const { Item } = await db.send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }));
+    const { Item } = await db.send(new GetItem({ TableName: 't', Key: { pk: 'a' } }));
     db.destroy();
     expect(Item).toEqual({ pk: 'a' });
     expect(seen).toHaveLength(4);
@@ -222,7 +222,7 @@ describe('the table client', () => {
       { status: 200, body: { Item: { pk: { S: 'a' } } } },
     ]);
     const db = client(url, 3, [], 100);
-    const { Item } = await db.send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }));
+    const { Item } = await db.send(new GetItem({ TableName: 't', Key: { pk: 'a' } }));
     db.destroy();
     expect(Item).toEqual({ pk: 'a' });
     expect(seen).toHaveLength(2);
@@ -232,7 +232,7 @@ describe('the table client', () => {
     const { url, seen } = await dynamo([{ status: 501, raw: 'Not Implemented' }]);
     const db = client(url);
     const error = await db
-      .send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }))
+      .send(new GetItem({ TableName: 't', Key: { pk: 'a' } }))
       .catch((e: unknown) => e);
     db.destroy();
     expect(error).toMatchObject({ $fault: 'server', $metadata: { httpStatusCode: 501, attempts: 1 } });
@@ -249,9 +249,9 @@ describe('the table client', () => {
     ]);
     const db = client(url);
     await db.send(
-      new PutCommand({ TableName: 't', Item: { pk: 'a', b: new Uint8Array([1, 2]), l: [Buffer.from([3])] } }),
+      new PutItem({ TableName: 't', Item: { pk: 'a', b: new Uint8Array([1, 2]), l: [Buffer.from([3])] } }),
     );
-    const { Item } = await db.send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }));
+    const { Item } = await db.send(new GetItem({ TableName: 't', Key: { pk: 'a' } }));
     db.destroy();
     expect(seen[0]?.body).toEqual({
       TableName: 't',
@@ -277,7 +277,7 @@ describe('the table client', () => {
       // No endpoint given: the SDK's variable for the service names it, as it does for the SDK.
       process.env.AWS_ENDPOINT_URL_DYNAMODB = url;
       const fromEnv = new TableClient({ region: 'eu-west-1', maxAttempts: 1 });
-      await fromEnv.send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }));
+      await fromEnv.send(new GetItem({ TableName: 't', Key: { pk: 'a' } }));
       fromEnv.destroy();
       delete process.env.AWS_ACCESS_KEY_ID;
       delete process.env.AWS_SECRET_ACCESS_KEY;
@@ -286,7 +286,7 @@ describe('the table client', () => {
       process.env.AWS_SHARED_CREDENTIALS_FILE = join(dir, 'credentials');
       process.env.AWS_CONFIG_FILE = join(dir, 'config');
       const fromProfile = new TableClient({ region: 'eu-west-1', endpoint: url, maxAttempts: 1 });
-      await fromProfile.send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }));
+      await fromProfile.send(new GetItem({ TableName: 't', Key: { pk: 'a' } }));
       fromProfile.destroy();
     } finally {
       for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
@@ -301,7 +301,7 @@ describe('the table client', () => {
     const { url } = await dynamo([{ status: 503, raw: 'Service Unavailable' }]);
     const db = client(url, 1);
     const error = await db
-      .send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }))
+      .send(new GetItem({ TableName: 't', Key: { pk: 'a' } }))
       .catch((e: unknown) => e);
     db.destroy();
     expect(error).toMatchObject({
@@ -315,7 +315,7 @@ describe('the table client', () => {
     const { url, seen } = await dynamo([throttled]);
     // 500 in the quota, 5 per throttled retry: 100 retries, then none.
     const db = client(url, 1_000);
-    await db.send(new GetCommand({ TableName: 't', Key: { pk: 'a' } })).catch(() => undefined);
+    await db.send(new GetItem({ TableName: 't', Key: { pk: 'a' } })).catch(() => undefined);
     db.destroy();
     expect(seen).toHaveLength(101);
   });
@@ -332,9 +332,9 @@ describe('the table client', () => {
       },
       { step: 'initialize', name: 'count' },
     );
-    await db.send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }));
+    await db.send(new GetItem({ TableName: 't', Key: { pk: 'a' } }));
     expect(db.middlewareStack.remove('count')).toBe(true);
-    await db.send(new GetCommand({ TableName: 't', Key: { pk: 'a' } }));
+    await db.send(new GetItem({ TableName: 't', Key: { pk: 'a' } }));
     db.destroy();
     expect(calls).toEqual([['GetItemCommand', 't', { pk: 'a' }]]);
   });

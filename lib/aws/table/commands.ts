@@ -19,11 +19,11 @@ import type {
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 
 /**
- * The table calls Switchboard makes, in the document client's shapes (plain values in, plain values
- * out: the inputs and outputs of `@aws-sdk/lib-dynamodb`'s commands, whose types they reuse), sent
- * by {@link TableClient}. Each knows its DynamoDB operation and which of its fields hold attribute
- * values, which it converts to and from DynamoDB JSON with `@aws-sdk/util-dynamodb`, as the document
- * client does (undefined values removed).
+ * The table calls Switchboard makes, one class per DynamoDB operation and named for it (`GetItem`,
+ * `PutItem`, `Query`…), sent by {@link TableClient}. They take plain values and answer plain items,
+ * as the document client does (their input and output types are `@aws-sdk/lib-dynamodb`'s, reused
+ * rather than written again); each knows which of its fields hold attribute values, and converts
+ * them to and from DynamoDB JSON with `@aws-sdk/util-dynamodb` (undefined values removed).
  */
 export type Plain = Record<string, unknown>;
 type Wire = Record<string, unknown>;
@@ -43,7 +43,6 @@ const toWire = (value: unknown): Wire | undefined =>
   value === undefined
     ? undefined
     : marshall(value as Plain, { removeUndefinedValues: true, convertClassInstanceToMap: false });
-/** An attribute value as DynamoDB sends it, its binary values (base64 on the wire) made bytes. */
 /** Base64 as bytes: a Uint8Array, as the SDK answers a binary value (not a Buffer). */
 function bytesOf(base64: unknown): Uint8Array {
   const buffer = Buffer.from(String(base64), 'base64');
@@ -120,18 +119,18 @@ function commandOf<Input extends object, Output extends object>(operation: Opera
   const command = class extends TableCommand<Input, Output> {
     readonly operation = operation;
   };
-  // Named as the document client names it (`GetCommand` for GetItem), for stack traces and logs.
+  // Named as the document client names it (`GetItem` for GetItem), for stack traces and logs.
   return Object.defineProperty(command, 'name', { value: `${operation.replace(/Item$/, '')}Command` });
 }
 
-export const GetCommand = commandOf<GetCommandInput, GetCommandOutput>('GetItem');
-export const PutCommand = commandOf<PutCommandInput, PutCommandOutput>('PutItem');
-export const UpdateCommand = commandOf<UpdateCommandInput, UpdateCommandOutput>('UpdateItem');
-export const DeleteCommand = commandOf<DeleteCommandInput, DeleteCommandOutput>('DeleteItem');
-export const QueryCommand = commandOf<QueryCommandInput, QueryCommandOutput>('Query');
-export const ScanCommand = commandOf<ScanCommandInput, ScanCommandOutput>('Scan');
+export const GetItem = commandOf<GetCommandInput, GetCommandOutput>('GetItem');
+export const PutItem = commandOf<PutCommandInput, PutCommandOutput>('PutItem');
+export const UpdateItem = commandOf<UpdateCommandInput, UpdateCommandOutput>('UpdateItem');
+export const DeleteItem = commandOf<DeleteCommandInput, DeleteCommandOutput>('DeleteItem');
+export const Query = commandOf<QueryCommandInput, QueryCommandOutput>('Query');
+export const Scan = commandOf<ScanCommandInput, ScanCommandOutput>('Scan');
 
-export class BatchGetCommand extends TableCommand<BatchGetCommandInput, BatchGetCommandOutput> {
+export class BatchGetItem extends TableCommand<BatchGetCommandInput, BatchGetCommandOutput> {
   readonly operation = 'BatchGetItem';
   override toWire(input: BatchGetCommandInput): Wire {
     return {
@@ -150,7 +149,7 @@ export class BatchGetCommand extends TableCommand<BatchGetCommandInput, BatchGet
   }
 }
 
-export class BatchWriteCommand extends TableCommand<BatchWriteCommandInput, BatchWriteCommandOutput> {
+export class BatchWriteItem extends TableCommand<BatchWriteCommandInput, BatchWriteCommandOutput> {
   readonly operation = 'BatchWriteItem';
   override toWire(input: BatchWriteCommandInput): Wire {
     return {

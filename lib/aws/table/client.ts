@@ -1,8 +1,8 @@
-import { AwsJsonClient, type AwsJsonClientConfig, toJson } from '../../aws/index.ts';
+import { AwsJsonClient, type AwsJsonClientConfig, toJson } from '../json-client.ts';
 import type { AnyTableCommand, Plain } from './commands.ts';
 
 /**
- * The table's client: the document client's commands (lib/store/dynamodb/commands.ts) sent over
+ * The table's client: the table's commands (./commands.ts) sent over
  * DynamoDB's JSON protocol by an {@link AwsJsonClient} (Signature V4, the SDK's retries and error
  * shape), not the SDK's `DynamoDBClient` with `DynamoDBDocumentClient`, which were the largest part of
  * every function's cold start. A `middlewareStack` whose `initialize` step sees every call keeps the

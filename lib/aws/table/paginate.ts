@@ -5,7 +5,7 @@ import type {
   ScanCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import type { TableClient } from './client.ts';
-import { QueryCommand, ScanCommand } from './commands.ts';
+import { Query, Scan } from './commands.ts';
 
 /**
  * Every page of a Query or Scan, each call starting where the last one stopped
@@ -27,12 +27,12 @@ export function paginateQuery(
   { client }: { client: TableClient },
   input: QueryCommandInput,
 ): AsyncGenerator<QueryCommandOutput> {
-  return paginate((page) => client.send(new QueryCommand(page)), input);
+  return paginate((page) => client.send(new Query(page)), input);
 }
 
 export function paginateScan(
   { client }: { client: TableClient },
   input: ScanCommandInput,
 ): AsyncGenerator<ScanCommandOutput> {
-  return paginate((page) => client.send(new ScanCommand(page)), input);
+  return paginate((page) => client.send(new Scan(page)), input);
 }

@@ -1,14 +1,14 @@
 export { TableClient, type TableClientConfig, type TableMiddleware } from './client.ts';
 export {
   type AnyTableCommand,
-  BatchGetCommand,
-  BatchWriteCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  ScanCommand,
+  BatchGetItem,
+  BatchWriteItem,
+  DeleteItem,
+  GetItem,
+  PutItem,
+  Query,
+  Scan,
   TableCommand,
-  UpdateCommand,
+  UpdateItem,
 } from './commands.ts';
 export { paginateQuery, paginateScan } from './paginate.ts';
