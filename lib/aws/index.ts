@@ -1,10 +1,14 @@
+export { type AwsCredentials, defaultCredentials } from './credentials.ts';
 export {
-  type AwsCredentials,
-  AwsJsonClient,
-  type AwsJsonClientConfig,
-  type AwsJsonService,
-  toJson,
-} from './json-client.ts';
+  type CheckedRegion,
+  checkRegion,
+  type EndpointSettings,
+  type ResolvedEndpoint,
+  resolveEndpoint,
+} from './endpoint.ts';
+export { AwsJsonClient, type AwsJsonClientConfig, type AwsJsonService } from './json-client.ts';
+export { PARTITIONS, type Partition, partitionOf } from './partitions.ts';
+export { endpointSettings } from './settings.ts';
 export { type AwsCredentialIdentity, type SignableRequest, SigV4Signer, uriEncode } from './sign.ts';
 export {
   type AnyTableCommand,
@@ -23,3 +27,4 @@ export {
   type TableMiddleware,
   UpdateItem,
 } from './table/index.ts';
+export { toJson } from './wire.ts';
