@@ -146,7 +146,7 @@ export function createAguiHandler(
     async (event, context) => {
       const { sink } = event;
       const body = parseJsonBody(event.body, event.isBase64Encoded, { what: 'RunAgentInput' });
-      const { input, followed } = await acceptRun(rt(), app, callerOf(event), body, agentOf(event.rawPath));
+      const { input, followed } = await acceptRun(rt(), app, callerOf(context), body, agentOf(event.rawPath));
       const translator = new AguiTranslator(input.threadId, input.runId, clientKnows(input));
       sink.start(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       try {

@@ -1,10 +1,12 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
+import type { AuthorizerShape } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { errorResponse } from '../transport/index.ts';
 import { HTTP_ROUTE_TABLE, type HttpRoute } from './http-routes.ts';
 import {
+  authorizerClaims,
   callerOf,
   errors,
   identify,
@@ -34,8 +36,14 @@ function matchTemplate(template: string, method: string, path: string): Record<s
   return params;
 }
 
-/** The event a route runs on: its path parameters filled in (behind `$default`), and the route. */
-type Routed = APIGatewayProxyEventV2 & { route?: HttpRoute };
+/**
+ * The event a route runs on: its path parameters filled in (behind `$default`), and the route; and
+ * the claims of the authoriser API Gateway ran, which `APIGatewayProxyEventV2` does not name.
+ */
+type Routed = APIGatewayProxyEventV2 & {
+  route?: HttpRoute;
+  requestContext: { authorizer?: AuthorizerShape };
+};
 
 /** `route`: the route of the event, or `404 route_not_found` before anything about the caller is asked. */
 const route: Middleware<Routed> = {
@@ -74,9 +82,9 @@ export function createHttpHandler(app: Switchboard, runtime?: Runtime) {
       errors((error) => errorResponse(error, rt().logger, { maskServerErrors: app.maskServerErrors })),
       schemas,
       route,
-      identify(rt, app),
+      identify(rt, app, authorizerClaims),
       rateLimit(rt),
     ],
-    async (event) => (event.route as HttpRoute).run(rt(), app, event, callerOf(event)),
+    async (event, context) => (event.route as HttpRoute).run(rt(), app, event, callerOf(context)),
   );
 }

@@ -33,7 +33,16 @@ import {
   subscribe,
 } from '../store/index.ts';
 import { asSwitchboardError, errorFrame, framesOf, pushFrames } from '../transport/index.ts';
-import { callerOf, errors, identify, pipeline, rateLimit, schemas, telemetry } from './middleware/index.ts';
+import {
+  authorizerClaims,
+  callerOf,
+  errors,
+  identify,
+  pipeline,
+  rateLimit,
+  schemas,
+  telemetry,
+} from './middleware/index.ts';
 import { lazyRuntime } from './runtime.ts';
 
 /** The parts of an API Gateway WebSocket event that Switchboard reads. */
@@ -240,16 +249,16 @@ export function createWebSocketHandler(app: Switchboard, runtime?: Runtime) {
         return { statusCode: 200, body: JSON.stringify(errorFrame(error, rt().logger, requestId, options)) };
       }),
       schemas,
-      identify(rt, app),
+      identify(rt, app, authorizerClaims),
       // Every frame is counted, a malformed one too.
       rateLimit(rt, (r, event, caller) =>
         isFrame(event) ? limitFrame(r, event.requestContext.connectionId, caller) : undefined,
       ),
     ],
-    async (event) => {
+    async (event, context) => {
       const routeKey = event.requestContext.routeKey;
       const route = ROUTES[routeKey as keyof typeof ROUTES] ?? ROUTES.$default;
-      const frame = await route(rt(), app, event, callerOf(event));
+      const frame = await route(rt(), app, event, callerOf(context));
       if (routeKey === '$connect') return connected(event);
       return frame === undefined ? { statusCode: 200 } : { statusCode: 200, body: JSON.stringify(frame) };
     },

@@ -6,7 +6,9 @@ import {
   createWebSocketHandler,
   createWorkerHandler,
 } from '../../lib/handlers/index.ts';
+import { callerOf, type Middleware, pipeline } from '../../lib/handlers/middleware/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
+import { createLambdaContext } from '../../sandbox/lambda-context.ts';
 
 /**
  * Every handler is a pipeline of named middlewares; these are their orders. The doors a caller comes
@@ -40,5 +42,28 @@ describe('the handlers’ pipelines', () => {
   it('give the worker and the sweep, which serve no caller, telemetry and schemas only', () => {
     expect(createWorkerHandler(app).pipeline).toEqual(['telemetry', 'schemas']);
     expect(createSweepHandler(app).pipeline).toEqual(['telemetry', 'schemas']);
+  });
+});
+
+describe('a pipeline’s invocation context', () => {
+  // A stand-in for `identify`: the caller the event names, on the invocation's context.
+  const named: Middleware<{ user?: string }> = {
+    name: 'identify',
+    before(request) {
+      if (request.event.user) request.context.caller = { user: request.event.user, data: {} };
+    },
+  };
+  const whoami = pipeline([named], async (_event, context) => callerOf(context).user);
+
+  it('hands the handler the caller its steps found', async () => {
+    await expect(
+      whoami({ user: 'ada' }, createLambdaContext({ functionName: 'http', timeoutMs: 30_000 })),
+    ).resolves.toBe('ada');
+  });
+
+  it('is the invocation’s own: a caller found once is not read by the next call on the same Lambda context', async () => {
+    const shared = createLambdaContext({ functionName: 'http', timeoutMs: 30_000 });
+    await expect(whoami({ user: 'ada' }, shared)).resolves.toBe('ada');
+    await expect(whoami({}, shared)).rejects.toThrow(/no identify step/);
   });
 });

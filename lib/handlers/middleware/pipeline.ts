@@ -1,17 +1,25 @@
-import middy from '@middy/core';
-import type { Context } from 'aws-lambda';
-import type { Middleware, Piped } from './types.ts';
+import middy, { type Request } from '@middy/core';
+import type { Invocation, Middleware, Piped } from './types.ts';
+
+/**
+ * Before any step: the invocation's own context, so that what its steps learn (the caller …) is
+ * never read by another invocation, even one a test or a host hands the same Lambda context.
+ */
+const ownContext = (request: Request<unknown, unknown, Error, Invocation>) => {
+  request.context = { ...request.context, caller: undefined, trace: undefined };
+};
 
 /**
  * A Lambda handler as a pipeline: middy `.use()`s the middlewares in the order given (their `before`
- * hooks run in that order, `after` and `onError` in the reverse), then runs `handler`. The handler
- * keeps the names, so a test can read every handler's pipeline.
+ * hooks run in that order, `after` and `onError` in the reverse), then runs `handler` with the
+ * invocation's context. The handler keeps the names, so a test can read every handler's pipeline.
  */
 export function pipeline<E, R>(
   middlewares: Middleware<E, R>[],
-  handler: (event: E, context: Context) => Promise<R>,
+  handler: (event: E, context: Invocation) => Promise<R>,
   options?: { timeoutEarlyInMillis: number },
 ) {
   const piped: Piped = { pipeline: middlewares.map((m) => m.name) };
-  return Object.assign(middy<E, R, Error, Context>(options).use(middlewares).handler(handler), piped);
+  const piping = middy<E, R, Error, Invocation>(options).before(ownContext).use(middlewares);
+  return Object.assign(piping.handler(handler), piped);
 }

@@ -15,6 +15,6 @@ export function rateLimit<E extends object>(
 ): Middleware<E> {
   return {
     name: 'rateLimit',
-    before: (request) => count(rt(), request.event, callerOf(request.event)),
+    before: (request) => count(rt(), request.event, callerOf(request.context)),
   };
 }

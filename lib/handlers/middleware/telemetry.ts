@@ -1,7 +1,7 @@
 import type { Request } from '@middy/core';
 import type { Runtime } from '../../config/index.ts';
-import { enterLogKeys, type LogKeys, openTrace, type Trace } from '../../telemetry/index.ts';
-import type { Middleware } from './types.ts';
+import { enterLogKeys, type LogKeys, openTrace } from '../../telemetry/index.ts';
+import type { Invocation, Middleware } from './types.ts';
 
 /**
  * `telemetry`, first in every pipeline: every log line of the invocation carries its request id (and
@@ -11,8 +11,8 @@ import type { Middleware } from './types.ts';
  */
 export function telemetry<E>(rt: () => Runtime, keysOf?: (event: E) => LogKeys): Middleware<E> {
   // An error the pipeline answered is a response; only one that escapes marks the subsegment.
-  const end = (request: Request<E>) => {
-    (request.internal as Trace).close?.(request.response === undefined && request.error);
+  const end = (request: Request<E, unknown, Error, Invocation>) => {
+    request.context.trace?.close?.(request.response === undefined && request.error);
     return rt().metrics.flush();
   };
   return {
@@ -21,7 +21,8 @@ export function telemetry<E>(rt: () => Runtime, keysOf?: (event: E) => LogKeys):
       const function_request_id = request.context?.awsRequestId || undefined;
       // Entered before the first await, so the rest of the invocation runs in this scope.
       enterLogKeys({ function_request_id, ...keysOf?.(request.event) });
-      return openTrace(rt(), request.internal, { function_request_id });
+      request.context.trace = {};
+      return openTrace(rt(), request.context.trace, { function_request_id });
     },
     after: end,
     onError: end,
