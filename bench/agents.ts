@@ -5,8 +5,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { pause } from '../demo/demo-agent.ts';
-import type { HostAgentDefinition, HostAgentIO } from '../lib/agents/index.ts';
 import { hostSessionId } from '../lib/auth/index.ts';
+import type { HostAgentDefinition, HostAgentIO } from '../lib/contract/index.ts';
 
 /** What one paced turn streams. The message sent to the paced agent is this, as JSON. */
 export interface TurnShape {

@@ -1,11 +1,11 @@
 import type * as z from 'zod';
-import type { PendingAction } from '../lib/agents/index.ts';
 import type {
   AttachmentSchema,
   FeedbackRequest,
   HostContextSchema,
   OnBusy,
   OutputMode,
+  PendingAction,
   ResolveRequest,
 } from '../lib/contract/index.ts';
 import type { AgentList as ServerAgentList } from '../lib/documents/responses.ts';

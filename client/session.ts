@@ -1,5 +1,4 @@
-import type { PendingAction } from '../lib/agents/index.ts';
-import type { ResolveRequest } from '../lib/contract/index.ts';
+import type { PendingAction, ResolveRequest } from '../lib/contract/index.ts';
 import type { ResolveAccepted } from '../lib/documents/responses.ts';
 
 export type { ResolveAccepted };

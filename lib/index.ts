@@ -40,6 +40,7 @@ export {
   type TurnTools,
   toJsonSchema,
 } from './agents/index.ts';
+export type { Budget, ModelPrice, Pricing } from './contract/index.ts';
 export { type Attachment, type HostContext, renderHostContext } from './contract/index.ts';
 export {
   type DetailOf,
@@ -55,4 +56,3 @@ export type {
   ModelToolContext,
   ToolSchema,
 } from './models/types.ts';
-export type { Budget, ModelPrice, Pricing } from './usage/index.ts';

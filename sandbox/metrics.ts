@@ -1,11 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  type EmfDocument,
-  METRIC_UNITS,
-  type MetricDimensions,
-  type MetricName,
-  type MetricsSink,
-} from '../lib/telemetry/index.ts';
+import { METRIC_UNITS, type MetricDimensions, type MetricName } from '../lib/config/index.ts';
+import type { EmfDocument, MetricsSink } from '../lib/telemetry/index.ts';
 
 /** Where the sandbox serves what its functions published: {@link MetricsCollector.summary} as JSON. */
 export const METRICS_PATH = '/sandbox/metrics';

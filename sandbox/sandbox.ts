@@ -12,9 +12,9 @@ import {
   type JwtVerifier,
 } from '../lib/auth/index.ts';
 import { createJwtVerifier } from '../lib/auth/jwt.ts';
+import { createRuntime } from '../lib/boot/index.ts';
 import {
   allows,
-  createRuntime,
   FUNCTION_NAMES,
   FUNCTION_PERMISSIONS,
   type FunctionName,

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { RuntimeConfig } from '../lib/config/index.ts';
+import type { RuntimeConfig } from '../lib/boot/index.ts';
 import type { EmfDocument, MetricsSink } from '../lib/telemetry/index.ts';
 import type { EventSourceOptions } from './sqs-poller.ts';
 

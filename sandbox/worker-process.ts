@@ -14,7 +14,8 @@
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Switchboard } from '../lib/agents/index.ts';
-import { createRuntime, parseSettings } from '../lib/config/index.ts';
+import { createRuntime } from '../lib/boot/index.ts';
+import { parseSettings } from '../lib/config/index.ts';
 import { jsonSchemasReady } from '../lib/contract/index.ts';
 import { createWorkerHandler } from '../lib/handlers/index.ts';
 import { stopAllRuns } from '../lib/runs/index.ts';

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { PendingAction, ResolvedHitl } from '../agents/index.ts';
+import type { ResolvedHitl } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import type { PendingAction } from '../contract/index.ts';
 import { type ActionRecord, decideAction, putAction } from '../store/index.ts';
 
 /** What a run's result does to the session's open requests. */

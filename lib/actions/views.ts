@@ -1,5 +1,5 @@
-import type { PendingAction } from '../agents/index.ts';
 import type { Resolution } from '../contract/answers.ts';
+import type { PendingAction } from '../contract/index.ts';
 import { snakeCase } from '../contract/index.ts';
 import type { ActionRecord } from '../store/index.ts';
 

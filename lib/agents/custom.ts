@@ -1,6 +1,5 @@
+import type { HostAgentDefinition, HostAgentFiles, HostAgentInput, HostResult } from '../contract/index.ts';
 import { AgentDefinitionError } from '../errors/index.ts';
-import type { HostResult } from './schemas.ts';
-import type { HostAgentDefinition, HostAgentFiles, HostAgentInput } from './types.ts';
 
 /** What a custom agent's handler is given beside its input: the turn's stop signal and the conversation's files. */
 export interface CustomAgentIO {

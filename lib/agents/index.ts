@@ -1,6 +1,21 @@
-export type { CustomAgentDefinition, CustomAgentIO } from './custom.ts';
-export { toJsonSchema } from './json-schema.ts';
-export { hostAgentRegistration } from './registration.ts';
+export type {
+  AgentFileSettings,
+  FeedbackEvent,
+  HistoryMessage,
+  HitlOptions,
+  HostAgentCancelInput,
+  HostAgentDefinition,
+  HostAgentFile,
+  HostAgentFiles,
+  HostAgentInput,
+  HostAgentIO,
+  HostAgentRegistration,
+  HostTool,
+  RequestContext,
+  ResolveActionInput,
+  ToolDefinition,
+  TurnTools,
+} from '../contract/index.ts';
 export {
   AgentInfoSchema,
   type AgentSummary,
@@ -25,7 +40,10 @@ export {
   TextPartSchema,
   type Usage,
   UsageSchema,
-} from './schemas.ts';
+} from '../contract/index.ts';
+export type { CustomAgentDefinition, CustomAgentIO } from './custom.ts';
+export { toJsonSchema } from './json-schema.ts';
+export { hostAgentRegistration } from './registration.ts';
 export type { SDKAgent, SDKAgentCall, SDKAgentDefinition, SDKStreamResult } from './sdk/types.ts';
 export {
   type AgentsResolver,
@@ -35,22 +53,4 @@ export {
   Switchboard,
   type SwitchboardOptions,
 } from './server.ts';
-export type {
-  AgentFileSettings,
-  FeedbackEvent,
-  HistoryMessage,
-  HitlOptions,
-  HostAgentCancelInput,
-  HostAgentDefinition,
-  HostAgentFile,
-  HostAgentFiles,
-  HostAgentInput,
-  HostAgentIO,
-  HostAgentRegistration,
-  HostTool,
-  RequestContext,
-  ResolveActionInput,
-  ToolDefinition,
-  TurnTools,
-} from './types.ts';
 export { EventGate, validateResult, type WarnFn } from './validate.ts';

@@ -1,6 +1,6 @@
+import type { HostAgentDefinition, ToolDefinition } from '../contract/index.ts';
 import { AgentDefinitionError } from '../errors/index.ts';
 import type { ModelAgentDefinition, ModelApi, ToolSchema } from '../models/types.ts';
-import type { HostAgentDefinition, ToolDefinition } from './types.ts';
 
 const isZod = (schema: ToolSchema | undefined) =>
   typeof (schema as { safeParse?: unknown })?.safeParse === 'function';

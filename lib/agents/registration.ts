@@ -1,8 +1,13 @@
-import { objectSchemaProblem, ToolNameSchema, whenJsonSchemasReady } from '../contract/index.ts';
+import type { HostAgentDefinition, HostAgentRegistration } from '../contract/index.ts';
+import {
+  AgentInfoSchema,
+  type AgentSummary,
+  objectSchemaProblem,
+  ToolNameSchema,
+  whenJsonSchemasReady,
+} from '../contract/index.ts';
 import { AgentDefinitionError, issuesOf } from '../errors/index.ts';
 import { checkUsageOptions } from '../usage/options.ts';
-import { AgentInfoSchema, type AgentSummary } from './schemas.ts';
-import type { HostAgentDefinition, HostAgentRegistration } from './types.ts';
 
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 

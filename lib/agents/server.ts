@@ -1,20 +1,21 @@
 import { defaultResolveContext } from '../auth/resolve.ts';
 import type { ResolveContext } from '../auth/types.ts';
-import { AgentDefinitionError } from '../errors/index.ts';
-import type { ModelAgentDefinition } from '../models/types.ts';
-import { checkUsageOptions } from '../usage/options.ts';
-import type { Budget, Pricing } from '../usage/types.ts';
-import { type CustomAgentDefinition, customAgentDefinition } from './custom.ts';
-import { modelAgentDefinition } from './model-agent.ts';
-import { hostAgentRegistration } from './registration.ts';
-import type { SDKAgentDefinition } from './sdk/types.ts';
 import type {
+  Budget,
   FeedbackEvent,
   HitlOptions,
   HostAgentDefinition,
   HostAgentRegistration,
+  Pricing,
   RequestContext,
-} from './types.ts';
+} from '../contract/index.ts';
+import { AgentDefinitionError } from '../errors/index.ts';
+import type { ModelAgentDefinition } from '../models/types.ts';
+import { checkUsageOptions } from '../usage/options.ts';
+import { type CustomAgentDefinition, customAgentDefinition } from './custom.ts';
+import { modelAgentDefinition } from './model-agent.ts';
+import { hostAgentRegistration } from './registration.ts';
+import type { SDKAgentDefinition } from './sdk/types.ts';
 
 /** Agents that depend on the request (a tenant's own), looked up per request. */
 export type AgentsResolver = (

@@ -1,5 +1,5 @@
+import { type HostEvent, HostEventSchema, type HostResult, HostResultSchema } from '../contract/index.ts';
 import { InvalidHostResultError, issuesOf } from '../errors/index.ts';
-import { type HostEvent, HostEventSchema, type HostResult, HostResultSchema } from './schemas.ts';
 
 /** Where the gate reports a malformed event: once per turn. */
 export type WarnFn = (message: string, detail: Record<string, unknown>) => void;

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../agents/index.ts';
+import type { RequestContext } from '../contract/index.ts';
 import { type AuthorizerShape, claimsOf } from './claims.ts';
 import { defaultResolveContext, identityFromContext } from './resolve.ts';
 import { ANONYMOUS, type Identity } from './types.ts';

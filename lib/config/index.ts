@@ -1,3 +1,4 @@
+export { METRIC_UNITS, type MetricDimensions, type MetricName, type RuntimeMetrics } from './metrics.ts';
 export {
   allows,
   FUNCTION_NAMES,
@@ -15,18 +16,21 @@ export {
   type AwsClient,
   type ClientHook,
   type ClientService,
-  createRuntime,
   DYNAMODB_ATTEMPTS,
   type Runtime,
-  type RuntimeConfig,
-  runtimeFromEnv,
-  settingsFromEnv,
 } from './runtime.ts';
 export {
   parseSettings,
-  RetentionSettingsSchema,
   SETTINGS_FILE,
   type Settings,
   type SettingsInput,
   SettingsSchema,
 } from './settings.ts';
+export {
+  BudgetSettingsSchema,
+  EventsSettingsSchema,
+  LimitsSettingsSchema,
+  type RateRule,
+  RateRuleSchema,
+  RetentionSettingsSchema,
+} from './settings-sections.ts';

@@ -1,35 +1,12 @@
 import * as z from 'zod';
 import { HostActionSchema, ToolNameSchema } from '../contract/host-context.ts';
 import { parseOrThrow } from '../errors/index.ts';
-import { EventsSettingsSchema } from '../events/settings.ts';
-import { LimitsSettingsSchema } from '../limits/types.ts';
-import { BudgetSettingsSchema } from '../usage/types.ts';
-
-const days = () => z.number().int().min(1).max(3650).optional();
-
-/** The `retention` settings: days, each counted from when its item was last written. */
-export const RetentionSettingsSchema = z
-  .object({
-    /** Days a session (its own item and its runs) is kept after its last message. */
-    sessionsDays: days(),
-    /** Days a message is kept after it was stored. Default: `sessionsDays`. */
-    messagesDays: days(),
-    /**
-     * Days an entry of the event log is kept after it was written. Default: `sessionsDays`; never
-     * shorter, so that a session never outlives its log's end (its next seq is read from there).
-     */
-    eventsDays: days(),
-  })
-  .strict()
-  .superRefine((value, ctx) => {
-    if (value.eventsDays === undefined) return;
-    if (value.sessionsDays === undefined || value.eventsDays < value.sessionsDays)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['eventsDays'],
-        message: `must be at least retention.sessionsDays (${value.sessionsDays ?? 'unset: sessions are kept'}): a session's next event number is read from the end of its log`,
-      });
-  });
+import {
+  BudgetSettingsSchema,
+  EventsSettingsSchema,
+  LimitsSettingsSchema,
+  RetentionSettingsSchema,
+} from './settings-sections.ts';
 
 /**
  * Operational settings of a deployment (the construct's `settings` prop, SWITCHBOARD_SETTINGS

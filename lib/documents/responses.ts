@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AgentSummarySchema } from '../agents/schemas.ts';
+import { AgentSummarySchema } from '../contract/index.ts';
 import { ResolutionSchema } from '../contract/answers.ts';
 import { ERROR_TYPES } from '../errors/index.ts';
 import { SESSION_EVENTS, type SessionEventType } from '../events/log.ts';

@@ -24,4 +24,3 @@ export {
   parseDetail,
   TurnFailedSchema,
 } from './schema.ts';
-export { type EventsSettings, EventsSettingsSchema } from './settings.ts';

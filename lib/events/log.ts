@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { PendingActionSchema, StopReasonSchema, UsageSchema } from '../agents/schemas.ts';
 import { ResolutionSchema } from '../contract/answers.ts';
+import { PendingActionSchema, StopReasonSchema, UsageSchema } from '../contract/index.ts';
 import { RewriteModeSchema } from '../contract/messages.ts';
 import type { RunKind } from '../store/index.ts';
 

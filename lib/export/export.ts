@@ -95,8 +95,8 @@ export async function exportLink(rt: Runtime, sessionId: string, exported: unkno
   await putBlob(rt, key, exported);
   const [s3, { GetObjectCommand }, { getSignedUrl }] = await Promise.all([
     rt.s3(),
-    import('../store/s3/read.ts'),
-    import('../store/s3/presign.ts'),
+    import('../aws/sdk/s3/read.ts'),
+    import('../aws/sdk/s3/presign.ts'),
   ]);
   return getSignedUrl(s3, new GetObjectCommand({ Bucket: rt.bucket, Key: key }), {
     expiresIn: EXPORT_LINK_SECONDS,

@@ -1,7 +1,7 @@
-import type { FeedbackEvent, Switchboard } from '../agents/index.ts';
+import type { Switchboard } from '../agents/index.ts';
 import { hostSessionId, type Identity, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
-import type { FeedbackRequest } from '../contract/index.ts';
+import type { FeedbackEvent, FeedbackRequest } from '../contract/index.ts';
 import {
   FeedbackHookError,
   MessageNotFoundError,

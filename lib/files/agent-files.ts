@@ -1,5 +1,5 @@
-import type { HostAgentFile, HostAgentFiles } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import type { HostAgentFile, HostAgentFiles } from '../contract/index.ts';
 import { type FileRecord, getFile, isMissingObject, type MessageRecord } from '../store/index.ts';
 import { isLive } from './lifecycle.ts';
 import { extractText, textKindOf } from './text.ts';
@@ -45,7 +45,7 @@ export function sessionFiles(rt: Runtime, files: FileRecord[]): HostAgentFiles {
     return file && file.status === 'stored' && isLive(file, rt.clock()) ? file : undefined;
   };
   const bytesOf = async (file: FileRecord) => {
-    const [s3, { GetObjectCommand }] = await Promise.all([rt.s3(), import('../store/s3/read.ts')]);
+    const [s3, { GetObjectCommand }] = await Promise.all([rt.s3(), import('../aws/sdk/s3/read.ts')]);
     // A file whose bytes are gone answers null; a failed read (past the SDK's retries) throws, so
     // that the agent never takes a busy bucket for a missing file.
     const { Body } = await s3

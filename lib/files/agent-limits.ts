@@ -1,5 +1,6 @@
-import type { HostAgentRegistration, Switchboard } from '../agents/index.ts';
+import type { Switchboard } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import type { HostAgentRegistration } from '../contract/index.ts';
 import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors/index.ts';
 import type { AttachedFile } from './session-quota.ts';
 

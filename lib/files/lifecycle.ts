@@ -37,11 +37,11 @@ export function uploadMayCome(file: Pick<FileRecord, 'uploadExpiresAt'>, now: nu
 async function removeBytes(rt: Runtime, file: FileRecord): Promise<void> {
   const s3 = await rt.s3();
   if (uploadMayCome(file, rt.clock())) {
-    const { PutObjectCommand } = await import('../store/s3/write.ts');
+    const { PutObjectCommand } = await import('../aws/sdk/s3/write.ts');
     await s3.send(new PutObjectCommand({ Bucket: rt.bucket, Key: file.s3Key, Body: new Uint8Array(0) }));
     return;
   }
-  const { DeleteObjectCommand } = await import('../store/s3/remove.ts');
+  const { DeleteObjectCommand } = await import('../aws/sdk/s3/remove.ts');
   await s3.send(new DeleteObjectCommand({ Bucket: rt.bucket, Key: file.s3Key }));
 }
 

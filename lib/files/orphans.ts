@@ -43,7 +43,7 @@ export async function sweepOrphanFiles(rt: Runtime): Promise<number> {
   const turn = await claimOrphanPass(rt, now, TURN_LEASE_MS);
   if (!turn) return 0;
   const before = now - rt.settings.files.uploadUrlSeconds * 1000 - UPLOAD_URL_MARGIN_MS;
-  const [s3, { paginateListObjectsV2 }] = await Promise.all([rt.s3(), import('../store/s3/list.ts')]);
+  const [s3, { paginateListObjectsV2 }] = await Promise.all([rt.s3(), import('../aws/sdk/s3/list.ts')]);
   let removed = 0;
   let pages = 0;
   let reached: string | undefined;

@@ -105,7 +105,7 @@ export async function storeUpload(
   checkDirectUpload(bytes.length);
   tooLarge(bytes.length, maxBytes, ['body']);
   const file = record(rt, identity, name, mediaType, bytes.length, 'stored');
-  const [s3, { PutObjectCommand }] = await Promise.all([rt.s3(), import('../store/s3/write.ts')]);
+  const [s3, { PutObjectCommand }] = await Promise.all([rt.s3(), import('../aws/sdk/s3/write.ts')]);
   await withinQuota(rt, file, ['body'], async () => {
     await s3.send(
       new PutObjectCommand({ Bucket: rt.bucket, Key: file.s3Key, Body: bytes, ContentType: mediaType }),
@@ -139,8 +139,8 @@ export async function createUpload(
   await withinQuota(rt, file, ['size'], () => putFile(rt, file));
   const [s3, { PutObjectCommand }, { getSignedUrl }] = await Promise.all([
     rt.s3(),
-    import('../store/s3/write.ts'),
-    import('../store/s3/presign.ts'),
+    import('../aws/sdk/s3/write.ts'),
+    import('../aws/sdk/s3/presign.ts'),
   ]);
   const headers = {
     'content-type': file.mediaType,
@@ -180,7 +180,7 @@ export async function ownedFile(rt: Runtime, identity: Identity, fileId: string)
   if (!file || !isOwner(file, identity) || !isLive(file, rt.clock()))
     throw new NotFoundError('file_not_found', `File "${fileId}" does not exist.`);
   if (file.status === 'stored') return file;
-  const [s3, { HeadObjectCommand }] = await Promise.all([rt.s3(), import('../store/s3/read.ts')]);
+  const [s3, { HeadObjectCommand }] = await Promise.all([rt.s3(), import('../aws/sdk/s3/read.ts')]);
   // Not there yet: the upload has not happened. The HTTP function may read `files/` but not list the
   // bucket, so S3 answers a missing key 403, not 404. A failed HEAD (a 5xx or throttling past the
   // SDK's retries) is no answer about the object: it rejects, and the caller answers 5xx for a retry.

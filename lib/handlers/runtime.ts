@@ -1,4 +1,5 @@
-import { type FunctionName, type Runtime, runtimeFromEnv } from '../config/index.ts';
+import { runtimeFromEnv } from '../boot/index.ts';
+import type { FunctionName, Runtime } from '../config/index.ts';
 
 /**
  * The runtime a handler uses: the one it was given (the sandbox, tests), else one built from the

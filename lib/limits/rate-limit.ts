@@ -1,8 +1,7 @@
 import { type Identity, tenantOf } from '../auth/index.ts';
-import type { Runtime } from '../config/index.ts';
+import type { RateRule, Runtime } from '../config/index.ts';
 import { RateLimitedError } from '../errors/index.ts';
 import { type CounterKey, countRequest, keys } from '../store/index.ts';
-import type { RateRule } from './types.ts';
 import { counterTtl, describeRule, windowOf } from './window.ts';
 
 /** Errors that say DynamoDB is busy or failing, not that the request is wrong. */

@@ -1,4 +1,5 @@
-import type { RateRule, RateWindow } from './types.ts';
+import type { RateRule } from '../config/index.ts';
+import type { RateWindow } from './types.ts';
 
 /**
  * The fixed window `now` (epoch ms) falls in under `rule`. Windows start at multiples of

@@ -4,7 +4,7 @@ import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import type { ContentPart } from '../agents/schemas.ts';
+import type { ContentPart } from '../contract/index.ts';
 import type { ModelCall, ModelMessage } from './transcript.ts';
 import { dataUrl, documentLink, type Wire, type WireRequest } from './wire.ts';
 

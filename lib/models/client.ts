@@ -1,5 +1,5 @@
 import type { OpenAI } from 'openai';
-import type { HostAgentIO } from '../agents/types.ts';
+import type { HostAgentIO } from '../contract/index.ts';
 import { keyOfSecret } from './secret.ts';
 import type { ModelSettings } from './types.ts';
 

@@ -1,5 +1,5 @@
-import type { HostResult, PendingAction } from '../agents/schemas.ts';
-import type { HostAgentInput, HostAgentIO, HostTool, ResolveActionInput } from '../agents/types.ts';
+import type { HostResult, PendingAction } from '../contract/index.ts';
+import type { HostAgentInput, HostAgentIO, HostTool, ResolveActionInput } from '../contract/index.ts';
 import { renderHostContext } from '../contract/render.ts';
 import { ModelEndpointError } from '../errors/index.ts';
 import { chatCompletions } from './chat-completions.ts';

@@ -4,7 +4,7 @@ import type {
   ResponseInputContent,
   ResponseInputItem,
 } from 'openai/resources/responses/responses';
-import type { ContentPart } from '../agents/schemas.ts';
+import type { ContentPart } from '../contract/index.ts';
 import type { ModelCall, ModelMessage } from './transcript.ts';
 import { dataUrl, type Wire, type WireRequest } from './wire.ts';
 

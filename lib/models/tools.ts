@@ -1,4 +1,4 @@
-import type { HostTool, ToolDefinition } from '../agents/types.ts';
+import type { HostTool, ToolDefinition } from '../contract/index.ts';
 import type { ModelTool, ToolSchema } from './types.ts';
 import type { OfferedTool } from './wire.ts';
 

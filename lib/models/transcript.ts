@@ -1,5 +1,5 @@
-import type { ContentPart } from '../agents/schemas.ts';
-import type { HistoryMessage, HostTool } from '../agents/types.ts';
+import type { ContentPart } from '../contract/index.ts';
+import type { HistoryMessage, HostTool } from '../contract/index.ts';
 
 /** A call the model made: its id, the tool, and the arguments as the model wrote them (JSON text). */
 export interface ModelCall {

@@ -1,4 +1,4 @@
-import type { HostAgentDefinition, HostAgentFiles, RequestContext } from '../agents/types.ts';
+import type { HostAgentDefinition, HostAgentFiles, RequestContext } from '../contract/index.ts';
 
 /** A JSON Schema object, or a zod schema (anything with `safeParse`): a tool's parameters or an approval's arguments. */
 export type ToolSchema = Record<string, unknown> | { safeParse(value: unknown): unknown };

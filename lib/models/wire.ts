@@ -1,5 +1,5 @@
 import type { OpenAI } from 'openai';
-import type { ContentPart, Usage } from '../agents/schemas.ts';
+import type { ContentPart, Usage } from '../contract/index.ts';
 import type { ModelCall, ModelMessage } from './transcript.ts';
 
 /** A tool as the model is offered it: a function with a JSON Schema of its arguments. */

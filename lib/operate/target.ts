@@ -1,4 +1,4 @@
-import { createRuntime } from '../config/index.ts';
+import { createRuntime } from '../boot/index.ts';
 import { parseOrThrow, ValidationError } from '../errors/index.ts';
 import { settingsOf, stackSettings } from './settings.ts';
 import {

@@ -37,7 +37,7 @@ async function queueVisibility(rt: Runtime): Promise<number> {
   try {
     const [sqs, { GetQueueAttributesCommand }] = await Promise.all([
       rt.sqs(),
-      import('../config/sqs/visibility.ts'),
+      import('../aws/sdk/sqs/visibility.ts'),
     ]);
     const { Attributes } = await sqs.send(
       new GetQueueAttributesCommand({ QueueUrl: rt.queueUrl, AttributeNames: ['VisibilityTimeout'] }),
@@ -64,7 +64,7 @@ export async function handBack(rt: Runtime, records: HandBack[]): Promise<void> 
   if (shortened.length === 0) return;
   const [sqs, { ChangeMessageVisibilityBatchCommand }] = await Promise.all([
     rt.sqs(),
-    import('../config/sqs/visibility.ts'),
+    import('../aws/sdk/sqs/visibility.ts'),
   ]);
   for (let i = 0; i < shortened.length; i += 10) {
     const chunk = shortened.slice(i, i + 10);

@@ -17,7 +17,7 @@ export type TurnJob = z.infer<typeof TurnJobSchema>;
  * queue a run again when its job was lost and at most one delivery claims it.
  */
 export async function enqueue(rt: Runtime, job: TurnJob): Promise<void> {
-  const [sqs, { SendMessageCommand }] = await Promise.all([rt.sqs(), import('../config/sqs/send.ts')]);
+  const [sqs, { SendMessageCommand }] = await Promise.all([rt.sqs(), import('../aws/sdk/sqs/send.ts')]);
   await sqs.send(
     new SendMessageCommand({
       QueueUrl: rt.queueUrl,

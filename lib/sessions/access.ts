@@ -1,4 +1,4 @@
-import type { HostAgentRegistration, Switchboard } from '../agents/index.ts';
+import type { Switchboard } from '../agents/index.ts';
 import {
   hostSessionId,
   type Identity,
@@ -9,6 +9,7 @@ import {
   tenantOf,
 } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
+import type { HostAgentRegistration } from '../contract/index.ts';
 import { type Issue, SessionNotFoundError } from '../errors/index.ts';
 import { type ActionRecord, getAction, getSession, type SessionRecord } from '../store/index.ts';
 

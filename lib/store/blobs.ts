@@ -8,7 +8,7 @@ export const INLINE_LIMIT_BYTES = 64 * 1024;
 
 /** Stores a JSON value under `key`. */
 export async function putBlob(rt: Runtime, key: string, value: unknown): Promise<void> {
-  const [s3, { PutObjectCommand }] = await Promise.all([rt.s3(), import('./s3/write.ts')]);
+  const [s3, { PutObjectCommand }] = await Promise.all([rt.s3(), import('../aws/sdk/s3/write.ts')]);
   await s3.send(
     new PutObjectCommand({
       Bucket: rt.bucket,
@@ -21,7 +21,7 @@ export async function putBlob(rt: Runtime, key: string, value: unknown): Promise
 
 /** The JSON value stored under `key`. */
 export async function getBlob<T>(rt: Runtime, key: string): Promise<T> {
-  const [s3, { GetObjectCommand }] = await Promise.all([rt.s3(), import('./s3/read.ts')]);
+  const [s3, { GetObjectCommand }] = await Promise.all([rt.s3(), import('../aws/sdk/s3/read.ts')]);
   const { Body } = await s3.send(new GetObjectCommand({ Bucket: rt.bucket, Key: key }));
   return JSON.parse(await (Body as { transformToString(): Promise<string> }).transformToString()) as T;
 }
@@ -45,7 +45,7 @@ export function isMissingObject(error: unknown, options: { canList?: boolean } =
 
 /** Deletes objects; keys already gone are fine. */
 export async function deleteBlobs(rt: Runtime, keys: string[]): Promise<void> {
-  const [s3, { DeleteObjectsCommand }] = await Promise.all([rt.s3(), import('./s3/remove.ts')]);
+  const [s3, { DeleteObjectsCommand }] = await Promise.all([rt.s3(), import('../aws/sdk/s3/remove.ts')]);
   for (let i = 0; i < keys.length; i += 1000) {
     await s3.send(
       new DeleteObjectsCommand({
@@ -63,7 +63,7 @@ export function jsonBytes(value: unknown): number {
 
 /** Deletes a session's objects: its attachments, moved messages and events, leftover screenshots, exports. */
 export async function deleteSessionObjects(rt: Runtime, sessionId: string): Promise<void> {
-  const [s3, { ListObjectsV2Command }] = await Promise.all([rt.s3(), import('./s3/list.ts')]);
+  const [s3, { ListObjectsV2Command }] = await Promise.all([rt.s3(), import('../aws/sdk/s3/list.ts')]);
   for (const prefix of ['attachments', 'messages', 'events', 'screenshots', 'exports']) {
     let token: string | undefined;
     do {

@@ -1,7 +1,6 @@
-import type { PendingAction, StopReason, Usage } from '../agents/index.ts';
 import { PutItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
-import type { Attachment, HostContext } from '../contract/index.ts';
+import type { Attachment, HostContext, PendingAction, StopReason, Usage } from '../contract/index.ts';
 import { getBlob, jsonBytes, putBlob } from './blobs.ts';
 import { keys, prefixes } from './keys.ts';
 import { retentionTtl } from './retention.ts';

@@ -1,7 +1,6 @@
-import type { StopReason, Usage } from '../agents/index.ts';
 import { GetItem, PutItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
-import type { HostContext } from '../contract/index.ts';
+import type { HostContext, StopReason, Usage } from '../contract/index.ts';
 import { dueBucket, INDEXES, keys } from './keys.ts';
 import type { StoredAttachment } from './messages.ts';
 import { retentionTtl } from './retention.ts';

@@ -29,7 +29,7 @@ async function sweepConnections(rt: Runtime, now: number): Promise<number> {
     if (rt.connections) {
       const [client, { DeleteConnectionCommand }] = await Promise.all([
         rt.connections(),
-        import('../config/connections/close.ts'),
+        import('../aws/sdk/connections/close.ts'),
       ]);
       // Closed already (410) is the usual case. A close that failed (throttling or a 5xx past the
       // SDK's retries) keeps the record, so that the next sweep closes the connection, rather than

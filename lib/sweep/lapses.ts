@@ -1,6 +1,7 @@
-import type { HostAgentRegistration, Switchboard } from '../agents/index.ts';
+import type { Switchboard } from '../agents/index.ts';
 import { lapseContext } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
+import type { HostAgentRegistration } from '../contract/index.ts';
 import { pauseLapsed, publishEvents } from '../events/index.ts';
 import { newId } from '../ids/index.ts';
 import { enqueue } from '../runs/index.ts';

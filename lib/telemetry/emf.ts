@@ -1,5 +1,6 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { type EmfDocument, METRIC_UNITS, type MetricPoint } from './metrics.ts';
+import { METRIC_UNITS } from '../config/index.ts';
+import type { EmfDocument, MetricPoint } from './metrics.ts';
 
 /** Powertools publishes a metric on its own once it holds this many values of it: a document never gets that far. */
 const MAX_VALUES_PER_METRIC = 100;

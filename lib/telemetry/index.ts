@@ -10,10 +10,7 @@ export {
 export {
   DEFAULT_SERVICE_NAME,
   type EmfDocument,
-  METRIC_UNITS,
   METRICS_NAMESPACE,
-  type MetricDimensions,
-  type MetricName,
   type MetricPoint,
   MetricsRecorder,
   type MetricsSink,

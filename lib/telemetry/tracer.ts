@@ -1,6 +1,6 @@
 import { Tracer } from '@aws-lambda-powertools/tracer';
-import type { AwsClient, ClientService } from '../config/index.ts';
 import { TableClient } from '../aws/index.ts';
+import type { AwsClient, ClientService } from '../config/index.ts';
 
 /**
  * The X-Ray side of {@link traced}, loaded with `import()` only by functions deployed with tracing on:

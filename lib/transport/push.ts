@@ -41,7 +41,7 @@ export async function pushToConnection(
   try {
     const [client, { PostToConnectionCommand }] = await Promise.all([
       rt.connections(),
-      import('../config/connections/post.ts'),
+      import('../aws/sdk/connections/post.ts'),
     ]);
     await client.send(
       new PostToConnectionCommand({

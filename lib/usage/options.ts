@@ -1,6 +1,6 @@
 import type { z } from 'zod';
+import { BudgetSchema, PricingSchema } from '../contract/index.ts';
 import { AgentDefinitionError } from '../errors/index.ts';
-import { BudgetSchema, PricingSchema } from './types.ts';
 
 function check(where: string, name: string, schema: z.ZodType, value: unknown): void {
   if (value === undefined) return;

@@ -1,5 +1,4 @@
-import type { Usage } from '../agents/schemas.ts';
-import type { Pricing } from './types.ts';
+import type { Pricing, Usage } from '../contract/index.ts';
 
 const PER_MILLION = 1_000_000;
 

@@ -1,4 +1,5 @@
-import type { FunctionName, Permissions, RuntimeConfig } from '../../lib/config/index.ts';
+import type { RuntimeConfig } from '../../lib/boot/index.ts';
+import type { FunctionName, Permissions } from '../../lib/config/index.ts';
 import { FILE_BUCKET_CORS } from '../../lib/contract/index.ts';
 import { type FaultOptions, FaultPlan } from './faults.ts';
 import { startAwsFront } from './front.ts';

@@ -18,7 +18,7 @@ import {
   type WebSocketLike,
 } from '../../client/index.ts';
 import { demoAgent } from '../../demo/demo-agent.ts';
-import type { HostAgentDefinition } from '../../lib/agents/index.ts';
+import type { HostAgentDefinition } from '../../lib/contract/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { mintDevToken } from '../../sandbox/dev-key.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';

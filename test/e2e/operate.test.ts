@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandName } from '../../cli/io.ts';
 import { runCli } from '../../cli/program.ts';
 import { ownerIdentity, withScope } from '../../lib/auth/index.ts';
+import { sendMessage } from '../../lib/commands/index.ts';
 import { ChatRequestSchema } from '../../lib/contract/index.ts';
 import { parseDetail } from '../../lib/events/index.ts';
 import { digest } from '../../lib/ids/index.ts';
@@ -17,7 +18,6 @@ import type {
   SessionReport,
 } from '../../lib/operate/index.ts';
 import { REDACTED, sandboxTarget } from '../../lib/operate/index.ts';
-import { submitTurn } from '../../lib/runs/index.ts';
 import { getRun, lastSeq } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { testApp } from '../support/agents.ts';
@@ -91,7 +91,7 @@ async function forceIntoDeadLetters(session: string, content: string) {
   const rt = { ...target.rt, queueUrl: target.dlqUrl };
   const request = ChatRequestSchema.parse({ session_id: session, agent_id: 'pauser', content });
   const caller = withScope(await rt.refKey(), ownerIdentity({ owner: 'ops' }));
-  const accepted = await submitTurn(rt, agents.app, caller, request);
+  const accepted = await sendMessage(rt, agents.app, caller, { request });
   return { ref: refOf(session, 'ops'), runId: accepted.run_id };
 }
 

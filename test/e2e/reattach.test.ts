@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
-import type { HostAgentDefinition } from '../../lib/agents/index.ts';
 import { hostSessionId } from '../../lib/auth/index.ts';
+import type { HostAgentDefinition } from '../../lib/contract/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { type Gate, gate } from '../support/agents.ts';

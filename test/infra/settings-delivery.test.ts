@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SwitchboardBundler } from '../../infra/functions.ts';
 import { checkSwitchboardProps } from '../../infra/props.ts';
-import { SETTINGS_FILE, settingsFromEnv } from '../../lib/config/index.ts';
+import { settingsFromEnv } from '../../lib/boot/index.ts';
+import { SETTINGS_FILE } from '../../lib/config/index.ts';
 import { FIXTURE_AGENTS, LARGE_HOST_TOOLS, TEST_AUTH } from './template-helpers.ts';
 
 const dirs: string[] = [];

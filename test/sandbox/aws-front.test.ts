@@ -14,7 +14,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SigV4Signer } from '../../lib/aws/index.ts';
 import { FUNCTION_PERMISSIONS, type Permissions } from '../../lib/config/index.ts';
-import { readSecret } from '../../lib/config/secrets.ts';
+import { readSecret } from '../../lib/aws/secrets.ts';
 import { GetItem, PutItem, Query, TableClient } from '../../lib/aws/index.ts';
 import { batchWrite } from '../../lib/store/index.ts';
 import {

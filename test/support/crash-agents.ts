@@ -1,5 +1,5 @@
 import { appendFileSync, readFileSync } from 'node:fs';
-import type { HostAgentCancelInput } from '../../lib/agents/index.ts';
+import type { HostAgentCancelInput } from '../../lib/contract/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 
 /**

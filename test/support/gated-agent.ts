@@ -1,4 +1,4 @@
-import type { HostAgentDefinition } from '../../lib/agents/index.ts';
+import type { HostAgentDefinition } from '../../lib/contract/index.ts';
 import { gate } from './agents.ts';
 
 /**

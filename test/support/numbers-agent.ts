@@ -1,4 +1,4 @@
-import type { HostAgentDefinition } from '../../lib/agents/index.ts';
+import type { HostAgentDefinition } from '../../lib/contract/index.ts';
 
 /**
  * The `paced` agent of the client and hook tests: it streams the numbers 1 to `message` (20 when the

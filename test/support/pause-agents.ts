@@ -2,7 +2,7 @@ import type {
   HostAgentCancelInput,
   HostAgentDefinition,
   ResolveActionInput,
-} from '../../lib/agents/index.ts';
+} from '../../lib/contract/index.ts';
 
 const ARGS_SCHEMA = {
   type: 'object',

@@ -1,5 +1,5 @@
-import type { HostAgentCancelInput, HostAgentDefinition } from '../../lib/agents/index.ts';
 import { hostSessionId } from '../../lib/auth/index.ts';
+import type { HostAgentCancelInput, HostAgentDefinition } from '../../lib/contract/index.ts';
 import { type Gate, gate } from './agents.ts';
 import { within } from './wait.ts';
 

@@ -1,15 +1,16 @@
 import { isStepCount, streamText, ToolLoopAgent, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import type { HostEvent, HostResult } from '../../lib/agents/index.ts';
 import { invokeSDK, jsonSchemaOf, resolveSDK, stopReasonOf } from '../../lib/agents/sdk/ai-sdk.ts';
 import type { SDKAgentDefinition } from '../../lib/agents/sdk/types.ts';
 import type {
   HistoryMessage,
   HostAgentInput,
   HostAgentIO,
+  HostEvent,
+  HostResult,
   ResolveActionInput,
-} from '../../lib/agents/types.ts';
+} from '../../lib/contract/index.ts';
 import { AgentFailedError } from '../../lib/errors/index.ts';
 import { call, fail, HANG, say, scriptedModel } from '../support/ai-sdk-model.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { HostAgentDefinition } from '../../lib/agents/index.ts';
 import { hostAgentRegistration } from '../../lib/agents/index.ts';
 import { parseSettings, type Runtime } from '../../lib/config/index.ts';
+import type { HostAgentDefinition } from '../../lib/contract/index.ts';
 import { callCancelHook } from '../../lib/runs/hooks.ts';
 
 /** Just the parts of a runtime the hook caller reads: its grace and its logger. */

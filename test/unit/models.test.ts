@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import type { HistoryMessage } from '../../lib/agents/index.ts';
-import { createRuntime } from '../../lib/config/index.ts';
+import { createRuntime } from '../../lib/boot/index.ts';
+import type { HistoryMessage } from '../../lib/contract/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { chatMessages } from '../../lib/models/chat-completions.ts';
 import { responsesInput } from '../../lib/models/responses.ts';

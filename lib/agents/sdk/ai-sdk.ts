@@ -6,10 +6,20 @@
  * the agent (or `streamText` result) it registered, and is loaded on the first turn.
  */
 import type { ModelMessage, TextStreamPart, ToolContent, ToolSet, UserContent } from 'ai';
+import type {
+  ContentPart,
+  HistoryMessage,
+  HostAgentInput,
+  HostAgentIO,
+  HostEvent,
+  HostResult,
+  PendingAction,
+  ResolveActionInput,
+  StopReason,
+  Usage,
+} from '../../contract/index.ts';
 import { jsonSchemaProblem, renderHostContext } from '../../contract/index.ts';
 import { AgentFailedError } from '../../errors/index.ts';
-import type { ContentPart, HostEvent, HostResult, PendingAction, StopReason, Usage } from '../schemas.ts';
-import type { HistoryMessage, HostAgentInput, HostAgentIO, ResolveActionInput } from '../types.ts';
 import type { SDKAgentCall, SDKAgentDefinition, SDKStreamResult } from './types.ts';
 
 type Part = TextStreamPart<ToolSet>;

@@ -1,4 +1,4 @@
-import type { HostAgentDefinition, HostAgentInput } from '../types.ts';
+import type { HostAgentDefinition, HostAgentInput } from '../../contract/index.ts';
 
 /**
  * What `registerSDKAgent` hands the AI SDK on each call. `messages` are AI SDK `ModelMessage`s (the

@@ -80,6 +80,11 @@ export class TableClient {
     return (await handler({ input: command.input as Plain })).output;
   }
 
+  /** The endpoint its calls go to: the region's (FIPS and dual-stack as configured), or the one given. */
+  endpoint(): Promise<string> {
+    return this.#client.endpoint();
+  }
+
   /** Closes the pooled connections. */
   destroy(): void {
     this.#client.destroy();

@@ -1,4 +1,4 @@
-import { readSecret, type SecretsConfig } from './secrets.ts';
+import { readSecret, type SecretsConfig } from '../aws/secrets.ts';
 
 /** The shortest key the runtime accepts: an HMAC-SHA-256 key of fewer bytes would weaken it. */
 export const REF_KEY_MIN_BYTES = 32;

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { jsonSchemaProblem } from '../contract/index.ts';
+import { jsonSchemaProblem } from './json-schema.ts';
 
 /** Why a turn stopped, as the seed names them. */
 export const StopReasonSchema = z.enum([

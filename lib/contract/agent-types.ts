@@ -1,5 +1,4 @@
-import type { Attachment, HostContext } from '../contract/index.ts';
-import type { Budget, Pricing } from '../usage/types.ts';
+import type { Budget, Pricing } from './agent-pricing.ts';
 import type {
   AgentSummary,
   ContentPart,
@@ -7,7 +6,9 @@ import type {
   HostEvent,
   HostResult,
   PendingAction,
-} from './schemas.ts';
+} from './agent-schemas.ts';
+import type { Attachment } from './attachments.ts';
+import type { HostContext } from './host-context.ts';
 
 export type { HostAgentInfo };
 

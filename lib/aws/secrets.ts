@@ -1,4 +1,4 @@
-import { AwsJsonClient } from '../aws/index.ts';
+import { AwsJsonClient } from './json-client.ts';
 
 /** Where a runtime's Secrets Manager is, and with which identity it is called. */
 export interface SecretsConfig {

@@ -1,0 +1,2 @@
+export { createRuntime, type RuntimeConfig } from './create-runtime.ts';
+export { runtimeFromEnv, settingsFromEnv } from './from-env.ts';
