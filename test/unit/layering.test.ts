@@ -23,9 +23,17 @@ function sources(dir: string): string[] {
 }
 
 /**
- * lib/'s folders and the folders each imports statically (`from '../X/`, at any depth of `../`).
- * `import type` is left out: it is erased and orders nothing at load. A dynamic `import()` is left
- * out too: it loads after every module has been evaluated, and is how a layer calls up lazily.
+ * The ground floor: the folders whose types and declarations every layer shares (the `Runtime` type
+ * and the settings in lib/config, the contract's schemas, the AWS client, the error codes, ids).
+ * They import nothing of lib above them.
+ */
+const GROUND = ['aws', 'config', 'contract', 'errors', 'ids'];
+
+/**
+ * lib/'s folders and the folders each imports (`from '../X/`, at any depth of `../`), `import type`
+ * included: a type-only import orders nothing at load, but it ties the two folders together all the
+ * same (one cannot be read, moved or published without the other). A dynamic `import()` is left out:
+ * it loads after every module has been evaluated, and is how a layer calls up lazily.
  */
 function folderGraph(): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
@@ -37,9 +45,8 @@ function folderGraph(): Map<string, Set<string>> {
     graph.set(from, edges);
     // Whole statements, so that a multi-line import is read with its `import type` head.
     const text = readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/^(import|export)\s+(type\s+)?[^;]*?from\s+'([^']+)'/gms)) {
-      if (match[2]) continue;
-      const spec = match[3]!;
+    for (const match of text.matchAll(/^(?:import|export)\s[^;]*?from\s+'([^']+)'/gms)) {
+      const spec = match[1]!;
       if (!spec.startsWith('.')) continue;
       const target = relative(LIB, join(file, '..', spec)).split(sep);
       if (target.length < 2 || target[0] === '..' || target[0] === from) continue;
@@ -70,6 +77,26 @@ describe('layering of lib/', () => {
     const graph = folderGraph();
     expect(graph.size).toBeGreaterThan(5);
     expect(cycles(graph)).toEqual([...KNOWN_CYCLES].sort());
+  });
+
+  it('counts type-only imports: the store reads the Runtime type from lib/config', () => {
+    expect(folderGraph().get('store')?.has('config')).toBe(true);
+  });
+
+  it('has a ground floor that imports nothing above it', () => {
+    const graph = folderGraph();
+    const upward = GROUND.flatMap((floor) =>
+      [...(graph.get(floor) ?? [])].filter((to) => !GROUND.includes(to)).map((to) => `${floor} → ${to}`),
+    );
+    expect(GROUND.every((floor) => graph.has(floor))).toBe(true);
+    expect(upward).toEqual([]);
+  });
+
+  it('builds runtimes above the ground: lib/boot, which no folder under it imports', () => {
+    const graph = folderGraph();
+    expect(graph.get('boot')).toEqual(expect.any(Set));
+    const importers = [...graph].filter(([, edges]) => edges.has('boot')).map(([from]) => from);
+    expect(importers.sort()).toEqual(['handlers', 'operate']);
   });
 
   it('sees the files → store edge, and contract no longer imports files', () => {
