@@ -10,6 +10,7 @@ export { AwsJsonClient, type AwsJsonClientConfig, type AwsJsonService } from './
 export { PARTITIONS, type Partition, partitionOf } from './partitions.ts';
 export { endpointSettings } from './settings.ts';
 export { type AwsCredentialIdentity, type SignableRequest, SigV4Signer, uriEncode } from './sign.ts';
+export { TableClient, type TableClientConfig, type TableMiddleware } from './table/client.ts';
 export {
   type AnyTableCommand,
   BatchGetItem,
@@ -17,14 +18,10 @@ export {
   DeleteItem,
   GetItem,
   PutItem,
-  paginateQuery,
-  paginateScan,
   Query,
   Scan,
-  TableClient,
-  type TableClientConfig,
   TableCommand,
-  type TableMiddleware,
   UpdateItem,
-} from './table/index.ts';
+} from './table/commands.ts';
+export { paginateQuery, paginateScan } from './table/paginate.ts';
 export { toJson } from './wire.ts';
