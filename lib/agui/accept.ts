@@ -1,9 +1,8 @@
 import type { Switchboard } from '../agents/index.ts';
 import type { Identity } from '../auth/index.ts';
-import { sendMessage } from '../commands/index.ts';
+import { answerRequest, sendMessage } from '../commands/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { submitAnswer } from '../runs/index.ts';
-import { type Answerable, answerableSession, writableSession } from '../sessions/index.ts';
+import { type Answerable, writableSession } from '../sessions/index.ts';
 import { findRequest, lastSeq } from '../store/index.ts';
 import { answerOf, chatRequestOf } from './input.ts';
 import { type AguiIds, parseAguiIds, parseRunAgentInput, type RunAgentInput } from './schema.ts';
@@ -27,33 +26,36 @@ export interface Accepted {
 const THREAD = { path: ['threadId'] };
 
 /**
- * The gate for each interrupt a request answers, before anything of the body is read: the caller's
- * own session, or one whose agent lets the caller answer that request. A missing and a foreign
- * session answer alike (404), whatever the resume says.
+ * The answers of `resume`, each a run of its own; request ids `runId` (one) or `runId.N`. The
+ * command gates every interrupt before the body is read, so a missing and a foreign session answer
+ * alike (404), whatever the resume says; the log's end is read before any answer is decided.
  */
-async function gateAnswers(rt: Runtime, app: Switchboard, identity: Identity, ids: AguiIds) {
-  const gated: Answerable[] = [];
-  for (const entry of ids.resume ?? [])
-    gated.push(await answerableSession(rt, app, identity, ids.threadId, entry.interruptId, THREAD));
-  return gated;
-}
-
-/** The answers of `resume`, each a run of its own; request ids `runId` (one) or `runId.N`. */
-async function answer(rt: Runtime, identity: Identity, input: RunAgentInput, gated: Answerable[]) {
-  const resume = input.resume ?? [];
-  const ref = (gated[0] as Answerable).session.sessionId;
-  const after = await lastSeq(rt, ref);
-  const runIds: string[] = [];
-  let duplicate = false;
-  for (const [index, entry] of resume.entries()) {
-    const access = gated[index] as Answerable;
-    const requestId = resume.length === 1 ? input.runId : `${input.runId}.${index}`;
-    const request = answerOf(entry, index, access.action?.kind ?? 'tool_approval', requestId);
-    const accepted = await submitAnswer(rt, identity, access, entry.interruptId, request);
-    runIds.push(accepted.run_id);
-    duplicate ||= accepted.duplicate;
-  }
-  return { ref, runIds, after: duplicate ? 0 : after };
+async function answer(
+  rt: Runtime,
+  app: Switchboard,
+  identity: Identity,
+  ids: AguiIds,
+  body: unknown,
+): Promise<Accepted> {
+  let read: { input: RunAgentInput; ref: string; after: number } | undefined;
+  const answered = await answerRequest(rt, app, identity, {
+    session_id: ids.threadId,
+    action_ids: (ids.resume ?? []).map((entry) => entry.interruptId),
+    path: THREAD.path,
+    answers: async (asked: Answerable[]) => {
+      const input = parseRunAgentInput(body);
+      const ref = (asked[0] as Answerable).session.sessionId;
+      read = { input, ref, after: await lastSeq(rt, ref) };
+      const resume = input.resume ?? [];
+      return resume.map((entry, index) => {
+        const requestId = resume.length === 1 ? input.runId : `${input.runId}.${index}`;
+        return answerOf(entry, index, asked[index]?.action?.kind ?? 'tool_approval', requestId);
+      });
+    },
+  });
+  const { input, ref, after } = read as NonNullable<typeof read>;
+  const duplicate = answered.some((a) => a.duplicate);
+  return { input, followed: { ref, runIds: answered.map((a) => a.run_id), after: duplicate ? 0 : after } };
 }
 
 /**
@@ -74,17 +76,13 @@ export async function acceptRun(
   agentId: string | undefined,
 ): Promise<Accepted> {
   const ids = parseAguiIds(body);
-  if (ids.resume && ids.resume.length > 0) {
-    const gated = await gateAnswers(rt, app, identity, ids);
-    const input = parseRunAgentInput(body);
-    return { input, followed: await answer(rt, identity, input, gated) };
-  }
+  if (ids.resume && ids.resume.length > 0) return answer(rt, app, identity, ids, body);
   const { ref } = await writableSession(rt, identity, ids.threadId, THREAD);
   const input = parseRunAgentInput(body);
   const applied = await findRequest(rt, ref, input.runId);
   if (applied) return { input, followed: { ref, runIds: [applied.runId], after: 0 } };
   const request = chatRequestOf(input, agentId);
   const after = await lastSeq(rt, ref);
-  const accepted = await sendMessage(rt, app, identity, request);
+  const accepted = await sendMessage(rt, app, identity, { request });
   return { input, followed: { ref, runIds: [accepted.run_id], after: accepted.duplicate ? 0 : after } };
 }

@@ -3,9 +3,9 @@
  * endpoint parse their input into these and render what they answer. A new door calls the same ones.
  */
 
-export { submitTurn as sendMessage } from '../runs/index.ts';
+export type { Accepted, Answered } from '../runs/index.ts';
 export { type AnswerInput, answerRequest } from './answer.ts';
-export type { SendMessage } from './message.ts';
+export { type MessageInput, sendMessage } from './message.ts';
 export { type RateInput, rate } from './rate.ts';
 export { cancel, deleteSession } from './session.ts';
 export type { Command, SessionInput } from './types.ts';

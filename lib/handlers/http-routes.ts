@@ -25,6 +25,7 @@ import {
   MessagesQuerySchema,
   parseChatRequest,
   parseJsonBody,
+  parseResolveRequest,
   SessionsQuerySchema,
   UploadRequestSchema,
 } from '../contract/index.ts';
@@ -171,7 +172,7 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   },
   async 'POST /api/chat'(rt, app, event, caller) {
     const request = parseChatRequest(bodyOf(event)());
-    const accepted = await sendMessage(rt, app, caller, request);
+    const accepted = await sendMessage(rt, app, caller, { request });
     // Opt-in: wait for the turn to close and answer with its final response (202 if it has not).
     const ref = sessionRef(caller, accepted.session_id);
     const final = request.wait_ms ? await awaitFinal(rt, ref, accepted, request.wait_ms) : undefined;
@@ -239,7 +240,13 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   async 'POST /api/sessions/{id}/actions/{actionId}'(rt, app, event, caller) {
     const session_id = sessionIdOf(event);
     const action_id = pathId(event, 'actionId', 'action_not_found', 'Request');
-    return json(202, await answerRequest(rt, app, caller, { session_id, action_id, answer: bodyOf(event) }));
+    // The body is read only once the gate has let the caller in.
+    const [answered] = await answerRequest(rt, app, caller, {
+      session_id,
+      action_ids: [action_id],
+      answers: () => [parseResolveRequest(bodyOf(event)())],
+    });
+    return json(202, answered);
   },
   async 'POST /api/sessions/{id}/cancel'(rt, app, event, caller) {
     return json(202, await cancel(rt, app, caller, { session_id: sessionIdOf(event) }));

@@ -14,6 +14,7 @@ import {
   parseFeedbackTarget,
   parseJoinRequest,
   parseJsonBody,
+  parseResolveRequest,
   parseResolveTarget,
   parseSessionTarget,
   WEBSOCKET_ROUTES,
@@ -139,9 +140,10 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
         { path: ['wait_ms'], message: 'only on POST /api/chat' },
       ]);
     const connection = connectionOf(rt, event, identity);
-    const accepted = await sendMessage(rt, app, identity, request, (sessionId) =>
-      subscribe(rt, sessionId, connection),
-    );
+    const accepted = await sendMessage(rt, app, identity, {
+      request,
+      join: (sessionId) => subscribe(rt, sessionId, connection),
+    });
     return { type: 'assistant:accepted', ...accepted };
   },
   async assistant_join_session(rt, _app, event, identity) {
@@ -176,8 +178,12 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
     const { session_id, action_id, sessionId, actionId, ...answer } = bodyOf(event).body;
     const ids = parseResolveTarget({ session_id: session_id ?? sessionId, action_id: action_id ?? actionId });
     // The ids, then the gate, then the answer: as the HTTP route does.
-    const accepted = await answerRequest(rt, app, identity, { ...ids, answer: () => answer });
-    return { type: 'assistant:resolved', ...accepted };
+    const [answered] = await answerRequest(rt, app, identity, {
+      session_id: ids.session_id,
+      action_ids: [ids.action_id],
+      answers: () => [parseResolveRequest(answer)],
+    });
+    return { type: 'assistant:resolved', ...answered };
   },
   async assistant_feedback(rt, app, event, identity) {
     const { session_id, message_id, sessionId, messageId, ...rating } = bodyOf(event).body;

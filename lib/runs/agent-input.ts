@@ -9,7 +9,7 @@ import type { Runtime } from '../config/index.ts';
 import type { Attachment } from '../contract/index.ts';
 import { conversationFiles, fileIdsOf, sessionFiles } from '../files/index.ts';
 import { getBlob, type MessageRecord, type RunRecord } from '../store/index.ts';
-import { loadAttachment, partsReader } from './attachments.ts';
+import { loadAttachment, partsReader } from './attachment-parts.ts';
 import { decisionTools, toolsForTurn } from './tools.ts';
 
 /** A stored message as the agent reads it: the prompt as first rendered, attachments as first seen. */

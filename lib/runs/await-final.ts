@@ -3,7 +3,7 @@ import { MAX_CHAT_WAIT_MS } from '../contract/index.ts';
 import { type ErrorCode, type StatusOf, SwitchboardError } from '../errors/index.ts';
 import { listEvents, type SessionEvent } from '../store/index.ts';
 import { END_TYPES } from './close.ts';
-import type { Accepted } from './submit.ts';
+import type { Accepted } from './types.ts';
 
 /** How often the log is read while waiting (a Query of one partition), as the events long poll does. */
 const POLL_MS = 250;

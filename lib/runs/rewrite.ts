@@ -1,30 +1,41 @@
+import type { Switchboard } from '../agents/index.ts';
+import type { Identity } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { ChatRequest, RewriteMode } from '../contract/index.ts';
 import { MessageNotFoundError, SessionConflictError, ValidationError } from '../errors/index.ts';
-import { publishEvents } from '../events/index.ts';
+import { newId } from '../ids/index.ts';
 import {
-  type ActionRecord,
   findRequest,
   listMessages,
   listRuns,
   type MessageRecord,
-  markReplaced,
-  messageId,
-  openActions,
-  putMessage,
   type RunRecord,
   type SessionRecord,
 } from '../store/index.ts';
-import { decideLeftBehind } from './continuation.ts';
-import type { EventStream } from './event-stream.ts';
+import { queueTurn } from './queue-turn.ts';
+import { resolveSession } from './resolve-session.ts';
 import { isSteeredId } from './steering.ts';
+import type { Accepted, BeforeEnqueue, Rewrite } from './types.ts';
 
-/** A regenerate or an edit, checked: what its run replaces and which user message it runs. */
-export interface Rewrite {
-  mode: RewriteMode;
-  fromMessageId: string;
-  /** A regenerate runs the user message the answer answered; an edit stores a new one. */
-  userMessageId?: string;
+/** A regenerate or an edit: a message that names, with `mode`, the message it replaces. */
+export type RewriteRequest = ChatRequest & { mode: RewriteMode; from_message_id: string };
+
+/**
+ * A regenerate or an edit: checked against the session, then recorded and queued the way of every
+ * new message, so whatever a new message meets (a running turn, an open pause, the
+ * `pendingActionPolicy`) a rewrite meets too. Its run cuts the conversation back when it starts.
+ */
+export async function submitRewrite(
+  rt: Runtime,
+  app: Switchboard,
+  identity: Identity,
+  request: RewriteRequest,
+  beforeEnqueue?: BeforeEnqueue,
+): Promise<Accepted> {
+  const requestId = request.id ?? newId('req');
+  const session = await resolveSession(rt, app, identity, request, requestId);
+  const rewrite = await checkRewrite(rt, session, request);
+  return queueTurn(rt, app, identity, { session, request, requestId, rewrite, beforeEnqueue });
 }
 
 const issue = (message: string) => [{ path: ['from_message_id'], message }];
@@ -38,13 +49,8 @@ const isTurn = (r: RunRecord) =>
  * must be the newest answer (one stored, or the one a queued or running turn will store). A retry
  * of a request already applied is not checked again: its own run may have changed what is newest.
  */
-export async function checkRewrite(
-  rt: Runtime,
-  session: SessionRecord,
-  request: ChatRequest,
-): Promise<Rewrite | undefined> {
+async function checkRewrite(rt: Runtime, session: SessionRecord, request: RewriteRequest): Promise<Rewrite> {
   const { mode, from_message_id: fromMessageId } = request;
-  if (!mode || !fromMessageId) return undefined;
   const applied = request.id ? await findRequest(rt, session.sessionId, request.id) : undefined;
   if (applied)
     return { mode, fromMessageId, ...(mode === 'regenerate' && { userMessageId: applied.userMessageId }) };
@@ -106,56 +112,4 @@ function newestAnswered(
   if (lastUser && lastUser > answerId) return undefined;
   const pending = coming.find((r) => r.assistantMessageId === answerId);
   return pending?.userMessageId ?? questions.at(-1)?.messageId;
-}
-
-/**
- * Whether a message is cut away by a rewrite whose run is `runId` and runs `userMessageId`: for an
- * edit the edited message and everything after it, for a regenerate everything after the question
- * it answers again; never the run's own messages.
- */
-export function cutAway(
-  rewrite: Pick<Rewrite, 'mode' | 'fromMessageId'>,
-  userMessageId: string,
-  runId: string,
-): (messageId: string) => boolean {
-  const own = messageId(runId, 0);
-  return (id) => (rewrite.mode === 'edit' ? id >= rewrite.fromMessageId : id > userMessageId) && id < own;
-}
-
-/** What stores a turn's user message: `putMessage`, except for a regenerate, which runs a stored one again. */
-export function userMessageWriter(rewrite: Rewrite | undefined): typeof putMessage {
-  return rewrite?.mode === 'regenerate' ? async () => {} : putMessage;
-}
-
-/**
- * Cuts the conversation back for a regenerate or an edit, as its run starts (every turn queued
- * before it has ended by then): each message after the cut and before this run's own is marked
- * replaced (kept, left out of the conversation), and `messages.replaced` says which. A regenerate
- * keeps the user message it runs; an edit replaces the message it changes.
- *
- * First, the requests still open on those messages are decided as the message's submission decides
- * them (see `supersedeOpen`): those a turn queued ahead of this one asked after it was accepted. So
- * no request is left open on a message nobody sees. Returns them, for the run to announce.
- */
-export async function cutBack(
-  rt: Runtime,
-  session: SessionRecord,
-  run: RunRecord,
-  stream: EventStream,
-): Promise<ActionRecord[]> {
-  if (!run.rewrite) return [];
-  const { mode, fromMessageId } = run.rewrite;
-  const cut = cutAway(run.rewrite, run.userMessageId, run.runId);
-  const open = (await openActions(rt, run.sessionId)).filter((a) => cut(a.messageId));
-  const { decided, events } = await decideLeftBehind(rt, session, open, run.runId);
-  const replacement = { by: run.runId, mode, at: new Date(rt.clock()).toISOString() };
-  const replaced: string[] = [];
-  for (const m of (await listMessages(rt, run.sessionId, { current: true })).filter((m) =>
-    cut(m.messageId),
-  )) {
-    if (await markReplaced(rt, run.sessionId, m.messageId, replacement)) replaced.push(m.messageId);
-  }
-  stream.append('messages.replaced', { message_ids: replaced, mode, from_message_id: fromMessageId });
-  await publishEvents(rt, events);
-  return decided;
 }

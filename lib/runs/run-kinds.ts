@@ -13,11 +13,11 @@ import {
 } from '../store/index.ts';
 import { closingSpend } from './accounting.ts';
 import { historyMessage, invocationOf } from './agent-input.ts';
-import { loadAttachment, partsReader } from './attachments.ts';
+import { loadAttachment, partsReader } from './attachment-parts.ts';
 import { callAgent } from './call-agent.ts';
 import { runReceipt, settleDecision } from './decision.ts';
 import { callCancelHook } from './hooks.ts';
-import { cutBack } from './rewrite.ts';
+import { cutBack } from './left-behind.ts';
 import { announceDecided, settle } from './settle.ts';
 import { takeSteering } from './steering.ts';
 import { stillOpenFor } from './still-open.ts';

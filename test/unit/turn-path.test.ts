@@ -1,0 +1,112 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const LIB = fileURLToPath(new URL('../../lib/', import.meta.url));
+
+/** The folders whose files the new-turn path goes through, from the commands down to the queue. */
+const FOLDERS = ['commands', 'runs'];
+
+/** The entry points of lib/runs for what a caller sends: none may reach another. */
+const ENTRY_POINTS = ['runs/new-message.ts', 'runs/rewrite.ts', 'runs/continuation.ts', 'runs/answer.ts'];
+
+/** Every file a door's module is, for the check that doors go through lib/commands. */
+const DOORS = [
+  'handlers/http-routes.ts',
+  'handlers/ws.ts',
+  ...readdirSync(join(LIB, 'agui'))
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => `agui/${name}`),
+];
+
+/**
+ * The files of FOLDERS (as `runs/x.ts`) and those of FOLDERS each imports: static, type-only,
+ * re-exported and dynamic imports alike, since each is a way back to a file the path left.
+ */
+function fileGraph(): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const folder of FOLDERS) {
+    for (const name of readdirSync(join(LIB, folder)).filter((n) => n.endsWith('.ts'))) {
+      const file = `${folder}/${name}`;
+      const text = readFileSync(join(LIB, file), 'utf8');
+      const specs = [
+        ...text.matchAll(/^(?:import|export)\s[^;]*?from\s+'([^']+)'/gms),
+        ...text.matchAll(/import\(\s*'([^']+)'\s*\)/g),
+      ].map((match) => match[1] as string);
+      const edges = new Set<string>();
+      for (const spec of specs.filter((s) => s.startsWith('.'))) {
+        const target = relative(LIB, join(LIB, folder, spec));
+        if (FOLDERS.includes(target.split('/')[0] as string)) edges.add(target);
+      }
+      graph.set(file, edges);
+    }
+  }
+  return graph;
+}
+
+/** Every cycle of the graph, each written from its alphabetically first file. */
+function cycles(graph: Map<string, Set<string>>): string[] {
+  const found = new Set<string>();
+  const walk = (start: string, node: string, path: string[]) => {
+    for (const next of graph.get(node) ?? []) {
+      if (next === start) found.add([...path, start].join(' → '));
+      else if (!path.includes(next) && next > start) walk(start, next, [...path, next]);
+    }
+  };
+  for (const start of [...graph.keys()].sort()) walk(start, start, [start]);
+  return [...found].sort();
+}
+
+/** The files reachable from `file`, itself excluded. */
+function reachable(graph: Map<string, Set<string>>, file: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (node: string) => {
+    for (const next of graph.get(node) ?? []) {
+      if (seen.has(next)) continue;
+      seen.add(next);
+      visit(next);
+    }
+  };
+  visit(file);
+  return seen;
+}
+
+describe('the new-turn path', () => {
+  it('never returns to a file it left: no import cycle among the files of lib/commands and lib/runs', () => {
+    const graph = fileGraph();
+    expect(graph.size).toBeGreaterThan(20);
+    expect(graph.get('commands/message.ts')?.has('runs/index.ts')).toBe(true);
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it('has entry points for a message, a rewrite, a continuation and an answer that do not call each other', () => {
+    const graph = fileGraph();
+    for (const entry of ENTRY_POINTS) {
+      expect(graph.has(entry), entry).toBe(true);
+      const others = ENTRY_POINTS.filter((other) => other !== entry);
+      expect(
+        [...reachable(graph, entry)].filter((file) => others.includes(file)),
+        entry,
+      ).toEqual([]);
+    }
+  });
+
+  it('records a request in one helper', () => {
+    const callers = [...fileGraph().keys()].filter((file) =>
+      /\brecordRequest\(/.test(readFileSync(join(LIB, file), 'utf8')),
+    );
+    expect(callers).toEqual(['runs/record-request.ts']);
+  });
+
+  it('is entered by every door through lib/commands, never by a lib/runs entry point', () => {
+    for (const door of DOORS) {
+      const text = readFileSync(join(LIB, door), 'utf8');
+      expect(text.match(/\bsubmit(Message|Rewrite|Continuation|Answer)\b/g) ?? [], door).toEqual([]);
+    }
+    for (const door of ['handlers/http-routes.ts', 'handlers/ws.ts', 'agui/accept.ts']) {
+      const text = readFileSync(join(LIB, door), 'utf8');
+      expect(text, door).toMatch(/from '\.\.\/commands\/index\.ts'/);
+    }
+  });
+});
