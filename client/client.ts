@@ -9,6 +9,7 @@ import type {
   ResolveRequest,
 } from '../lib/contract/index.ts';
 import type { AgentList as ServerAgentList } from '../lib/documents/responses.ts';
+import type { ErrorCode } from '../lib/errors/codes.ts';
 import type { Accepted as ServerAccepted } from '../lib/runs/index.ts';
 import { SwitchboardApiError } from './errors.ts';
 import type { ErrorFrame, EventsFrame, JoinedFrame, ServerFrame, SwitchboardEvent } from './events.ts';
@@ -914,10 +915,11 @@ function answerOf<T>(
   const retry = Number(res.headers.get('retry-after'));
   const body = (json ?? {}) as { error?: Record<string, unknown>; message?: string };
   if (body.error && typeof body.error === 'object') {
-    const { code, message, issues } = body.error as { code?: string; message?: string; issues?: never[] };
+    // The server answers only codes of its table; an error object without one is not its answer.
+    const { code, message, issues } = body.error as { code?: ErrorCode; message?: string; issues?: never[] };
     throw new SwitchboardApiError(
       res.status,
-      code ?? 'error',
+      code ?? 'gateway_error',
       message ?? `HTTP ${res.status}`,
       issues ?? [],
       body.error,

@@ -11,6 +11,30 @@ export interface Issue {
   message: string;
 }
 
+import type { ErrorCode } from '../lib/errors/codes.ts';
+
+/**
+ * The codes the client gives errors that are not Switchboard's answers: API Gateway's own
+ * (`gateway_error`: a throttled request, a body over its limit, a timeout, `{ message }` and no code)
+ * and a presigned upload that storage refused (`upload_failed`). None is a server code: a test keeps
+ * them apart from `ERROR_CODES`.
+ */
+export const CLIENT_ERROR_CODES = ['gateway_error', 'upload_failed'] as const;
+
+/** One of {@link CLIENT_ERROR_CODES}. */
+export type ClientErrorCode = (typeof CLIENT_ERROR_CODES)[number];
+
+/**
+ * The code of a {@link SwitchboardApiError}: one of the server's (its error table, docs/protocol.md),
+ * or one of the client's own.
+ *
+ * @example
+ * ```ts
+ * const retryable = (code: ApiErrorCode) => code === 'rate_limited' || code === 'gateway_error';
+ * ```
+ */
+export type ApiErrorCode = ErrorCode | ClientErrorCode;
+
 /**
  * An error answer of the API (`{ error: { code, message, issues? } }`), or of API Gateway itself
  * (`{ message }`, code `gateway_error`). `status` is the HTTP status; `retryAfter` the seconds a
@@ -29,7 +53,7 @@ export class SwitchboardApiError extends Error {
   override name = 'SwitchboardApiError';
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ApiErrorCode,
     message: string,
     readonly issues: Issue[] = [],
     readonly body: Record<string, unknown> = {},

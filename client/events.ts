@@ -1,3 +1,4 @@
+import type { ErrorCode, ErrorType } from '../lib/errors/codes.ts';
 import type { AnswerFile, PendingToolCall, SessionEventData, SessionEventType } from '../lib/events/log.ts';
 import type { SessionEvent } from '../lib/store/events.ts';
 
@@ -115,8 +116,8 @@ export interface ErrorFrame {
   type: 'assistant:error';
   request_id?: string;
   error: {
-    type: string;
-    code: string;
+    type: ErrorType;
+    code: ErrorCode;
     message: string;
     path: (string | number)[];
     issues?: { path: (string | number)[]; message: string }[];

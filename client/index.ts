@@ -15,6 +15,8 @@
  *
  * @module
  */
+
+export type { ErrorCode, ErrorType } from '../lib/errors/codes.ts';
 export {
   type Accepted,
   type AgentList,
@@ -36,7 +38,16 @@ export {
   SwitchboardClient,
   type UploadBody,
 } from './client.ts';
-export { ArgsValidationError, ClosedError, type Issue, SwitchboardApiError, TimeoutError } from './errors.ts';
+export {
+  type ApiErrorCode,
+  ArgsValidationError,
+  CLIENT_ERROR_CODES,
+  type ClientErrorCode,
+  ClosedError,
+  type Issue,
+  SwitchboardApiError,
+  TimeoutError,
+} from './errors.ts';
 export type {
   AnswerFile,
   ErrorFrame,

@@ -25,7 +25,7 @@ import {
 import { lazyRuntime } from '../handlers/runtime.ts';
 import { errorResponse } from '../transport/index.ts';
 import { acceptRun } from './accept.ts';
-import { followRun } from './follow.ts';
+import { followRun, sseOf } from './follow.ts';
 import { clientKnows } from './input.ts';
 import { AguiTranslator } from './translate.ts';
 import type { ResponseSink } from './types.ts';
@@ -157,10 +157,11 @@ export function createAguiHandler(
       } catch (error) {
         // The run goes on in the worker; the stream cannot. The client posts the same run again.
         rt().logger.error('AG-UI stream failed', { error: error as Error });
-        if (!sink.closed)
-          sink.write(
-            `data: ${JSON.stringify({ type: 'RUN_ERROR', code: 'stream_failed', message: 'The stream failed; post the same run again to go on.' })}\n\n`,
-          );
+        const end = translator.interrupted(
+          'stream_failed',
+          'The stream failed; post the same run again to go on.',
+        );
+        for (const event of end) if (!sink.closed) sink.write(sseOf(event));
       }
       sink.end();
       return null;

@@ -1,3 +1,4 @@
+import { type ErrorCode, isErrorCode } from '../errors/index.ts';
 import type { SessionEvent } from '../store/index.ts';
 import type { AguiEvent, ClientKnows, OpenRequest } from './types.ts';
 
@@ -8,6 +9,16 @@ const RUN_ENDS = new Set(['session.status_idle', 'session.status_requires_action
 export type RunEnd = { runId?: string; waits: boolean } | undefined;
 
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
+
+/**
+ * AG-UI's `RUN_ERROR`, the one way a stream answers an error: typed by `ERROR_CODES`, so the stream
+ * cannot carry a code the error table does not document.
+ */
+export const runError = (code: ErrorCode, message: string): AguiEvent => ({
+  type: 'RUN_ERROR',
+  code,
+  message,
+});
 
 /**
  * Turns a session's log, one event at a time, into the AG-UI events of one AG-UI run, in an order the
@@ -22,7 +33,7 @@ export class AguiTranslator {
   /** The whole text each message has streamed in this run, what the client held already included. */
   private readonly said = new Map<string, string>();
   private readonly pendingCalls: string[] = [];
-  private error: { code: string; message: string } | undefined;
+  private error: { code: ErrorCode; message: string } | undefined;
 
   constructor(
     private readonly threadId: string,
@@ -49,9 +60,15 @@ export class AguiTranslator {
         return { events: this.toolResult(messageId, text(d.id), d), end: undefined };
       case 'final_response':
         return { events: this.final(messageId, d), end: undefined };
-      case 'session.error':
-        this.error = { code: text(d.code) || 'agent_error', message: text(d.message) || 'The turn failed.' };
+      case 'session.error': {
+        // Written from an error's code; one an older version wrote outside the map is the agent's error.
+        const code = text(d.code);
+        this.error = {
+          code: isErrorCode(code) ? code : 'agent_error',
+          message: text(d.message) || 'The turn failed.',
+        };
         return { events: [], end: undefined };
+      }
       default:
         if (!RUN_ENDS.has(event.type)) return { events: [], end: undefined };
         if (event.type === 'session.deleted')
@@ -75,7 +92,7 @@ export class AguiTranslator {
    */
   finish(open: OpenRequest[]): AguiEvent[] {
     const closing = this.closeAll();
-    if (this.error) return [...closing, { type: 'RUN_ERROR', ...this.error }];
+    if (this.error) return [...closing, runError(this.error.code, this.error.message)];
     const base = { type: 'RUN_FINISHED', threadId: this.threadId, runId: this.runId };
     if (open.length > 0)
       return [...closing, { ...base, outcome: { type: 'interrupt', interrupts: open.map(interruptOf) } }];
@@ -93,8 +110,8 @@ export class AguiTranslator {
   }
 
   /** A stream that has to stop before its run ended: the client posts the same run again to go on. */
-  interrupted(code: string, message: string): AguiEvent[] {
-    return [...this.closeAll(), { type: 'RUN_ERROR', code, message }];
+  interrupted(code: ErrorCode, message: string): AguiEvent[] {
+    return [...this.closeAll(), runError(code, message)];
   }
 
   private delta(messageId: string, piece: string): AguiEvent[] {

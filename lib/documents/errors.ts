@@ -19,6 +19,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   forbidden: 'the caller is known but may not do this: `hitl.authorizeResolve` refused an answer',
   session_not_found:
     'no such session, or not yours, or a path id that breaks the [id rule](#ids) (`issues` names `id`)',
+  session_deleted:
+    'the session was deleted while an [AG-UI](ag-ui.md) stream followed its run: the stream ends with this `RUN_ERROR`',
   agent_not_found: '`agent_id` names no registered agent (`issues` names `agent_id`)',
   route_not_found: 'no such route',
   file_not_found:
@@ -68,9 +70,15 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
     'a silent host decision (`output_mode: "host_tools"`) proposed several host actions: the turn fails with nothing actionable ([host-contract.md](host-contract.md#silent-host-decisions))',
   worker_lost:
     'the worker running the turn stopped before it finished (an answer that waited on the turn with `wait_ms`)',
+  job_lost:
+    "a queued run's job kept failing before any worker claimed it (or went to the dead-letter queue), and the run was given up on: the run's `error` ([runs.md](runs.md))",
+  stream_failed:
+    'an [AG-UI](ag-ui.md) stream could not go on (its run goes on in the worker): the stream ends with this `RUN_ERROR`; post the same run again to go on',
   model_error:
     "a model agent's endpoint failed after its client's own retries (an error status, a broken stream, no connection): the turn fails, its message the endpoint's status and message, never the key (generic under `maskServerErrors`)",
   service_busy: 'DynamoDB kept part of a batch write unprocessed (it throttled): try again later',
+  stream_timeout:
+    'an [AG-UI](ag-ui.md) stream reached its time limit before its run ended: the stream ends with this `RUN_ERROR`; post the same run (same `runId`) again to go on',
 };
 
 /** Every code, in the map's order: for a schema's enum. */

@@ -12,8 +12,14 @@ export type ErrorType = (typeof ERROR_TYPES)[number];
  * lib/documents/errors.ts (which must have one for every code). So a code cannot be thrown without
  * being documented. The order is the table's within one status.
  *
- * The functions read none of it at run time (each error class states its status and type, checked
- * against this map), so it costs their bundles nothing.
+ * Besides the errors thrown, the map lists the codes an answer carries without a throw: a run
+ * record's error (`job_lost`), an answer that waited on a lost turn (`worker_lost`) and the AG-UI
+ * stream's `RUN_ERROR` (`session_deleted`, `stream_failed`, `stream_timeout`), whose status is the one
+ * an HTTP answer would have had. test/unit/answer-codes.test.ts fails on a code literal in lib/ that
+ * the map does not list.
+ *
+ * The error classes read none of it at run time (each states its status and type, checked against
+ * this map); only {@link isErrorCode} does, where a code read back from the log is answered again.
  */
 export const ERROR_CODES = {
   invalid_json: [400, 'validation'],
@@ -23,6 +29,7 @@ export const ERROR_CODES = {
   tenant_suspended: [403, 'auth'],
   forbidden: [403, 'auth'],
   session_not_found: [404, 'not_found'],
+  session_deleted: [404, 'not_found'],
   agent_not_found: [404, 'not_found'],
   route_not_found: [404, 'not_found'],
   file_not_found: [404, 'not_found'],
@@ -57,8 +64,11 @@ export const ERROR_CODES = {
   feedback_failed: [500, 'internal'],
   invalid_decision: [500, 'internal'],
   worker_lost: [500, 'internal'],
+  job_lost: [500, 'internal'],
+  stream_failed: [500, 'internal'],
   model_error: [502, 'internal'],
   service_busy: [503, 'internal'],
+  stream_timeout: [504, 'internal'],
 } as const satisfies Record<string, readonly [status: number, type: ErrorType]>;
 
 /** A code Switchboard answers with: one of {@link ERROR_CODES}' keys, so an unlisted one fails to compile. */
@@ -78,3 +88,10 @@ export type TypeOf<C extends ErrorCode> = (typeof ERROR_CODES)[C][1];
 export type CodeOf<S extends number, T extends ErrorType> = {
   [C in ErrorCode]: (typeof ERROR_CODES)[C] extends readonly [S, T] ? C : never;
 }[ErrorCode];
+
+/**
+ * Whether `code` is one of {@link ERROR_CODES}: for a code read back from the session's log (written
+ * from an error's code, so always one of them, unless an older version wrote it) before it is
+ * answered again.
+ */
+export const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(ERROR_CODES, code);

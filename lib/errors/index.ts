@@ -4,6 +4,7 @@ export {
   ERROR_TYPES,
   type ErrorCode,
   type ErrorType,
+  isErrorCode,
   type StatusOf,
   type TypeOf,
 } from './codes.ts';

@@ -44,6 +44,8 @@ const PINNED: Record<string, { status: number; type: string }> = {
   forbidden: { status: 403, type: 'auth' },
   tenant_suspended: { status: 403, type: 'auth' },
   session_not_found: { status: 404, type: 'not_found' },
+  // The end of an AG-UI stream whose session was deleted (RUN_ERROR).
+  session_deleted: { status: 404, type: 'not_found' },
   agent_not_found: { status: 404, type: 'not_found' },
   route_not_found: { status: 404, type: 'not_found' },
   file_not_found: { status: 404, type: 'not_found' },
@@ -79,9 +81,17 @@ const PINNED: Record<string, { status: number; type: string }> = {
   invalid_decision: { status: 500, type: 'internal' },
   // Recorded on a turn the worker lost, and answered so to a POST /api/chat that waited on it.
   worker_lost: { status: 500, type: 'internal' },
+  // A run given up on before any worker claimed it: the run's error.
+  job_lost: { status: 500, type: 'internal' },
+  // An AG-UI stream that could not go on, or reached its time limit (RUN_ERROR).
+  stream_failed: { status: 500, type: 'internal' },
   model_error: { status: 502, type: 'internal' },
   service_busy: { status: 503, type: 'internal' },
+  stream_timeout: { status: 504, type: 'internal' },
 };
+
+/** The codes an answer carries without an error thrown: a run's record, a waited-on turn, an AG-UI stream. */
+const NOT_THROWN = ['worker_lost', 'job_lost', 'session_deleted', 'stream_failed', 'stream_timeout'];
 
 /** One error of every code, made the way the throw sites make it. */
 const MADE: SwitchboardError[] = [
@@ -135,7 +145,7 @@ const MADE: SwitchboardError[] = [
 
 describe('error codes', () => {
   it('answer with the status and WebSocket type each has always had', () => {
-    const { worker_lost: _recorded, ...thrown } = PINNED;
+    const thrown = Object.fromEntries(Object.entries(PINNED).filter(([code]) => !NOT_THROWN.includes(code)));
     const made = Object.fromEntries(MADE.map((e) => [e.code, { status: e.status, type: e.type }]));
     expect(made).toEqual(thrown);
   });
