@@ -4,7 +4,6 @@ import { hostSessionId, type Identity, requestContextOf } from '../auth/index.ts
 import type { Runtime } from '../config/index.ts';
 import type { ChatRequest, HostContext } from '../contract/index.ts';
 import { SessionConflictError } from '../errors/index.ts';
-import { newId } from '../ids/index.ts';
 import { getAction } from '../store/index.ts';
 import { attachmentsOf } from './attachments.ts';
 import { decisionModeOf } from './decision.ts';
@@ -27,8 +26,7 @@ export async function submitContinuation(
   request: ContinuationRequest,
   beforeEnqueue?: BeforeEnqueue,
 ): Promise<Accepted> {
-  const requestId = request.id ?? newId('req');
-  const session = await resolveSession(rt, app, identity, request, requestId);
+  const { session, requestId } = await resolveSession(rt, app, identity, request);
   // The sender joins before anything is written, so it sees every event of the continuation, its
   // `action.resolved` among them.
   await beforeEnqueue?.(session.sessionId);

@@ -2,14 +2,13 @@ import type { Switchboard } from '../agents/index.ts';
 import type { Identity } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { ChatRequest } from '../contract/index.ts';
-import { newId } from '../ids/index.ts';
 import { queueTurn } from './queue-turn.ts';
 import { resolveSession } from './resolve-session.ts';
 import type { Accepted, BeforeEnqueue } from './types.ts';
 
 /**
- * A new message: its session checked (or created), then its turn recorded and queued. A message
- * sent without an id gets one here; with one, a retry of it answers the turn the first send queued.
+ * A new message: its session checked (or created), then its turn recorded and queued. A retry of a
+ * request id answers the turn the first send queued.
  */
 export async function submitMessage(
   rt: Runtime,
@@ -18,7 +17,6 @@ export async function submitMessage(
   request: ChatRequest,
   beforeEnqueue?: BeforeEnqueue,
 ): Promise<Accepted> {
-  const requestId = request.id ?? newId('req');
-  const session = await resolveSession(rt, app, identity, request, requestId);
+  const { session, requestId } = await resolveSession(rt, app, identity, request);
   return queueTurn(rt, app, identity, { session, request, requestId, beforeEnqueue });
 }

@@ -10,7 +10,7 @@ import {
   ValidationError,
 } from '../errors/index.ts';
 import { checkAgentFiles, checkNewSessionFiles, countSessionFiles } from '../files/index.ts';
-import { digest } from '../ids/index.ts';
+import { digest, newId } from '../ids/index.ts';
 import { writableSession } from '../sessions/index.ts';
 import { ensureSession, getSuspension, type SessionRecord, touchSession } from '../store/index.ts';
 import { addLogKeys } from '../telemetry/index.ts';
@@ -24,19 +24,20 @@ export function noPendingCall(callId: string): SessionConflictError {
 }
 
 /**
- * The session a message, a rewrite or a continuation goes to, checked as every one of them is before
- * anything is written: the ownership gate, the agent, a suspended tenant (403), a spent budget (402,
- * except for a continuation), the files it names, and a busy session under `on_busy: "reject"`. A
- * new session is created only once all of them passed, so a refused request leaves none; a
- * continuation or a rewrite, which name something of an existing session, never creates one.
+ * The session a message, a rewrite or a continuation goes to, with the request's id (one sent
+ * without an id gets one here), checked as every one of them is before anything is written: the
+ * ownership gate, the agent, a suspended tenant (403), a spent budget (402, except for a
+ * continuation), the files it names, and a busy session under `on_busy: "reject"`. A new session is
+ * created only once all of them passed, so a refused request leaves none; a continuation or a
+ * rewrite, which name something of an existing session, never creates one.
  */
 export async function resolveSession(
   rt: Runtime,
   app: Switchboard,
   identity: Identity,
   request: ChatRequest,
-  requestId: string,
-): Promise<SessionRecord> {
+): Promise<{ session: SessionRecord; requestId: string }> {
+  const requestId = request.id ?? newId('req');
   // Without a session id the retry of a request must land in the same new session.
   const named = request.session_id ?? `s_${digest(requestId)}`;
   const { ref: sessionId, session: existing } = await writableSession(rt, identity, named, {
@@ -98,5 +99,5 @@ export async function resolveSession(
   addLogKeys({ sessionId: session.sessionId, agentId: session.agentId, requestId });
   // Sessions expire `retention.sessionsDays` after their last message.
   if (existing) await touchSession(rt, session.sessionId);
-  return session;
+  return { session, requestId };
 }

@@ -3,7 +3,6 @@ import type { Identity } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { ChatRequest, RewriteMode } from '../contract/index.ts';
 import { MessageNotFoundError, SessionConflictError, ValidationError } from '../errors/index.ts';
-import { newId } from '../ids/index.ts';
 import {
   findRequest,
   listMessages,
@@ -32,8 +31,7 @@ export async function submitRewrite(
   request: RewriteRequest,
   beforeEnqueue?: BeforeEnqueue,
 ): Promise<Accepted> {
-  const requestId = request.id ?? newId('req');
-  const session = await resolveSession(rt, app, identity, request, requestId);
+  const { session, requestId } = await resolveSession(rt, app, identity, request);
   const rewrite = await checkRewrite(rt, session, request);
   return queueTurn(rt, app, identity, { session, request, requestId, rewrite, beforeEnqueue });
 }
