@@ -41,6 +41,13 @@ export function checkRegion(region: string | undefined): CheckedRegion {
   return { region: real, fips };
 }
 
+/** A setting the endpoint rules refuse: an `EndpointError`, as the SDK's resolver names it. */
+function refused(message: string): Error {
+  const error = new Error(message);
+  error.name = 'EndpointError';
+  return error;
+}
+
 type Rule = (region: string, partition: Partition, settings: EndpointSettings) => ResolvedEndpoint;
 const at = (url: string, signingRegion: string) => ({ url, signingRegion });
 
@@ -53,8 +60,8 @@ const at = (url: string, signingRegion: string) => ({ url, signingRegion });
 const RULES: Record<string, Rule> = {
   dynamodb(region, p, { useFipsEndpoint: fips, useDualstackEndpoint: dual }) {
     if (region === 'local') {
-      if (fips) throw new Error('Invalid Configuration: FIPS and local endpoint are not supported');
-      if (dual) throw new Error('Invalid Configuration: Dualstack and local endpoint are not supported');
+      if (fips) throw refused('Invalid Configuration: FIPS and local endpoint are not supported');
+      if (dual) throw refused('Invalid Configuration: Dualstack and local endpoint are not supported');
       return at('http://localhost:8000', 'us-east-1');
     }
     // GovCloud's DynamoDB endpoints are FIPS endpoints under the usual name.
@@ -89,13 +96,13 @@ export function resolveEndpoint(
   const wanted = { ...settings, useFipsEndpoint: settings.useFipsEndpoint || checked.fips };
   if (configured !== undefined) {
     if (wanted.useFipsEndpoint)
-      throw new Error('Invalid Configuration: FIPS and custom endpoint are not supported');
+      throw refused('Invalid Configuration: FIPS and custom endpoint are not supported');
     if (wanted.useDualstackEndpoint) {
-      throw new Error('Invalid Configuration: Dualstack and custom endpoint are not supported');
+      throw refused('Invalid Configuration: Dualstack and custom endpoint are not supported');
     }
     return at(configured, checked.region);
   }
   const rule = RULES[service];
-  if (!rule) throw new Error(`No endpoint rules for ${service}: give its client an endpoint`);
+  if (!rule) throw refused(`No endpoint rules for ${service}: give its client an endpoint`);
   return rule(checked.region, partitionOf(checked.region), wanted);
 }
