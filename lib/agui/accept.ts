@@ -37,12 +37,14 @@ async function answer(
   ids: AguiIds,
   body: unknown,
 ): Promise<Accepted> {
+  // The body is read inside the command, once its gate has let the caller in: what it said, and
+  // where the log ended before any answer was decided, come out here.
   let read: { input: RunAgentInput; ref: string; after: number } | undefined;
   const answered = await answerRequest(rt, app, identity, {
     session_id: ids.threadId,
     action_ids: (ids.resume ?? []).map((entry) => entry.interruptId),
     path: THREAD.path,
-    answers: async (asked: Answerable[]) => {
+    answers: async (asked) => {
       const input = parseRunAgentInput(body);
       const ref = (asked[0] as Answerable).session.sessionId;
       read = { input, ref, after: await lastSeq(rt, ref) };
