@@ -51,6 +51,34 @@ app.registerHostAgent({
   },
 });
 app.registerHostAgent({
+  info: { id: 'teller' },
+  async invoke() {
+    return {
+      content: 'Two things first.',
+      pendingActions: [
+        {
+          id: 'req_send',
+          type: 'tool_approval',
+          toolName: 'wire_money',
+          title: 'Wire $5?',
+          args: { amount: 5 },
+        },
+        {
+          id: 'req_from',
+          type: 'user_question',
+          questions: [
+            { question: 'From which account?', options: [{ label: 'main' }, { label: 'savings' }] },
+          ],
+        },
+      ],
+    };
+  },
+  async resolveAction({ pendingActions }) {
+    // The turn waits until both are answered.
+    return pendingActions.length > 0 ? { pendingActions } : { content: 'Sent from main.' };
+  },
+});
+app.registerHostAgent({
   info: { id: 'banker' },
   async invoke() {
     return {
@@ -256,6 +284,42 @@ describe('the AG-UI endpoint with the real HttpAgent', () => {
     expect(second.finished).toEqual([{ outcome: 'success', pendingToolCallIds: [] }]);
     expect(agent.messages.at(-1)?.content).toBe('Wire sent.');
     expect(agent.pendingInterrupts).toEqual([]);
+  });
+
+  it('decides none of several answers when one is refused, and each once all of them are good', async () => {
+    const threadId = sid('two');
+    const agent = client('teller', threadId);
+    say(agent, 'wire it');
+    const first = recorder();
+    await agent.runAgent({}, first.subscriber);
+    expect(first.finished[0]?.interrupts?.map((i) => i.id)).toEqual(['req_send', 'req_from']);
+    const approve = { interruptId: 'req_send', status: 'resolved', payload: { decision: 'approve' } };
+
+    // A question cannot be cancelled: the whole request is refused, the approval beside it too.
+    const refused = await fetch(`${sandbox.aguiUrl}/teller`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer token-alice' },
+      body: JSON.stringify({
+        threadId,
+        runId: randomUUID(),
+        messages: [],
+        resume: [approve, { interruptId: 'req_from', status: 'cancelled' }],
+      }),
+    });
+    const body = (await refused.json()) as { error: { issues: Array<{ path: unknown[] }> } };
+    expect(refused.status).toBe(422);
+    expect(body.error.issues[0]?.path).toEqual(['resume', 1, 'status']);
+
+    const second = recorder();
+    await agent.runAgent(
+      {
+        resume: [approve, { interruptId: 'req_from', status: 'resolved', payload: { answers: ['main'] } }],
+      },
+      second.subscriber,
+    );
+    expect(second.failures).toEqual([]);
+    expect(second.finished).toEqual([{ outcome: 'success', pendingToolCallIds: [] }]);
+    expect(agent.messages.at(-1)?.content).toBe('Sent from main.');
   });
 
   it('ends a cancelled run with the cancelled outcome', async () => {
