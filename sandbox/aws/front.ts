@@ -79,7 +79,7 @@ export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront>
           })
         : undefined;
     if (unsigned) return send(res, awsError(op.service, unsigned.kind, unsigned.message));
-    const refused = refusal(req, op, caller, parts, permissions);
+    const refused = await refusal(req, op, caller, parts, permissions);
     if (refused) return send(res, refused);
     const digest = op.service === 's3' ? checksumRefusal(req.headers, body) : undefined;
     if (digest) return send(res, awsError('s3', digest.kind, digest.message));

@@ -1,52 +1,78 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { crc32 } from 'node:zlib';
-import { uriEncode } from '../../lib/aws/index.ts';
+import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsErrorKind } from './errors.ts';
+import { parseAmzDate, Sha256 } from './signature.ts';
 
-const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data).digest();
+/** The query parameters a presigned URL's signature adds: the signer writes them again. */
+const AUTH_PARAMETERS = new Set([
+  'X-Amz-Algorithm',
+  'X-Amz-Credential',
+  'X-Amz-Date',
+  'X-Amz-Expires',
+  'X-Amz-SignedHeaders',
+  'X-Amz-Signature',
+  'X-Amz-Security-Token',
+]);
+const PAYLOAD_HEADER = 'x-amz-content-sha256';
 
-/** `20261202T053525Z` as a time. */
-export function parseAmzDate(value: string): number {
-  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
-  return m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : Number.NaN;
-}
-
-/** The signature SigV4 gives a presigned request, computed as S3 does when it checks one. */
-function expectedSignature(
+/**
+ * The signature SigV4 gives a presigned request, computed by the AWS SDK's own signer
+ * (`@smithy/signature-v4`'s `presign`, as S3's presigner calls it: the path as sent, not encoded
+ * again) over the request's signed headers as received, its other query parameters, and the URL's
+ * payload hash (`UNSIGNED-PAYLOAD` unless it names one), with the key, date, scope and lifetime the
+ * URL names. Undefined when the URL's parameters cannot be signed (a lifetime past a week).
+ */
+async function expectedSignature(
   method: string,
   rawPath: string,
   query: URLSearchParams,
-  headers: IncomingHttpHeaders,
+  received: IncomingHttpHeaders,
   secret: string,
-): string {
+): Promise<string | undefined> {
   const signed = (query.get('X-Amz-SignedHeaders') ?? 'host').split(';');
-  const canonicalQuery = [...query.entries()]
-    .filter(([name]) => name !== 'X-Amz-Signature')
-    .map(([name, value]) => [uriEncode(name), uriEncode(value)] as const)
-    .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
-    .map(([name, value]) => `${name}=${value}`)
-    .join('&');
-  const canonicalHeaders = signed
-    .map(
-      (name) =>
-        `${name}:${String(headers[name] ?? '')
-          .trim()
-          .replace(/\s+/g, ' ')}\n`,
-    )
-    .join('');
-  const payload = query.get('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD';
-  const request = [method, rawPath, canonicalQuery, canonicalHeaders, signed.join(';'), payload].join('\n');
-  const [, date = '', region = '', service = ''] = (query.get('X-Amz-Credential') ?? '').split('/');
-  const scope = `${date}/${region}/${service}/aws4_request`;
-  const toSign = [
-    'AWS4-HMAC-SHA256',
-    query.get('X-Amz-Date'),
-    scope,
-    createHash('sha256').update(request).digest('hex'),
-  ].join('\n');
-  const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request');
-  return hmac(key, toSign).toString('hex');
+  const headers: Record<string, string> = Object.fromEntries(
+    signed.map((name) => [name, String(received[name] ?? '')]),
+  );
+  // The signer reads the payload's hash from this header, and signs it only if the URL did.
+  headers[PAYLOAD_HEADER] ??= query.get('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD';
+  const [accessKeyId = '', day = '', region = '', service = ''] = (query.get('X-Amz-Credential') ?? '').split(
+    '/',
+  );
+  const sessionToken = query.get('X-Amz-Security-Token');
+  const signer = new SignatureV4({
+    service,
+    region,
+    credentials: { accessKeyId, secretAccessKey: secret, ...(sessionToken !== null && { sessionToken }) },
+    sha256: Sha256,
+    uriEscapePath: false,
+    applyChecksum: false,
+  });
+  const date = parseAmzDate(query.get('X-Amz-Date') ?? '');
+  if (Number.isNaN(date) || !(query.get('X-Amz-Date') ?? '').startsWith(day)) return undefined;
+  try {
+    const presigned = await signer.presign(
+      {
+        method,
+        protocol: 'http:',
+        hostname: headers.host ?? '',
+        path: rawPath,
+        query: Object.fromEntries([...query.entries()].filter(([name]) => !AUTH_PARAMETERS.has(name))),
+        headers,
+      },
+      {
+        signingDate: new Date(date),
+        expiresIn: Number(query.get('X-Amz-Expires')),
+        signableHeaders: new Set(signed),
+        unsignableHeaders: new Set(signed.includes(PAYLOAD_HEADER) ? [] : [PAYLOAD_HEADER]),
+        unhoistableHeaders: new Set(Object.keys(headers)),
+      },
+    );
+    return String(presigned.query?.['X-Amz-Signature'] ?? '');
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -56,7 +82,7 @@ function expectedSignature(
  * the URL did not sign, and a checksum the URL carries against the body. Returns what S3 would
  * refuse it with, or undefined.
  */
-export function checkPresigned(
+export async function checkPresigned(
   method: string,
   rawPath: string,
   query: URLSearchParams,
@@ -64,12 +90,12 @@ export function checkPresigned(
   body: Buffer,
   secret: string,
   now = Date.now(),
-): { kind: AwsErrorKind; message: string } | undefined {
+): Promise<{ kind: AwsErrorKind; message: string } | undefined> {
   const expires = parseAmzDate(query.get('X-Amz-Date') ?? '') + Number(query.get('X-Amz-Expires')) * 1000;
   if (!(now <= expires)) return { kind: 'expired', message: 'Request has expired' };
   const given = Buffer.from(query.get('X-Amz-Signature') ?? '', 'hex');
-  const wanted = Buffer.from(expectedSignature(method, rawPath, query, headers, secret), 'hex');
-  if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) {
+  const wanted = Buffer.from((await expectedSignature(method, rawPath, query, headers, secret)) ?? '', 'hex');
+  if (wanted.length === 0 || given.length !== wanted.length || !timingSafeEqual(given, wanted)) {
     return {
       kind: 'signature',
       message: 'The request signature we calculated does not match the signature you provided.',

@@ -6,17 +6,17 @@ import type { Operation } from './operations.ts';
 import { checkPresigned } from './presign.ts';
 
 /** What IAM and S3 would refuse this call with, if anything. */
-export function refusal(
+export async function refusal(
   req: IncomingMessage,
   op: Operation,
   caller: Caller | undefined,
   parts: { path: string; query: URLSearchParams; body: Buffer },
   permissions: Permissions,
-): AwsAnswer | undefined {
+): Promise<AwsAnswer | undefined> {
   if (!caller)
     return awsError(op.service, 'accessDenied', 'The security token included in the request is invalid.');
   if (op.service === 's3' && parts.query.has('X-Amz-Signature')) {
-    const bad = checkPresigned(
+    const bad = await checkPresigned(
       req.method ?? 'GET',
       parts.path,
       parts.query,

@@ -2,7 +2,12 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsErrorKind } from './errors.ts';
-import { parseAmzDate } from './presign.ts';
+
+/** `20261202T053525Z` as a time. */
+export function parseAmzDate(value: string): number {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
+  return m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : Number.NaN;
+}
 
 /** A SHA-256 hash or HMAC for the SDK's signer, from Node's crypto. */
 export class Sha256 {

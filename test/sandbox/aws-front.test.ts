@@ -12,10 +12,9 @@ import {
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SigV4Signer } from '../../lib/aws/index.ts';
-import { FUNCTION_PERMISSIONS, type Permissions } from '../../lib/config/index.ts';
+import { GetItem, PutItem, Query, SigV4Signer, TableClient } from '../../lib/aws/index.ts';
 import { readSecret } from '../../lib/aws/secrets.ts';
-import { GetItem, PutItem, Query, TableClient } from '../../lib/aws/index.ts';
+import { FUNCTION_PERMISSIONS, type Permissions } from '../../lib/config/index.ts';
 import { batchWrite } from '../../lib/store/index.ts';
 import {
   checkPresigned,
@@ -201,10 +200,10 @@ describe('presigned uploads are checked as S3 checks them', () => {
         SANDBOX_SECRET,
         now,
       );
-    expect(check(Date.now())).toBeUndefined();
-    expect(check(Date.now() + 120_000)).toMatchObject({ kind: 'expired' });
+    expect(await check(Date.now())).toBeUndefined();
+    expect(await check(Date.now() + 120_000)).toMatchObject({ kind: 'expired' });
     expect(
-      checkPresigned(
+      await checkPresigned(
         'PUT',
         url.pathname,
         url.searchParams,
