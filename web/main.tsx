@@ -5,7 +5,7 @@
  */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { SwitchboardChatTransport } from '../client/ai-sdk.ts';
+import { SwitchboardChatTransport } from '../ai-sdk/index.ts';
 import { createClient } from '../client/index.ts';
 import { DemoApp } from './demo-app.tsx';
 import { UseChatView } from './use-chat-view.tsx';

@@ -6,7 +6,7 @@
 import { useChat } from '@ai-sdk/react';
 import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
 import { type FormEvent, useState } from 'react';
-import type { SwitchboardChatTransport } from '../client/ai-sdk.ts';
+import type { SwitchboardChatTransport } from '../ai-sdk/index.ts';
 
 /** The props of {@link UseChatView}: the transport, the chat (the session's id) and its stored messages. */
 export interface UseChatViewProps {

@@ -142,7 +142,7 @@ export class Switchboard {
       throw new AgentDefinitionError(
         `SDK agent "${definition.info?.id}" needs an agent (with stream) or a stream function.`,
       );
-    const adapter = () => import('./sdk/ai-sdk.ts');
+    const adapter = () => import('./sdk/ai-sdk-agent.ts');
     return this.registerHostAgent({
       ...definition,
       tools: undefined,

@@ -9,7 +9,7 @@ import {
 } from 'ai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { SwitchboardChatTransport } from '../../client/ai-sdk.ts';
+import { SwitchboardChatTransport } from '../../ai-sdk/index.ts';
 import type { WebSocketConstructor } from '../../client/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { mintDevToken } from '../../sandbox/dev-key.ts';

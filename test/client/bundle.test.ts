@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 const ENTRY = fileURLToPath(new URL('../../client/index.ts', import.meta.url));
 const REACT_ENTRY = fileURLToPath(new URL('../../react/index.ts', import.meta.url));
+const AI_SDK_ENTRY = fileURLToPath(new URL('../../ai-sdk/index.ts', import.meta.url));
 const BUILTINS = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
 
 /** How an app's bundler builds for the browser: ESM, in memory, with its inputs listed. */
@@ -59,5 +60,14 @@ describe('the client bundle', () => {
     expect(inputs.filter((input) => !/^(client|react)\//.test(input))).toEqual([]);
     const imports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path));
     expect([...new Set(imports)]).toEqual(['react']);
+  });
+
+  it('bundles switchboard/ai-sdk for the browser from the client and the transport alone: `ai` is imported as types only', async () => {
+    const result = await build({ ...BROWSER_BUILD, entryPoints: [AI_SDK_ENTRY] });
+    expect(result.errors).toEqual([]);
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.filter((input) => !/^(client|ai-sdk)\//.test(input))).toEqual([]);
+    const imports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path));
+    expect(imports).toEqual([]);
   });
 });

@@ -156,6 +156,8 @@ describe('the package', () => {
         'dist/sandbox/index.js',
         'dist/react/index.js',
         'dist/react/index.d.ts',
+        'dist/ai-sdk/index.js',
+        'dist/ai-sdk/index.d.ts',
         'dist/bin/switchboard.js',
         'functions/http.ts',
         'lib/index.ts',

@@ -1,7 +1,7 @@
 import { isStepCount, streamText, ToolLoopAgent, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { invokeSDK, jsonSchemaOf, resolveSDK, stopReasonOf } from '../../lib/agents/sdk/ai-sdk.ts';
+import { invokeSDK, jsonSchemaOf, resolveSDK, stopReasonOf } from '../../lib/agents/sdk/ai-sdk-agent.ts';
 import type { SDKAgentDefinition } from '../../lib/agents/sdk/types.ts';
 import type {
   HistoryMessage,

@@ -82,7 +82,7 @@ describe('the documentation examples', () => {
         switchboard: ['lib/index.ts'],
         'switchboard/client': ['client/index.ts'],
         'switchboard/react': ['react/index.ts'],
-        'switchboard/ai-sdk': ['client/ai-sdk.ts'],
+        'switchboard/ai-sdk': ['ai-sdk/index.ts'],
         'switchboard/infra': ['infra/index.ts'],
       },
     };
