@@ -17,8 +17,11 @@ import { createSwitchboard } from '../lib/index.ts';
 import { subscribers } from '../lib/store/index.ts';
 import { type MeteredCall, type MeterRow, type MeterSnapshot, meter } from '../sandbox/metering.ts';
 import { startSandbox } from '../sandbox/sandbox.ts';
-import { api, refOf, TEST_LIMITS, TEST_REF_KEY } from '../test/support/sandbox.ts';
-import { TestSocket, turnEnded } from '../test/support/ws-client.ts';
+import { measureBundles } from './bundles.ts';
+import { type CpuOwner, type CpuShares, profiled } from './cpu.ts';
+import { barePostFloor, bareWriteFloor, rawWebSocketFloor } from './floors.ts';
+import { type CostPerMillion, costPerMillion, PRICES, type TurnUsage } from './prices.ts';
+import { fmt, mean, quantile, Table, usd, verdict, windowsOf } from './report.ts';
 import {
   APPROVAL_ID,
   chunksIn,
@@ -28,12 +31,10 @@ import {
   pacedAgent,
   STANDARD_TURN,
   type TurnShape,
-} from './agents.ts';
-import { measureBundles } from './bundles.ts';
-import { type CpuOwner, type CpuShares, profiled } from './cpu.ts';
-import { barePostFloor, bareWriteFloor, rawWebSocketFloor } from './floors.ts';
-import { type CostPerMillion, costPerMillion, PRICES, type TurnUsage } from './prices.ts';
-import { fmt, mean, quantile, Table, usd, verdict, windowsOf } from './report.ts';
+} from './support/agents.ts';
+import { TEST_LIMITS } from './support/limits.ts';
+import { api, refOf, TEST_REF_KEY } from './support/sandbox-api.ts';
+import { TestSocket, turnEnded } from './support/ws-client.ts';
 
 /**
  * `--smoke`: every phase once, in a tiny configuration (a few chunks, two sessions, one cancel, the

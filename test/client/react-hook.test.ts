@@ -21,7 +21,7 @@ import {
   useSwitchboardChat,
 } from '../../react/index.ts';
 import { DevProcess } from '../support/dev-process.ts';
-import { TEST_LIMITS } from '../support/limits.ts';
+import { TEST_LIMITS } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APPROVAL_ID, expectedText, pacedAgent, type TurnShape } from '../../bench/agents.ts';
+import { APPROVAL_ID, expectedText, pacedAgent, type TurnShape } from '../../bench/support/agents.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { type Meter, type MeterRow, meter } from '../../sandbox/metering.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';

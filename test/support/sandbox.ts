@@ -1,17 +1,12 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
-import { sessionRef, withScope } from '../../lib/auth/index.ts';
+import { TEST_LIMITS } from '../../bench/support/limits.ts';
+import { api, refOf, TEST_REF_KEY } from '../../bench/support/sandbox-api.ts';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/sandbox.ts';
-import { TEST_LIMITS } from './limits.ts';
 import { queued } from './wait.ts';
 
-export { TEST_LIMITS };
-
-/**
- * The session-ref key of every test sandbox, so a test can name a session by its ref ({@link refOf}).
- * A deployment's is its own secret.
- */
-export const TEST_REF_KEY = 'a test sandbox key, never a deployment one: 32 bytes or more';
+// The sandbox's client and settings are the bench's (bench/support), which depends on nothing of test/.
+export { api, refOf, TEST_LIMITS, TEST_REF_KEY };
 
 /** Starts a sandbox on free ports for one test file. */
 export async function testSandbox(options: SandboxOptions): Promise<Sandbox> {
@@ -23,33 +18,6 @@ export async function testSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...options,
     settings: { limits: TEST_LIMITS, ...options.settings },
   });
-}
-
-/**
- * A request to the sandbox's HTTP API: a JSON body (or a string sent as `type`), as the caller
- * `token` names (`Authorization: Bearer`) when one is given. The answer's JSON, `{}` when it has none.
- */
-export async function api<J = Record<string, unknown>>(
-  base: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  options: { token?: string; type?: string } = {},
-) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(options.token !== undefined && { authorization: `Bearer ${options.token}` }),
-      ...(body !== undefined && { 'content-type': options.type ?? 'application/json' }),
-    },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let json = {} as J;
-  try {
-    json = JSON.parse(text) as J;
-  } catch {}
-  return { status: res.status, json, text, headers: res.headers };
 }
 
 /** The base64 of the bytes' SHA-256: what `POST /api/files` takes as `sha256` for an upload URL. */
@@ -64,15 +32,6 @@ export function sessionIds(prefix: string): (name: string) => string {
     n += 1;
     return `${prefix}-${name}-${n}`;
   };
-}
-
-/**
- * The ref under which a session is stored, and which its agent sees as `conversationId`: the
- * host's id in its owner's scope (the sandbox's anonymous user unless a user is named).
- */
-export function refOf(id: string, user = 'anonymous', tenant?: string): string {
-  const identity = { user, data: tenant === undefined ? {} : { tenant } };
-  return sessionRef(withScope(new TextEncoder().encode(TEST_REF_KEY), identity), id);
 }
 
 /** An event of a session's log as `GET /api/sessions/{id}/events` answers it. */

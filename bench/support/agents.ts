@@ -4,9 +4,9 @@
  * it emitted what, and an idle one that waits on its backend until the turn is cancelled.
  */
 import { performance } from 'node:perf_hooks';
-import { pause } from '../demo/demo-agent.ts';
-import { hostSessionId } from '../lib/auth/index.ts';
-import type { HostAgentDefinition, HostAgentIO } from '../lib/contract/index.ts';
+import { pause } from '../../demo/demo-agent.ts';
+import { hostSessionId } from '../../lib/auth/index.ts';
+import type { HostAgentDefinition, HostAgentIO } from '../../lib/contract/index.ts';
 
 /** What one paced turn streams. The message sent to the paced agent is this, as JSON. */
 export interface TurnShape {
