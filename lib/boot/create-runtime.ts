@@ -27,6 +27,7 @@ export interface RuntimeConfig {
   /** The EventBridge bus domain events are published on; none without it. */
   eventBus?: string;
   settings?: Settings;
+  /** The AWS region of every client; required (`Region is missing`), as by the SDK's clients. */
   region?: string;
   endpoints?: { dynamodb?: string; sqs?: string; s3?: string; events?: string; secrets?: string };
   credentials?: { accessKeyId: string; secretAccessKey: string };
@@ -56,8 +57,10 @@ export interface RuntimeConfig {
 
 /** Builds the clients for a {@link RuntimeConfig}. */
 export function createRuntime(config: RuntimeConfig): Runtime {
+  // As the SDK's clients: no region is an error, never a default region (the CLI names the stack's).
+  if (!config.region) throw new Error('Region is missing');
   const base = {
-    region: config.region ?? 'us-east-1',
+    region: config.region,
     ...(config.credentials && { credentials: config.credentials }),
   };
   const db = new TableClient({

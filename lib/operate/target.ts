@@ -44,10 +44,26 @@ const operatorRuntime = (
     },
 ) => createRuntime({ fn: 'sweep', logLevel: 'ERROR', ...resources });
 
-/** The target of a deployed stack's resources, with credentials from the SDK's usual chain. */
-export function resourcesTarget(resources: StackResources, label: string): OperatorTarget {
+/**
+ * The region the SDK's clients take when none is named, read with the SDK's own loader and
+ * selectors: `AWS_REGION`, the profile's `region`, the instance's; else `Region is missing`.
+ */
+async function chainRegion(): Promise<string> {
+  const config = await import('@smithy/core/config');
+  return config.loadConfig(config.NODE_REGION_CONFIG_OPTIONS, config.NODE_REGION_CONFIG_FILE_OPTIONS)();
+}
+
+/** The region of an ARN (`arn:<partition>:<service>:<region>:…`), if it names one. */
+const regionOfArn = (arn: string | undefined): string | undefined => arn?.split(':')[3] || undefined;
+
+/**
+ * The target of a deployed stack's resources, with credentials from the SDK's usual chain. Every
+ * client of its runtime (table, queue, bucket, secrets, bus) uses one region: the one given, else the
+ * SDK's chain's.
+ */
+export async function resourcesTarget(resources: StackResources, label: string): Promise<OperatorTarget> {
   const { dlqUrl, region, ...parsed } = parseOrThrow(StackResourcesSchema, resources, 'stack');
-  return { rt: operatorRuntime({ ...parsed, ...(region && { region }) }), dlqUrl, label };
+  return { rt: operatorRuntime({ ...parsed, region: region ?? (await chainRegion()) }), dlqUrl, label };
 }
 
 /** The construct's outputs (`<id>TableName`, …; infra/switchboard.ts) that name what the commands use. */
@@ -107,7 +123,9 @@ export function resourcesFromOutputs(
 
 /**
  * The target of a deployed stack found by name: its outputs, read with CloudFormation's
- * DescribeStacks (credentials and region from the SDK's usual chain, or `region`).
+ * DescribeStacks (credentials and region from the SDK's usual chain, or `region`). Its runtime's
+ * clients and its settings' reads use the region given, else the region of the stack's ARN: where
+ * the chain found it.
  */
 export async function stackTarget(
   stack: string,
@@ -122,10 +140,9 @@ export async function stackTarget(
       (Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']),
     );
     const resources = resourcesFromOutputs(stack, outputs, options.construct);
-    return {
-      ...resourcesTarget({ ...resources, region: options.region }, `stack ${stack}`),
-      settings: () => stackSettings(stack, { region: options.region }),
-    };
+    const region = options.region ?? regionOfArn(Stacks?.[0]?.StackId) ?? (await client.config.region());
+    const target = await resourcesTarget({ ...resources, region }, `stack ${stack}`);
+    return { ...target, settings: () => stackSettings(stack, { region }) };
   } finally {
     client.destroy();
   }
