@@ -1,5 +1,6 @@
-import type { HostAgentRegistration, Switchboard, Usage } from '../agents/index.ts';
+import type { Switchboard } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import type { HostAgentRegistration, Usage } from '../contract/index.ts';
 import type { RunRecord, SessionRecord } from '../store/index.ts';
 import { costOf, recordSpend, roundUsd, type TurnAccounting } from '../usage/index.ts';
 

@@ -1,12 +1,12 @@
+import type { Runtime } from '../config/index.ts';
 import type {
+  Attachment,
   HistoryMessage,
   HostAgentInput,
   HostAgentIO,
   HostAgentRegistration,
   RequestContext,
-} from '../agents/index.ts';
-import type { Runtime } from '../config/index.ts';
-import type { Attachment } from '../contract/index.ts';
+} from '../contract/index.ts';
 import { conversationFiles, fileIdsOf, sessionFiles } from '../files/index.ts';
 import { getBlob, type MessageRecord, type RunRecord } from '../store/index.ts';
 import { loadAttachment, partsReader } from './attachment-parts.ts';

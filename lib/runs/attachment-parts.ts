@@ -1,6 +1,5 @@
-import type { ContentPart, HostAgentFiles } from '../contract/index.ts';
 import type { Runtime } from '../config/index.ts';
-import type { Attachment } from '../contract/index.ts';
+import type { Attachment, ContentPart, HostAgentFiles } from '../contract/index.ts';
 import { conversationFiles, sessionFiles } from '../files/index.ts';
 import { getBlob, getMessage, type MessageRecord, type StoredAttachment } from '../store/index.ts';
 

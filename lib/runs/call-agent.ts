@@ -1,6 +1,6 @@
-import type { HostAgentIO, HostEvent, HostResult, Usage } from '../agents/index.ts';
 import { EventGate, validateResult } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import type { HostAgentIO, HostEvent, HostResult, Usage } from '../contract/index.ts';
 import {
   AgentFailedError,
   InvalidHostResultError,

@@ -1,7 +1,8 @@
 import * as z from 'zod';
-import { StopReasonSchema, type Switchboard, UsageSchema } from '../agents/index.ts';
+import type { Switchboard } from '../agents/index.ts';
 import { systemContext } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
+import { StopReasonSchema, UsageSchema } from '../contract/index.ts';
 import { type ErrorCode, FencedError } from '../errors/index.ts';
 import { publishEvents, publishing, turnFailed } from '../events/index.ts';
 import {

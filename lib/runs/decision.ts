@@ -1,5 +1,5 @@
-import type { HostResult, PendingAction } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import type { HostResult, PendingAction } from '../contract/index.ts';
 import { HOLD_TOOL } from '../contract/index.ts';
 import { InvalidDecisionError } from '../errors/index.ts';
 import { type ActionRecord, getMessage, getRun, putMessage, type RunOutcome } from '../store/index.ts';

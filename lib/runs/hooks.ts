@@ -1,5 +1,5 @@
-import type { HostAgentCancelInput, HostAgentRegistration } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import type { HostAgentCancelInput, HostAgentRegistration } from '../contract/index.ts';
 
 /**
  * Tells a backend that runs elsewhere to stop. A hook that throws is logged and never fails the

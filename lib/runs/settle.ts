@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { applyPause, askedOf, pendingToolCallOf, resolutionView } from '../actions/index.ts';
-import type { HostResult, ResolvedHitl } from '../agents/index.ts';
+import type { ResolvedHitl } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
+import type { HostResult } from '../contract/index.ts';
 import { budgetReachedEvent, pauseOpened, pauseResolved, publishEvents } from '../events/index.ts';
 import { resultFilesView } from '../sessions/index.ts';
 import {

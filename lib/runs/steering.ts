@@ -1,6 +1,6 @@
-import type { HistoryMessage } from '../agents/index.ts';
-import type { Runtime } from '../config/index.ts';
 import { DeleteItem } from '../aws/index.ts';
+import type { Runtime } from '../config/index.ts';
+import type { HistoryMessage } from '../contract/index.ts';
 import { getMessage, keys, listRuns, putMessage, type RunRecord, steerRun } from '../store/index.ts';
 import { historyMessage } from './agent-input.ts';
 

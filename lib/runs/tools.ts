@@ -1,5 +1,5 @@
-import type { ToolDefinition, TurnTools } from '../agents/index.ts';
 import type { Settings } from '../config/index.ts';
+import type { ToolDefinition, TurnTools } from '../contract/index.ts';
 import { HOLD_TOOL, type HostContext } from '../contract/index.ts';
 
 /**

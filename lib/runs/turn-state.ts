@@ -1,6 +1,6 @@
-import type { HostEvent, HostResult, PendingAction, StopReason, Usage } from '../agents/index.ts';
+import type { HostEvent, HostResult, PendingAction, Pricing, StopReason, Usage } from '../contract/index.ts';
 import type { MessageRecord, RunOutcome } from '../store/index.ts';
-import { type Pricing, priceUsage, roundUsd } from '../usage/index.ts';
+import { priceUsage, roundUsd } from '../usage/index.ts';
 
 type ToolCall = NonNullable<MessageRecord['toolCalls']>[number];
 

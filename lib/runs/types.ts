@@ -1,7 +1,7 @@
-import type { HostAgentRegistration, ResolvedHitl, Switchboard } from '../agents/index.ts';
+import type { ResolvedHitl, Switchboard } from '../agents/index.ts';
 import type { requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
-import type { RewriteMode } from '../contract/index.ts';
+import type { HostAgentRegistration, RewriteMode } from '../contract/index.ts';
 import type { RunRecord, SessionRecord } from '../store/index.ts';
 import type { TurnAccounting } from '../usage/index.ts';
 import type { Stopping } from './call-agent.ts';
