@@ -132,6 +132,8 @@ process.stdout.write(JSON.stringify(result));`;
       SWITCHBOARD_BUCKET: 'bucket',
       SWITCHBOARD_REF_KEY_SECRET: 'ref',
       LOG_LEVEL: 'ERROR',
+      // As on Lambda, where the AWS client reads no shared config file (lib/aws/settings.ts).
+      AWS_LAMBDA_FUNCTION_NAME: 'http',
       AWS_REGION: REGION,
       AWS_ACCESS_KEY_ID: 'AKIDFIRSTREQUEST',
       AWS_SECRET_ACCESS_KEY: SECRET_KEY,
