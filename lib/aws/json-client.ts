@@ -17,7 +17,8 @@ export { toJson } from './wire.ts';
  * Signature V4 ({@link SigV4Signer}), and as the AWS SDK's clients are: the endpoint of its region's
  * partition, FIPS and dual-stack as configured (lib/aws/endpoint.ts), the SDK's credential chain
  * (lib/aws/credentials.ts), the clock corrected from each answer's `Date`, and the standard mode's
- * retries (lib/aws/retry.ts). Tests compare each with the SDK (test/unit/aws-conformance.test.ts).
+ * retries (lib/aws/retry.ts). Tests compare each with the SDK's clients (test/unit/aws-endpoints.test.ts,
+ * test/unit/aws-client.test.ts, test/sandbox/aws-conformance.test.ts; docs/aws.md).
  *
  * Why not the SDK's clients: they are the largest part of a function's cold start (their core,
  * middleware, endpoint rules and schemas, about 225 KB, and the Node modules they load: see

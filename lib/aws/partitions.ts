@@ -3,7 +3,8 @@
  * `partitions.json` (`submodules/client/util-endpoints/lib/aws/partitions.js`, version 1.1, with
  * `@aws-sdk/*` 3.1169), not imported, because importing it brings `@aws-sdk/core`'s endpoint
  * functions into every function's start-up code. Every partition there supports FIPS and dual-stack,
- * so those flags are left out. A unit test compares this table with the SDK's.
+ * so those flags are left out. test/unit/aws-endpoints.test.ts compares the endpoints it gives, for
+ * regions of every partition, with the SDK's.
  */
 export interface Partition {
   /** `aws`, `aws-cn`, …: what the endpoint rules compare. */

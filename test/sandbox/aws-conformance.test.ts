@@ -42,6 +42,8 @@ let front: AwsFront;
 let recorder: Server;
 /** Every request the front was sent, through the recorder before it. */
 const seen: IncomingHttpHeaders[] = [];
+/** The `Date` of every answer the front gave, as AWS dates its answers. */
+const dated: (string | undefined)[] = [];
 let url: string;
 
 beforeAll(async () => {
@@ -57,6 +59,7 @@ beforeAll(async () => {
     const out = request(
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
+        dated.push(answer.headers.date);
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       },
@@ -74,6 +77,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   seen.length = 0;
+  dated.length = 0;
 });
 
 /** The two clients, configured alike: the worker's key, the front's endpoint, the sandbox's region. */
@@ -264,6 +268,9 @@ describe('the table’s own client and the SDK’s, against the sandbox', () => 
       destroy();
     }
     expect(attempts).toEqual([2, 1, 2, 1]);
+    // The correction comes from the front's answers, each dated as AWS dates its own.
+    expect(dated.length).toBeGreaterThanOrEqual(6);
+    for (const date of dated) expect(Math.abs(Date.parse(String(date)) - Date.now())).toBeLessThan(60_000);
   });
 
   it('refuse FIPS and dual-stack with the sandbox’s endpoint, before sending anything', async () => {
