@@ -3,15 +3,27 @@
  * default of the module that the Lambda functions (and the local sandbox) serve.
  */
 export {
-  type AgentFileSettings,
-  type ContentPart,
-  ContentPartSchema,
   type CustomAgentDefinition,
   type CustomAgentIO,
   createSwitchboard,
+  type FeedbackOptions,
+  hostAgentRegistration,
+  type SDKAgent,
+  type SDKAgentCall,
+  type SDKAgentDefinition,
+  type SDKStreamResult,
+  Switchboard,
+  type SwitchboardOptions,
+  toJsonSchema,
+} from './agents/index.ts';
+export type { Budget, ModelPrice, Pricing } from './contract/index.ts';
+export {
+  type AgentFileSettings,
+  type Attachment,
+  type ContentPart,
+  ContentPartSchema,
   type DocumentPart,
   type FeedbackEvent,
-  type FeedbackOptions,
   type HistoryMessage,
   type HitlOptions,
   type HostAgentCancelInput,
@@ -21,27 +33,19 @@ export {
   type HostAgentInput,
   type HostAgentIO,
   type HostAgentRegistration,
+  type HostContext,
   type HostEvent,
   type HostResult,
   type HostTool,
-  hostAgentRegistration,
   type ImagePart,
   type PendingAction,
   type RequestContext,
   type ResolveActionInput,
-  type SDKAgent,
-  type SDKAgentCall,
-  type SDKAgentDefinition,
-  type SDKStreamResult,
-  Switchboard,
-  type SwitchboardOptions,
+  renderHostContext,
   type TextPart,
   type ToolDefinition,
   type TurnTools,
-  toJsonSchema,
-} from './agents/index.ts';
-export type { Budget, ModelPrice, Pricing } from './contract/index.ts';
-export { type Attachment, type HostContext, renderHostContext } from './contract/index.ts';
+} from './contract/index.ts';
 export {
   type DetailOf,
   type DetailType,
