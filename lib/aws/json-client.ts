@@ -73,6 +73,12 @@ interface Route {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Wall time, not the runtime's clock: signatures are dated, and answers' `Date` compared, in the
+ * services' time, which a test's stepped clock is not (the sandbox refuses a signature 15 minutes off).
+ */
+const wallClock = () => Date.now();
+
 /** See the module's comment. */
 export class AwsJsonClient {
   readonly #service: AwsJsonService;
@@ -117,11 +123,11 @@ export class AwsJsonClient {
       let error: Failure;
       let hint: number | undefined;
       const offset = this.#clockOffset;
-      const sentAt = Date.now();
+      const sentAt = wallClock();
       try {
         const answer = await this.#post(route, operation, body, new Date(sentAt + offset));
         // As the SDK's signer: every answer's `Date` sets the clock's offset.
-        this.#clockOffset = updatedClockOffset(answer.headers, this.#clockOffset, sentAt, Date.now());
+        this.#clockOffset = updatedClockOffset(answer.headers, this.#clockOffset, sentAt, wallClock());
         if (answer.status === 200) {
           this.#quota = Math.min(RETRY.quota, this.#quota + (cost || 1));
           return answer.body ? (JSON.parse(answer.body) as Record<string, unknown>) : {};
@@ -131,7 +137,7 @@ export class AwsJsonClient {
           Object.assign(refused.$metadata, { clockSkewCorrected: true });
         }
         error = refused;
-        hint = retryAfterHint(answer.headers, Date.now());
+        hint = retryAfterHint(answer.headers, wallClock());
       } catch (thrown) {
         // The connection broke or the attempt timed out: the SDK's transient errors.
         error = thrown as Failure;
@@ -142,7 +148,7 @@ export class AwsJsonClient {
       if (!isRetryable(error) || attempt >= this.#maxAttempts || this.#quota < cost) throw error;
       this.#quota -= cost;
       const base = throttled ? RETRY.throttlingBaseMs : (this.#service.baseDelayMs ?? RETRY.baseMs);
-      await this.#sleep(retryDelay(base, attempt - 1, hint, Date.now()));
+      await this.#sleep(retryDelay(base, attempt - 1, hint, wallClock()));
     }
   }
 
