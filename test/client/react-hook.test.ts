@@ -6,6 +6,8 @@ import { render, renderHook } from '@testing-library/react';
 import { Activity, type ActivityProps, createElement } from 'react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+// The limits alone: this file runs in a DOM environment, where the sandbox's modules do not load.
+import { TEST_LIMITS } from '../../bench/support/limits.ts';
 import {
   ArgsValidationError,
   type ClientOptions,
@@ -21,7 +23,6 @@ import {
   useSwitchboardChat,
 } from '../../react/index.ts';
 import { DevProcess } from '../support/dev-process.ts';
-import { TEST_LIMITS } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 
 /**
