@@ -1,30 +1,9 @@
 import type { ChatRequestOptions, ChatTransport, UIMessage, UIMessageChunk } from 'ai';
-import {
-  type Accepted,
-  createClient,
-  type Session,
-  type SwitchboardClient,
-  type SwitchboardEvent,
-} from '../client/index.ts';
+import { type Accepted, createClient, type Session, type SwitchboardClient } from '../client/index.ts';
 import { ChunkMapper, isToolPart, type OpenRequests, TURN_ENDS } from './chunks.ts';
 import { contentOf, isRecord, type StoredMessage, uiMessageOf } from './messages.ts';
 import type { SwitchboardChatTransportOptions } from './options.ts';
-
-/** The events of a session a stream reads: those queued, and a wait for the next. */
-interface Source {
-  queue: SwitchboardEvent[];
-  /** Stops listening (and wakes a waiting read, which then finds the stream done). */
-  stop(): void;
-  wait(): Promise<void>;
-}
-
-/** Which events a stream follows and where it ends. */
-interface Follow {
-  /** Whether the event belongs to the stream (events of other runs are left out). */
-  accepts(event: SwitchboardEvent): boolean;
-  /** Whether the event ends the stream (a turn end of the last run it follows). */
-  ends(event: SwitchboardEvent): boolean;
-}
+import { chunkStream, type Follow, subscribe } from './stream.ts';
 
 /**
  * A `ChatTransport` that runs a chat on Switchboard: the chat's id is the session's id, a message is
@@ -128,7 +107,7 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
       ends: (e) => TURN_ENDS.has(e.type) && e.run_id === endRun,
     };
     // Listen before sending: the socket may deliver the run's first events before the answer arrives.
-    const source = this.#subscribe(session, []);
+    const source = subscribe(session, []);
     let answerOf: string | undefined;
     try {
       if (trigger === 'submit-message' && last?.role === 'assistant') {
@@ -151,7 +130,7 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
       return new ReadableStream({ start: (c) => c.close() });
     }
     const mapper = new ChunkMapper(answerOf, this.#openOf(chatId));
-    return this.#stream(source, follow, mapper, abortSignal, () => {
+    return chunkStream(source, follow, mapper, this.#streams, abortSignal, () => {
       if (this.#generation.get(chatId) === generation) void session.cancel().catch(() => {});
     });
   }
@@ -182,18 +161,25 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
     const runId = info.last_run?.id;
     if (info.status === 'idle' || !runId) return null;
     const from = await this.#turnStart(session);
-    const source = this.#subscribe(session, session.delivered);
+    const source = subscribe(session, session.delivered);
     const follow: Follow = {
       accepts: (e) => e.seq >= from,
       ends: (e) => TURN_ENDS.has(e.type) && e.run_id === runId,
     };
-    return this.#stream(source, follow, new ChunkMapper(undefined, this.#openOf(chatId)), abortSignal, () => {
-      // Aborted because a newer request of the same chat replaced this one (React's StrictMode
-      // mounts twice): that is no stop, and the turn goes on.
-      queueMicrotask(() => {
-        if (this.#generation.get(chatId) === generation) void session.cancel().catch(() => {});
-      });
-    });
+    return chunkStream(
+      source,
+      follow,
+      new ChunkMapper(undefined, this.#openOf(chatId)),
+      this.#streams,
+      abortSignal,
+      () => {
+        // Aborted because a newer request of the same chat replaced this one (React's StrictMode
+        // mounts twice): that is no stop, and the turn goes on.
+        queueMicrotask(() => {
+          if (this.#generation.get(chatId) === generation) void session.cancel().catch(() => {});
+        });
+      },
+    );
   }
 
   /**
@@ -325,76 +311,5 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
       if (!page.has_more || page.events.length === 0) return start;
       after = page.events.at(-1)?.seq ?? after;
     }
-  }
-
-  /** The session's events from now on, after `earlier` (those already delivered), in seq order. */
-  #subscribe(session: Session, earlier: readonly SwitchboardEvent[]): Source {
-    const queue = [...earlier];
-    let wake: (() => void) | undefined;
-    const unsubscribe = session.on('*', (event) => {
-      queue.push(event);
-      wake?.();
-    });
-    return {
-      queue,
-      stop: () => {
-        unsubscribe();
-        wake?.();
-      },
-      wait: () => new Promise<void>((resolve) => (wake = resolve)),
-    };
-  }
-
-  /** The chunks of the followed events, until the end event; an abort stops the turn. */
-  #stream(
-    source: Source,
-    follow: Follow,
-    mapper: ChunkMapper,
-    abortSignal: AbortSignal | undefined,
-    cancelTurn: () => void,
-  ): ReadableStream<UIMessageChunk> {
-    let done = false;
-    const finish = () => {
-      done = true;
-      this.#streams.delete(finish);
-      source.stop();
-    };
-    this.#streams.add(finish);
-    const onAbort = () => {
-      if (done) return;
-      finish();
-      cancelTurn();
-    };
-    abortSignal?.addEventListener('abort', onAbort, { once: true });
-    return new ReadableStream<UIMessageChunk>({
-      pull: async (controller) => {
-        for (;;) {
-          if (done) {
-            controller.close();
-            return;
-          }
-          const event = source.queue.shift();
-          if (!event) {
-            await source.wait();
-            continue;
-          }
-          if (!follow.accepts(event)) continue;
-          const last = follow.ends(event);
-          const chunks = mapper.map(event, last);
-          for (const chunk of chunks) controller.enqueue(chunk);
-          if (last || event.type === 'session.deleted') {
-            finish();
-            abortSignal?.removeEventListener('abort', onAbort);
-            controller.close();
-            return;
-          }
-          if (chunks.length > 0) return;
-        }
-      },
-      cancel: () => {
-        finish();
-        abortSignal?.removeEventListener('abort', onAbort);
-      },
-    });
   }
 }

@@ -3,7 +3,8 @@ import type { Invocation, Middleware, Piped } from './types.ts';
 
 /**
  * Before any step: the invocation's own context, so that what its steps learn (the caller …) is
- * never read by another invocation, even one a test or a host hands the same Lambda context.
+ * never read by another invocation, even one a test or a host hands the same Lambda context. A copy
+ * reads as Lambda's does: its context is data and closures that do not use `this`.
  */
 const ownContext = (request: Request<unknown, unknown, Error, Invocation>) => {
   request.context = { ...request.context, caller: undefined, trace: undefined };
