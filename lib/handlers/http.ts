@@ -69,6 +69,12 @@ const route: Middleware<Routed> = {
   },
 };
 
+/** The route `route` found for the event; one that did not pass `route` has none, and is a 404. */
+function routeOf(event: Routed): HttpRoute {
+  if (!event.route) throw new NotFoundError('route_not_found', `No route ${event.rawPath}.`);
+  return event.route;
+}
+
 /**
  * The HTTP API's Lambda handler: finds the route, counts the request against the caller's rate
  * limit, runs the route, and maps every error to a JSON response with a stable code. No input
@@ -85,6 +91,6 @@ export function createHttpHandler(app: Switchboard, runtime?: Runtime) {
       identify(rt, app, authorizerClaims),
       rateLimit(rt),
     ],
-    async (event, context) => (event.route as HttpRoute).run(rt(), app, event, callerOf(context)),
+    async (event, context) => routeOf(event).run(rt(), app, event, callerOf(context)),
   );
 }
