@@ -79,18 +79,16 @@ export function connect(options: TargetOptions): Promise<OperatorTarget> {
   if (options.table !== undefined) {
     if (!options.queueUrl || !options.dlqUrl)
       throw usageError('--table needs --queue-url and --dlq-url (or use --stack).');
-    return Promise.resolve(
-      resourcesTarget(
-        {
-          table: options.table,
-          queueUrl: options.queueUrl,
-          dlqUrl: options.dlqUrl,
-          bucket: options.bucket ?? '',
-          region: options.region,
-          ...(options.eventBus !== undefined && { eventBus: options.eventBus }),
-        },
-        `table ${options.table}`,
-      ),
+    return resourcesTarget(
+      {
+        table: options.table,
+        queueUrl: options.queueUrl,
+        dlqUrl: options.dlqUrl,
+        bucket: options.bucket ?? '',
+        region: options.region,
+        ...(options.eventBus !== undefined && { eventBus: options.eventBus }),
+      },
+      `table ${options.table}`,
     );
   }
   return sandboxTarget(options.sandbox ?? DEFAULT_SANDBOX_URL);

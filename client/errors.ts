@@ -1,3 +1,5 @@
+import type { ErrorCode } from '../lib/errors/codes.ts';
+
 /**
  * One problem with a field: its path and what is wrong, as the server's `issues` name them.
  *
@@ -10,8 +12,6 @@ export interface Issue {
   path: (string | number)[];
   message: string;
 }
-
-import type { ErrorCode } from '../lib/errors/codes.ts';
 
 /**
  * The codes the client gives errors that are not Switchboard's answers: API Gateway's own

@@ -8,9 +8,6 @@ import { endpointSettings } from './settings.ts';
 import { SigV4Signer } from './sign.ts';
 import { type Answer, post, serviceError } from './wire.ts';
 
-/** Re-exported here, where the table's client imports it from. */
-export { toJson } from './wire.ts';
-
 /**
  * A client of one AWS service's JSON protocol (DynamoDB's 1.0, Secrets Manager's 1.1): one POST per
  * call, naming its operation in `X-Amz-Target`, over a pool of kept-alive connections, signed with
@@ -24,7 +21,7 @@ export { toJson } from './wire.ts';
  * middleware, endpoint rules and schemas, about 225 KB, and the Node modules they load: see
  * docs/performance.md, "Functions: size, import time and memory"), and the functions call these two
  * services on every cold start: the table on every invocation, the session-ref key's secret on the
- * first. The table's client and `readSecret` (lib/config/secrets.ts) are built on this one. Its
+ * first. The table's client and `readSecret` (lib/aws/secrets.ts) are built on this one. Its
  * errors have the SDK's `name`, `$fault` and `$metadata`.
  */
 
@@ -165,7 +162,11 @@ export class AwsJsonClient {
       const pool = { keepAlive: true, maxSockets: 50 };
       this.#agent = parsed.protocol === 'https:' ? new HttpsAgent(pool) : new HttpAgent(pool);
       return { url: parsed, agent: this.#agent, signer: new SigV4Signer(this.#service.name, signingRegion) };
-    })();
+    })().catch((error: unknown) => {
+      // A read of the shared config file that failed is tried again by the next call.
+      this.#route = undefined;
+      throw error;
+    });
     return this.#route;
   }
 

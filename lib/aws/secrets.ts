@@ -8,7 +8,7 @@ export interface SecretsConfig {
 }
 
 /** Secrets Manager's JSON protocol (1.1). */
-const SECRETS_MANAGER = {
+export const SECRETS_MANAGER = {
   name: 'secretsmanager',
   target: 'secretsmanager',
   jsonVersion: '1.1',

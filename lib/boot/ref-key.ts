@@ -16,7 +16,7 @@ export function refKeyBytes(text: string, where: string): Uint8Array {
  * `createRuntime` imports this module with `import()` on the first call of `Runtime.refKey()`, once
  * per execution environment: the key never changes (a new one would change every session's ref), so
  * it is not refreshed. Powertools' parameters utility would add a cache with a lifetime for a value
- * read once; one call (lib/config/secrets.ts, which also reads model agents' keys) does the job.
+ * read once; one call (lib/aws/secrets.ts, which also reads model agents' keys) does the job.
  */
 export async function readRefKey(config: SecretsConfig, secretId: string): Promise<Uint8Array> {
   return refKeyBytes(await readSecret(config, secretId), `secret ${secretId}`);

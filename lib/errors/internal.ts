@@ -39,7 +39,7 @@ export class FencedError extends Error {
 }
 
 /**
- * An AWS service's refusal of a call, as the table client ({@link TableClient} in lib/store/dynamodb)
+ * An AWS service's refusal of a call, as the table client ({@link TableClient} in lib/aws/table)
  * raises it: the same shape as the AWS SDK's service exceptions, so code that tells errors apart by
  * `name` (`ConditionalCheckFailedException`, `ThrottlingException`), by `$fault` or by
  * `$metadata.httpStatusCode` reads both alike. The other fields of the service's answer are kept

@@ -49,7 +49,10 @@ export async function publishEvents(
     const chunk = call.map(({ event }) => event);
     const types = chunk.map((e) => e.detailType);
     try {
-      const [client, { PutEventsCommand }] = await Promise.all([rt.events(), import('./put-events.ts')]);
+      const [client, { PutEventsCommand }] = await Promise.all([
+        rt.events(),
+        import('../aws/sdk/events/put.ts'),
+      ]);
       const answer = await client.send(
         new PutEventsCommand({ Entries: call.map(({ event: _, ...entry }) => entry) }),
       );

@@ -44,7 +44,7 @@ const COMMAND_NEEDS: Record<string, readonly Need[]> = {
 /**
  * Commands every runtime holds but sends only when its code calls one method, with what each caller
  * needs: `createRuntime` builds `refKey()` and `secret()` for every function, and only those read a
- * secret (lib/config/secrets.ts). `refKey()` reads the session-ref key; `secret()` is handed to the
+ * secret (lib/aws/secrets.ts). `refKey()` reads the session-ref key; `secret()` is handed to the
  * agents as `io.secret` (lib/runs), which reads model agents' endpoint keys. A bundle that calls
  * neither cannot send the command, whatever else it bundles.
  */
@@ -81,7 +81,7 @@ function usedSdkNames(code: string): string[] {
   )) {
     used.add(match[1] as string);
   }
-  // readSecret (lib/config/secrets.ts) sends GetSecretValue with Switchboard's own client.
+  // readSecret (lib/aws/secrets.ts) sends GetSecretValue with Switchboard's own client.
   if (/\.call\("GetSecretValue"/.test(code)) used.add('GetSecretValueCommand');
   for (const match of code.matchAll(/import\s*\{([^}]*)\}\s*from\s*"@aws-sdk\/[^"]+"/g)) {
     for (const part of (match[1] ?? '').split(',')) {

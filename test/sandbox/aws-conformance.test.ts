@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   DynamoDBDocumentClient,
   GetCommand,
@@ -20,7 +21,15 @@ import {
   type TableClientConfig,
   UpdateItem,
 } from '../../lib/aws/index.ts';
-import { type AwsFront, credentialsOf, SANDBOX_SECRET, startAwsFront } from '../../sandbox/aws/index.ts';
+import { readSecret } from '../../lib/aws/secrets.ts';
+import {
+  type AwsFront,
+  credentialsOf,
+  SANDBOX_SECRET,
+  secretArn,
+  startAwsFront,
+} from '../../sandbox/aws/index.ts';
+import { startSecretsManager } from '../../sandbox/secrets-manager.ts';
 import {
   type LocalServices,
   SANDBOX_NAMES,
@@ -284,5 +293,71 @@ describe('the table’s own client and the SDK’s, against the sandbox', () => 
       expect(own).toMatchObject({ refused: 'EndpointError' });
     }
     expect(seen).toEqual([]);
+  });
+});
+
+describe('the secret reader and the SDK’s Secrets Manager client, against the sandbox', () => {
+  it('read a granted secret alike, refuse others alike, and sign the same headers with the same key', async () => {
+    const name = SANDBOX_NAMES.refKeySecret;
+    const emulator = await startSecretsManager({
+      name,
+      arn: secretArn(name, SANDBOX_REGION),
+      value: 'the key',
+    });
+    const secretsFront = await startAwsFront({
+      target: 'secrets',
+      url: emulator.url,
+      names: { ...SANDBOX_NAMES, region: SANDBOX_REGION, modelSecrets: [] },
+    });
+    const sent: IncomingHttpHeaders[] = [];
+    const target = new URL(secretsFront.url);
+    const spy = createServer((req, res) => {
+      sent.push(req.headers);
+      const out = request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      req.pipe(out);
+    });
+    await new Promise<void>((resolve) => spy.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(spy.address() as AddressInfo).port}`;
+    // The HTTP function's role may read the session-ref key's secret, and no other.
+    const config = { region: SANDBOX_REGION, endpoint, credentials: credentialsOf('http') };
+    const sdk = new SecretsManagerClient({ ...config, maxAttempts: 3 });
+    const read = async (SecretId: string) => {
+      const [own, theirs] = await Promise.all([
+        outcome(readSecret(config, SecretId).then((SecretString) => ({ SecretString }))),
+        outcome(
+          sdk.send(new GetSecretValueCommand({ SecretId })).then(({ SecretString }) => ({ SecretString })),
+        ),
+      ]);
+      return { own, theirs };
+    };
+    try {
+      const granted = await read(name);
+      const other = await read('another-secret');
+      expect(granted.own).toEqual({ SecretString: 'the key' });
+      expect(granted.theirs).toEqual(granted.own);
+      expect(other.own).toMatchObject({ refused: 'AccessDeniedException', fault: 'client', status: 400 });
+      expect(other.theirs).toEqual(other.own);
+      expect(sent).toHaveLength(4);
+      for (const headers of sent) {
+        const sdkSent = headers['x-amz-user-agent'] !== undefined;
+        expect(signedHeaders(headers)).toEqual(sdkSent ? [...CHECKED, ...SDK_EXTRA].sort() : CHECKED);
+        expect(/Credential=([^/]+)\//.exec(String(headers.authorization))?.[1]).toBe(
+          credentialsOf('http').accessKeyId,
+        );
+        expect(headers['x-amz-target']).toBe('secretsmanager.GetSecretValue');
+      }
+    } finally {
+      sdk.destroy();
+      spy.closeAllConnections();
+      await new Promise((resolve) => spy.close(resolve));
+      await secretsFront.close();
+      await emulator.close();
+    }
   });
 });

@@ -1,21 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../lib/errors/index.ts';
+import { sourceFiles } from '../support/source-graph.ts';
 
 const LIB = fileURLToPath(new URL('../../lib/', import.meta.url));
-
-/** Every TypeScript file of lib/, with its path from lib/. */
-function sources(dir = LIB): { path: string; text: string }[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith('.ts')
-      ? [{ path: path.slice(LIB.length), text: readFileSync(path, 'utf8') }]
-      : [];
-  });
-}
 
 /**
  * Where lib/ writes a code into an answer without an error class: a `code:` field (a run's error, a
@@ -36,7 +24,7 @@ const NOT_ANSWERS: Record<string, string> = {
 describe('the codes an answer can carry', () => {
   it('are all in ERROR_CODES: lib/ writes no code literal the error table does not document', () => {
     const outside: string[] = [];
-    for (const { path, text } of sources())
+    for (const { path, text } of sourceFiles(LIB))
       for (const pattern of WRITES)
         for (const [, code = ''] of text.matchAll(pattern))
           if (!Object.hasOwn(ERROR_CODES, code) && !Object.hasOwn(NOT_ANSWERS, code))
@@ -46,7 +34,7 @@ describe('the codes an answer can carry', () => {
 
   it('find the writes they look for, so the scan above is not vacuous', () => {
     const found = new Set(
-      sources().flatMap(({ text }) => WRITES.flatMap((p) => [...text.matchAll(p)].map((m) => m[1]))),
+      sourceFiles(LIB).flatMap(({ text }) => WRITES.flatMap((p) => [...text.matchAll(p)].map((m) => m[1]))),
     );
     for (const code of ['session_deleted', 'stream_timeout', 'stream_failed', 'job_lost'])
       expect(found, code).toContain(code);

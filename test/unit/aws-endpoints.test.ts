@@ -5,6 +5,7 @@ import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AwsJsonClient, TableClient } from '../../lib/aws/index.ts';
+import { SECRETS_MANAGER } from '../../lib/aws/secrets.ts';
 
 /**
  * The endpoint each client of lib/aws calls, compared with the endpoint the AWS SDK's own clients
@@ -14,12 +15,6 @@ import { AwsJsonClient, TableClient } from '../../lib/aws/index.ts';
  */
 
 const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' };
-const SECRETS_MANAGER = {
-  name: 'secretsmanager',
-  target: 'secretsmanager',
-  jsonVersion: '1.1',
-  endpointVariable: 'AWS_ENDPOINT_URL_SECRETS_MANAGER',
-} as const;
 
 /** What the SDK and lib/aws read; each test sets its own. */
 const SETTINGS = [

@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { cycles, importsOf, sourceFiles } from '../support/source-graph.ts';
 
 const LIB = fileURLToPath(new URL('../../lib/', import.meta.url));
 
@@ -12,15 +12,6 @@ const LIB = fileURLToPath(new URL('../../lib/', import.meta.url));
  * both that no other folder imports.
  */
 const KNOWN_CYCLES: readonly string[] = [];
-
-/** Every .ts file under `dir`. */
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
 
 /**
  * The ground floor: the folders whose types and declarations every layer shares (the `Runtime` type
@@ -37,39 +28,19 @@ const GROUND = ['aws', 'config', 'contract', 'errors', 'ids'];
  */
 function folderGraph(): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
-  for (const file of sources(LIB)) {
-    const parts = relative(LIB, file).split(sep);
+  for (const { path, text } of sourceFiles(LIB)) {
+    const parts = path.split(sep);
     if (parts.length < 2) continue;
     const from = parts[0]!;
     const edges = graph.get(from) ?? new Set<string>();
     graph.set(from, edges);
-    // Whole statements, so that a multi-line import is read with its `import type` head.
-    const text = readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/^(?:import|export)\s[^;]*?from\s+'([^']+)'/gms)) {
-      const spec = match[1]!;
-      if (!spec.startsWith('.')) continue;
-      const target = relative(LIB, join(file, '..', spec)).split(sep);
+    for (const spec of importsOf(text).filter((s) => s.startsWith('.'))) {
+      const target = relative(LIB, join(LIB, path, '..', spec)).split(sep);
       if (target.length < 2 || target[0] === '..' || target[0] === from) continue;
       edges.add(target[0]!);
     }
   }
   return graph;
-}
-
-/** The elementary cycles through each folder, each written from its alphabetically first folder. */
-function cycles(graph: Map<string, Set<string>>): string[] {
-  const found = new Set<string>();
-  const walk = (start: string, node: string, path: string[]) => {
-    for (const next of graph.get(node) ?? []) {
-      if (next === start) {
-        found.add([...path, start].join(' → '));
-      } else if (!path.includes(next) && next > start) {
-        walk(start, next, [...path, next]);
-      }
-    }
-  };
-  for (const start of [...graph.keys()].sort()) walk(start, start, [start]);
-  return [...found].sort();
 }
 
 describe('layering of lib/', () => {

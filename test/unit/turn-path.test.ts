@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { cycles, importsOf } from '../support/source-graph.ts';
 
 const LIB = fileURLToPath(new URL('../../lib/', import.meta.url));
 
@@ -29,11 +30,7 @@ function fileGraph(): Map<string, Set<string>> {
   for (const folder of FOLDERS) {
     for (const name of readdirSync(join(LIB, folder)).filter((n) => n.endsWith('.ts'))) {
       const file = `${folder}/${name}`;
-      const text = readFileSync(join(LIB, file), 'utf8');
-      const specs = [
-        ...text.matchAll(/^(?:import|export)\s[^;]*?from\s+'([^']+)'/gms),
-        ...text.matchAll(/import\(\s*'([^']+)'\s*\)/g),
-      ].map((match) => match[1] as string);
+      const specs = importsOf(readFileSync(join(LIB, file), 'utf8'), { dynamic: true });
       const edges = new Set<string>();
       for (const spec of specs.filter((s) => s.startsWith('.'))) {
         const target = relative(LIB, join(LIB, folder, spec));
@@ -43,19 +40,6 @@ function fileGraph(): Map<string, Set<string>> {
     }
   }
   return graph;
-}
-
-/** Every cycle of the graph, each written from its alphabetically first file. */
-function cycles(graph: Map<string, Set<string>>): string[] {
-  const found = new Set<string>();
-  const walk = (start: string, node: string, path: string[]) => {
-    for (const next of graph.get(node) ?? []) {
-      if (next === start) found.add([...path, start].join(' → '));
-      else if (!path.includes(next) && next > start) walk(start, next, [...path, next]);
-    }
-  };
-  for (const start of [...graph.keys()].sort()) walk(start, start, [start]);
-  return [...found].sort();
 }
 
 /** The files reachable from `file`, itself excluded. */

@@ -1,4 +1,5 @@
-import { AwsJsonClient, type AwsJsonClientConfig, toJson } from '../json-client.ts';
+import { AwsJsonClient, type AwsJsonClientConfig } from '../json-client.ts';
+import { toJson } from '../wire.ts';
 import type { AnyTableCommand, Plain } from './commands.ts';
 
 /**

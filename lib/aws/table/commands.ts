@@ -119,17 +119,24 @@ function commandOf<Input extends object, Output extends object>(operation: Opera
   const command = class extends TableCommand<Input, Output> {
     readonly operation = operation;
   };
-  // Named as the document client names it (`GetItem` for GetItem), for stack traces and logs.
-  return Object.defineProperty(command, 'name', { value: `${operation.replace(/Item$/, '')}Command` });
+  // Named for its operation, for stack traces and logs.
+  return Object.defineProperty(command, 'name', { value: operation });
 }
 
+/** Reads one item by its key. */
 export const GetItem = commandOf<GetCommandInput, GetCommandOutput>('GetItem');
+/** Writes one item whole, under a condition if one is given. */
 export const PutItem = commandOf<PutCommandInput, PutCommandOutput>('PutItem');
+/** Changes some attributes of one item, under a condition if one is given. */
 export const UpdateItem = commandOf<UpdateCommandInput, UpdateCommandOutput>('UpdateItem');
+/** Deletes one item by its key, under a condition if one is given. */
 export const DeleteItem = commandOf<DeleteCommandInput, DeleteCommandOutput>('DeleteItem');
+/** Reads one partition's items (of the table or an index), in key order, a page at a time. */
 export const Query = commandOf<QueryCommandInput, QueryCommandOutput>('Query');
+/** Reads every item of the table or an index, a page at a time (operator tools only, never a request path). */
 export const Scan = commandOf<ScanCommandInput, ScanCommandOutput>('Scan');
 
+/** Reads up to 100 items by their keys, handing back the keys it did not read. */
 export class BatchGetItem extends TableCommand<BatchGetCommandInput, BatchGetCommandOutput> {
   readonly operation = 'BatchGetItem';
   override toWire(input: BatchGetCommandInput): Wire {
@@ -149,6 +156,7 @@ export class BatchGetItem extends TableCommand<BatchGetCommandInput, BatchGetCom
   }
 }
 
+/** Puts or deletes up to 25 items, handing back the writes it did not make. */
 export class BatchWriteItem extends TableCommand<BatchWriteCommandInput, BatchWriteCommandOutput> {
   readonly operation = 'BatchWriteItem';
   override toWire(input: BatchWriteCommandInput): Wire {

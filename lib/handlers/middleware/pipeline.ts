@@ -3,11 +3,13 @@ import type { Invocation, Middleware, Piped } from './types.ts';
 
 /**
  * Before any step: the invocation's own context, so that what its steps learn (the caller …) is
- * never read by another invocation, even one a test or a host hands the same Lambda context. A copy
- * reads as Lambda's does: its context is data and closures that do not use `this`.
+ * never read by another invocation, even one a test or a host hands the same Lambda context. The
+ * invocation's context inherits Lambda's, so its accessors (`callbackWaitsForEmptyEventLoop`) still
+ * reach the runtime, and holds its own `caller` and `trace`.
  */
 const ownContext = (request: Request<unknown, unknown, Error, Invocation>) => {
-  request.context = { ...request.context, caller: undefined, trace: undefined };
+  const own: Invocation = Object.create(request.context);
+  request.context = Object.assign(own, { caller: undefined, trace: undefined });
 };
 
 /**
