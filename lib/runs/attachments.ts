@@ -1,53 +1,12 @@
-import type { Identity } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { type Attachment, type ChatRequest, collectAttachments } from '../contract/index.ts';
-import { type Issue, NotFoundError, ValidationError } from '../errors/index.ts';
-import { type AttachedFile, ownedFile } from '../files/index.ts';
 import { INLINE_LIMIT_BYTES, putBlob, type StoredAttachment } from '../store/index.ts';
 
 /*
- * The request's side of attachments, shared by a new message, a rewrite and a continuation: the
- * files it names are checked, its attachments split and stored. What the worker reads back is in
- * attachment-parts.ts.
+ * The request's side of attachments, shared by a new message, a rewrite and a continuation: its
+ * attachments split and stored (the files it names are checked before, in request-checks.ts). What
+ * the worker reads back is in attachment-parts.ts.
  */
-
-/**
- * Checks that every `file_id` names a stored file of the caller (an unknown one is a 422 at its
- * path) and returns those files, with where the message names them.
- */
-export async function checkFileIds(
-  rt: Runtime,
-  identity: Identity,
-  request: ChatRequest,
-): Promise<AttachedFile[]> {
-  const lists: [(string | number)[], Attachment[] | undefined][] = [
-    [['attachments'], request.attachments],
-    [['host_context', 'attachments'], request.host_context?.attachments],
-  ];
-  const issues: Issue[] = [];
-  const attached: AttachedFile[] = [];
-  for (const [path, list] of lists) {
-    for (const [i, attachment] of (list ?? []).entries()) {
-      if (!attachment.file_id) continue;
-      // A presigned upload is confirmed here, so a host need not ask for the file before using it.
-      // Unknown or not the caller's: a 422 on the field. A failed read answers 5xx, for a retry.
-      const file = await ownedFile(rt, identity, attachment.file_id).catch((error: unknown) => {
-        if (error instanceof NotFoundError) return undefined;
-        throw error;
-      });
-      if (!file) issues.push({ path: [...path, i, 'file_id'], message: 'unknown file' });
-      else if (file.status !== 'stored')
-        issues.push({ path: [...path, i, 'file_id'], message: 'the file has not been uploaded yet' });
-      else attached.push({ file, path: [...path, i, 'file_id'] });
-    }
-  }
-  if (issues.length > 0)
-    throw new ValidationError(
-      `Invalid message at ${issues[0]?.path.join('.')}: ${issues[0]?.message}`,
-      issues,
-    );
-  return attached;
-}
 
 /** Moves an attachment's large content to the bucket; small ones stay inline. */
 export async function storeAttachment(

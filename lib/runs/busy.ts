@@ -1,14 +1,6 @@
-import { hostSessionId } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { type ChatRequest, onBusyOf } from '../contract/index.ts';
-import { SessionBusyError } from '../errors/index.ts';
-import {
-  findRequest,
-  listRuns,
-  type RunRecord,
-  requestInterrupt,
-  type SessionRecord,
-} from '../store/index.ts';
+import { busyRuns, listRuns, requestInterrupt } from '../store/index.ts';
 
 /*
  * A message that arrives while a turn of its session is queued or running (`on_busy`). The session
@@ -17,42 +9,6 @@ import {
  * pause: a paused session runs the message under the agent's `pendingActionPolicy`, whatever the
  * policy. `enqueue` and `steer` need nothing here (the FIFO group and `io.takeSteering()` do it).
  */
-
-/** The user's runs that have not ended, oldest first: what a new message would wait behind. */
-function busyRuns(runs: RunRecord[]): RunRecord[] {
-  return runs
-    .filter(
-      (r) =>
-        (r.status === 'queued' || r.status === 'running') &&
-        (r.kind === undefined || r.kind === 'turn' || r.kind === 'resolve'),
-    )
-    .sort((a, b) => a.runId.localeCompare(b.runId));
-}
-
-/**
- * `on_busy: "reject"`: a 409 `session_busy` naming the turn when the session is busy, before the
- * message stores anything. A request id that was already applied (the retry of a message accepted
- * while nothing ran) is not refused: it answers as the duplicate it is.
- */
-export async function refuseIfBusy(
-  rt: Runtime,
-  session: SessionRecord,
-  request: ChatRequest,
-  requestId: string,
-): Promise<void> {
-  if (onBusyOf(request) !== 'reject' || request.tool_call_id !== undefined) return;
-  const busy = busyRuns(await listRuns(rt, session.sessionId));
-  if (busy.length === 0) return;
-  if (await findRequest(rt, session.sessionId, requestId)) return;
-  const turn = busy.find((r) => r.status === 'running') ?? (busy[0] as RunRecord);
-  const more = busy.length - 1;
-  throw new SessionBusyError(
-    `Session "${hostSessionId(session.sessionId)}" is busy: ${turn.kind === 'resolve' ? 'the answer' : 'the turn'} ` +
-      `${turn.runId} is ${turn.status}${more > 0 ? ` (${more} more queued)` : ''}. Send the message again ` +
-      'with on_busy "enqueue" to run it next, "interrupt" to stop the turn first, or "steer" to offer it to the turn.',
-    turn.runId,
-  );
-}
 
 /**
  * `on_busy: "interrupt"`: stops every run of the user's queued or running ahead of this message's

@@ -15,8 +15,7 @@ import { writableSession } from '../sessions/index.ts';
 import { ensureSession, getSuspension, type SessionRecord, touchSession } from '../store/index.ts';
 import { addLogKeys } from '../telemetry/index.ts';
 import { checkBudgets } from '../usage/index.ts';
-import { checkFileIds } from './attachments.ts';
-import { refuseIfBusy } from './busy.ts';
+import { checkFileIds, refuseIfBusy } from './request-checks.ts';
 
 /** The 409 for a continuation when no host call of that id is pending (or there is no such session). */
 export function noPendingCall(callId: string): SessionConflictError {

@@ -88,6 +88,7 @@ export {
   takeOverRun,
 } from './run-transitions.ts';
 export {
+  busyRuns,
   type CancelReason,
   dueRuns,
   getRun,

@@ -127,3 +127,14 @@ export interface RunOutcome {
   error?: { code: string; message: string };
   usage?: Usage;
 }
+
+/** The user's runs that have not ended, oldest first: what a new message would wait behind. */
+export function busyRuns(runs: RunRecord[]): RunRecord[] {
+  return runs
+    .filter(
+      (r) =>
+        (r.status === 'queued' || r.status === 'running') &&
+        (r.kind === undefined || r.kind === 'turn' || r.kind === 'resolve'),
+    )
+    .sort((a, b) => a.runId.localeCompare(b.runId));
+}

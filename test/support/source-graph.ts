@@ -18,13 +18,16 @@ export function sourceFiles(root: string, dir = root): { path: string; text: str
 }
 
 /**
- * What a file imports: the specifier of every `import` and `export … from` statement, type-only ones
- * included (read whole, so a multi-line import counts), and with `dynamic` every `import()` as well.
+ * What a file imports: the specifier of every `import` and `export … from` statement (read whole, so
+ * a multi-line import counts), type-only ones included unless `types` is false, and with `dynamic`
+ * every `import()` as well.
  */
-export function importsOf(text: string, options: { dynamic?: boolean } = {}): string[] {
-  const statements = [...text.matchAll(/^(?:import|export)\s[^;]*?from\s+'([^']+)'/gms)];
+export function importsOf(text: string, options: { dynamic?: boolean; types?: boolean } = {}): string[] {
+  const statements = [...text.matchAll(/^(?:import|export)\s+(type\s)?[^;]*?from\s+'([^']+)'/gms)]
+    .filter((match) => options.types !== false || match[1] === undefined)
+    .map((match) => match[2] as string);
   const dynamic = options.dynamic ? [...text.matchAll(/import\(\s*'([^']+)'\s*\)/g)] : [];
-  return [...statements, ...dynamic].map((match) => match[1] as string);
+  return [...statements, ...dynamic.map((match) => match[1] as string)];
 }
 
 /** The elementary cycles of a graph, each written from its alphabetically first node, `a → b → a`. */

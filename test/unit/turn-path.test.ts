@@ -22,15 +22,16 @@ const DOORS = [
 ];
 
 /**
- * The files of FOLDERS (as `runs/x.ts`) and those of FOLDERS each imports: static, type-only,
- * re-exported and dynamic imports alike, since each is a way back to a file the path left.
+ * The files of FOLDERS (as `runs/x.ts`) and those of FOLDERS each imports: static, type-only (unless
+ * `types` is false), re-exported and dynamic imports alike, since each is a way back to a file the
+ * path left.
  */
-function fileGraph(): Map<string, Set<string>> {
+function fileGraph(options: { types?: boolean } = {}): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
   for (const folder of FOLDERS) {
     for (const name of readdirSync(join(LIB, folder)).filter((n) => n.endsWith('.ts'))) {
       const file = `${folder}/${name}`;
-      const specs = importsOf(readFileSync(join(LIB, file), 'utf8'), { dynamic: true });
+      const specs = importsOf(readFileSync(join(LIB, file), 'utf8'), { dynamic: true, ...options });
       const edges = new Set<string>();
       for (const spec of specs.filter((s) => s.startsWith('.'))) {
         const target = relative(LIB, join(LIB, folder, spec));
@@ -74,6 +75,18 @@ describe('the new-turn path', () => {
         entry,
       ).toEqual([]);
     }
+  });
+
+  it('reaches each file of the new-message path by one way only, from the route down to the queue', () => {
+    // What runs: a type-only import calls nothing (types.ts declares what every file shares).
+    const graph = fileGraph({ types: false });
+    // Who imports each file, among the files a new message goes through.
+    const path = new Set(['runs/new-message.ts', ...reachable(graph, 'runs/new-message.ts')]);
+    const twice = [...path].filter(
+      (file) => [...path].filter((from) => graph.get(from)?.has(file)).length > 1,
+    );
+    expect(path.has('runs/job.ts')).toBe(true);
+    expect(twice).toEqual([]);
   });
 
   it('records a request in one helper', () => {
