@@ -293,7 +293,11 @@ describe('the AG-UI endpoint with the real HttpAgent', () => {
     const first = recorder();
     await agent.runAgent({}, first.subscriber);
     expect(first.finished[0]?.interrupts?.map((i) => i.id)).toEqual(['req_send', 'req_from']);
-    const approve = { interruptId: 'req_send', status: 'resolved' as const, payload: { decision: 'approve' } };
+    const approve = {
+      interruptId: 'req_send',
+      status: 'resolved' as const,
+      payload: { decision: 'approve' },
+    };
 
     // A question cannot be cancelled: the whole request is refused, the approval beside it too.
     const refused = await fetch(`${sandbox.aguiUrl}/teller`, {

@@ -5,17 +5,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AwsCredentialIdentity, SigV4Signer } from '../../lib/aws/index.ts';
-import { AwsServiceError } from '../../lib/errors/index.ts';
 import {
+  type AwsCredentialIdentity,
   BatchGetItem,
   BatchWriteItem,
   GetItem,
   PutItem,
   paginateQuery,
+  SigV4Signer,
   TableClient,
   UpdateItem,
 } from '../../lib/aws/index.ts';
+import { AwsServiceError } from '../../lib/errors/index.ts';
 import { Sha256 } from '../../sandbox/aws/signature.ts';
 
 /**
@@ -185,9 +186,7 @@ describe('the table client', () => {
     const { url, seen } = await dynamo([throttled]);
     const delays: number[] = [];
     const db = client(url, 4, delays);
-    const error = await db
-      .send(new GetItem({ TableName: 't', Key: { pk: 'a' } }))
-      .catch((e: unknown) => e);
+    const error = await db.send(new GetItem({ TableName: 't', Key: { pk: 'a' } })).catch((e: unknown) => e);
     db.destroy();
     expect(error).toMatchObject({ name: 'ThrottlingException', $metadata: { attempts: 4 } });
     expect(seen).toHaveLength(4);
@@ -231,9 +230,7 @@ describe('the table client', () => {
   it('does not send again a 5xx the SDK does not retry (501)', async () => {
     const { url, seen } = await dynamo([{ status: 501, raw: 'Not Implemented' }]);
     const db = client(url);
-    const error = await db
-      .send(new GetItem({ TableName: 't', Key: { pk: 'a' } }))
-      .catch((e: unknown) => e);
+    const error = await db.send(new GetItem({ TableName: 't', Key: { pk: 'a' } })).catch((e: unknown) => e);
     db.destroy();
     expect(error).toMatchObject({ $fault: 'server', $metadata: { httpStatusCode: 501, attempts: 1 } });
     expect(seen).toHaveLength(1);
@@ -300,9 +297,7 @@ describe('the table client', () => {
   it('names an answer that is not JSON by its status', async () => {
     const { url } = await dynamo([{ status: 503, raw: 'Service Unavailable' }]);
     const db = client(url, 1);
-    const error = await db
-      .send(new GetItem({ TableName: 't', Key: { pk: 'a' } }))
-      .catch((e: unknown) => e);
+    const error = await db.send(new GetItem({ TableName: 't', Key: { pk: 'a' } })).catch((e: unknown) => e);
     db.destroy();
     expect(error).toMatchObject({
       name: 'InternalServerError',
