@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { AgentSummarySchema } from '../contract/index.ts';
 import { ResolutionSchema } from '../contract/answers.ts';
+import { AgentSummarySchema } from '../contract/index.ts';
 import { ERROR_TYPES } from '../errors/index.ts';
 import { SESSION_EVENTS, type SessionEventType } from '../events/log.ts';
 import { ERROR_CODE_LIST, ERROR_DESCRIPTIONS } from './errors.ts';

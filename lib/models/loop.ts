@@ -1,5 +1,11 @@
-import type { HostResult, PendingAction } from '../contract/index.ts';
-import type { HostAgentInput, HostAgentIO, HostTool, ResolveActionInput } from '../contract/index.ts';
+import type {
+  HostAgentInput,
+  HostAgentIO,
+  HostResult,
+  HostTool,
+  PendingAction,
+  ResolveActionInput,
+} from '../contract/index.ts';
 import { renderHostContext } from '../contract/render.ts';
 import { ModelEndpointError } from '../errors/index.ts';
 import { chatCompletions } from './chat-completions.ts';

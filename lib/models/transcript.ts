@@ -1,5 +1,4 @@
-import type { ContentPart } from '../contract/index.ts';
-import type { HistoryMessage, HostTool } from '../contract/index.ts';
+import type { ContentPart, HistoryMessage, HostTool } from '../contract/index.ts';
 
 /** A call the model made: its id, the tool, and the arguments as the model wrote them (JSON text). */
 export interface ModelCall {

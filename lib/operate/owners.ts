@@ -1,5 +1,5 @@
-import type { Runtime } from '../config/index.ts';
 import { paginateQuery, paginateScan } from '../aws/index.ts';
+import type { Runtime } from '../config/index.ts';
 import { INDEXES, ownerPartition } from '../store/index.ts';
 
 /** An owner: a user within a tenant (or within none). */

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSwitchboard, type HostAgentFile } from '../../lib/index.ts';
 import { GetItem } from '../../lib/aws/index.ts';
+import { createSwitchboard, type HostAgentFile } from '../../lib/index.ts';
 import { keys } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, sessionIds, sha256Of, testSandbox } from '../support/sandbox.ts';

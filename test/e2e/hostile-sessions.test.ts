@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Query } from '../../lib/aws/index.ts';
 import { digest } from '../../lib/ids/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
-import { Query } from '../../lib/aws/index.ts';
 import { ensureSession, keys, markDeleted } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { runAgents } from '../support/run-agents.ts';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSwitchboard, type HostAgentDefinition } from '../../lib/index.ts';
 import { PutItem } from '../../lib/aws/index.ts';
-import { keys } from '../../lib/store/index.ts';
 import type { MetricDimensions, MetricName } from '../../lib/config/index.ts';
+import { createSwitchboard, type HostAgentDefinition } from '../../lib/index.ts';
+import { keys } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
 import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';

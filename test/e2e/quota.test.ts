@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSwitchboard } from '../../lib/index.ts';
 import { GetItem } from '../../lib/aws/index.ts';
+import { createSwitchboard } from '../../lib/index.ts';
 import { keys, releaseFileBytes, reserveFileBytes } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { sha256Of, testSandbox } from '../support/sandbox.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetItem, Query } from '../../lib/aws/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { limitUser } from '../../lib/limits/index.ts';
-import { GetItem, Query } from '../../lib/aws/index.ts';
 import { keys } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, testSandbox } from '../support/sandbox.ts';

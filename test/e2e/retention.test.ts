@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Query } from '../../lib/aws/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import type { Erased } from '../../lib/operate/index.ts';
-import { Query } from '../../lib/aws/index.ts';
 import { getRun, keys } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { cliAgainst } from '../support/cli.ts';

@@ -1,8 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Query } from '../../lib/aws/index.ts';
 import { createSwitchboard, hostAgentRegistration, type RequestContext } from '../../lib/index.ts';
 import { enqueue } from '../../lib/runs/index.ts';
-import { Query } from '../../lib/aws/index.ts';
 import {
   appendEvents,
   cancelRequestsOf,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetItem, PutItem, TableClient } from '../../lib/aws/index.ts';
 import type { Runtime } from '../../lib/config/index.ts';
 import { ACTION_ENDS, ACTION_TRANSITIONS } from '../../lib/store/action-machine.ts';
-import { GetItem, PutItem, TableClient } from '../../lib/aws/index.ts';
 import { RUN_ENDS, RUN_TRANSITIONS } from '../../lib/store/run-machine.ts';
 import { applyTransition } from '../../lib/store/table.ts';
 import type { Transition } from '../../lib/store/types.ts';

@@ -1,7 +1,7 @@
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSwitchboard } from '../../lib/index.ts';
 import { DeleteItem, GetItem } from '../../lib/aws/index.ts';
+import { createSwitchboard } from '../../lib/index.ts';
 import { keys } from '../../lib/store/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, sha256Of, testSandbox } from '../support/sandbox.ts';
