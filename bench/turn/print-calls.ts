@@ -17,23 +17,9 @@ export function printCalls(
   turns: TurnResult[],
   memory: MemorySizes,
 ) {
-  const {
-    per,
-    rows,
-    sumOf,
-    chunks,
-    events,
-    windows,
-    idleReceives,
-    lambdaRequests,
-    lambdaGbSeconds,
-    common,
-    fixed,
-    switchboard,
-    perToken,
-    floor,
-    cost,
-  } = turnUsage(o, turns, memory);
+  const usage = turnUsage(o, turns, memory);
+  const { per, rows, sumOf, chunks, events, windows, idleReceives } = usage;
+  const { lambdaRequests, lambdaGbSeconds, common, fixed, switchboard, perToken, floor, cost } = usage;
   table.section(
     `Standard turn, ${o.turns} runs averaged: ${o.turnShape.before} chunks at ${1000 / o.turnShape.intervalMs}/s, ` +
       `${o.turnShape.toolCalls} tool calls, 1 approval, ${o.turnShape.after} chunks, ${o.connections} connections; ` +
