@@ -7,6 +7,7 @@ import { feedbackView, messageView, sessionView } from '../sessions/index.ts';
 import {
   type ActionRecord,
   byAsked,
+  exportsFolder,
   type FeedbackRecord,
   getFile,
   getSessionFiles,
@@ -87,11 +88,12 @@ export async function exportSession(rt: Runtime, session: SessionRecord) {
 }
 
 /**
- * Where an export too large for a Lambda response is read: it is stored in the bucket under the
- * session (deleted with it, and expired by the bucket's lifecycle rule) and a presigned GET names it.
+ * Where an export too large for a Lambda response is read: it is stored in the bucket in the session's
+ * exports folder (deleted with it, and expired by the bucket's lifecycle rule) and a presigned GET
+ * names it. The folder is a digest of the session's ref: the link names no owner and no session id.
  */
 export async function exportLink(rt: Runtime, sessionId: string, exported: unknown): Promise<string> {
-  const key = `exports/${sessionId}/${newId('export')}.json`;
+  const key = `${exportsFolder(sessionId)}${newId('export')}.json`;
   await putBlob(rt, key, exported);
   const [s3, { GetObjectCommand }, { getSignedUrl }] = await Promise.all([
     rt.s3(),

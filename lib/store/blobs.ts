@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Runtime } from '../config/index.ts';
 
 /**
@@ -61,16 +62,26 @@ export function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
 }
 
+/**
+ * Where a session's exports are kept: `exports/<digest>/`, the digest 32 characters of a SHA-256 of the
+ * session's ref. An export is read through a link handed out with its key in it, so the key names
+ * neither the owner's scope nor the session's id; the session's deletion still finds its exports.
+ */
+export function exportsFolder(sessionId: string): string {
+  return `exports/${createHash('sha256').update(sessionId).digest('base64url').slice(0, 32)}/`;
+}
+
 /** Deletes a session's objects: its attachments, moved messages and events, leftover screenshots, exports. */
 export async function deleteSessionObjects(rt: Runtime, sessionId: string): Promise<void> {
   const [s3, { ListObjectsV2Command }] = await Promise.all([rt.s3(), import('../aws/sdk/s3/list.ts')]);
-  for (const prefix of ['attachments', 'messages', 'events', 'screenshots', 'exports']) {
+  const folders = ['attachments', 'messages', 'events', 'screenshots'].map((p) => `${p}/${sessionId}/`);
+  for (const folder of [...folders, exportsFolder(sessionId)]) {
     let token: string | undefined;
     do {
       const page = await s3.send(
         new ListObjectsV2Command({
           Bucket: rt.bucket,
-          Prefix: `${prefix}/${sessionId}/`,
+          Prefix: folder,
           ContinuationToken: token,
         }),
       );

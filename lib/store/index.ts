@@ -16,6 +16,7 @@ export {
 export {
   deleteBlobs,
   deleteSessionObjects,
+  exportsFolder,
   getBlob,
   INLINE_LIMIT_BYTES,
   isMissingObject,

@@ -728,6 +728,17 @@ describe('export', () => {
     expect(res.status, res.text.slice(0, 300)).toBe(200);
     expect(res.redirected).toBe(true);
     expect(res.url).toContain(`exports/`);
+    // The link's key names neither the owner's scope nor the session's id.
+    const [scope] = ref(id).split('~');
+    const path = decodeURIComponent(new URL(res.url).pathname);
+    expect(path).not.toContain(scope);
+    expect(path).not.toContain(id);
+    // It is still the session's: deleting the session deletes it (a signer that may not list the
+    // bucket is told 403 for a missing key).
+    expect((await http('DELETE', `/api/sessions/${id}`)).status).toBe(202);
+    await expect
+      .poll(async () => (await fetch(res.url)).status, { timeout: 20_000, interval: 200 })
+      .toBeOneOf([403, 404]);
     const body = res.json as Awaited<ReturnType<typeof exported>>;
     expect(body.messages).toHaveLength(10);
     expect(body.messages[1]?.content).toHaveLength(1_100_000);
