@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -40,6 +41,10 @@ export const DEV_USAGE = `Usage: switchboard dev --agents FILE [options]
                    prop; a bad one stops the sandbox at start-up with the field it names
   --port N         port of the page, the HTTP API and the WebSocket API (default 3000; 0 picks one)
   --host ADDR      the address it listens on (default 127.0.0.1)
+  --allow-host NAME
+                   answer requests for NAME too (e.g. 10.0.2.2, the Android emulator's name for this
+                   computer); repeat it for more. Only localhost, 127.0.0.1, [::1] and the --host
+                   address are answered otherwise: a request naming another host gets 403
   --data DIR       keep DynamoDB's data in DIR across restarts (in memory without it)
   --persist        the same, in .sandbox-data
   --sweep-ms N     how often the sweep runs (default 60000, the EventBridge rule's rate)
@@ -95,6 +100,7 @@ function parse(args: string[]) {
       options: {
         port: { type: 'string', default: process.env.PORT ?? '3000' },
         host: { type: 'string', default: '127.0.0.1' },
+        'allow-host': { type: 'string', multiple: true, default: [] },
         data: { type: 'string' },
         persist: { type: 'boolean', default: false },
         agents: { type: 'string' },
@@ -139,6 +145,20 @@ function tokenOptions(values: ReturnType<typeof parse>) {
   return { users, ...(tenant && { tenant }), ttlSeconds };
 }
 
+/** `--allow-host`: host names (or addresses), without a scheme, path or port. */
+function allowHosts(values: ReturnType<typeof parse>): string[] {
+  const names = values['allow-host'].map((name) => name.trim());
+  const bad = names.find(
+    (name) => isIP(name.replace(/^\[(.*)\]$/, '$1')) === 0 && !/^[^:/?#@[\]\s]+$/.test(name),
+  );
+  if (bad !== undefined)
+    throw new UsageError(
+      `--allow-host takes a host name or address, without a scheme, path or port (got "${bad}").`,
+      DEV_USAGE,
+    );
+  return names;
+}
+
 /** The agents module's file: `--agents` names a file that must exist. */
 function agentsFile(file: string | undefined): string {
   if (file === undefined)
@@ -162,6 +182,7 @@ export async function devCommand(args: string[]): Promise<void> {
     );
   }
   const tokens = tokenOptions(values);
+  const allowHost = allowHosts(values);
   const dataDir =
     values.data !== undefined
       ? resolve(values.data || '.sandbox-data')
@@ -179,6 +200,7 @@ export async function devCommand(args: string[]): Promise<void> {
     ...(settings && { settings }),
     port: Number(values.port),
     host: values.host,
+    ...(allowHost.length > 0 && { allowHosts: allowHost }),
     dataDir,
     sweepPeriodMs: Number(values['sweep-ms']),
     jwt: !values.anonymous,

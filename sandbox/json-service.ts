@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loopbackOnly } from './host-check.ts';
 
 /** The content type of AWS's JSON 1.1 protocol (EventBridge, Secrets Manager). */
 const JSON_1_1 = 'application/x-amz-json-1.1';
@@ -44,12 +45,14 @@ export async function startJsonService(
   serve: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
   internalError: string,
 ): Promise<JsonService> {
-  const server = createServer((req, res) => {
-    serve(req, res).catch((error: unknown) => {
-      if (!res.headersSent) answerJson(res, 500, { message: String(error) }, internalError);
-      else res.end();
-    });
-  });
+  const server = loopbackOnly(
+    createServer((req, res) => {
+      serve(req, res).catch((error: unknown) => {
+        if (!res.headersSent) answerJson(res, 500, { message: String(error) }, internalError);
+        else res.end();
+      });
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -65,7 +65,16 @@ export interface SandboxOptions {
   app: Switchboard;
   /** 0 (the default) picks a free port. */
   port?: number;
+  /** The address it listens on. Default '127.0.0.1'. */
   host?: string;
+  /**
+   * Host names it answers to besides the loopback ones (`localhost`, `127.0.0.1`, `[::1]`) and
+   * `host`, e.g. `10.0.2.2`, as the Android emulator reaches this machine. Any route (and WebSocket
+   * upgrade) a request names another host for is answered 403: a page that rebinds its own name to
+   * this machine's address reaches nothing. `/sandbox/*` (its tokens, the operator endpoint) also
+   * refuses a browser request whose `Origin` is on none of those names.
+   */
+  allowHosts?: readonly string[];
   /** Keep DynamoDB's data in this directory across restarts; in memory when absent. */
   dataDir?: string;
   /**
@@ -311,6 +320,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const gateway = await startGateway({
     port: options.port ?? 0,
     host: options.host,
+    allowHosts: options.allowHosts,
+    sameHostOrigin: ['/sandbox/'],
     static: (req, res) =>
       (jwt !== undefined && serveDevAuth(req, res, jwt.audience[0] ?? DEV_AUDIENCE)) ||
       serveContract(req, res) ||

@@ -11,6 +11,7 @@ import { TURNS_MAX_RECEIVE_COUNT } from '../lib/config/index.ts';
 import { INDEXES, OWNER_INDEX_ATTRIBUTES } from '../lib/store/index.ts';
 import { installConditionCheckItems } from './dynalite-fidelity.ts';
 import { installFifoBatches } from './fauxqs-fifo.ts';
+import { loopbackOnly } from './host-check.ts';
 
 /** Names of the sandbox's resources, the same ones the CDK stack creates. */
 export const SANDBOX_NAMES = {
@@ -99,12 +100,14 @@ export async function startLocalServices(options: {
   maxReceiveCount?: number;
 }): Promise<LocalServices> {
   installConditionCheckItems();
-  const dynamo = dynalite({
-    createTableMs: 0,
-    deleteTableMs: 0,
-    updateTableMs: 0,
-    ...(options.dataDir && { path: options.dataDir }),
-  });
+  const dynamo = loopbackOnly(
+    dynalite({
+      createTableMs: 0,
+      deleteTableMs: 0,
+      updateTableMs: 0,
+      ...(options.dataDir && { path: options.dataDir }),
+    }),
+  );
   await new Promise<void>((resolve) => dynamo.listen(0, '127.0.0.1', resolve));
   const dynamodbEndpoint = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
   await ensureTable(dynamodbEndpoint);

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { allows, FUNCTION_PERMISSIONS, type Permissions } from '../../lib/config/index.ts';
 import type { CorsConfig } from '../../lib/contract/index.ts';
+import { loopbackOnly } from '../host-check.ts';
 import { s3CorsHeaders, s3Preflight } from './bucket-cors.ts';
 import { checksumRefusal } from './checksums.ts';
 import { type AwsAnswer, awsError } from './errors.ts';
@@ -113,12 +114,14 @@ export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront>
     res.writeHead(answer.status, { ...answer.headers, ...cors }).end(answer.body);
   }
 
-  const server = createServer((req, res) => {
-    serve(req, res).catch((error: unknown) => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
-      res.end(String(error));
-    });
-  });
+  const server = loopbackOnly(
+    createServer((req, res) => {
+      serve(req, res).catch((error: unknown) => {
+        if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+        res.end(String(error));
+      });
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const path = target.pathname === '/' ? '' : target.pathname;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FOREIGN_HOST_MESSAGE, HostCheck } from '../host-check.ts';
 import { createFunctionUrl } from './function-url.ts';
 import { createHttpApi } from './http-api.ts';
 import { gatewayError, writeResponse } from './http-response.ts';
@@ -39,7 +40,21 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const management = createManagementApi(registry, api.stage);
   const functionUrls = (options.functionUrls ?? []).map((url) => createFunctionUrl(url, api));
 
+  const hosts = new HostCheck([host, ...(options.allowHosts ?? [])]);
+  const sameHostOrigin = options.sameHostOrigin ?? [];
+  /** A foreign `Host` (or, under `sameHostOrigin`, `Origin`) is refused before anything runs. */
+  const foreign = (req: IncomingMessage) => {
+    if (!hosts.host(req)) return true;
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    return sameHostOrigin.some((prefix) => path.startsWith(prefix)) && !hosts.origin(req);
+  };
+
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    if (foreign(req)) {
+      req.resume();
+      writeResponse(res, gatewayError(403, FOREIGN_HOST_MESSAGE), awsId());
+      return;
+    }
     if (management(req, res)) return;
     if (functionUrls.some((serve) => serve(req, res))) return;
     if (req.method === 'GET' && options.static?.(req, res)) return;
@@ -67,7 +82,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     onRequest,
   );
   server.on('upgrade', (req, socket, head) => {
-    if (wsApi) wsApi.handleUpgrade(req, socket, head);
+    if (foreign(req)) refuseUpgrade(socket, 403, FOREIGN_HOST_MESSAGE);
+    else if (wsApi) wsApi.handleUpgrade(req, socket, head);
     else refuseUpgrade(socket, 404, 'Not Found');
   });
   await new Promise<void>((resolve, reject) => {

@@ -120,6 +120,16 @@ export interface GatewayOptions {
   port: number;
   /** Default '127.0.0.1'. */
   host?: string;
+  /**
+   * Names answered besides the loopback ones and `host`: a request whose `Host` names anything else
+   * (any route, a WebSocket upgrade, a function URL) is answered 403, as a DNS-rebinding page's is.
+   */
+  allowHosts?: readonly string[];
+  /**
+   * Path prefixes (`/sandbox/`) that also refuse, with 403, a browser request whose `Origin` names
+   * none of those hosts.
+   */
+  sameHostOrigin?: readonly string[];
   http?: HttpApiOptions;
   websocket?: WebSocketApiOptions;
   /** Lambda function URLs in RESPONSE_STREAM mode, each under a path prefix of this port. */

@@ -1,11 +1,14 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultReport } from '../../sandbox/aws/index.ts';
+import { devCommand } from '../../sandbox/dev-command.ts';
+import { UsageError } from '../../sandbox/token-command.ts';
 import { DevProcess } from '../support/dev-process.ts';
 import { api } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
@@ -215,6 +218,8 @@ describe('switchboard dev --no-watch --json-logs', () => {
       '--no-watch',
       '--anonymous',
       '--json-logs',
+      '--allow-host',
+      '10.0.2.2',
     ]);
   }, 90_000);
 
@@ -228,6 +233,28 @@ describe('switchboard dev --no-watch --json-logs', () => {
     await send(dev, 'plain', 'hello');
     const [answer] = await answers(dev, 'plain', 1);
     expect(answer).toBe(`v1: hello from ${pathToFileURL(join(dir, 'agents.ts')).href}`);
+  });
+
+  it('answers the names --allow-host gives and loopback ones, and 403 to any other Host', async () => {
+    const { port } = new URL(dev.url);
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const out = request({ host: '127.0.0.1', port, path: '/api/sessions', headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        out.on('error', reject).end();
+      });
+    expect(await status(`10.0.2.2:${port}`)).toBe(200);
+    expect(await status(`localhost:${port}`)).toBe(200);
+    expect(await status(`attacker.example:${port}`)).toBe(403);
+  });
+
+  it('refuses an --allow-host that is not a host name', async () => {
+    await expect(devCommand(['--allow-host', 'http://10.0.2.2:3000'])).rejects.toThrow(
+      /--allow-host takes a host name or address/,
+    );
+    await expect(devCommand(['--allow-host', '10.0.2.2:3000'])).rejects.toThrow(UsageError);
   });
 
   it("prints the log as Lambda's JSON lines", async () => {
