@@ -1,6 +1,6 @@
 import type { Switchboard } from '../agents/index.ts';
 import type { Identity } from '../auth/index.ts';
-import { answerRequest, sendMessage } from '../commands/index.ts';
+import { type Answered, answerRequest, sendMessage } from '../commands/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { type Answerable, writableSession } from '../sessions/index.ts';
 import { findRequest, lastSeq } from '../store/index.ts';
@@ -17,18 +17,23 @@ export interface Followed {
   after: number;
 }
 
-/** An accepted request: what to follow, and the input it was read from. */
-export interface Accepted {
-  followed: Followed;
-  input: RunAgentInput;
-}
+/**
+ * An accepted request and the input it was read from: for the session's owner, the runs to follow;
+ * for a reviewer (someone `authorizeResolve` let answer a request of another owner's session), the
+ * answers alone, which are all her stream shows: it follows none of the owner's runs.
+ */
+export type Accepted =
+  | { input: RunAgentInput; followed: Followed; answered?: undefined }
+  | { input: RunAgentInput; answered: Answered[]; followed?: undefined };
 
 const THREAD = { path: ['threadId'] };
 
 /**
  * The answers of `resume`, each a run of its own; request ids `runId` (one) or `runId.N`. The
  * command gates every interrupt before the body is read, so a missing and a foreign session answer
- * alike (404), whatever the resume says; the log's end is read before any answer is decided.
+ * alike (404), whatever the resume says; the log's end is read before any answer is decided. The
+ * gate also says what the stream shows: the owner follows the answers' runs; a reviewer gets the
+ * answers' outcome, as HTTP answers her, and nothing of the session's log.
  */
 async function answer(
   rt: Runtime,
@@ -40,14 +45,15 @@ async function answer(
   // The body is read inside the command, once its gate has let the caller in: what it said, and
   // where the log ended before any answer was decided, come out here.
   let read: { input: RunAgentInput; ref: string; after: number } | undefined;
-  const answered = await answerRequest(rt, app, identity, {
+  const { answered, caller } = await answerRequest(rt, app, identity, {
     session_id: ids.threadId,
     action_ids: (ids.resume ?? []).map((entry) => entry.interruptId),
     path: THREAD.path,
     answers: async (asked) => {
       const input = parseRunAgentInput(body);
-      const ref = (asked[0] as Answerable).session.sessionId;
-      read = { input, ref, after: await lastSeq(rt, ref) };
+      const { session, owner } = asked[0] as Answerable;
+      // Only the owner's stream reads the log; a reviewer's is not told even where it ends.
+      read = { input, ref: session.sessionId, after: owner ? await lastSeq(rt, session.sessionId) : 0 };
       const resume = input.resume ?? [];
       return resume.map((entry, index) => {
         const requestId = resume.length === 1 ? input.runId : `${input.runId}.${index}`;
@@ -56,6 +62,7 @@ async function answer(
     },
   });
   const { input, ref, after } = read as NonNullable<typeof read>;
+  if (caller === 'reviewer') return { input, answered };
   const duplicate = answered.some((a) => a.duplicate);
   return { input, followed: { ref, runIds: answered.map((a) => a.run_id), after: duplicate ? 0 : after } };
 }

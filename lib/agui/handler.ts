@@ -146,9 +146,21 @@ export function createAguiHandler(
     async (event, context) => {
       const { sink } = event;
       const body = parseJsonBody(event.body, event.isBase64Encoded, { what: 'RunAgentInput' });
-      const { input, followed } = await acceptRun(rt(), app, callerOf(context), body, agentOf(event.rawPath));
+      const { input, followed, answered } = await acceptRun(
+        rt(),
+        app,
+        callerOf(context),
+        body,
+        agentOf(event.rawPath),
+      );
       const translator = new AguiTranslator(input.threadId, input.runId, clientKnows(input));
       sink.start(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      // A reviewer is shown her answers' outcome, as HTTP answers her: no run of the owner's is followed.
+      if (answered) {
+        for (const shown of translator.answeredOnly(answered)) if (!sink.closed) sink.write(sseOf(shown));
+        sink.end();
+        return null;
+      }
       try {
         await followRun(rt(), followed, translator, sink, {
           pollMs,

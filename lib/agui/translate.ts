@@ -1,6 +1,10 @@
+import type { Answered } from '../commands/index.ts';
 import { type ErrorCode, isErrorCode } from '../errors/index.ts';
 import type { SessionEvent } from '../store/index.ts';
 import type { AguiEvent, ClientKnows, OpenRequest } from './types.ts';
+
+/** The name of the `CUSTOM` event that tells a reviewer what became of her answers. */
+export const ANSWERED_EVENT = 'switchboard.answered';
 
 /** The log events that end a run. */
 const RUN_ENDS = new Set(['session.status_idle', 'session.status_requires_action', 'session.deleted']);
@@ -107,6 +111,17 @@ export class AguiTranslator {
         },
       },
     ];
+  }
+
+  /**
+   * A reviewer's whole run: `RUN_STARTED`, one `CUSTOM` event {@link ANSWERED_EVENT} whose value's
+   * `answers` are the answers as `POST /api/sessions/{id}/actions/{actionId}` answers each (the
+   * request's id, the run that hands it to the agent, `status: "queued"`, the decision recorded,
+   * whether it was a retry), and `RUN_FINISHED`. Nothing of the session's log: no text of the
+   * owner's turn, no other open request.
+   */
+  answeredOnly(answers: Answered[]): AguiEvent[] {
+    return [this.started(), { type: 'CUSTOM', name: ANSWERED_EVENT, value: { answers } }, ...this.finish([])];
   }
 
   /** A stream that has to stop before its run ended: the client posts the same run again to go on. */

@@ -16,20 +16,34 @@ export interface AnswerInput extends SessionInput {
   path?: (string | number)[];
 }
 
+/** What {@link answerRequest} answers: the accepted answers, and who the gate found the caller to be. */
+export interface AnswerOutcome {
+  /** The accepted answers, in the order of the action ids. */
+  answered: Answered[];
+  /**
+   * `owner`: the session's owner, whose door may show her the runs that carry her answers on.
+   * `reviewer`: someone the agent's `authorizeResolve` let answer a request of another owner's
+   * session; every door shows her the answers' outcome (what `POST …/actions/{actionId}` answers)
+   * and nothing else of the session: no text of the owner's turn, no other open request.
+   */
+  caller: 'owner' | 'reviewer';
+}
+
 /**
  * Answers requests the agent asked, in one session: each passes the gate (the caller's session, or
  * one whose agent lets the caller answer that request) before any answer is read, so nothing of the
  * body is judged for a session the caller may not reach; then each answer is checked against what
- * was asked and decided, one run each. Answers the accepted answers, in order.
+ * was asked and decided, one run each. Answers the accepted answers, in order, and whether the gate
+ * let the caller in as the owner or as a reviewer: what the door may show her of the session.
  *
  * @example
- * const [answered] = await answerRequest(rt, app, caller, {
+ * const { answered: [answered] } = await answerRequest(rt, app, caller, {
  *   session_id: 's1',
  *   action_ids: ['req_1'],
  *   answers: () => [parseResolveRequest({ decision: 'approve' })],
  * });
  */
-export const answerRequest: Command<AnswerInput, Answered[]> = async (rt, app, caller, input) => {
+export const answerRequest: Command<AnswerInput, AnswerOutcome> = async (rt, app, caller, input) => {
   const asked: Answerable[] = [];
   for (const actionId of input.action_ids)
     asked.push(await answerableSession(rt, app, caller, input.session_id, actionId, { path: input.path }));
@@ -39,5 +53,7 @@ export const answerRequest: Command<AnswerInput, Answered[]> = async (rt, app, c
     answered.push(
       await submitAnswer(rt, caller, asked[index] as Answerable, input.action_ids[index] as string, answer),
     );
-  return answered;
+  // Fails closed: only a caller the gate found the owner of every request's session is shown more.
+  const owner = asked.length > 0 && asked.every((a) => a.owner);
+  return { answered, caller: owner ? 'owner' : 'reviewer' };
 };

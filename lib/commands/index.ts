@@ -4,7 +4,7 @@
  */
 
 export type { Accepted, Answered } from '../runs/index.ts';
-export { type AnswerInput, answerRequest } from './answer.ts';
+export { type AnswerInput, type AnswerOutcome, answerRequest } from './answer.ts';
 export { type MessageInput, sendMessage } from './message.ts';
 export { type RateInput, rate } from './rate.ts';
 export { cancel, deleteSession } from './session.ts';

@@ -241,7 +241,9 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
     const session_id = sessionIdOf(event);
     const action_id = pathId(event, 'actionId', 'action_not_found', 'Request');
     // The body is read only once the gate has let the caller in.
-    const [answered] = await answerRequest(rt, app, caller, {
+    const {
+      answered: [answered],
+    } = await answerRequest(rt, app, caller, {
       session_id,
       action_ids: [action_id],
       answers: () => [parseResolveRequest(bodyOf(event)())],

@@ -178,7 +178,9 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
     const { session_id, action_id, sessionId, actionId, ...answer } = bodyOf(event).body;
     const ids = parseResolveTarget({ session_id: session_id ?? sessionId, action_id: action_id ?? actionId });
     // The ids, then the gate, then the answer: as the HTTP route does.
-    const [answered] = await answerRequest(rt, app, identity, {
+    const {
+      answered: [answered],
+    } = await answerRequest(rt, app, identity, {
       session_id: ids.session_id,
       action_ids: [ids.action_id],
       answers: () => [parseResolveRequest(answer)],

@@ -98,6 +98,31 @@ app.registerHostAgent({
     return { content: `Wire ${resolution.decision === 'approve' ? 'sent' : 'refused'}.` };
   },
 });
+// A reviewer may answer its approvals, not its questions; what it says after an answer is the owner's.
+app.registerHostAgent({
+  info: { id: 'reviewed' },
+  hitl: {
+    authorizeResolve: ({ user, owner, action }) =>
+      user === owner || (user === 'reviewer' && action.type === 'tool_approval'),
+  },
+  async invoke() {
+    return {
+      content: 'Two things first.',
+      pendingActions: [
+        { id: 'req_send', type: 'tool_approval', toolName: 'wire_money', title: 'Wire $5?', args: {} },
+        {
+          id: 'req_from',
+          type: 'user_question',
+          questions: [{ question: 'From which account?', options: [{ label: 'main' }] }],
+        },
+      ],
+    };
+  },
+  async resolveAction({ pendingActions }, { emit }) {
+    emit({ type: 'text', text: 'The owner’s private reply.' });
+    return pendingActions.length > 0 ? { pendingActions } : { content: 'Sent.' };
+  },
+});
 app.registerHostAgent({
   info: { id: 'slow' },
   async invoke({ message }, { emit, signal }) {
@@ -133,7 +158,7 @@ app.registerHostAgent({
 
 let sandbox: Sandbox;
 const sid = sessionIds('agui');
-const TOKENS: Record<string, string> = { 'token-alice': 'alice' };
+const TOKENS: Record<string, string> = { 'token-alice': 'alice', 'token-reviewer': 'reviewer' };
 
 beforeAll(async () => {
   sandbox = await testSandbox({
@@ -426,6 +451,72 @@ const PAGE_TOOLS = [
     parameters: { type: 'object', properties: { number: { type: 'integer' } } },
   },
 ];
+
+describe('what a reviewer sees over AG-UI', () => {
+  it('shows a reviewer her answer’s outcome alone: no text of the owner’s turn, no other interrupt', async () => {
+    const threadId = sid('review');
+    const owner = client('reviewed', threadId);
+    say(owner, 'wire it');
+    const asked = recorder();
+    await owner.runAgent({}, asked.subscriber);
+    expect(asked.finished[0]?.interrupts?.map((i) => i.id)).toEqual(['req_send', 'req_from']);
+    const { ref } = (
+      await api(sandbox.url, 'GET', `/api/sessions/${threadId}`, undefined, { token: 'token-alice' })
+    ).json as { ref: string };
+
+    const reviewer = new HttpAgent({
+      url: `${sandbox.aguiUrl}/reviewed`,
+      threadId: ref,
+      headers: { authorization: 'Bearer token-reviewer' },
+      initialMessages: [],
+    });
+    const run = recorder();
+    await reviewer.runAgent(
+      { resume: [{ interruptId: 'req_send', status: 'resolved', payload: { decision: 'approve' } }] },
+      run.subscriber,
+    );
+    expect(run.failures).toEqual([]);
+    expect(run.types()).toEqual([EventType.RUN_STARTED, EventType.CUSTOM, EventType.RUN_FINISHED]);
+    expect(run.events[1]).toMatchObject({
+      name: 'switchboard.answered',
+      value: {
+        answers: [
+          {
+            session_id: threadId,
+            action_id: 'req_send',
+            status: 'queued',
+            decision: { decision: 'approve' },
+            duplicate: false,
+          },
+        ],
+      },
+    });
+    expect(run.finished).toEqual([{ outcome: 'success', pendingToolCallIds: [] }]);
+    expect(JSON.stringify(run.events)).not.toMatch(/req_from|From which account|private reply|Two things/);
+    expect(reviewer.messages).toEqual([]);
+    expect(reviewer.pendingInterrupts).toEqual([]);
+
+    // The owner's turn went on: once it waits on the question still open, she answers it.
+    await expect
+      .poll(
+        async () =>
+          (await api(sandbox.url, 'GET', `/api/sessions/${threadId}`, undefined, { token: 'token-alice' }))
+            .json.status,
+        { timeout: 10_000 },
+      )
+      .toBe('requires_action');
+    const later = client('reviewed', threadId);
+    const last = recorder();
+    await later.runAgent(
+      { resume: [{ interruptId: 'req_from', status: 'resolved', payload: { answers: ['main'] } }] },
+      last.subscriber,
+    );
+    expect(last.failures).toEqual([]);
+    // What the reviewer was not shown is the owner's: her own stream carries it.
+    expect(JSON.stringify(last.events)).toMatch(/private reply/);
+    expect(later.messages.at(-1)?.content).toBe('Sent.');
+  });
+});
 
 describe("the AG-UI client's last assistant message is the stored answer", () => {
   it.each(DEMO_PROMPTS)(
