@@ -5,7 +5,8 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { ContentPart } from '../contract/index.ts';
-import type { ModelCall, ModelMessage } from './transcript.ts';
+import { ChatReader } from './parse-chat.ts';
+import type { ModelMessage } from './transcript.ts';
 import { dataUrl, documentLink, type Wire, type WireRequest } from './wire.ts';
 
 /** A part as Chat Completions content: images as `image_url`, inline documents as `file`, a linked document as text. */
@@ -72,37 +73,14 @@ export function chatRequest(request: Omit<WireRequest, 'signal'>): ChatCompletio
   };
 }
 
-/** Chat Completions (`POST /chat/completions`, streamed): text deltas as they come, tool calls put together by index. */
+/** Chat Completions (`POST /chat/completions`, streamed): each chunk read by {@link ChatReader}, text deltas passed on as they come. */
 export const chatCompletions: Wire = async (client: OpenAI, request, onText) => {
   const { signal, ...body } = request;
   const stream = await client.chat.completions.create(chatRequest(body), { signal });
-  let text = '';
-  const calls: ModelCall[] = [];
-  let usage: Awaited<ReturnType<Wire>>['usage'];
+  const reader = new ChatReader(request.model);
   for await (const chunk of stream) {
-    const delta = chunk.choices[0]?.delta;
-    if (delta?.content) {
-      text += delta.content;
-      onText(delta.content);
-    }
-    for (const piece of delta?.tool_calls ?? []) {
-      const call = calls[piece.index] ?? { id: '', name: '', args: '' };
-      calls[piece.index] = call;
-      if (piece.id) call.id = piece.id;
-      if (piece.function?.name) call.name += piece.function.name;
-      if (piece.function?.arguments) call.args += piece.function.arguments;
-    }
-    if (chunk.usage) {
-      usage = {
-        inputTokens: chunk.usage.prompt_tokens,
-        outputTokens: chunk.usage.completion_tokens,
-        totalTokens: chunk.usage.total_tokens,
-        ...(chunk.usage.prompt_tokens_details?.cached_tokens !== undefined && {
-          cachedInputTokens: chunk.usage.prompt_tokens_details.cached_tokens,
-        }),
-        model: chunk.model || request.model,
-      };
-    }
+    const text = reader.read(chunk);
+    if (text !== undefined) onText(text);
   }
-  return { text, calls: calls.filter(Boolean), ...(usage && { usage }) };
+  return reader.answer();
 };

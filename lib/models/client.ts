@@ -1,5 +1,6 @@
 import type { OpenAI } from 'openai';
 import type { HostAgentIO } from '../contract/index.ts';
+import { checkedFetch } from './parse.ts';
 import { keyOfSecret } from './secret.ts';
 import type { ModelSettings } from './types.ts';
 
@@ -9,7 +10,8 @@ const clients = new Map<string, Promise<OpenAI>>();
 /**
  * The official `openai` client of an agent's endpoint, loaded on first use. Its own retry (429,
  * 5xx, connection errors, with `retry-after`) is the only one: `maxRetries` (default 2), each call
- * stopped by the turn's signal, so retries never outlast the turn.
+ * stopped by the turn's signal, so retries never outlast the turn. Its answers are read through
+ * {@link checkedFetch}: an event stream, of bounded size.
  */
 export async function clientFor(settings: ModelSettings, io: Pick<HostAgentIO, 'secret'>): Promise<OpenAI> {
   const apiKey = settings.apiKey ?? (await keyFrom(settings.apiKeyFromSecret as string, io));
@@ -17,7 +19,13 @@ export async function clientFor(settings: ModelSettings, io: Pick<HostAgentIO, '
   let client = clients.get(id);
   if (!client) {
     client = import('openai').then(
-      ({ OpenAI }) => new OpenAI({ baseURL: settings.baseURL, apiKey, maxRetries: settings.maxRetries ?? 2 }),
+      ({ OpenAI }) =>
+        new OpenAI({
+          baseURL: settings.baseURL,
+          apiKey,
+          maxRetries: settings.maxRetries ?? 2,
+          fetch: checkedFetch,
+        }),
     );
     client.catch(() => clients.delete(id));
     clients.set(id, client);

@@ -10,6 +10,7 @@ import { renderHostContext } from '../contract/render.ts';
 import { ModelEndpointError } from '../errors/index.ts';
 import { chatCompletions } from './chat-completions.ts';
 import { clientFor } from './client.ts';
+import { identifier, redactEndpointText } from './redact.ts';
 import { responses } from './responses.ts';
 import { checkArgs, checkValue, jsonSchemaOf, offeredTools } from './tools.ts';
 import {
@@ -216,7 +217,7 @@ async function run(loop: Loop & { backend: string[] }): Promise<HostResult> {
       );
     } catch (error) {
       if (io.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
-      throw endpointError(error);
+      throw endpointError(error, client.apiKey ?? undefined);
     }
     if (answer.usage) io.emit({ type: 'usage', usage: answer.usage });
     transcript.turn.push({ role: 'assistant', text: answer.text, calls: answer.calls });
@@ -312,13 +313,27 @@ async function handle(
   return execute(tool, call.id, checked.args, io, loop);
 }
 
-/** An endpoint's failure as the turn reports it: its status and message; a connection failure as such. */
-function endpointError(error: unknown): ModelEndpointError {
-  const e = error as { status?: unknown; message?: unknown; name?: unknown };
-  const message = typeof e?.message === 'string' ? e.message : String(error);
-  if (typeof e?.status === 'number')
-    return new ModelEndpointError(
-      `The model endpoint answered ${e.status}: ${message.replace(/^\d{3}\s*/, '')}`,
-    );
-  return new ModelEndpointError(`The model endpoint failed: ${message}`);
+/**
+ * An endpoint's failure as the turn reports it: its status, its error type and code, and its
+ * message redacted ({@link redactEndpointText}, with the key this client sends); a connection
+ * failure as such. The endpoint's own text goes nowhere else: the error carries no cause. A reply
+ * the readers refused (malformed, too large) is already a {@link ModelEndpointError} and names no
+ * value the endpoint sent.
+ */
+export function endpointError(error: unknown, key?: string): ModelEndpointError {
+  if (error instanceof ModelEndpointError) return error;
+  const e = (typeof error === 'object' && error !== null ? error : {}) as {
+    status?: unknown;
+    message?: unknown;
+    type?: unknown;
+    code?: unknown;
+  };
+  const raw = typeof e.message === 'string' ? e.message : String(error);
+  const kinds = [identifier(e.type), identifier(e.code)].filter(Boolean);
+  const kind = kinds.length > 0 ? ` (${kinds.join(', ')})` : '';
+  if (typeof e.status === 'number') {
+    const message = redactEndpointText(raw.replace(/^\d{3}\s*/, ''), key);
+    return new ModelEndpointError(`The model endpoint answered ${e.status}${kind}: ${message}`, e.status);
+  }
+  return new ModelEndpointError(`The model endpoint failed${kind}: ${redactEndpointText(raw, key)}`);
 }

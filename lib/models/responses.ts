@@ -5,7 +5,8 @@ import type {
   ResponseInputItem,
 } from 'openai/resources/responses/responses';
 import type { ContentPart } from '../contract/index.ts';
-import type { ModelCall, ModelMessage } from './transcript.ts';
+import { ResponsesReader } from './parse-responses.ts';
+import type { ModelMessage } from './transcript.ts';
 import { dataUrl, type Wire, type WireRequest } from './wire.ts';
 
 /** A part as Responses input content: `input_text`, `input_image`, `input_file` (inline or by URL). */
@@ -54,34 +55,14 @@ export function responsesRequest(request: Omit<WireRequest, 'signal'>): Response
   };
 }
 
-/** The Responses API (`POST /responses`, streamed): `output_text` deltas, finished `function_call` items, the usage of `response.completed`. */
+/** The Responses API (`POST /responses`, streamed): each event read by {@link ResponsesReader}, text deltas passed on as they come. */
 export const responses: Wire = async (client: OpenAI, request, onText) => {
   const { signal, ...body } = request;
   const stream = await client.responses.create(responsesRequest(body), { signal });
-  let text = '';
-  const calls: ModelCall[] = [];
-  let usage: Awaited<ReturnType<Wire>>['usage'];
+  const reader = new ResponsesReader(request.model);
   for await (const event of stream) {
-    if (event.type === 'response.output_text.delta') {
-      text += event.delta;
-      onText(event.delta);
-    } else if (event.type === 'response.output_item.done' && event.item.type === 'function_call') {
-      calls.push({ id: event.item.call_id, name: event.item.name, args: event.item.arguments });
-    } else if (event.type === 'response.completed' || event.type === 'response.incomplete') {
-      const u = event.response.usage;
-      if (u)
-        usage = {
-          inputTokens: u.input_tokens,
-          outputTokens: u.output_tokens,
-          totalTokens: u.total_tokens,
-          cachedInputTokens: u.input_tokens_details?.cached_tokens ?? 0,
-          model: event.response.model || request.model,
-        };
-    } else if (event.type === 'response.failed') {
-      throw new Error(event.response.error?.message ?? 'The response failed.');
-    } else if (event.type === 'error') {
-      throw new Error(event.message);
-    }
+    const text = reader.read(event);
+    if (text !== undefined) onText(text);
   }
-  return { text, calls, ...(usage && { usage }) };
+  return reader.answer();
 };

@@ -107,7 +107,22 @@ beforeAll(async () => {
   // A model agent whose endpoint key is read from a secret (apiKeyFromSecret): the key reaches the
   // model, never a log line. The scripted model refuses any other key.
   model = await startScriptedModel({
-    script: { rules: [{ match: 'hello', on: 'user', reply: { text: 'Hello from the model.' } }] },
+    script: {
+      rules: [
+        { match: 'hello', on: 'user', reply: { text: 'Hello from the model.' } },
+        // An endpoint that echoes the key it was sent in its error, as OpenAI does (in part).
+        {
+          match: 'leak',
+          on: 'user',
+          error: {
+            status: 401,
+            message: `Incorrect API key provided: ${MARK.modelKey}`,
+            type: 'invalid_request_error',
+            code: 'invalid_api_key',
+          },
+        },
+      ],
+    },
     apiKey: MARK.modelKey,
   });
   app.registerChatCompletionsAgent({
@@ -194,6 +209,17 @@ describe('logs', () => {
     expect(modelEnd.data).toMatchObject({ status: 'completed' });
     expect(model.requests.at(-1)?.status).toBe(200);
 
+    // A model agent's turn whose endpoint answers 401 with the key in its message: logged redacted.
+    const leakTurn = await host.request({
+      action: 'assistant_message',
+      session_id: sid('model-leak'),
+      agent_id: 'model',
+      content: 'leak the key',
+    });
+    const leakEnd = await host.waitFor(ended(leakTurn.run_id), 'the failed model turn');
+    expect(leakEnd.data).toMatchObject({ status: 'error' });
+    expect(model.requests.at(-1)?.status).toBe(401);
+
     // Every marker went through the runtime, so its absence from the logs means something.
     expect(seen.attachment).toBe(ATTACHMENT_TEXT);
     expect(JSON.stringify(seen.resolutions)).toContain(MARK.hostToolResult);
@@ -211,6 +237,7 @@ describe('logs', () => {
     const lines = text.split('\n').filter((l) => l.includes(`"sessionId":"${refOf(id, 'alice', 'acme')}"`));
     expect(lines.some((l) => l.includes('Ignored a malformed event'))).toBe(true);
     expect(lines.some((l) => l.includes('"level":"DEBUG"') && l.includes('Claimed the run'))).toBe(true);
+    expect(text).toContain('Incorrect API key provided: [redacted]');
     const markers: [string, string][] = [...Object.entries(MARK), ['attachment (base64)', ATTACHMENT_BASE64]];
     const leaks = markers.flatMap(([what, marker]) =>
       text

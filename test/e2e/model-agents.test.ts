@@ -1,10 +1,12 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Query } from '../../lib/aws/index.ts';
 import { createSwitchboard, type ModelAgentDefinition } from '../../lib/index.ts';
+import { keys } from '../../lib/store/index.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { ISSUES_CONTEXT, MODEL_KEY, MODEL_SCRIPT, modelAgent, refunds } from '../support/model-agents.ts';
-import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
+import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import { type Frame, TestSocket, turnEnded } from '../support/ws-client.ts';
 
@@ -365,12 +367,49 @@ describe.each([
     expect(end.data).toMatchObject({ status: 'error', stop_reason: 'error' });
     expect(events.find((e) => e.type === 'session.error')?.data).toEqual({
       code: 'model_error',
-      message: 'The model endpoint answered 400: The prompt is not allowed here.',
+      message:
+        'The model endpoint answered 400 (invalid_request_error, bad_prompt): The prompt is not allowed here.',
       status: 502,
     });
     expect(captured.join('')).toContain('The prompt is not allowed here.');
     expect(captured.join('')).not.toContain(MODEL_KEY);
     expect(JSON.stringify(host.frames)).not.toContain(MODEL_KEY);
+  });
+
+  it('redacts an endpoint’s error that echoes the key: no frame, stored item, answer or log line holds it', async () => {
+    const id = sid('leak');
+    const echoed = [MODEL_KEY, MODEL_KEY.slice(0, 8), MODEL_KEY.slice(-8)];
+    const { end, events } = await say(id, 'leak the key', { agent_id: kind });
+    expect(end.data).toMatchObject({ status: 'error', stop_reason: 'error' });
+    const message =
+      'The model endpoint answered 401 (invalid_request_error, invalid_api_key): Incorrect API key provided: [redacted] (sent as [redacted]).';
+    expect(events.find((e) => e.type === 'session.error')?.data).toEqual({
+      code: 'model_error',
+      message,
+      status: 502,
+    });
+    const session = await api(sandbox.url, 'GET', `/api/sessions/${id}`);
+    expect(session.json.last_run).toMatchObject({ status: 'error', error: { code: 'model_error', message } });
+    const log = await api(sandbox.url, 'GET', `/api/sessions/${id}/events`);
+    const { Items = [] } = await sandbox.runtime.db.send(
+      new Query({
+        TableName: sandbox.runtime.table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.session(refOf(id)).pk },
+      }),
+    );
+    // The redacted error reached each place, and the key none of them.
+    expect(captured.join('')).toContain('Incorrect API key provided: [redacted]');
+    expect(JSON.stringify(Items)).toContain('Incorrect API key provided: [redacted]');
+    const places = {
+      frames: JSON.stringify(host.frames),
+      session: JSON.stringify(session.json),
+      events: JSON.stringify(log.json),
+      stored: JSON.stringify(Items),
+      logs: captured.join(''),
+    };
+    for (const [where, text] of Object.entries(places))
+      for (const part of echoed) expect(text, `${where} holds ${part}`).not.toContain(part);
   });
 
   it('sends the model the committed prompt for a fixed conversation: host context, attachments, a continuation', async () => {

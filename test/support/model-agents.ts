@@ -97,6 +97,17 @@ export const MODEL_SCRIPT: ModelScript = {
       error: { status: 400, message: 'The prompt is not allowed here.', code: 'bad_prompt' },
     },
     {
+      // As OpenAI answers a wrong key: echoed in part, here also in full, as a proxy might.
+      match: 'leak',
+      on: 'user',
+      error: {
+        status: 401,
+        message: `Incorrect API key provided: ${MODEL_KEY.slice(0, 8)}***${MODEL_KEY.slice(-4)} (sent as ${MODEL_KEY}).`,
+        type: 'invalid_request_error',
+        code: 'invalid_api_key',
+      },
+    },
+    {
       match: 'expensive',
       on: 'user',
       reply: { text: 'That was costly.', usage: { promptTokens: 1_000_000, completionTokens: 0 } },

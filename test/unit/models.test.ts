@@ -4,6 +4,8 @@ import { createRuntime } from '../../lib/boot/index.ts';
 import type { HistoryMessage } from '../../lib/contract/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { chatMessages } from '../../lib/models/chat-completions.ts';
+import { MODEL_REPLY_LIMITS } from '../../lib/models/parse.ts';
+import { redactEndpointText } from '../../lib/models/redact.ts';
 import { responsesInput } from '../../lib/models/responses.ts';
 import { keyOfSecret } from '../../lib/models/secret.ts';
 import { checkArgs, checkValue, offeredTools } from '../../lib/models/tools.ts';
@@ -11,6 +13,13 @@ import { conversationMessages, historyThrough, type ModelMessage } from '../../l
 import { secretArn } from '../../sandbox/aws/index.ts';
 import { type SecretsManagerEmulator, startSecretsManager } from '../../sandbox/secrets-manager.ts';
 import { SANDBOX_CREDENTIALS, SANDBOX_REGION } from '../../sandbox/services.ts';
+import {
+  type ModelTurn,
+  modelTurn,
+  type RawEndpoint,
+  sse,
+  startRawEndpoint,
+} from '../support/model-endpoint.ts';
 
 const message = (id: string, role: 'user' | 'assistant', content: string): HistoryMessage => ({
   id,
@@ -194,5 +203,241 @@ describe('apiKeyFromSecret', () => {
     expect(keyOfSecret(ARN, 'sk-plain')).toBe('sk-plain');
     expect(keyOfSecret(ARN, '{"apiKey":"sk-json"}')).toBe('sk-json');
     expect(() => keyOfSecret(ARN, '{"other":"sk-hidden"}')).toThrow(`The secret ${ARN} holds no key.`);
+  });
+});
+
+/** A Chat Completions chunk with a text delta or pieces of tool calls. */
+const chatChunk = (delta: Record<string, unknown>) => ({ choices: [{ index: 0, delta }] });
+/** A finished Responses function call item. */
+const callItem = (item: Record<string, unknown>) => ({
+  type: 'response.output_item.done',
+  item: { type: 'function_call', name: 'lookup', arguments: '{}', ...item },
+});
+const completed = { type: 'response.completed', response: { model: 'm', usage: null } };
+
+/** The turn's error: a `model_error` with its message, or what else it was. */
+const failure = (turn: ModelTurn) => {
+  const error = turn.error as { code?: string; message?: string; constructor?: { name: string } } | undefined;
+  return error ? { code: error.code ?? error.constructor?.name, message: error.message } : undefined;
+};
+
+describe('what a model endpoint sends, read as untrusted input', () => {
+  let endpoint: RawEndpoint;
+  beforeAll(async () => {
+    endpoint = await startRawEndpoint();
+  });
+  afterAll(() => endpoint.close());
+
+  it('refuses a Chat Completions tool call whose index is not an integer in range, and pollutes no prototype', async () => {
+    for (const index of ['__proto__', 'length', -1, 1.5, '0', null, MODEL_REPLY_LIMITS.calls]) {
+      endpoint.answer = {
+        body: sse([
+          chatChunk({ tool_calls: [{ index, id: 'c1', function: { name: 'x', arguments: '{}' } }] }),
+        ]),
+      };
+      const turn = await modelTurn('chat', endpoint.baseURL);
+      expect(failure(turn), String(index)).toEqual({
+        code: 'model_error',
+        message: `The model endpoint's reply is malformed: choices[0].delta.tool_calls[0].index is not an integer from 0 to ${MODEL_REPLY_LIMITS.calls - 1}.`,
+      });
+    }
+    expect(Object.keys(Array.prototype)).toEqual([]);
+    expect(Object.keys(Object.prototype)).toEqual([]);
+    expect(({} as Record<string, unknown>).id).toBeUndefined();
+    expect(([] as unknown as Record<string, unknown>).id).toBeUndefined();
+  });
+
+  it('refuses a Chat Completions call without an id or a name, or with fields of the wrong type', async () => {
+    const cases: [unknown[], string][] = [
+      [
+        [chatChunk({ tool_calls: [{ index: 0, function: { name: 'x' } }] })],
+        'the tool call at index 0 has no id',
+      ],
+      [
+        [chatChunk({ tool_calls: [{ index: 0, id: 'c1' }] })],
+        'the tool call at index 0 has no function name',
+      ],
+      [[chatChunk({ content: 42 })], 'choices[0].delta.content is not a string'],
+      [[chatChunk({ tool_calls: { 0: {} } })], 'choices[0].delta.tool_calls is not an array'],
+      [[{ choices: 'x' }], 'choices is not an array'],
+      [['[1]'], 'a chunk is not an object'],
+      [[{ choices: [], usage: { prompt_tokens: -1 } }], 'usage.prompt_tokens is not a non-negative integer'],
+    ];
+    for (const [chunks, what] of cases) {
+      endpoint.answer = { body: sse(chunks) };
+      expect(failure(await modelTurn('chat', endpoint.baseURL))).toEqual({
+        code: 'model_error',
+        message: `The model endpoint's reply is malformed: ${what}.`,
+      });
+    }
+  });
+
+  it('puts Chat Completions calls together by index, in the order of their indices', async () => {
+    endpoint.answer = {
+      body: sse([
+        chatChunk({ content: 'Two calls.' }),
+        chatChunk({ tool_calls: [{ index: 1, id: 'c2', function: { name: 'second', arguments: '{"a"' } }] }),
+        chatChunk({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'first', arguments: '{}' } }] }),
+        chatChunk({ tool_calls: [{ index: 1, function: { arguments: ':1}' } }] }),
+      ]),
+    };
+    const turn = await modelTurn('chat', endpoint.baseURL);
+    expect(turn.error).toBeUndefined();
+    expect(turn.events.filter((e) => e.type === 'text')).toEqual([{ type: 'text', text: 'Two calls.' }]);
+    expect(turn.result).toEqual({ status: 'incomplete', stopReason: 'max_turns' });
+  });
+
+  it('refuses a Responses function call whose call_id is null or missing, never with a TypeError', async () => {
+    for (const item of [{ call_id: null }, {}, { call_id: 7 }, { call_id: 'c1', name: null }]) {
+      endpoint.answer = { body: sse([callItem(item), completed]) };
+      const turn = await modelTurn('responses', endpoint.baseURL);
+      expect(turn.error).not.toBeInstanceOf(TypeError);
+      expect(failure(turn)?.code, JSON.stringify(item)).toBe('model_error');
+      expect(failure(turn)?.message).toMatch(
+        /^The model endpoint's reply is malformed: response\.output_item\.done\.item\.(call_id|name) is not a non-empty string\.$/,
+      );
+    }
+  });
+
+  it('passes over Responses events and items of types it does not use', async () => {
+    endpoint.answer = {
+      body: sse([
+        { type: 'response.created', response: { id: 'r' } },
+        { type: 'response.output_text.delta', delta: 'Hello.' },
+        { type: 'response.output_item.done', item: { type: 'web_search_call', id: 'w' } },
+        { type: 'response.output_item.done', item: { type: 'message', content: [] } },
+        { type: 'response.something_new', anything: { __proto__: 1 } },
+        completed,
+      ]),
+    };
+    const turn = await modelTurn('responses', endpoint.baseURL);
+    expect(turn.error).toBeUndefined();
+    expect(turn.result).toEqual({});
+    expect(turn.events).toEqual([{ type: 'text', text: 'Hello.' }]);
+  });
+
+  it('fails the turn on an answer that is not an event stream, naming its content type', async () => {
+    for (const api of ['chat', 'responses'] as const) {
+      for (const [type, named] of [
+        ['text/html; charset=utf-8', 'text/html'],
+        ['application/json', 'application/json'],
+        ['', 'no known content type'],
+      ]) {
+        endpoint.answer = { type, body: '<html><body>Welcome to the proxy</body></html>' };
+        expect(failure(await modelTurn(api, endpoint.baseURL))).toEqual({
+          code: 'model_error',
+          message: `The model endpoint's reply is malformed: it is ${named}, not an event stream.`,
+        });
+      }
+    }
+  });
+
+  it('bounds a reply’s text, a call’s arguments and the stream, each with its own error', async () => {
+    const mib = 1024 * 1024;
+    const big = 'x'.repeat(64 * 1024);
+    const texts = Array.from({ length: MODEL_REPLY_LIMITS.textBytes / big.length + 1 }, () => big);
+    const cases: ['chat' | 'responses', string, string][] = [
+      [
+        'chat',
+        sse(texts.map((t) => chatChunk({ content: t }))),
+        `its text passed ${MODEL_REPLY_LIMITS.textBytes / mib} MiB`,
+      ],
+      [
+        'responses',
+        sse(texts.map((delta) => ({ type: 'response.output_text.delta', delta }))),
+        `its text passed 1 MiB`,
+      ],
+      [
+        'chat',
+        sse(
+          texts.map((t) =>
+            chatChunk({ tool_calls: [{ index: 0, id: 'c', function: { name: 'x', arguments: t } }] }),
+          ),
+        ),
+        `the arguments of a tool call passed ${MODEL_REPLY_LIMITS.argumentsBytes / mib} MiB`,
+      ],
+      [
+        'responses',
+        sse([callItem({ call_id: 'c', arguments: texts.join('') })]),
+        'the arguments of a tool call passed 1 MiB',
+      ],
+      [
+        'chat',
+        sse(Array.from({ length: 140 }, () => ({ choices: [], padding: big }))),
+        `the stream passed ${MODEL_REPLY_LIMITS.streamBytes / mib} MiB`,
+      ],
+      [
+        'responses',
+        sse(Array.from({ length: 140 }, () => ({ type: 'keepalive', padding: big }))),
+        'the stream passed 8 MiB',
+      ],
+    ];
+    for (const [api, body, what] of cases) {
+      endpoint.answer = { body };
+      expect(failure(await modelTurn(api, endpoint.baseURL)), what).toEqual({
+        code: 'model_error',
+        message: `The model endpoint's reply is too large: ${what}.`,
+      });
+    }
+  });
+
+  it('redacts an endpoint’s error: its status, type and code kept, the key and anything like a credential removed', async () => {
+    const key = 'sk-proj-abc123def456ghi789jkl012mno345';
+    endpoint.answer = {
+      status: 401,
+      type: 'application/json',
+      body: JSON.stringify({
+        error: {
+          message: `Incorrect API key provided: ${key}. Sent with Authorization: Bearer ${key}.`,
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
+      }),
+    };
+    for (const api of ['chat', 'responses'] as const) {
+      const turn = await modelTurn(api, endpoint.baseURL, { apiKey: key });
+      expect(failure(turn)).toEqual({
+        code: 'model_error',
+        message:
+          'The model endpoint answered 401 (invalid_request_error, invalid_api_key): Incorrect API key provided: [redacted]. Sent with Authorization: [redacted]',
+      });
+      expect(JSON.stringify(turn.error)).not.toContain('abc123');
+      expect((turn.error as Error).stack).not.toContain('abc123');
+      expect((turn.error as Error).cause).toBeUndefined();
+    }
+    // A Responses stream's own error event, redacted the same way.
+    endpoint.answer = {
+      body: sse([
+        {
+          type: 'error',
+          code: 'server_error',
+          message: `Upstream refused key ${key.slice(0, 12)}…${key.slice(-4)}`,
+        },
+      ]),
+    };
+    const turn = await modelTurn('responses', endpoint.baseURL, { apiKey: key });
+    expect(failure(turn)?.message).toMatch(/^The model endpoint (answered|failed)/);
+    expect(failure(turn)?.message).not.toContain('abc123');
+  });
+
+  it('redacts keys, bearer tokens, Authorization values, the configured key and long tokens from any text', () => {
+    const key = 'custom0key0that0is0long0enough';
+    expect(redactEndpointText(`bad key ${key} (or ${key.slice(0, 8)}…${key.slice(-6)})`, key)).toBe(
+      'bad key [redacted] (or [redacted]…[redacted])',
+    );
+    expect(redactEndpointText('Incorrect API key provided: sk-abc12***************wxyz.')).toBe(
+      'Incorrect API key provided: [redacted].',
+    );
+    expect(redactEndpointText('header "authorization": "Basic dXNlcjpwYXNz"')).toBe(
+      'header "authorization": "[redacted]"',
+    );
+    expect(redactEndpointText('api_key=abcd1234 and x-api-key: zzz9')).toBe(
+      'api_key=[redacted] and x-api-key: [redacted]',
+    );
+    expect(redactEndpointText('AKIAABCDEFGHIJKLMNOP eyJhbGciOi.eyJzdWIi.sig')).toBe('[redacted] [redacted]');
+    expect(redactEndpointText('trace 0123456789abcdef0123456789abcdef01')).toBe('trace [redacted]');
+    expect(redactEndpointText('The prompt is not allowed here.')).toBe('The prompt is not allowed here.');
+    expect(redactEndpointText('a\nb\u0000c')).toBe('a b c');
+    expect(redactEndpointText('Too long. '.repeat(60))).toHaveLength(501);
   });
 });
