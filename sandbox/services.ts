@@ -6,11 +6,11 @@ import {
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { startFauxqs } from 'fauxqs';
 import { TURNS_MAX_RECEIVE_COUNT } from '../lib/config/index.ts';
 import { INDEXES, OWNER_INDEX_ATTRIBUTES } from '../lib/store/index.ts';
 import { installConditionCheckItems } from './dynalite-fidelity.ts';
 import { installFifoBatches } from './fauxqs-fifo.ts';
+import { startFauxqsServer } from './fauxqs-server.ts';
 import { loopbackOnly } from './host-check.ts';
 
 /** Names of the sandbox's resources, the same ones the CDK stack creates. */
@@ -112,17 +112,15 @@ export async function startLocalServices(options: {
   const dynamodbEndpoint = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
   await ensureTable(dynamodbEndpoint);
   await installFifoBatches();
-  const faux = await startFauxqs({ port: 0, logger: false });
-  const dlq = faux.createQueue(SANDBOX_NAMES.dlq, { attributes: { FifoQueue: 'true' } });
+  const faux = await startFauxqsServer(SANDBOX_REGION);
+  const dlq = faux.createQueue(SANDBOX_NAMES.dlq, { FifoQueue: 'true' });
   const queue = faux.createQueue(SANDBOX_NAMES.queue, {
-    attributes: {
-      FifoQueue: 'true',
-      VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? 30),
-      RedrivePolicy: JSON.stringify({
-        deadLetterTargetArn: dlq.queueArn,
-        maxReceiveCount: options.maxReceiveCount ?? TURNS_MAX_RECEIVE_COUNT,
-      }),
-    },
+    FifoQueue: 'true',
+    VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? 30),
+    RedrivePolicy: JSON.stringify({
+      deadLetterTargetArn: dlq.queueArn,
+      maxReceiveCount: options.maxReceiveCount ?? TURNS_MAX_RECEIVE_COUNT,
+    }),
   });
   faux.createBucket(SANDBOX_NAMES.bucket);
   return {

@@ -171,7 +171,7 @@ describe('the sandbox refuses a request naming a foreign host (DNS rebinding)', 
   it("refuses a foreign host on the emulators' ports too", async () => {
     const operate = await raw(sandbox.url, 'GET', '/sandbox/operate', { host: `localhost:${port}` });
     const { endpoints } = JSON.parse(operate.body) as { endpoints: Record<string, string> };
-    for (const endpoint of [endpoints.dynamodb, endpoints.events]) {
+    for (const endpoint of [endpoints.dynamodb, endpoints.sqs, endpoints.events]) {
       const url = new URL(endpoint ?? '');
       const refused = await raw(endpoint ?? '', 'POST', '/', { host: `attacker.example:${url.port}` }, '{}');
       expect(refused.status, endpoint).toBe(403);
