@@ -63,16 +63,18 @@ export const FOREIGN_HOST_MESSAGE =
   'Forbidden: the sandbox answers only to localhost and the names it is given (--host, --allow-host).';
 
 /**
- * Puts {@link LOOPBACK_ONLY} before every request listener `server` has now: an emulator's port
- * (DynamoDB, SQS and S3, the event bus, Secrets Manager, the fronts before them) answers 403 to a
- * request naming another host, as a DNS-rebinding page's does. The SDK clients the sandbox's
- * functions use name `127.0.0.1:PORT`, their endpoint. Returns the server.
+ * Puts a check of `Host` before every request listener `server` has now: an emulator's port
+ * (DynamoDB, SQS and S3, the event bus, Secrets Manager, the fronts before them, the scripted model)
+ * answers 403 to a request naming a host other than a loopback one or one of `names`, as a
+ * DNS-rebinding page's does. The SDK clients the sandbox's functions use name `127.0.0.1:PORT`,
+ * their endpoint. Returns the server.
  */
-export function loopbackOnly<T extends Server>(server: T): T {
+export function loopbackOnly<T extends Server>(server: T, names: Iterable<string> = []): T {
+  const check = [...names].length > 0 ? new HostCheck(names) : LOOPBACK_ONLY;
   const listeners = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (LOOPBACK_ONLY.host(req)) {
+    if (check.host(req)) {
       for (const listener of listeners) listener.call(server, req, res);
       return;
     }

@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loopbackOnly } from '../host-check.ts';
 import { type AnswerIds, chatCompletion, chatCompletionEvents, readChatRequest } from './chat-completions.ts';
 import { EndpointError, invalidRequest } from './errors.ts';
 import { estimateTokens, type PlanState, planReply } from './plan.ts';
@@ -246,10 +247,15 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     }
   }
 
-  const server = createServer((req, res) => void handle(req, res));
+  const listenOn = options.host ?? '127.0.0.1';
+  // A page that rebinds its name to this machine reaches nothing here (sandbox/host-check.ts).
+  const server = loopbackOnly(
+    createServer((req, res) => void handle(req, res)),
+    [listenOn],
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, listenOn, () => resolve());
   });
   const { address, port } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintDevToken } from '../../sandbox/dev-key.ts';
+import { startScriptedModel } from '../../sandbox/model/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { testApp } from '../support/agents.ts';
 import { testSandbox } from '../support/sandbox.ts';
@@ -175,6 +176,22 @@ describe('the sandbox refuses a request naming a foreign host (DNS rebinding)', 
       const url = new URL(endpoint ?? '');
       const refused = await raw(endpoint ?? '', 'POST', '/', { host: `attacker.example:${url.port}` }, '{}');
       expect(refused.status, endpoint).toBe(403);
+    }
+  });
+
+  it('refuses a foreign host on the scripted model’s port, and answers the agents’ loopback calls', async () => {
+    const model = await startScriptedModel();
+    try {
+      const { port: modelPort } = new URL(model.baseURL);
+      const body = '{"model":"m","messages":[{"role":"user","content":"hi"}]}';
+      const headers = { 'content-type': 'application/json' };
+      const call = (host: string) =>
+        raw(model.baseURL, 'POST', '/v1/chat/completions', { ...headers, host }, body);
+      expect((await call(`attacker.example:${modelPort}`)).status).toBe(403);
+      expect(model.requests).toHaveLength(0);
+      expect((await call(`127.0.0.1:${modelPort}`)).status).toBe(200);
+    } finally {
+      await model.close();
     }
   });
 });
