@@ -16,18 +16,27 @@ import { type Frame, TestSocket } from '../support/ws-client.ts';
 
 /**
  * Every entry point (each HTTP route, WebSocket action and AG-UI request: ENTRY_POINTS), for the
- * owner, another user of the same tenant, the same user id in another tenant, another tenant, and a
- * caller without a token. Alice owns a paused session and a file;
- * nobody else reaches either, by her id or by her ref, and nothing of hers changes.
+ * owner, another user of the same tenant, the same user id in another tenant, another tenant, a
+ * reviewer (of the same tenant, whom the agent's `authorizeResolve` lets answer approvals only), and
+ * a caller without a token. Alice owns a paused session and a file; nobody else reaches either, by
+ * her id or by her ref, and nothing of hers changes; the reviewer answers an approval on every door
+ * that answers one and is shown what HTTP shows her: its outcome, nothing else of the session.
  */
 const pauses = pauseAgents();
 const app = createSwitchboard();
-app.registerHostAgent(pauses.definitions[0]!);
+app.registerHostAgent({
+  ...pauses.definitions[0]!,
+  hitl: {
+    authorizeResolve: ({ user, owner, action }) =>
+      user === owner || (user === 'reviewer' && action.type === 'tool_approval'),
+  },
+});
 const TOKENS: Record<string, { user: string; tenant?: string }> = {
   alice: { user: 'alice', tenant: 'acme' },
   bob: { user: 'bob', tenant: 'acme' },
   'alice-globex': { user: 'alice', tenant: 'globex' },
   mallory: { user: 'mallory', tenant: 'evilcorp' },
+  reviewer: { user: 'reviewer', tenant: 'acme' },
 };
 const OTHERS = ['bob', 'alice-globex', 'mallory'] as const;
 const SESSION = 'matrix';
@@ -234,6 +243,49 @@ describe('the access matrix: every route and action, for every kind of caller', 
     expect(await aliceState()).toEqual(before);
   });
 
+  it('gives the reviewer nothing of alice’s on every door but the answer to an approval', async () => {
+    const before = await aliceState();
+    for (const route of HTTP_ROUTES) {
+      // The doors that answer a request: the reviewer's own rows, below.
+      if (route === 'POST /api/sessions/{id}/actions/{actionId}') continue;
+      for (const name of [SESSION, REF]) {
+        if (route === 'POST /api/chat' && name === SESSION) continue;
+        const [method, path, body, type] = requestOf(route, name);
+        const expected = OTHER_ANSWERS[route](name);
+        const res = await call('reviewer', method, path, body, type);
+        expect(res.status, `${route} as the reviewer naming ${name}`).toBe(expected.status);
+        if (expected.code) expect(res.json.error?.code, route).toBe(expected.code);
+        if (route === 'GET /api/agents') expect(res.json).toEqual(AGENTS);
+        else expect(JSON.stringify(res.json), route).not.toMatch(/pauser|req_wire|wire_money|secret/);
+      }
+    }
+    const socket = await TestSocket.open(`${sandbox.wsUrl}?token=reviewer`);
+    try {
+      for (const action of WEBSOCKET_ROUTES) {
+        if (action === 'assistant_resolve_action') continue;
+        for (const name of [SESSION, REF]) {
+          if (action === 'assistant_message' && name === SESSION) continue;
+          const answer = await socket.request({ action, ...WS_FRAMES[action](name) });
+          expect(answer.type, `${action} as the reviewer naming ${name}`).toBe(WS_OTHER[action](name).type);
+          expect(JSON.stringify(answer), action).not.toMatch(/pauser|req_wire|wire_money/);
+        }
+      }
+      expect(JSON.stringify(socket.frames)).not.toMatch(/req_wire|wire_money|I need your OK/);
+    } finally {
+      await socket.close();
+    }
+    for (const kind of AGUI_REQUESTS) {
+      if (kind === 'resume') continue;
+      const res = await agui('reviewer', AGUI_BODIES[kind](REF));
+      expect({ status: res.status, code: res.json.error?.code }, `agui ${kind}`).toEqual({
+        status: 404,
+        code: 'session_not_found',
+      });
+      expect(res.text, `agui ${kind}`).not.toMatch(/pauser|req_wire|wire_money|I need your OK/);
+    }
+    expect(await aliceState()).toEqual(before);
+  });
+
   it('lets the owner do everything, by her id and by her ref', async () => {
     expect(await call('alice', 'GET', '/api/agents')).toMatchObject({ status: 200, json: AGENTS });
     for (const route of [
@@ -375,5 +427,123 @@ describe('another owner’s session answers exactly as a missing one', () => {
       expect(JSON.stringify(foreign), door).toMatch(/session_not_found/);
       expect(JSON.stringify(foreign), door).not.toMatch(/question|approval|cancelled|pauser|req_wire|~/);
     }
+  });
+});
+
+describe('what the reviewer is shown, on every door that answers a request', () => {
+  /** The events of an AG-UI stream. */
+  const eventsOf = (text: string) =>
+    text
+      .split('\n\n')
+      .filter((chunk) => chunk.startsWith('data: '))
+      .map((chunk) => JSON.parse(chunk.slice('data: '.length)) as Record<string, unknown>);
+
+  /** Each door answering `action` of alice's session `name` as the reviewer: the answer that door shows her. */
+  const doors: Record<string, (name: string, action: string, answer: object) => Promise<unknown>> = {
+    'POST /api/sessions/{id}/actions/{actionId}': async (name, action, answer) => {
+      const res = await call('reviewer', 'POST', `/api/sessions/${name}/actions/${action}`, answer);
+      return res.status === 202 ? res.json : { status: res.status, error: res.json.error?.code };
+    },
+    'ws assistant_resolve_action': async (name, action, answer) => {
+      const socket = await TestSocket.open(`${sandbox.wsUrl}?token=reviewer`);
+      try {
+        const {
+          id: _id,
+          type,
+          ...frame
+        } = await socket.request({
+          action: 'assistant_resolve_action',
+          session_id: name,
+          action_id: action,
+          ...answer,
+        });
+        if (type !== 'assistant:resolved') return { status: 404, error: (frame.error as Frame)?.type };
+        // Nothing else of the session reaches her socket, before or after the answer's run.
+        await waitForPause(name);
+        expect(socket.frames.map((f) => f.type)).toEqual(['assistant:resolved']);
+        return frame;
+      } finally {
+        await socket.close();
+      }
+    },
+    'agui resume': async (name, action, answer) => {
+      const res = await agui('reviewer', {
+        threadId: name,
+        runId: `review-${Math.random()}`,
+        messages: [],
+        resume: [{ interruptId: action, status: 'resolved', payload: answer }],
+      });
+      if (res.status !== 200) return { status: res.status, error: res.json.error?.code };
+      const events = eventsOf(res.text);
+      // RUN_STARTED, the answer's outcome, RUN_FINISHED: no text of alice's turn, no other interrupt.
+      expect(events.map((e) => e.type)).toEqual(['RUN_STARTED', 'CUSTOM', 'RUN_FINISHED']);
+      expect(events[2]?.outcome).toEqual({ type: 'success' });
+      expect(events[1]?.name).toBe('switchboard.answered');
+      const { answers } = (events[1]?.value ?? { answers: [] }) as { answers: unknown[] };
+      expect(answers).toHaveLength(1);
+      return answers[0];
+    },
+  };
+
+  /** Waits until alice's session waits on a request again (the answer's run ended). */
+  async function waitForPause(name: string) {
+    await expect
+      .poll(async () => (await call('alice', 'GET', `/api/sessions/${name}`)).json.status, {
+        timeout: 15_000,
+      })
+      .toBe('requires_action');
+  }
+
+  it('shows her the outcome of the approval she answered, as HTTP does, and refuses her the question', async () => {
+    const alice = await TestSocket.open(`${sandbox.wsUrl}?token=alice`);
+    const shown: Record<string, unknown> = {};
+    try {
+      for (const door of Object.keys(doors)) {
+        const id = `review-${door.replace(/[^a-z]+/gi, '-')}`.slice(0, 60);
+        const accepted = await alice.request({
+          action: 'assistant_message',
+          session_id: id,
+          agent_id: 'pauser',
+          content: 'two',
+        });
+        await alice.waitFor(
+          (f) => f.type === 'session.status_requires_action' && f.run_id === accepted.run_id,
+          'alice’s two requests',
+        );
+        const ref = refOf(id, 'alice', 'acme');
+        const ask = doors[door]!;
+        // The question is not hers to answer: as a missing session; by the plain id, her own scope: none.
+        expect(await ask(ref, 'req_account', { answers: ['main'] }), door).toEqual({
+          status: 404,
+          error: door === 'ws assistant_resolve_action' ? 'not_found' : 'session_not_found',
+        });
+        expect(await ask(id, 'req_wire', { decision: 'approve' }), door).toMatchObject({ status: 404 });
+        const answer = await ask(ref, 'req_wire', { decision: 'approve' });
+        await waitForPause(id);
+        // The answer took effect once; the question is still alice's to answer.
+        const session = await call('alice', 'GET', `/api/sessions/${id}`);
+        expect(
+          (session.json.pending_actions as { id: string }[]).map((a) => a.id),
+          door,
+        ).toEqual(['req_account']);
+        expect(JSON.stringify(answer), door).not.toMatch(/req_account|Which account|I need your OK|~/);
+        // The same fields on every door: the session and run named as a placeholder.
+        const { run_id, ...rest } = answer as { run_id: string };
+        expect(run_id, door).toMatch(/^run_[0-9A-Z]{26}$/);
+        shown[door] = JSON.parse(JSON.stringify({ ...rest, run_id: '<run>' }).replaceAll(id, '<session>'));
+      }
+    } finally {
+      await alice.close();
+    }
+    const http = shown['POST /api/sessions/{id}/actions/{actionId}'];
+    expect(http).toEqual({
+      session_id: '<session>',
+      action_id: 'req_wire',
+      run_id: '<run>',
+      status: 'queued',
+      decision: { decision: 'approve' },
+      duplicate: false,
+    });
+    for (const door of Object.keys(doors)) expect(shown[door], door).toEqual(http);
   });
 });
