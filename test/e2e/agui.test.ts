@@ -496,6 +496,26 @@ describe('what a reviewer sees over AG-UI', () => {
     expect(reviewer.messages).toEqual([]);
     expect(reviewer.pendingInterrupts).toEqual([]);
 
+    // Posted again (the same runId), it is the same answer, applied once: nothing more is shown.
+    const { runId } = run.events[0] as unknown as { runId: string };
+    const again = await fetch(`${sandbox.aguiUrl}/reviewed`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer token-reviewer' },
+      body: JSON.stringify({
+        threadId: ref,
+        runId,
+        messages: [],
+        resume: [{ interruptId: 'req_send', status: 'resolved', payload: { decision: 'approve' } }],
+      }),
+    });
+    const events = (await again.text())
+      .split('\n\n')
+      .filter((chunk) => chunk.startsWith('data: '))
+      .map((chunk) => JSON.parse(chunk.slice(6)) as { type: string; value?: unknown });
+    expect(events.map((e) => e.type)).toEqual(['RUN_STARTED', 'CUSTOM', 'RUN_FINISHED']);
+    const first = (run.events[1] as unknown as { value: { answers: object[] } }).value.answers[0];
+    expect(events[1]?.value).toEqual({ answers: [{ ...first, duplicate: true }] });
+
     // The owner's turn went on: once it waits on the question still open, she answers it.
     await expect
       .poll(
