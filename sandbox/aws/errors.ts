@@ -21,7 +21,8 @@ export type AwsErrorKind =
   | 'headersNotSigned'
   | 'expired'
   | 'preconditionFailed'
-  | 'notImplemented';
+  | 'notImplemented'
+  | 'entityTooLarge';
 
 const JSON_1_0 = 'application/x-amz-json-1.0';
 const JSON_1_1 = 'application/x-amz-json-1.1';
@@ -52,6 +53,7 @@ const CODES: Record<Service, Partial<Record<AwsErrorKind, [number, string]>>> = 
     headersNotSigned: [403, 'AccessDenied'],
     preconditionFailed: [412, 'PreconditionFailed'],
     notImplemented: [501, 'NotImplemented'],
+    entityTooLarge: [400, 'EntityTooLarge'],
   },
   events: {
     accessDenied: [400, 'AccessDeniedException'],

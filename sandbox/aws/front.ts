@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { allows, FUNCTION_PERMISSIONS, type Permissions } from '../../lib/config/index.ts';
 import type { CorsConfig } from '../../lib/contract/index.ts';
+import { SANDBOX_S3_MAX_BODY_BYTES } from '../fauxqs-server.ts';
 import { loopbackOnly } from '../host-check.ts';
 import { s3CorsHeaders, s3Preflight } from './bucket-cors.ts';
 import { checksumRefusal } from './checksums.ts';
@@ -60,6 +61,22 @@ export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront>
   }
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (
+      options.target === 'fauxqs' &&
+      Number(req.headers['content-length'] ?? 0) > SANDBOX_S3_MAX_BODY_BYTES
+    ) {
+      // As S3 answers a PUT past its 5 GB, before the body is read (and without reading it).
+      res.setHeader('connection', 'close');
+      const limit = `${SANDBOX_S3_MAX_BODY_BYTES / 1024 ** 3} GiB`;
+      return send(
+        res,
+        awsError(
+          's3',
+          'entityTooLarge',
+          `Your proposed upload exceeds the sandbox's maximum allowed object size (${limit}).`,
+        ),
+      );
+    }
     const body = await readAll(req);
     const url = new URL(req.url ?? '/', 'http://front');
     const parts = { path: url.pathname, query: url.searchParams, body };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import {
@@ -24,6 +24,7 @@ import {
   SANDBOX_SECRET,
   startAwsFront,
 } from '../../sandbox/aws/index.ts';
+import { SANDBOX_S3_MAX_BODY_BYTES } from '../../sandbox/fauxqs-server.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { SANDBOX_NAMES, SANDBOX_REGION } from '../../sandbox/services.ts';
 import { testApp } from '../support/agents.ts';
@@ -548,5 +549,38 @@ describe('large objects: the sandbox takes what S3 takes in one PUT, well past f
         .update(await read('files/large-presigned'))
         .digest('hex'),
     ).toBe(sha);
+  });
+
+  it('refuses a PUT past its bound as S3 refuses one past 5 GB, before reading the body', async () => {
+    const { http } = sandbox.runtimes;
+    const url = new URL(
+      await getSignedUrl(
+        await http.s3(),
+        new PutObjectCommand({ Bucket: http.bucket, Key: 'files/too-large', ContentLength: SIZE }),
+        { expiresIn: 60 },
+      ),
+    );
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const out = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          method: 'PUT',
+          path: `${url.pathname}${url.search}`,
+          headers: { 'content-length': String(SANDBOX_S3_MAX_BODY_BYTES + 1) },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => {
+            text += String(chunk);
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      out.on('error', reject);
+      out.flushHeaders();
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.text).toContain('<Code>EntityTooLarge</Code>');
   });
 });
