@@ -75,7 +75,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   stream_failed:
     'an [AG-UI](ag-ui.md) stream could not go on (its run goes on in the worker): the stream ends with this `RUN_ERROR`; post the same run again to go on',
   model_error:
-    "a model agent's endpoint failed after its client's own retries (an error status, a broken stream, no connection): the turn fails, its message the endpoint's status and message, never the key (generic under `maskServerErrors`)",
+    "a model agent's endpoint failed after its client's own retries (an error status, a broken stream, no connection) or sent a reply that is malformed or past a bound ([models.md](models.md#limits-of-a-model-reply)): the turn fails, its message the endpoint's status, error type and code and its message with anything like a credential removed, never the key (generic under `maskServerErrors`)",
   service_busy: 'DynamoDB kept part of a batch write unprocessed (it throttled): try again later',
   stream_timeout:
     'an [AG-UI](ag-ui.md) stream reached its time limit before its run ended: the stream ends with this `RUN_ERROR`; post the same run (same `runId`) again to go on',

@@ -734,3 +734,237 @@ export function mutatedContext(base: fc.Arbitrary<Ctx>): fc.Arbitrary<Mutated> {
 
 /** Anything at all where a context belongs: JSON of every shape, including non-objects. */
 export const anyJson = fc.jsonValue({ maxDepth: 3 });
+
+/**
+ * JSON as an endpoint may write it, kept as entries so that a key may be `__proto__` (which an object
+ * literal or `JSON.parse` into a plain object would not keep as data): {@link jsonText} writes it.
+ */
+export type RawJson = null | boolean | number | string | RawJson[] | { entries: [string, RawJson][] };
+
+/** The text of a {@link RawJson}, each key as it was chosen. */
+export const jsonText = (value: RawJson): string => {
+  if (Array.isArray(value)) return `[${value.map(jsonText).join(',')}]`;
+  if (value !== null && typeof value === 'object')
+    return `{${value.entries.map(([k, v]) => `${JSON.stringify(k)}:${jsonText(v)}`).join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
+};
+
+/** Keys special to JavaScript objects and arrays, and the names the model wires use. */
+const prototypeKey = fc.constantFrom(
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'length',
+);
+const wireKey = fc.oneof(
+  prototypeKey,
+  fc.constantFrom('index', 'id', 'type', 'call_id', 'name', 'arguments', 'content', 'delta', 'choices'),
+  fc.constantFrom('tool_calls', 'function', 'usage', 'item', 'response', 'error', 'message', 'model'),
+  shortString,
+);
+
+/** A scalar as hostile as an endpoint can make it: odd numbers, prototype names, long strings, nothing. */
+const hostileScalar: fc.Arbitrary<RawJson> = fc.oneof(
+  fc.constantFrom<RawJson>(null, true, false, 0, -1, 1.5, 127, 128, 1e9, -0, Number.MAX_SAFE_INTEGER + 2),
+  prototypeKey,
+  shortString,
+  fc.integer({ min: -3, max: 200 }),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.string({ minLength: 200, maxLength: 3000 }),
+);
+
+/** Any JSON value, a few levels deep, with {@link wireKey} keys. */
+export const hostileJson: fc.Arbitrary<RawJson> = fc.letrec<{ value: RawJson }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    hostileScalar,
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.array(fc.tuple(wireKey, tie('value')), { maxLength: 4 }).map((entries) => ({ entries })),
+  ),
+})).value;
+
+/** An object with some fields left out (`undefined`) and a few hostile ones added. */
+const wireObject = (fields: [string, fc.Arbitrary<RawJson | undefined>][]): fc.Arbitrary<RawJson> =>
+  fc
+    .tuple(
+      fc.tuple(...fields.map(([key, value]) => value.map((v) => [key, v] as const))),
+      fc.array(fc.tuple(prototypeKey, hostileJson), { maxLength: 2 }),
+    )
+    .map(([own, extra]) => ({
+      entries: [...own.flatMap(([k, v]): [string, RawJson][] => (v === undefined ? [] : [[k, v]])), ...extra],
+    }));
+
+/** A value that is mostly right for its field, sometimes anything. */
+const mostly = <T extends RawJson>(right: fc.Arbitrary<T>) =>
+  fc.oneof({ weight: 3, arbitrary: right }, { weight: 1, arbitrary: hostileJson }, fc.constant(undefined));
+
+const callIndex = fc.oneof(
+  { weight: 3, arbitrary: fc.integer({ min: 0, max: 2 }) },
+  { weight: 2, arbitrary: hostileScalar },
+);
+
+/** A Chat Completions chunk, near the wire's shape with hostile fields, or any JSON at all. */
+export const hostileChatChunk: fc.Arbitrary<RawJson> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: wireObject([
+      [
+        'choices',
+        mostly(
+          fc.array(
+            wireObject([
+              ['index', mostly(fc.constant(0))],
+              [
+                'delta',
+                mostly(
+                  wireObject([
+                    ['content', mostly(shortString)],
+                    [
+                      'tool_calls',
+                      mostly(
+                        fc.array(
+                          wireObject([
+                            ['index', callIndex],
+                            ['id', mostly(fc.constantFrom('call_1', 'call_2', '__proto__'))],
+                            ['type', mostly(fc.constant('function'))],
+                            [
+                              'function',
+                              mostly(
+                                wireObject([
+                                  ['name', mostly(fc.constantFrom('lookup', 'ask', '__proto__', ''))],
+                                  ['arguments', mostly(fc.constantFrom('{"q":', '"x"}', '{}', ''))],
+                                ]),
+                              ),
+                            ],
+                          ]),
+                          { maxLength: 3 },
+                        ),
+                      ),
+                    ],
+                  ]),
+                ),
+              ],
+            ]),
+            { maxLength: 2 },
+          ),
+        ),
+      ],
+      [
+        'usage',
+        mostly(
+          wireObject([
+            ['prompt_tokens', mostly(fc.nat(1000))],
+            ['completion_tokens', mostly(fc.nat(1000))],
+            ['total_tokens', mostly(fc.nat(2000))],
+          ]),
+        ),
+      ],
+      ['model', mostly(shortString)],
+    ]),
+  },
+  { weight: 1, arbitrary: hostileJson },
+);
+
+/** A Responses API event, near the wire's shape with hostile fields, or any JSON at all. */
+export const hostileResponsesEvent: fc.Arbitrary<RawJson> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: wireObject([
+      [
+        'type',
+        mostly(
+          fc.constantFrom(
+            'response.output_text.delta',
+            'response.output_item.done',
+            'response.output_item.done',
+            'response.output_item.done',
+            'response.completed',
+            'response.incomplete',
+            'response.failed',
+            'error',
+            'response.created',
+            '__proto__',
+          ),
+        ),
+      ],
+      ['delta', mostly(shortString)],
+      [
+        'item',
+        mostly(
+          wireObject([
+            [
+              'type',
+              mostly(fc.constantFrom('function_call', 'function_call', 'message', 'reasoning', '__proto__')),
+            ],
+            ['call_id', mostly(fc.constantFrom('call_1', '', '__proto__'))],
+            ['name', mostly(fc.constantFrom('lookup', '', 'constructor'))],
+            ['arguments', mostly(fc.constantFrom('{}', '{"q":"x"}', 'not json'))],
+          ]),
+        ),
+      ],
+      [
+        'response',
+        mostly(
+          wireObject([
+            ['model', mostly(shortString)],
+            [
+              'usage',
+              mostly(
+                wireObject([
+                  ['input_tokens', mostly(fc.nat(1000))],
+                  ['output_tokens', mostly(fc.nat(1000))],
+                  ['total_tokens', mostly(fc.nat(2000))],
+                ]),
+              ),
+            ],
+            ['error', mostly(wireObject([['message', mostly(shortString)]]))],
+          ]),
+        ),
+      ],
+      ['message', mostly(shortString)],
+    ]),
+  },
+  { weight: 1, arbitrary: hostileJson },
+);
+
+/**
+ * A whole answer of a model endpoint: mostly an event stream of the wire's chunks (each written as
+ * its JSON, sometimes a line that is not JSON, with or without `[DONE]`), sometimes another content
+ * type or an error status with a hostile JSON body.
+ */
+export const hostileModelAnswer = (chunk: fc.Arbitrary<RawJson>) =>
+  fc.oneof(
+    {
+      weight: 6,
+      arbitrary: fc
+        .tuple(
+          fc.array(fc.oneof({ weight: 9, arbitrary: chunk.map(jsonText) }, fc.constant('{not json')), {
+            maxLength: 8,
+          }),
+          fc.boolean(),
+        )
+        .map(([lines, done]) => ({
+          status: 200,
+          type: 'text/event-stream',
+          body: `${lines.map((l) => `data: ${l}\n\n`).join('')}${done ? 'data: [DONE]\n\n' : ''}`,
+        })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        status: fc.constant(200),
+        type: fc.constantFrom('text/html', 'application/json', 'text/plain', ''),
+        body: hostileJson.map(jsonText),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        status: fc.constantFrom(400, 401, 404, 422, 500),
+        type: fc.constant('application/json'),
+        body: hostileJson.map((error) => jsonText({ entries: [['error', error]] })),
+      }),
+    },
+  );
