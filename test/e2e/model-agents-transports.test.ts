@@ -131,6 +131,33 @@ describe('a model agent over AG-UI', () => {
   });
 });
 
+describe('a model agent’s endpoint error over AG-UI', () => {
+  it('ends the stream with RUN_ERROR model_error, its message redacted: the key is nowhere in the stream', async () => {
+    const res = await fetch(`${sandbox.aguiUrl}/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({
+        threadId: sid('agui-leak'),
+        runId: randomUUID(),
+        messages: [{ id: 'u1', role: 'user', content: 'leak the key' }],
+      }),
+    });
+    const stream = await res.text();
+    const events = stream
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as { type: string; code?: string; message?: string });
+    expect(events.at(-1)).toMatchObject({
+      type: EventType.RUN_ERROR,
+      code: 'model_error',
+      message:
+        'The model endpoint answered 401 (invalid_request_error, invalid_api_key): Incorrect API key provided: [redacted] (sent as [redacted]).',
+    });
+    for (const part of [MODEL_KEY, MODEL_KEY.slice(0, 8), MODEL_KEY.slice(-8)])
+      expect(stream).not.toContain(part);
+  });
+});
+
 describe('a model agent’s approval that lapses', () => {
   it('is denied by the sweep once it has expired: the tool does not run, and the model is told', async () => {
     const id = sid('lapse');
