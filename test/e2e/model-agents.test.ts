@@ -412,6 +412,28 @@ describe.each([
       for (const part of echoed) expect(text, `${where} holds ${part}`).not.toContain(part);
   });
 
+  it('fails a reply past the bound on its text with model_error, and the session stays readable', async () => {
+    const id = sid('endless');
+    const { end, events } = await say(id, 'an endless story', { agent_id: kind });
+    expect(end.data).toMatchObject({ status: 'error', stop_reason: 'error' });
+    expect(events.find((e) => e.type === 'session.error')?.data).toEqual({
+      code: 'model_error',
+      message: "The model endpoint's reply is too large: its text passed 1 MiB.",
+      status: 502,
+    });
+    for (const path of [
+      `/api/sessions/${id}`,
+      `/api/sessions/${id}/messages`,
+      `/api/sessions/${id}/events`,
+    ]) {
+      const res = await api(sandbox.url, 'GET', path);
+      expect(res.status, path).toBe(200);
+    }
+    // The session takes the next message.
+    const next = await say(id, 'hello model', { agent_id: kind });
+    expect(next.end.data).toMatchObject({ status: 'completed' });
+  });
+
   it('sends the model the committed prompt for a fixed conversation: host context, attachments, a continuation', async () => {
     const id = sid('fixture');
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex').toString('base64');

@@ -97,6 +97,12 @@ export const MODEL_SCRIPT: ModelScript = {
       error: { status: 400, message: 'The prompt is not allowed here.', code: 'bad_prompt' },
     },
     {
+      // A reply past the loop's bound on text (1 MiB), in deltas of 64 KiB.
+      match: 'endless',
+      on: 'user',
+      reply: { text: Array.from({ length: 20 }, () => 'All work and no play. '.repeat(3000)) },
+    },
+    {
       // As OpenAI answers a wrong key: echoed in part, here also in full, as a proxy might.
       match: 'leak',
       on: 'user',
