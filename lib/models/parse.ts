@@ -86,15 +86,15 @@ export class Budget {
 /**
  * The `fetch` the endpoint's client uses: an answer with a success status must be an event stream
  * (each call streams), and it is read through a counter that fails past
- * {@link MODEL_REPLY_LIMITS}.streamBytes. An error status goes to the client as it came (its JSON is
- * the client's to read; the loop redacts what it says).
+ * {@link MODEL_REPLY_LIMITS}.streamBytes. So is the body of an error status, which the client reads
+ * whole (its JSON is the client's to read; the loop redacts what it says).
  */
 export const checkedFetch: typeof fetch = async (input, init) => {
   const res = await fetch(input, init);
-  if (!res.ok || res.body === null) return res;
+  if (res.body === null) return res;
   const init2 = { status: res.status, statusText: res.statusText, headers: res.headers };
   const type = res.headers.get('content-type') ?? '';
-  if (!/^\s*text\/event-stream\s*(;|$)/i.test(type)) {
+  if (res.ok && !/^\s*text\/event-stream\s*(;|$)/i.test(type)) {
     await res.body.cancel().catch(() => {});
     const bare = type.split(';')[0]?.trim() ?? '';
     const named = /^[\w.+-]{1,64}\/[\w.+-]{1,64}$/.test(bare) ? bare : 'no known content type';

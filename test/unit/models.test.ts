@@ -381,6 +381,19 @@ describe('what a model endpoint sends, read as untrusted input', () => {
     }
   });
 
+  it('reads no more of an error status’s body than of a stream', async () => {
+    endpoint.answer = {
+      status: 400,
+      type: 'application/json',
+      body: `{"error":{"message":"${'x'.repeat(9 * 1024 * 1024)}"}}`,
+    };
+    expect(failure(await modelTurn('chat', endpoint.baseURL))).toEqual({
+      code: 'model_error',
+      message:
+        "The model endpoint answered 400: The model endpoint's reply is too large: the stream passed 8 MiB.",
+    });
+  });
+
   it('redacts an endpoint’s error: its status, type and code kept, the key and anything like a credential removed', async () => {
     const key = 'sk-proj-abc123def456ghi789jkl012mno345';
     endpoint.answer = {
