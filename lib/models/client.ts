@@ -25,6 +25,9 @@ export async function clientFor(settings: ModelSettings, io: Pick<HostAgentIO, '
           apiKey,
           maxRetries: settings.maxRetries ?? 2,
           fetch: checkedFetch,
+          // Never OPENAI_LOG's level: at debug the client logs each request's body (the conversation)
+          // and an endpoint's error body, unredacted.
+          logLevel: 'warn',
         }),
     );
     client.catch(() => clients.delete(id));

@@ -92,13 +92,13 @@ export class Budget {
 export const checkedFetch: typeof fetch = async (input, init) => {
   const res = await fetch(input, init);
   if (res.body === null) return res;
-  const init2 = { status: res.status, statusText: res.statusText, headers: res.headers };
+  const head = { status: res.status, statusText: res.statusText, headers: res.headers };
   const type = res.headers.get('content-type') ?? '';
   if (res.ok && !/^\s*text\/event-stream\s*(;|$)/i.test(type)) {
     await res.body.cancel().catch(() => {});
     const bare = type.split(';')[0]?.trim() ?? '';
     const named = /^[\w.+-]{1,64}\/[\w.+-]{1,64}$/.test(bare) ? bare : 'no known content type';
-    return new Response(failing(malformed(`it is ${named}, not an event stream`)), init2);
+    return new Response(failing(malformed(`it is ${named}, not an event stream`)), head);
   }
   let seen = 0;
   const counter = new TransformStream<Uint8Array, Uint8Array>({
@@ -109,7 +109,7 @@ export const checkedFetch: typeof fetch = async (input, init) => {
       else controller.enqueue(chunk);
     },
   });
-  return new Response(res.body.pipeThrough(counter), init2);
+  return new Response(res.body.pipeThrough(counter), head);
 };
 
 /** A body whose first read fails with `error`: how the client's stream reader is told. */
