@@ -25,8 +25,8 @@ export async function clientFor(settings: ModelSettings, io: Pick<HostAgentIO, '
           apiKey,
           maxRetries: settings.maxRetries ?? 2,
           fetch: checkedFetch,
-          // Never OPENAI_LOG's level: at debug the client logs each request's body (the conversation)
-          // and an endpoint's error body, unredacted.
+          // Never OPENAI_LOG's level: the runtime's log is the one log, and at info and debug the
+          // client would write lines of its own (URLs, headers, statuses) with no session or run.
           logLevel: 'warn',
         }),
     );

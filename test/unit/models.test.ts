@@ -433,6 +433,34 @@ describe('what a model endpoint sends, read as untrusted input', () => {
     expect(failure(turn)?.message).not.toContain('abc123');
   });
 
+  it('writes nothing of the endpoint’s answers to the console, even with OPENAI_LOG=debug', async () => {
+    const key = `sk-debug-${Date.now()}-only-here`;
+    endpoint.answer = {
+      status: 401,
+      type: 'application/json',
+      body: JSON.stringify({
+        error: { message: `Incorrect API key provided: ${key}`, code: 'invalid_api_key' },
+      }),
+    };
+    const lines: string[] = [];
+    const methods = ['log', 'info', 'warn', 'error', 'debug'] as const;
+    const originals = methods.map((m) => console[m]);
+    const level = process.env.OPENAI_LOG;
+    process.env.OPENAI_LOG = 'debug';
+    for (const m of methods) console[m] = (...args: unknown[]) => void lines.push(JSON.stringify(args));
+    try {
+      const turn = await modelTurn('chat', endpoint.baseURL, { apiKey: key });
+      expect(failure(turn)?.code).toBe('model_error');
+    } finally {
+      methods.forEach((m, i) => {
+        console[m] = originals[i] as (typeof console)[typeof m];
+      });
+      if (level === undefined) delete process.env.OPENAI_LOG;
+      else process.env.OPENAI_LOG = level;
+    }
+    expect(lines.filter((l) => l.includes('Incorrect API key') || l.includes(key))).toEqual([]);
+  });
+
   it('redacts keys, bearer tokens, Authorization values, the configured key and long tokens from any text', () => {
     const key = 'custom0key0that0is0long0enough';
     expect(redactEndpointText(`bad key ${key} (or ${key.slice(0, 8)}…${key.slice(-6)})`, key)).toBe(
