@@ -22,7 +22,8 @@ export type AwsErrorKind =
   | 'expired'
   | 'preconditionFailed'
   | 'notImplemented'
-  | 'entityTooLarge';
+  | 'entityTooLarge'
+  | 'missingContentLength';
 
 const JSON_1_0 = 'application/x-amz-json-1.0';
 const JSON_1_1 = 'application/x-amz-json-1.1';
@@ -54,6 +55,7 @@ const CODES: Record<Service, Partial<Record<AwsErrorKind, [number, string]>>> = 
     preconditionFailed: [412, 'PreconditionFailed'],
     notImplemented: [501, 'NotImplemented'],
     entityTooLarge: [400, 'EntityTooLarge'],
+    missingContentLength: [411, 'MissingContentLength'],
   },
   events: {
     accessDenied: [400, 'AccessDeniedException'],

@@ -61,6 +61,14 @@ export async function startAwsFront(options: AwsFrontOptions): Promise<AwsFront>
   }
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (options.target === 'fauxqs' && req.method === 'PUT' && req.headers['content-length'] === undefined) {
+      // S3 takes no object of unknown length: a chunked PUT is refused before its body is read.
+      res.setHeader('connection', 'close');
+      return send(
+        res,
+        awsError('s3', 'missingContentLength', 'You must provide the Content-Length HTTP header.'),
+      );
+    }
     if (
       options.target === 'fauxqs' &&
       Number(req.headers['content-length'] ?? 0) > SANDBOX_S3_MAX_BODY_BYTES

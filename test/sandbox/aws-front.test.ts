@@ -583,4 +583,35 @@ describe('large objects: the sandbox takes what S3 takes in one PUT, well past f
     expect(answer.status).toBe(400);
     expect(answer.text).toContain('<Code>EntityTooLarge</Code>');
   });
+
+  it('refuses a PUT of unknown length (chunked, no Content-Length) before reading it, as S3 does', async () => {
+    const { http } = sandbox.runtimes;
+    const url = new URL(
+      await getSignedUrl(
+        await http.s3(),
+        new PutObjectCommand({ Bucket: http.bucket, Key: 'files/chunked' }),
+        {
+          expiresIn: 60,
+        },
+      ),
+    );
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const out = request(
+        { host: url.hostname, port: url.port, method: 'PUT', path: `${url.pathname}${url.search}` },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => {
+            text += String(chunk);
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      out.on('error', reject);
+      // Without a length, Node sends the body chunked.
+      out.write('part of a body');
+      out.flushHeaders();
+    });
+    expect(answer.status).toBe(411);
+    expect(answer.text).toContain('<Code>MissingContentLength</Code>');
+  });
 });
