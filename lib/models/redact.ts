@@ -23,8 +23,8 @@ const PATTERNS: [RegExp, string][] = [
 
 /**
  * An endpoint's error text as a turn may report it: a key echoed masked with `*` removed, the
- * configured key removed (whole, and its first 8 and last 6 characters, as endpoints echo a key in
- * part), then anything that looks like a
+ * configured key removed (whole, its first 8 and last 6 characters, and any word of 4 or more
+ * characters that is part of it, as endpoints echo a key in part), then anything that looks like a
  * credential, control characters made spaces, and the whole cut to 500 characters. The endpoint's
  * text is never reported otherwise.
  */
@@ -34,6 +34,9 @@ export function redactEndpointText(text: string, key?: string): string {
   if (key !== undefined && key.length >= 4) {
     out = out.split(key).join(REDACTED);
     if (key.length >= 16) out = out.split(key.slice(0, 8)).join(REDACTED).split(key.slice(-6)).join(REDACTED);
+    // A key echoed in pieces (`sk-proj-abc1…o345`): every word of 4 or more key characters that is
+    // part of the key.
+    out = out.replace(/[A-Za-z0-9_-]{4,}/g, (word) => (key.includes(word) ? REDACTED : word));
   }
   for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed

@@ -368,6 +368,23 @@ describe('the AI SDK adapter: host actions, cancel, errors, stop reasons', () =>
     expect(events).toEqual([{ type: 'text', text: 'Hi' }]);
   });
 
+  it('removes what looks like a key from a provider’s error before it becomes the turn’s error', async () => {
+    const key = 'sk-proj-abcdefghijklmnopqrstuvwxyz0123456789';
+    const definition: SDKAgentDefinition = {
+      info: { id: 'a' },
+      stream: () => ({
+        stream: (async function* () {
+          yield* [];
+          throw Object.assign(new Error(`Incorrect API key provided: ${key}.`), { statusCode: 401 });
+        })(),
+      }),
+    };
+    const { io } = fakeIO();
+    const running = invokeSDK(definition, turn('x'), io);
+    await expect(running).rejects.toThrow('The AI SDK agent failed (HTTP 401): Incorrect API key provided:');
+    await expect(running).rejects.not.toThrow(key);
+  });
+
   it('reads a loop stopped by its step limit as max_turns, a length stop as limit', async () => {
     const { model } = scriptedModel({
       loop: [call([{ id: 'c1', name: 'find_order', input: { order: '1' } }])],

@@ -5,6 +5,7 @@
  * has the table. Only types come from `ai`: this module runs the team's own copy of the SDK through
  * the agent (or `streamText` result) it registered, and is loaded on the first turn.
  */
+
 import type { ModelMessage, TextStreamPart, ToolContent, ToolSet, UserContent } from 'ai';
 import type {
   ContentPart,
@@ -20,6 +21,7 @@ import type {
 } from '../../contract/index.ts';
 import { jsonSchemaProblem, renderHostContext } from '../../contract/index.ts';
 import { AgentFailedError } from '../../errors/index.ts';
+import { redactEndpointText } from '../../models/redact.ts';
 import type { SDKAgentCall, SDKAgentDefinition, SDKStreamResult } from './types.ts';
 
 type Part = TextStreamPart<ToolSet>;
@@ -422,10 +424,13 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error);
 }
 
-/** A model or SDK failure as the turn's error: its message, said as the SDK's. */
+/**
+ * A model or SDK failure as the turn's error: its message, said as the SDK's, with anything that looks
+ * like a credential removed, as a model endpoint's error is (a provider may echo part of its key).
+ */
 function failed(error: unknown): AgentFailedError {
   if (error instanceof AgentFailedError) return error;
   const status = (error as { statusCode?: unknown } | null | undefined)?.statusCode;
   const where = typeof status === 'number' ? ` (HTTP ${status})` : '';
-  return new AgentFailedError(`The AI SDK agent failed${where}: ${messageOf(error)}`);
+  return new AgentFailedError(`The AI SDK agent failed${where}: ${redactEndpointText(messageOf(error))}`);
 }
