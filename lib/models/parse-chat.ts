@@ -39,7 +39,7 @@ export class ChatReader {
     for (const [i, piece] of (Array.isArray(pieces) ? pieces : []).entries())
       this.piece(piece, `choices[0].delta.tool_calls[${i}]`);
     const usage = field(chunk, 'usage');
-    if (usage !== undefined && usage !== null) this.readUsage(usage, optionalString(chunk, 'model', 'chunk'));
+    if (usage !== undefined && usage !== null) this.readUsage(usage);
     if (content) {
       this.textBudget.add(content);
       this.text += content;
@@ -82,7 +82,7 @@ export class ChatReader {
     }
   }
 
-  private readUsage(raw: unknown, model: string | undefined): void {
+  private readUsage(raw: unknown): void {
     const usage = objectOf(raw);
     if (!usage) throw malformed('usage is not an object');
     const details = field(usage, 'prompt_tokens_details');
@@ -97,7 +97,8 @@ export class ChatReader {
         cached !== null && {
           cachedInputTokens: count(objectOf(details), 'cached_tokens', 'usage.prompt_tokens_details'),
         }),
-      model: model || this.model,
+      // Priced by the configured model: the name an endpoint reports is its to choose.
+      model: this.model,
     };
   }
 

@@ -52,8 +52,7 @@ export class ResponsesReader {
       const response = objectOf(field(event, 'response'));
       if (!response) throw malformed(`${type}.response is not an object`);
       const usage = field(response, 'usage');
-      if (usage !== undefined && usage !== null)
-        this.readUsage(usage, optionalString(response, 'model', `${type}.response`), type);
+      if (usage !== undefined && usage !== null) this.readUsage(usage, type);
       return undefined;
     }
     if (type === 'response.failed') {
@@ -81,7 +80,7 @@ export class ResponsesReader {
     this.calls.push({ id, name, args: text });
   }
 
-  private readUsage(raw: unknown, model: string | undefined, type: string): void {
+  private readUsage(raw: unknown, type: string): void {
     const usage = objectOf(raw);
     if (!usage) throw malformed(`${type}.response.usage is not an object`);
     const where = `${type}.response.usage`;
@@ -93,7 +92,8 @@ export class ResponsesReader {
       outputTokens: count(usage, 'output_tokens', where),
       totalTokens: count(usage, 'total_tokens', where),
       cachedInputTokens: count(objectOf(details), 'cached_tokens', `${where}.input_tokens_details`),
-      model: model || this.model,
+      // Priced by the configured model: the name an endpoint reports is its to choose.
+      model: this.model,
     };
   }
 

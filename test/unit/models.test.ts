@@ -5,6 +5,8 @@ import type { HistoryMessage } from '../../lib/contract/index.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { chatMessages } from '../../lib/models/chat-completions.ts';
 import { MODEL_REPLY_LIMITS } from '../../lib/models/parse.ts';
+import { ChatReader } from '../../lib/models/parse-chat.ts';
+import { ResponsesReader } from '../../lib/models/parse-responses.ts';
 import { redactEndpointText } from '../../lib/models/redact.ts';
 import { responsesInput } from '../../lib/models/responses.ts';
 import { keyOfSecret } from '../../lib/models/secret.ts';
@@ -483,5 +485,33 @@ describe('what a model endpoint sends, read as untrusted input', () => {
     expect(redactEndpointText('The prompt is not allowed here.')).toBe('The prompt is not allowed here.');
     expect(redactEndpointText('a\nb\u0000c')).toBe('a b c');
     expect(redactEndpointText('Too long. '.repeat(60))).toHaveLength(501);
+  });
+});
+
+describe('the wires’ readers', () => {
+  it('price usage by the configured model, whatever model name the endpoint reports', () => {
+    const chat = new ChatReader('gpt-4o');
+    chat.read({ model: 'gpt-4o-2024-08-06', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } });
+    expect(chat.answer().usage).toMatchObject({ model: 'gpt-4o', inputTokens: 3, outputTokens: 2 });
+    const responses = new ResponsesReader('gpt-4o');
+    responses.read({
+      type: 'response.completed',
+      response: { model: 'a-cheaper-name', usage: { input_tokens: 3, output_tokens: 2 } },
+    });
+    expect(responses.answer().usage).toMatchObject({ model: 'gpt-4o', inputTokens: 3, outputTokens: 2 });
+  });
+
+  it('puts a reply’s tool calls together in the order of their indices, whatever order their pieces came in', () => {
+    const chat = new ChatReader('m');
+    const piece = (index: number, fn: object, id?: string) => ({
+      choices: [{ delta: { tool_calls: [{ index, ...(id && { id }), function: fn }] } }],
+    });
+    chat.read(piece(1, { name: 'second', arguments: '{"a":' }, 'c2'));
+    chat.read(piece(0, { name: 'first', arguments: '{}' }, 'c1'));
+    chat.read(piece(1, { arguments: '1}' }));
+    expect(chat.answer().calls).toEqual([
+      { id: 'c1', name: 'first', args: '{}' },
+      { id: 'c2', name: 'second', args: '{"a":1}' },
+    ]);
   });
 });
