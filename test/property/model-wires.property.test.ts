@@ -19,22 +19,31 @@ const TOOLS: ModelTool[] = [{ name: 'lookup', execute: (args) => ({ echoed: args
 
 /** The prototypes a polluted parse would change. */
 const PROTOTYPES = { Object: Object.prototype, Array: Array.prototype, Function: Function.prototype };
-const namesOf = (proto: object) => new Set(Object.getOwnPropertyNames(proto));
-const BEFORE = Object.fromEntries(Object.entries(PROTOTYPES).map(([name, proto]) => [name, namesOf(proto)]));
+/** Each own property of a prototype, by name (symbols included), with its descriptor. */
+const propertiesOf = (proto: object) =>
+  new Map(Reflect.ownKeys(proto).map((key) => [key, Object.getOwnPropertyDescriptor(proto, key)]));
+const BEFORE = new Map(Object.entries(PROTOTYPES).map(([name, proto]) => [name, propertiesOf(proto)]));
+const sameDescriptor = (a?: PropertyDescriptor, b?: PropertyDescriptor) =>
+  a?.value === b?.value && a?.get === b?.get && a?.set === b?.set;
 
 /**
- * The properties a run added to a prototype, removed again (so that one polluting answer does not
- * make every later run fail, and the counterexample is the answer that polluted).
+ * The properties a run added to a prototype or changed on it, put back as they were (so that one
+ * polluting answer does not make every later run fail, and the counterexample is the answer that
+ * polluted).
  */
 function pollution(): string[] {
-  const added: string[] = [];
-  for (const [name, proto] of Object.entries(PROTOTYPES))
-    for (const key of namesOf(proto))
-      if (!BEFORE[name]?.has(key)) {
-        added.push(`${name}.prototype.${key}`);
-        delete (proto as Record<string, unknown>)[key];
-      }
-  return added;
+  const found: string[] = [];
+  for (const [name, proto] of Object.entries(PROTOTYPES)) {
+    const before = BEFORE.get(name) ?? new Map();
+    for (const [key, now] of propertiesOf(proto)) {
+      const was = before.get(key);
+      if (was && sameDescriptor(was, now)) continue;
+      found.push(`${name}.prototype.${String(key)}`);
+      if (was) Object.defineProperty(proto, key, was);
+      else Reflect.deleteProperty(proto, key);
+    }
+  }
+  return found;
 }
 
 let endpoint: RawEndpoint;
@@ -64,8 +73,6 @@ describe('hostile model endpoints', () => {
           endpoint.answer = answer;
           const turn = await modelTurn(api, endpoint.baseURL, { tools: TOOLS });
           expect(pollution()).toEqual([]);
-          expect(Object.keys({})).toEqual([]);
-          expect(Object.keys([])).toEqual([]);
           expect(uncaught).toEqual([]);
           if (turn.error === undefined) {
             expect(turn.result).toBeTypeOf('object');
