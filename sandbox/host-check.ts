@@ -8,7 +8,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** A host name as a `Host` header carries it: lower case, an IPv6 address in brackets, no port. */
-export function hostName(value: string): string {
+function hostName(value: string): string {
   const name = value.trim().toLowerCase().replace(/\.$/, '');
   return name.includes(':') && !name.startsWith('[') ? `[${name}]` : name;
 }
@@ -56,7 +56,7 @@ export class HostCheck {
 }
 
 /** A check of loopback names alone: for the emulators' ports, which only this machine's SDK clients call. */
-export const LOOPBACK_ONLY = new HostCheck();
+const LOOPBACK_ONLY = new HostCheck();
 
 /** The body of a refusal of a foreign `Host` or `Origin`. */
 export const FOREIGN_HOST_MESSAGE =

@@ -4,7 +4,7 @@ import type { SessionEvent } from '../store/index.ts';
 import type { AguiEvent, ClientKnows, OpenRequest } from './types.ts';
 
 /** The name of the `CUSTOM` event that tells a reviewer what became of her answers. */
-export const ANSWERED_EVENT = 'switchboard.answered';
+const ANSWERED_EVENT = 'switchboard.answered';
 
 /** The log events that end a run. */
 const RUN_ENDS = new Set(['session.status_idle', 'session.status_requires_action', 'session.deleted']);

@@ -1,16 +1,7 @@
-export { type AwsCredentials, defaultCredentials } from './credentials.ts';
-export {
-  type CheckedRegion,
-  checkRegion,
-  type EndpointSettings,
-  type ResolvedEndpoint,
-  resolveEndpoint,
-} from './endpoint.ts';
+export type { AwsCredentials } from './credentials.ts';
 export { AwsJsonClient, type AwsJsonClientConfig, type AwsJsonService } from './json-client.ts';
-export { PARTITIONS, type Partition, partitionOf } from './partitions.ts';
-export { endpointSettings } from './settings.ts';
-export { type AwsCredentialIdentity, type SignableRequest, SigV4Signer, uriEncode } from './sign.ts';
-export { TableClient, type TableClientConfig, type TableMiddleware } from './table/client.ts';
+export { type AwsCredentialIdentity, SigV4Signer } from './sign.ts';
+export { TableClient, type TableClientConfig } from './table/client.ts';
 export {
   type AnyTableCommand,
   BatchGetItem,
@@ -20,8 +11,6 @@ export {
   PutItem,
   Query,
   Scan,
-  TableCommand,
   UpdateItem,
 } from './table/commands.ts';
 export { paginateQuery, paginateScan } from './table/paginate.ts';
-export { toJson } from './wire.ts';

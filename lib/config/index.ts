@@ -26,11 +26,4 @@ export {
   type SettingsInput,
   SettingsSchema,
 } from './settings.ts';
-export {
-  BudgetSettingsSchema,
-  EventsSettingsSchema,
-  LimitsSettingsSchema,
-  type RateRule,
-  RateRuleSchema,
-  RetentionSettingsSchema,
-} from './settings-sections.ts';
+export { type RateRule, RetentionSettingsSchema } from './settings-sections.ts';

@@ -320,7 +320,7 @@ async function handle(
  * the readers refused (malformed, too large) is already a {@link ModelEndpointError} and names no
  * value the endpoint sent.
  */
-export function endpointError(error: unknown, key?: string): ModelEndpointError {
+function endpointError(error: unknown, key?: string): ModelEndpointError {
   if (error instanceof ModelEndpointError) return error;
   const e = (typeof error === 'object' && error !== null ? error : {}) as {
     status?: unknown;

@@ -1,5 +1,5 @@
 /** What a redacted credential reads as. */
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** The most characters of an endpoint's message a turn's error keeps. */
 const MAX_MESSAGE = 500;

@@ -29,7 +29,7 @@ import type { Rewrite } from './types.ts';
  * request someone answered meanwhile stays answered. Returns the decided records, and the domain
  * events for those that had been announced as opened.
  */
-export async function decideLeftBehind(
+async function decideLeftBehind(
   rt: Runtime,
   session: SessionRecord,
   actions: ActionRecord[],
