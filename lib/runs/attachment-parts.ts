@@ -63,7 +63,7 @@ function bytesPart(
  * extracted text). A file that has since expired or been deleted cannot be given again: it becomes
  * a text part that says so, so the model does not answer as though it had seen it.
  */
-export async function contentPartOf(attachment: Attachment, files: HostAgentFiles): Promise<ContentPart> {
+async function contentPartOf(attachment: Attachment, files: HostAgentFiles): Promise<ContentPart> {
   const { kind, name } = attachment;
   if (attachment.text !== undefined) return { type: 'text', text: attachment.text };
   if (attachment.data_uri !== undefined) {
