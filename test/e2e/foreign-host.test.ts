@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { secretArn } from '../../sandbox/aws/index.ts';
 import { mintDevToken } from '../../sandbox/dev-key.ts';
 import { startScriptedModel } from '../../sandbox/model/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { startSecretsManager } from '../../sandbox/secrets-manager.ts';
+import { SANDBOX_REGION } from '../../sandbox/services.ts';
 import { testApp } from '../support/agents.ts';
 import { testSandbox } from '../support/sandbox.ts';
 
@@ -172,10 +175,23 @@ describe('the sandbox refuses a request naming a foreign host (DNS rebinding)', 
   it("refuses a foreign host on the emulators' ports too", async () => {
     const operate = await raw(sandbox.url, 'GET', '/sandbox/operate', { host: `localhost:${port}` });
     const { endpoints } = JSON.parse(operate.body) as { endpoints: Record<string, string> };
-    for (const endpoint of [endpoints.dynamodb, endpoints.sqs, endpoints.events]) {
-      const url = new URL(endpoint ?? '');
-      const refused = await raw(endpoint ?? '', 'POST', '/', { host: `attacker.example:${url.port}` }, '{}');
-      expect(refused.status, endpoint).toBe(403);
+    // The function's front (what its table client calls), and a Secrets Manager like the sandbox's.
+    const front = await sandbox.runtimes.http.db.endpoint();
+    const secrets = await startSecretsManager({ name: 'n', arn: secretArn('n', SANDBOX_REGION), value: 'v' });
+    try {
+      for (const endpoint of [endpoints.dynamodb, endpoints.sqs, endpoints.events, front, secrets.url]) {
+        const url = new URL(endpoint ?? '');
+        const refused = await raw(
+          endpoint ?? '',
+          'POST',
+          '/',
+          { host: `attacker.example:${url.port}` },
+          '{}',
+        );
+        expect(refused.status, endpoint).toBe(403);
+      }
+    } finally {
+      await secrets.close();
     }
   });
 
