@@ -113,6 +113,39 @@ describe('clock skew', () => {
     }
     expect(await refusedOnce()).toEqual([1, 1, 2]);
   });
+
+  it('sends a call refused with an expired signature once more, as the SDK does', async () => {
+    let refusals = 0;
+    const expiredOnce = (): Answer => {
+      if (refusals > 0) return { status: 200, headers: { date: new Date().toUTCString() } };
+      refusals += 1;
+      return {
+        status: 400,
+        headers: { date: new Date().toUTCString() },
+        body: {
+          __type: 'com.amazon.coral.service#InvalidSignatureException',
+          message: 'Signature expired: 20261207T000000Z is now earlier than 20261207T000500Z.',
+        },
+      };
+    };
+    const { url, seen } = await dynamo(expiredOnce);
+    const ours = new TableClient({
+      region: 'eu-west-1',
+      endpoint: url,
+      credentials,
+      maxAttempts: 3,
+      sleep: async () => {},
+    });
+    await ours.send(get());
+    ours.destroy();
+    const ourRequests = seen.length;
+    refusals = 0;
+    const sdk = new DynamoDBClient({ region: 'eu-west-1', endpoint: url, credentials, maxAttempts: 3 });
+    const answer = await sdk.send(sdkGet()).catch((e: { $metadata: { attempts: number } }) => e);
+    sdk.destroy();
+    expect(ourRequests).toBe(2);
+    expect(answer.$metadata.attempts).toBe(2);
+  });
 });
 
 describe('credentials', () => {
