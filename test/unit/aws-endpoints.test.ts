@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
@@ -192,6 +192,26 @@ describe('the AWS clients’ endpoints are the SDK’s', () => {
       ],
       ['https://dynamodb-fips.eu-west-1.amazonaws.com', 'https://dynamodb-fips.eu-west-1.amazonaws.com'],
     ]);
+  });
+
+  it('on Lambda, decides from the environment alone: the shared config file is read only where one is named', async () => {
+    const home = process.env.HOME;
+    mkdirSync(join(dir, '.aws'));
+    writeFileSync(join(dir, '.aws', 'config'), '[default]\nuse_fips_endpoint = true\n');
+    delete process.env.AWS_CONFIG_FILE;
+    process.env.HOME = join(dir);
+    try {
+      const [offLambda] = await both('dynamodb', 'eu-west-1');
+      process.env.AWS_LAMBDA_FUNCTION_NAME = 'switchboard-http';
+      const [onLambda] = await both('dynamodb', 'eu-west-1');
+      expect([offLambda, onLambda]).toEqual([
+        'https://dynamodb-fips.eu-west-1.amazonaws.com',
+        'https://dynamodb.eu-west-1.amazonaws.com',
+      ]);
+    } finally {
+      if (home === undefined) delete process.env.HOME;
+      else process.env.HOME = home;
+    }
   });
 
   it('takes FIPS and dual-stack from the client’s config before the environment', async () => {
