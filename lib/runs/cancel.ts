@@ -5,6 +5,7 @@ import { type DomainEvent, pauseResolved, publishEvents } from '../events/index.
 import { newId } from '../ids/index.ts';
 import { ownedSession, sessionNotFound } from '../sessions/index.ts';
 import {
+  busyRuns,
   type CancelReason,
   decideAction,
   getRun,
@@ -22,11 +23,7 @@ import { enqueue } from './job.ts';
 /** Asks every run of the session that has not ended to stop; the worker holding one learns of it by its next poll. */
 export async function stopRuns(rt: Runtime, sessionId: string, reason: CancelReason): Promise<string[]> {
   // Bookkeeping runs (a lapse, a withdrawal, a delete) are not the user's to stop.
-  const runs = (await listRuns(rt, sessionId)).filter(
-    (r) =>
-      (r.status === 'queued' || r.status === 'running') &&
-      (r.kind === undefined || r.kind === 'turn' || r.kind === 'resolve'),
-  );
+  const runs = busyRuns(await listRuns(rt, sessionId));
   const asked = await Promise.all(runs.map((r) => requestCancel(rt, r, reason)));
   return asked.flatMap((r) => (r ? [r.runId] : []));
 }
