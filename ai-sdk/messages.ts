@@ -9,6 +9,9 @@ export interface StoredMessage {
   content: string | null;
   tool_calls?: { id: string; name: string; args?: unknown; result?: unknown; ok?: boolean }[];
   usage?: SwitchboardMessageMetadata['usage'];
+  /** Set on a message too large for a page: it is read whole at `content_ref`. */
+  truncated?: boolean;
+  content_ref?: string;
 }
 
 /** A stored message as a UI message: its tool calls (backend tools) and its text. */

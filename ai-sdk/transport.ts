@@ -205,7 +205,13 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
         if ((error as { status?: number }).status === 404) return [];
         throw error;
       }
-      for (const message of page.messages) messages.push(uiMessageOf(message) as UI_MESSAGE);
+      for (const listed of page.messages) {
+        // A message too large for a page is listed by reference: read it whole.
+        const message = listed.content_ref
+          ? await this.client.request<StoredMessage>('GET', listed.content_ref)
+          : listed;
+        messages.push(uiMessageOf(message) as UI_MESSAGE);
+      }
       if (!page.has_more || !page.next_after) return messages;
       after = page.next_after;
     }

@@ -653,13 +653,14 @@ export class Session {
   /** A truncated event, read whole from its `href`. */
   async #readWhole(event: SwitchboardEvent): Promise<SwitchboardEvent> {
     try {
-      const page = await this.#client.request<{ events?: SwitchboardEvent[] }>(
+      // The event itself, inline or (past a page's bound) through the short-lived link it redirects to.
+      const whole = await this.#client.request<SwitchboardEvent>(
         'GET',
         event.href as string,
         undefined,
         this.#reads ? { signal: this.#reads.signal } : {},
       );
-      return page.events?.find((e) => e.seq === event.seq) ?? event;
+      return whole?.seq === event.seq && whole.type === event.type ? whole : event;
     } catch (error) {
       this.#reportUnlessClosed(error);
       return event;

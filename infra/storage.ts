@@ -118,6 +118,7 @@ function retentionRules(retention: BucketRetention): LifecycleRule[] {
     ...rule('expire-files', 'files/', retention.files),
     ...rule('expire-messages', 'messages/', retention.messages),
     ...rule('expire-attachments', 'attachments/', retention.messages),
+    ...rule('expire-actions', 'actions/', retention.messages),
     ...rule('expire-events', 'events/', retention.events),
   ];
 }

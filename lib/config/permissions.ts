@@ -49,14 +49,16 @@ export interface Grant {
 
 /**
  * Where the runtime keeps objects in the file bucket, by what they hold: uploaded files
- * (`files/<fileId>`), a message's heavy fields and its attachments, event data too large for an item,
- * a turn's screenshots and exports too large for a response (each `<prefix><sessionId>/…`).
+ * (`files/<fileId>`), a message's heavy fields and its attachments, event data and a request's or an
+ * answer's JSON too large for an item, a turn's screenshots (each `<prefix><sessionId>/…`), and copies
+ * too large for a response: exports, messages and events (`exports/<digest>/…`).
  */
 export const OBJECT_PREFIXES = [
   'files/',
   'messages/',
   'attachments/',
   'events/',
+  'actions/',
   'screenshots/',
   'exports/',
 ] as const;
@@ -64,7 +66,13 @@ export const OBJECT_PREFIXES = [
 export type ObjectPrefix = (typeof OBJECT_PREFIXES)[number];
 
 /** What a session's messages, events and turns keep in the bucket. */
-const SESSION_OBJECTS: readonly ObjectPrefix[] = ['messages/', 'attachments/', 'events/', 'screenshots/'];
+const SESSION_OBJECTS: readonly ObjectPrefix[] = [
+  'messages/',
+  'attachments/',
+  'events/',
+  'actions/',
+  'screenshots/',
+];
 
 const TABLE_ITEMS = [
   'dynamodb:GetItem',
@@ -102,11 +110,13 @@ const BEDROCK: Grant = { resource: 'bedrockModels', actions: ['bedrock:InvokeMod
  * - the HTTP and WebSocket functions enqueue turns; the sweep enqueues the resumption of a lapsed
  *   approval and requeues a lost run;
  * - objects, each under the key prefixes its code uses: a session's large attachments, screenshots,
- *   message fields and event bodies (`messages/`, `attachments/`, `events/`, `screenshots/`) are read
+ *   message fields, event bodies and large requests and answers (`messages/`, `attachments/`,
+ *   `events/`, `actions/`, `screenshots/`) are read
  *   and written by whichever function handles them (the WebSocket and AG-UI functions take the same
  *   messages as the HTTP one); only the HTTP function stores uploads (`files/`) and exports
- *   (`exports/`, read back through a presigned link it signs); the worker reads files for the agent;
- *   the sweep reads none and writes only tombstones under `files/` (below): it enqueues the
+ *   and the copies of what is too large for a response (`exports/`, read back through a presigned
+ *   link it signs); the worker reads files for the agent; the sweep reads only the large requests it
+ *   lapses (`actions/`) and writes only tombstones under `files/` (below): it enqueues the
  *   resumption of a lapse, which the worker runs;
  * - the HTTP function deletes a file its owner deletes, the sweep one that expired: each deletes its
  *   object, or writes a zero-byte tombstone over it while the file's upload URL may still work
@@ -142,7 +152,7 @@ export const FUNCTION_PERMISSIONS: Permissions = {
       resource: 'objects',
       actions: ['s3:GetObject', 's3:PutObject'],
       // Written out, not spread: a bundler keeps a spread (see tableItemsAnd).
-      prefixes: ['messages/', 'attachments/', 'events/', 'screenshots/', 'files/', 'exports/'],
+      prefixes: ['messages/', 'attachments/', 'events/', 'actions/', 'screenshots/', 'files/', 'exports/'],
     },
     { resource: 'objects', actions: ['s3:DeleteObject'], prefixes: ['files/'] },
     EVENTS,
@@ -186,6 +196,7 @@ export const FUNCTION_PERMISSIONS: Permissions = {
     { resource: 'sweepIndex', actions: ['dynamodb:Query'] },
     { resource: 'queue', actions: ['sqs:SendMessage'] },
     { resource: 'objects', actions: ['s3:PutObject', 's3:DeleteObject'], prefixes: ['files/'] },
+    { resource: 'objects', actions: ['s3:GetObject'], prefixes: ['actions/'] },
     { resource: 'bucket', actions: ['s3:ListBucket'] },
     CONNECTIONS,
     EVENTS,

@@ -113,6 +113,9 @@ export const EventsQuerySchema = z
   })
   .strict();
 
+/** An event's `seq` in a path (`GET /api/sessions/{id}/events/{seq}`): a whole number from 1, as the log numbers events. */
+export const EventSeqSchema = z.string().regex(/^[1-9][0-9]{0,14}$/, 'A seq is a whole number from 1.');
+
 /**
  * The query of `GET /api/sessions`: a page of the caller's sessions, newest first, older than the
  * cursor `before` (the `next_before` of the page before: the creation time and id of its last session).

@@ -60,6 +60,7 @@ export {
   CHAT_JSON_BYTES,
   type ChatRequest,
   ChatRequestSchema,
+  EventSeqSchema,
   EventsQuerySchema,
   type JoinRequest,
   JoinRequestSchema,
@@ -89,7 +90,15 @@ export {
   ToolNameSchema,
 } from './host-context.ts';
 export { ID_PATTERN, ID_RULE, IdSchema, isId, isSessionId, SESSION_ID_RULE, SessionIdSchema } from './ids.ts';
-export { BODY_LIMITS, checkDepth, MAX_JSON_DEPTH, parseJsonBody, tooDeepAt } from './json-body.ts';
+export {
+  ANSWER_LIMITS,
+  answerBytes,
+  BODY_LIMITS,
+  checkDepth,
+  MAX_JSON_DEPTH,
+  parseJsonBody,
+  tooDeepAt,
+} from './json-body.ts';
 export {
   compiled,
   installJsonSchemaChecker,
@@ -120,8 +129,10 @@ export {
   type AguiRequestKey,
   ENTRY_POINTS,
   type EntryPoint,
+  eventPath,
   HTTP_ROUTES,
   type HttpRouteKey,
+  messageContentPath,
   WEBSOCKET_ROUTES,
   type WebSocketRouteKey,
 } from './routes.ts';

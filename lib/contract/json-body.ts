@@ -17,6 +17,25 @@ export const BODY_LIMITS = {
   uploadRequest: 16 * 1024,
 } as const;
 
+/**
+ * What the runtime answers over HTTP fits a Lambda answer (at most 6 MB, else API Gateway answers
+ * 500). Each bound is measured as a value travels: its JSON inside the response's `body` string,
+ * where every quote and backslash is escaped once more ({@link answerBytes}).
+ */
+export const ANSWER_LIMITS = {
+  /** A page, an export or one item answered inline; past it an export is handed over by a link. */
+  inline: 5 * 1024 * 1024,
+  /**
+   * One message or event in a page or a frame's listing; past it the page lists a reference
+   * (`content_ref`, `href`), and the reference answers a short-lived link to the whole item.
+   */
+  listedItem: 1024 * 1024,
+} as const;
+
+/** How many bytes a value takes in an HTTP answer: its JSON inside the response's `body` string. */
+export const answerBytes = (value: unknown): number =>
+  Buffer.byteLength(JSON.stringify(JSON.stringify(value) ?? ''));
+
 interface Level {
   value: unknown;
   depth: number;

@@ -9,6 +9,7 @@ export const HTTP_ROUTES = [
   'GET /api/sessions/{id}',
   'GET /api/sessions/{id}/messages',
   'GET /api/sessions/{id}/events',
+  'GET /api/sessions/{id}/events/{seq}',
   'POST /api/sessions/{id}/actions/{actionId}',
   'POST /api/sessions/{id}/cancel',
   'DELETE /api/sessions/{id}',
@@ -17,8 +18,20 @@ export const HTTP_ROUTES = [
   'DELETE /api/files/{id}',
   'POST /api/sessions/{id}/messages/{messageId}/feedback',
   'GET /api/sessions/{id}/export',
+  'GET /api/sessions/{id}/messages/{messageId}/content',
 ] as const;
 export type HttpRouteKey = (typeof HTTP_ROUTES)[number];
+
+/**
+ * Where a listed message too large for a page is read whole (its `content_ref`): the message as
+ * `GET /api/sessions/{id}/messages` would show it, by the host's own session id.
+ */
+export const messageContentPath = (sessionId: string, messageId: string): string =>
+  `/api/sessions/${encodeURIComponent(sessionId)}/messages/${encodeURIComponent(messageId)}/content`;
+
+/** Where an event too large for a frame or a page is read whole (its `href`), by the host's own session id. */
+export const eventPath = (sessionId: string, seq: number): string =>
+  `/api/sessions/${encodeURIComponent(sessionId)}/events/${seq}`;
 
 /** WebSocket action routes (besides `$connect`, `$disconnect` and `$default`), by `action`. */
 export const WEBSOCKET_ROUTES = [

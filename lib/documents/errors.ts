@@ -26,7 +26,9 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   file_not_found:
     'no such file, or not yours, deleted or past its expiry, or a path id that breaks the id rule (`issues` names `id`)',
   message_not_found:
-    'a `from_message_id` or a rated message names no message of the session, or a path id that is not a message id (`issues` names `from_message_id` or `messageId`)',
+    'a `from_message_id` or a rated message or a `content_ref` names no message of the session, or a path id that is not a message id (`issues` names `from_message_id` or `messageId`)',
+  event_not_found:
+    'no event of the session has this seq (yet), or a path `seq` that is not a whole number from 1 (`issues` names `seq`)',
   action_not_found:
     'no such request in this session, or an `actionId` that breaks the [id rule](#ids) (`issues` names `actionId`)',
   resolve_not_supported: 'the agent has no `resolveAction`: its requests cannot be answered',
@@ -126,6 +128,7 @@ export const ROUTE_ERRORS: Record<HttpRouteKey, ErrorCode[]> = {
   'GET /api/sessions/{id}': SESSION,
   'GET /api/sessions/{id}/messages': [...SESSION, 'validation_error'],
   'GET /api/sessions/{id}/events': [...SESSION, 'validation_error'],
+  'GET /api/sessions/{id}/events/{seq}': [...SESSION, 'event_not_found'],
   'POST /api/sessions/{id}/actions/{actionId}': [
     ...BODY,
     ...SESSION,
@@ -151,6 +154,7 @@ export const ROUTE_ERRORS: Record<HttpRouteKey, ErrorCode[]> = {
     'feedback_failed',
   ],
   'GET /api/sessions/{id}/export': [...SESSION, 'validation_error'],
+  'GET /api/sessions/{id}/messages/{messageId}/content': [...SESSION, 'message_not_found'],
 };
 
 /** The codes a route answers, by status, in the order of the statuses. */

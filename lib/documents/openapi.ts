@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import {
   AgentsQuerySchema,
   ChatRequestSchema,
+  EventSeqSchema,
   EventsQuerySchema,
   MessagesQuerySchema,
   ResolveRequestSchema,
@@ -25,6 +26,7 @@ import {
   AcceptedSchema,
   AgentListSchema,
   ErrorResponseSchema,
+  EventSchema,
   EventsPageSchema,
   GatewayErrorSchema,
   ResolveAcceptedSchema,
@@ -40,6 +42,7 @@ const SCHEMAS = {
   AgentList: AgentListSchema,
   ResolveAccepted: ResolveAcceptedSchema,
   EventsPage: EventsPageSchema,
+  Event: EventSchema,
   Error: ErrorResponseSchema,
   GatewayError: GatewayErrorSchema,
 } satisfies Record<string, z.ZodType>;
@@ -51,6 +54,7 @@ const RESPONSES: SchemaName[] = [
   'Accepted',
   'ResolveAccepted',
   'EventsPage',
+  'Event',
   'Error',
   'GatewayError',
 ];
@@ -122,6 +126,16 @@ const ROUTES: Record<HttpRouteKey, RouteDoc> = {
     query: EventsQuerySchema,
     ok: { 200: { description: 'A page of the event log.', schema: 'EventsPage' } },
   },
+  'GET /api/sessions/{id}/events/{seq}': {
+    summary:
+      'One event whole: what a frame or a page shows as its reference (`truncated: true`, `href`) when it is too large for them.',
+    anchor: 'get-apisessionsideventsseq',
+    path: { ...session, seq: EventSeqSchema },
+    ok: {
+      200: { description: 'The event, when it fits a page (1 MiB).', schema: 'Event' },
+      303: { description: 'Larger: `location` reads it (valid 15 minutes).', empty: true },
+    },
+  },
   'POST /api/sessions/{id}/actions/{actionId}': {
     summary: 'Answer a request the turn waits on (an approval, a question, a client tool).',
     anchor: 'post-apisessionsidactionsactionid',
@@ -181,6 +195,16 @@ const ROUTES: Record<HttpRouteKey, RouteDoc> = {
     ok: {
       200: object('The export'),
       303: { description: 'Too large for a response: `location` reads it (valid 15 minutes).', empty: true },
+    },
+  },
+  'GET /api/sessions/{id}/messages/{messageId}/content': {
+    summary:
+      'One message whole: what a page lists as its reference (`truncated: true`, `content_ref`) when it is too large for a page.',
+    anchor: 'get-apisessionsidmessagesmessageidcontent',
+    path: { ...session, messageId: MessageIdSchema },
+    ok: {
+      200: object('The message as a page shows it, when it fits a page (1 MiB)'),
+      303: { description: 'Larger: `location` reads it (valid 15 minutes).', empty: true },
     },
   },
 };

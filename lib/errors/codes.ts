@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   route_not_found: [404, 'not_found'],
   file_not_found: [404, 'not_found'],
   message_not_found: [404, 'not_found'],
+  event_not_found: [404, 'not_found'],
   action_not_found: [404, 'not_found'],
   resolve_not_supported: [404, 'not_found'],
   agent_mismatch: [409, 'session'],

@@ -2,12 +2,10 @@ import { actionView } from '../actions/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { snakeCase } from '../contract/index.ts';
 import { fileView } from '../files/index.ts';
-import { newId } from '../ids/index.ts';
 import { feedbackView, messageView, sessionView } from '../sessions/index.ts';
 import {
   type ActionRecord,
   byAsked,
-  exportsFolder,
   type FeedbackRecord,
   getFile,
   getSessionFiles,
@@ -17,14 +15,8 @@ import {
   listFeedback,
   listMessages,
   type MessageRecord,
-  putBlob,
   type SessionRecord,
 } from '../store/index.ts';
-
-/** Past this many bytes an export goes through the bucket: a Lambda response holds at most 6 MB. */
-export const EXPORT_INLINE_BYTES = 5 * 1024 * 1024;
-/** How long the link to an export kept in the bucket works. */
-const EXPORT_LINK_SECONDS = 15 * 60;
 
 /** Fields of a stored message that are the store's own, not the conversation's. */
 const INTERNAL = new Set(['messageId', 'sessionId', 'blobKey']);
@@ -85,22 +77,4 @@ export async function exportSession(rt: Runtime, session: SessionRecord) {
         : [],
     ),
   };
-}
-
-/**
- * Where an export too large for a Lambda response is read: it is stored in the bucket in the session's
- * exports folder (deleted with it, and expired by the bucket's lifecycle rule) and a presigned GET
- * names it. The folder is a digest of the session's ref: the link names no owner and no session id.
- */
-export async function exportLink(rt: Runtime, sessionId: string, exported: unknown): Promise<string> {
-  const key = `${exportsFolder(sessionId)}${newId('export')}.json`;
-  await putBlob(rt, key, exported);
-  const [s3, { GetObjectCommand }, { getSignedUrl }] = await Promise.all([
-    rt.s3(),
-    import('../aws/sdk/s3/read.ts'),
-    import('../aws/sdk/s3/presign.ts'),
-  ]);
-  return getSignedUrl(s3, new GetObjectCommand({ Bucket: rt.bucket, Key: key }), {
-    expiresIn: EXPORT_LINK_SECONDS,
-  });
 }

@@ -1,1 +1,1 @@
-export { EXPORT_INLINE_BYTES, exportLink, exportSession } from './export.ts';
+export { exportSession } from './export.ts';

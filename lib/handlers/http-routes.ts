@@ -12,8 +12,11 @@ import { answerRequest, cancel, deleteSession, rate, sendMessage } from '../comm
 import type { Runtime } from '../config/index.ts';
 import {
   AgentsQuerySchema,
+  ANSWER_LIMITS,
+  answerBytes,
   BODY_LIMITS,
   contentTypeOf,
+  EventSeqSchema,
   EventsQuerySchema,
   ExportQuerySchema,
   HTTP_ROUTES,
@@ -30,7 +33,7 @@ import {
   UploadRequestSchema,
 } from '../contract/index.ts';
 import { type CodeOf, NotFoundError, parseOrThrow, ValidationError } from '../errors/index.ts';
-import { EXPORT_INLINE_BYTES, exportLink, exportSession } from '../export/index.ts';
+import { exportSession } from '../export/index.ts';
 import {
   createUpload,
   deleteOwnedFile,
@@ -40,10 +43,12 @@ import {
   uploadLimit,
 } from '../files/index.ts';
 import { awaitFinal } from '../runs/index.ts';
-import { messageView, ownedSession, sessionListView, sessionView } from '../sessions/index.ts';
+import { listedMessage, messageView, ownedSession, sessionListView, sessionView } from '../sessions/index.ts';
 import {
+  getMessage,
   lastSeq,
   latestRun,
+  linkedCopy,
   listActions,
   listEvents,
   listFeedback,
@@ -51,7 +56,7 @@ import {
   listOwnedSessions,
   openActions,
 } from '../store/index.ts';
-import { eventView, json } from '../transport/index.ts';
+import { eventView, json, listedEvent } from '../transport/index.ts';
 
 /** What a route does: it parses the event, calls a command or reads, and renders the response. */
 type RouteFn = (
@@ -109,19 +114,44 @@ async function waitForEvents(rt: Runtime, sessionId: string, after: number, limi
 
 /**
  * A page that stays within a Lambda response (at most 6 MB, else API Gateway answers 500): items
- * are taken in order until they would pass 5 MB, always at least one; the caller says there is more.
- * Each item is measured as it travels: its JSON inside the response's `body` string, where every
- * quote and backslash is escaped once more.
+ * (each already within `listedItem`, or listed as its reference) are taken in order until they would
+ * pass the answer's inline bound, always at least one; the caller says there is more.
  */
 function withinBudget<T>(items: T[]): T[] {
   let bytes = 0;
   const page: T[] = [];
   for (const item of items) {
-    bytes += Buffer.byteLength(JSON.stringify(JSON.stringify(item)));
-    if (page.length > 0 && bytes > 5 * 1024 * 1024) break;
+    bytes += answerBytes(item);
+    if (page.length > 0 && bytes > ANSWER_LIMITS.inline) break;
     page.push(item);
   }
   return page;
+}
+
+/**
+ * One item a page lists by reference (a message's `content_ref`, an event's `href`): inline when it
+ * fits a page's item, else a 303 to a short-lived link to a copy of it in the bucket, so that any
+ * item the listing referred to is read through a link.
+ */
+async function wholeItem(rt: Runtime, sessionId: string, item: unknown) {
+  if (answerBytes(item) <= ANSWER_LIMITS.listedItem) return json(200, item);
+  return seeOther(await linkedCopy(rt, sessionId, item));
+}
+
+/** A 303 to `location`, which the answer must not be cached without. */
+const seeOther = (location: string): APIGatewayProxyStructuredResultV2 => ({
+  statusCode: 303,
+  headers: { location, 'cache-control': 'no-store' },
+});
+
+/** A path's event seq: a whole number from 1 (as the log numbers events), else no event. */
+function seqOf(event: APIGatewayProxyEventV2): number {
+  const raw = param(event, 'seq');
+  const parsed = EventSeqSchema.safeParse(raw);
+  if (parsed.success) return Number(parsed.data);
+  throw new NotFoundError('event_not_found', `Event "${raw.slice(0, 64)}" does not exist.`, [
+    { path: ['seq'], message: parsed.error.issues[0]?.message ?? 'A seq is a whole number from 1.' },
+  ]);
 }
 
 /** `POST /api/files`: JSON asks for a presigned upload URL; any other content type is the file itself. */
@@ -153,11 +183,8 @@ const exportRoute: RouteFn = async (rt, _app, event, caller) => {
   parseOrThrow(ExportQuerySchema, event.queryStringParameters ?? {}, 'query');
   const session = await ownedSession(rt, caller, sessionIdOf(event));
   const exported = await exportSession(rt, session);
-  // Measured as it travels: its JSON inside the response's body string.
-  if (Buffer.byteLength(JSON.stringify(JSON.stringify(exported))) <= EXPORT_INLINE_BYTES)
-    return json(200, exported);
-  const location = await exportLink(rt, session.sessionId, exported);
-  return { statusCode: 303, headers: { location, 'cache-control': 'no-store' } };
+  if (answerBytes(exported) <= ANSWER_LIMITS.inline) return json(200, exported);
+  return seeOther(await linkedCopy(rt, session.sessionId, exported));
 };
 
 /** Every route of {@link HTTP_ROUTES}; a record, so a route the CDK stack declares cannot be left out here. */
@@ -213,7 +240,9 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
       listFeedback(rt, session.sessionId),
     ]);
     const page = withinBudget(
-      messages.slice(0, query.limit).map((m) => messageView(m, actions, ratings.get(m.messageId))),
+      messages
+        .slice(0, query.limit)
+        .map((m) => listedMessage(messageView(m, actions, ratings.get(m.messageId)), session.sessionId)),
     );
     const hasMore = messages.length > page.length;
     return json(200, {
@@ -227,8 +256,10 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
     const query = parseOrThrow(EventsQuerySchema, event.queryStringParameters ?? {}, 'query');
     const session = await ownedSession(rt, caller, sessionIdOf(event));
     const events = withinBudget(
-      await waitForEvents(rt, session.sessionId, query.after, query.limit, query.wait * 1000),
-    ).map(eventView);
+      (await waitForEvents(rt, session.sessionId, query.after, query.limit, query.wait * 1000)).map(
+        listedEvent,
+      ),
+    );
     const last = await lastSeq(rt, session.sessionId);
     return json(200, {
       session_id: hostSessionId(session.sessionId),
@@ -236,6 +267,16 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
       last_seq: last,
       has_more: (events.at(-1)?.seq ?? last) < last,
     });
+  },
+  async 'GET /api/sessions/{id}/events/{seq}'(rt, _app, event, caller) {
+    const session = await ownedSession(rt, caller, sessionIdOf(event));
+    const seq = seqOf(event);
+    const [found] = await listEvents(rt, session.sessionId, seq - 1, 1);
+    if (found?.seq !== seq)
+      throw new NotFoundError('event_not_found', `Event ${seq} of this session does not exist.`, [
+        { path: ['seq'], message: 'No event of the session has this seq.' },
+      ]);
+    return wholeItem(rt, session.sessionId, eventView(found));
   },
   async 'POST /api/sessions/{id}/actions/{actionId}'(rt, app, event, caller) {
     const session_id = sessionIdOf(event);
@@ -269,6 +310,20 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
     return json(200, await rate(rt, app, caller, { session_id, message_id, rating: bodyOf(event) }));
   },
   'GET /api/sessions/{id}/export': exportRoute,
+  async 'GET /api/sessions/{id}/messages/{messageId}/content'(rt, _app, event, caller) {
+    const session = await ownedSession(rt, caller, sessionIdOf(event));
+    const messageId = pathId(event, 'messageId', 'message_not_found', 'Message', isMessageId);
+    const [message, actions, ratings] = await Promise.all([
+      getMessage(rt, session.sessionId, messageId),
+      listActions(rt, session.sessionId),
+      listFeedback(rt, session.sessionId),
+    ]);
+    if (!message)
+      throw new NotFoundError('message_not_found', `Message "${messageId}" does not exist.`, [
+        { path: ['messageId'], message: 'No message of the session has this id.' },
+      ]);
+    return wholeItem(rt, session.sessionId, messageView(message, actions, ratings.get(messageId)));
+  },
 };
 
 /** The routes as a list, in the order of {@link HTTP_ROUTES}. */

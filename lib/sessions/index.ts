@@ -8,6 +8,8 @@ export {
 } from './access.ts';
 export { feedbackView } from './feedback-view.ts';
 export {
+  listedMessage,
+  type MessageView,
   messageView,
   resultFilesView,
   runView,

@@ -1,5 +1,6 @@
 import { actionView, pendingToolCallOf, resolutionView } from '../actions/index.ts';
 import { hostSessionId } from '../auth/index.ts';
+import { ANSWER_LIMITS, answerBytes, messageContentPath } from '../contract/index.ts';
 import type {
   ActionRecord,
   FeedbackRecord,
@@ -50,17 +51,37 @@ export function sessionView(
   budgetUsd?: number,
 ) {
   const hostCalls = open.filter((a) => a.kind === 'host_tool');
+  const pending = hostCalls.find((a) => a.status === 'pending');
+  const fits = withinBudget(ANSWER_LIMITS.listedItem);
+  const call = pendingToolCallOf(
+    pending,
+    hostCalls.filter((a) => a.status === 'queued'),
+  );
+  const host = hostSessionId(session.sessionId);
   return {
-    id: hostSessionId(session.sessionId),
+    id: host,
     /** How a caller other than the owner (a reviewer) names this session: see lib/auth/session-ref.ts. */
     ref: session.sessionId,
     agent_id: session.agentId,
     status: statusOf(run, open),
-    pending_action: pendingToolCallOf(
-      hostCalls.find((a) => a.status === 'pending'),
-      hostCalls.filter((a) => a.status === 'queued'),
-    ),
-    pending_actions: open.filter((a) => a.kind !== 'host_tool').map(actionView),
+    // Shown whole while they fit a page's item in all; the rest by reference to the message that asked them.
+    pending_action:
+      call && pending && !fits(call)
+        ? {
+            ...call,
+            arguments: {},
+            truncated: true,
+            content_ref: messageContentPath(host, pending.messageId),
+          }
+        : call,
+    pending_actions: open
+      .filter((a) => a.kind !== 'host_tool')
+      .map(actionView)
+      .map((view) =>
+        fits(view)
+          ? view
+          : { ...view, request: {}, truncated: true, content_ref: messageContentPath(host, view.message_id) },
+      ),
     created_at: session.createdAt,
     metadata: session.metadata ?? {},
     host_context: session.hostContext ?? null,
@@ -68,6 +89,17 @@ export function sessionView(
     /** What the session's turns cost in all (the seed's `spentUsd`), and its budget. */
     spent_usd: roundUsd(session.spentUsd ?? 0),
     budget_usd: budgetUsd ?? null,
+  };
+}
+
+/** A counter of answer bytes: each value fits while all it was asked about stay within `budget`. */
+function withinBudget(budget: number) {
+  let left = budget;
+  return (value: unknown): boolean => {
+    const bytes = answerBytes(value);
+    if (bytes > left) return false;
+    left -= bytes;
+    return true;
   };
 }
 
@@ -128,5 +160,24 @@ export function messageView(message: MessageRecord, actions: ActionRecord[] = []
       ),
     }),
     ...(feedback && { feedback: feedbackView(feedback) }),
+  };
+}
+
+/** A message as `GET /api/sessions/{id}/messages` shows it. */
+export type MessageView = ReturnType<typeof messageView>;
+
+/**
+ * A message as a page lists it: whole, or, past {@link ANSWER_LIMITS}' `listedItem` (a 7 MB answer,
+ * a call's 8 MB arguments), its envelope without its content, calls, requests and metadata, with
+ * `truncated: true` and `content_ref`, where the whole message is read. A page always fits an answer.
+ */
+export function listedMessage(view: MessageView, sessionId: string) {
+  if (answerBytes(view) <= ANSWER_LIMITS.listedItem) return view;
+  const { content: _c, tool_calls: _t, pending_actions: _p, metadata: _m, ...envelope } = view;
+  return {
+    ...envelope,
+    content: '',
+    truncated: true as const,
+    content_ref: messageContentPath(hostSessionId(sessionId), view.id),
   };
 }

@@ -9,7 +9,7 @@ import type { ActionStatus, Transition } from './types.ts';
 
 /** The writes of a decision; a decided request leaves the due index. */
 const decision = {
-  set: ['resolution', 'actor', 'channel', 'expired', 'resolvedAt', 'decidedBy'],
+  set: ['resolution', 'resolutionBlobKey', 'actor', 'channel', 'expired', 'resolvedAt', 'decidedBy'],
   remove: ['gsi1pk', 'gsi1sk'],
   again: ['resolvedAt', 'actor'],
 } as const;

@@ -1,6 +1,7 @@
 import { GetItem, PutItem, UpdateItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { announceExpiring, answer, decide, promote } from './action-machine.ts';
+import { getBlob, INLINE_LIMIT_BYTES, isMissingObject, jsonBytes, putBlob } from './blobs.ts';
 import { dueBucket, INDEXES, keys, prefixes, ttlAt } from './keys.ts';
 import {
   applyTransition,
@@ -40,6 +41,47 @@ export interface ActionRecord {
   expiringAnnouncedAt?: string;
 }
 
+/** What the item holds besides the record: where a request or an answer too large for it is kept. */
+type StoredAction = ActionRecord & { actionBlobKey?: string; resolutionBlobKey?: string };
+
+/**
+ * Where a request's or an answer's JSON past {@link INLINE_LIMIT_BYTES} is kept (a claim check: an
+ * item holds at most 400 KB, and an approval's arguments may be megabytes), deleted with the session.
+ */
+const actionBlobKey = (sessionId: string, actionId: string, part: 'request' | 'answer') =>
+  `actions/${sessionId}/${actionId}.${part}.json`;
+
+/**
+ * A request as the item held it, with its request and its answer read back from the bucket when they
+ * were moved there. One moved away by the bucket's retention (its session's messages expired first)
+ * is shown as the item holds it.
+ */
+async function actionFrom(rt: Runtime, item: Record<string, unknown>): Promise<ActionRecord> {
+  const {
+    actionBlobKey: requestKey,
+    resolutionBlobKey: answerKey,
+    ...action
+  } = decodeJson<StoredAction>(item, ACTION_JSON);
+  const read = async <T>(key: string | undefined, kept: T): Promise<T> => {
+    if (!key) return kept;
+    try {
+      return await getBlob<T>(rt, key);
+    } catch (error) {
+      if (isMissingObject(error)) return kept;
+      throw error;
+    }
+  };
+  const [request, resolution] = await Promise.all([
+    read(requestKey, action.action),
+    read(answerKey, action.resolution),
+  ]);
+  return { ...action, action: request, ...(resolution !== undefined && { resolution }) };
+}
+
+/** Decodes many items, each with {@link actionFrom}, oldest first. */
+const actionsFrom = async (rt: Runtime, items: Record<string, unknown>[]) =>
+  (await Promise.all(items.map((item) => actionFrom(rt, item)))).sort(byAsked);
+
 /** The order requests were asked in: by time, then by place in their pause. How the reads list them. */
 export const byAsked = (a: ActionRecord, b: ActionRecord) =>
   a.createdAt.localeCompare(b.createdAt) || (a.position ?? 0) - (b.position ?? 0);
@@ -49,6 +91,14 @@ const KEEP_DECIDED_MS = 7 * 24 * 3_600_000;
 
 /** Stores the requests of a pause; a pending one is in the sweep's due index until it is decided. */
 export async function putAction(rt: Runtime, action: ActionRecord): Promise<void> {
+  let stored: StoredAction = action;
+  if (jsonBytes(action.action) > INLINE_LIMIT_BYTES) {
+    const key = actionBlobKey(action.sessionId, action.actionId, 'request');
+    await putBlob(rt, key, action.action);
+    // What the item keeps says what the request is; its arguments and the rest are in the bucket.
+    const { id, type, toolName } = action.action as { id?: unknown; type?: unknown; toolName?: unknown };
+    stored = { ...action, action: { id, type, toolName }, actionBlobKey: key };
+  }
   const due =
     action.status === 'pending'
       ? {
@@ -62,7 +112,7 @@ export async function putAction(rt: Runtime, action: ActionRecord): Promise<void
       Item: {
         ...keys.action(action.sessionId, action.actionId),
         type: 'action',
-        ...encodeJson(action, ACTION_JSON),
+        ...encodeJson(stored, ACTION_JSON),
         ...due,
         ttl: ttlAt(action.expiresAt + KEEP_DECIDED_MS),
       },
@@ -80,7 +130,7 @@ export async function getAction(
   const { Item } = await rt.db.send(
     new GetItem({ TableName: rt.table, Key: keys.action(sessionId, actionId), ConsistentRead: true }),
   );
-  return Item ? decodeJson<ActionRecord>(Item, ACTION_JSON) : undefined;
+  return Item ? actionFrom(rt, Item) : undefined;
 }
 
 /** Every request of a session, decided ones included, oldest first. */
@@ -90,7 +140,7 @@ export async function listActions(rt: Runtime, sessionId: string): Promise<Actio
     ExpressionAttributeValues: { ':pk': keys.session(sessionId).pk, ':act': prefixes.action },
     ConsistentRead: true,
   });
-  return items.map((item) => decodeJson<ActionRecord>(item, ACTION_JSON)).sort(byAsked);
+  return actionsFrom(rt, items);
 }
 
 /** Whether a request is still open: pending, or a host call queued behind another. */
@@ -111,7 +161,7 @@ export async function openActions(rt: Runtime, sessionId: string): Promise<Actio
     },
     ConsistentRead: true,
   });
-  return items.map((item) => decodeJson<ActionRecord>(item, ACTION_JSON)).sort(byAsked);
+  return actionsFrom(rt, items);
 }
 
 /** How a decision is recorded. */
@@ -128,7 +178,7 @@ export interface Decision {
 type Decided = { decided: true; action: ActionRecord } | { decided: false; action?: ActionRecord };
 
 /** The request as a write left it or, refused, found it (none: there is no such request). */
-const actionOf = ({ item }: Written) => (item ? decodeJson<ActionRecord>(item, ACTION_JSON) : undefined);
+const actionOf = (rt: Runtime, { item }: Written) => (item ? actionFrom(rt, item) : undefined);
 
 /**
  * Decides an open request: one conditional write on its status being `from` (default `pending`)
@@ -144,12 +194,21 @@ export async function decideAction(
   options: { now: number; mustBeLive: boolean; from?: ActionStatus },
 ): Promise<Decided> {
   const from = options.from ?? 'pending';
+  // An answer too large for the item (an approval's edited arguments, a tool's output) goes to the bucket first.
+  let resolution = decision.resolution ? JSON.stringify(decision.resolution) : null;
+  let resolutionBlobKey: string | null = null;
+  if (resolution !== null && Buffer.byteLength(resolution) > INLINE_LIMIT_BYTES) {
+    resolutionBlobKey = actionBlobKey(sessionId, actionId, 'answer');
+    await putBlob(rt, resolutionBlobKey, decision.resolution);
+    resolution = null;
+  }
   const written = await applyTransition(
     rt,
     options.mustBeLive ? answer : decide,
     keys.action(sessionId, actionId),
     {
-      resolution: decision.resolution ? JSON.stringify(decision.resolution) : null,
+      resolution,
+      resolutionBlobKey,
       actor: decision.actor,
       channel: decision.channel,
       expired: decision.expired ?? false,
@@ -163,7 +222,7 @@ export async function decideAction(
   if (written.applied && from === 'pending')
     rt.metrics.add(decision.expired ? 'PendingActionsExpired' : 'PendingActionsResolved', 1);
   // Applied, the write answered the decided request (ALL_NEW).
-  return { decided: written.applied, action: actionOf(written) } as Decided;
+  return { decided: written.applied, action: await actionOf(rt, written) } as Decided;
 }
 
 /**
@@ -248,5 +307,5 @@ export async function markExpiringAnnounced(
       expiresAt: action.expiresAt,
     },
   );
-  return written.applied ? actionOf(written) : undefined;
+  return written.applied ? actionOf(rt, written) : undefined;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Runtime } from '../config/index.ts';
+import { newId } from '../ids/index.ts';
 
 /**
  * What does not fit a DynamoDB item (400 KB) or an SQS message (1 MiB) goes to the file bucket
@@ -63,18 +64,41 @@ export function jsonBytes(value: unknown): number {
 }
 
 /**
- * Where a session's exports are kept: `exports/<digest>/`, the digest 32 characters of a SHA-256 of the
- * session's ref. An export is read through a link handed out with its key in it, so the key names
- * neither the owner's scope nor the session's id; the session's deletion still finds its exports.
+ * Where a session's linked copies are kept (an export, a message or an event too large for an
+ * answer): `exports/<digest>/`, the digest 32 characters of a SHA-256 of the session's ref. A copy is
+ * read through a link handed out with its key in it, so the key names neither the owner's scope nor
+ * the session's id; the session's deletion still finds its copies, and the bucket's lifecycle rule
+ * expires them after a day.
  */
 export function exportsFolder(sessionId: string): string {
   return `exports/${createHash('sha256').update(sessionId).digest('base64url').slice(0, 32)}/`;
 }
 
-/** Deletes a session's objects: its attachments, moved messages and events, leftover screenshots, exports. */
+/** How long a link to a linked copy works. */
+export const LINK_SECONDS = 15 * 60;
+
+/**
+ * Stores a JSON value as one of a session's linked copies ({@link exportsFolder}) and answers a
+ * presigned GET of it, valid {@link LINK_SECONDS}: how what is too large for a Lambda answer (6 MB)
+ * is handed to the one caller who asked for it.
+ */
+export async function linkedCopy(rt: Runtime, sessionId: string, value: unknown): Promise<string> {
+  const key = `${exportsFolder(sessionId)}${newId('copy')}.json`;
+  await putBlob(rt, key, value);
+  const [s3, { GetObjectCommand }, { getSignedUrl }] = await Promise.all([
+    rt.s3(),
+    import('../aws/sdk/s3/read.ts'),
+    import('../aws/sdk/s3/presign.ts'),
+  ]);
+  return getSignedUrl(s3, new GetObjectCommand({ Bucket: rt.bucket, Key: key }), { expiresIn: LINK_SECONDS });
+}
+
+/** Deletes a session's objects: its attachments, moved messages, events and requests, leftover screenshots, exports. */
 export async function deleteSessionObjects(rt: Runtime, sessionId: string): Promise<void> {
   const [s3, { ListObjectsV2Command }] = await Promise.all([rt.s3(), import('../aws/sdk/s3/list.ts')]);
-  const folders = ['attachments', 'messages', 'events', 'screenshots'].map((p) => `${p}/${sessionId}/`);
+  const folders = ['attachments', 'messages', 'events', 'actions', 'screenshots'].map(
+    (p) => `${p}/${sessionId}/`,
+  );
   for (const folder of [...folders, exportsFolder(sessionId)]) {
     let token: string | undefined;
     do {

@@ -21,6 +21,8 @@ export {
   INLINE_LIMIT_BYTES,
   isMissingObject,
   jsonBytes,
+  LINK_SECONDS,
+  linkedCopy,
   putBlob,
 } from './blobs.ts';
 export {

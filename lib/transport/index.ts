@@ -1,9 +1,11 @@
 export { Audience } from './audience.ts';
 export {
   type EventFrame,
+  eventReference,
   eventView,
   framesOf,
   isGone,
+  listedEvent,
   type PushOutcome,
   pushFrames,
   pushToConnection,

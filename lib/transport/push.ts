@@ -1,5 +1,6 @@
 import { hostSessionId } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
+import { ANSWER_LIMITS, answerBytes, eventPath } from '../contract/index.ts';
 import { removeConnection, type SessionEvent } from '../store/index.ts';
 
 /** How one send went: `gone` means API Gateway no longer knows the connection. */
@@ -71,15 +72,26 @@ export function eventView(event: SessionEvent): SessionEvent {
 }
 
 /**
- * An event's JSON inside a frame: the event itself, or, when it would not fit one WebSocket message,
- * its envelope with `data: {}`, `truncated: true` and `href`, where the host reads it over HTTP.
+ * An event too large for where it goes (a frame, a page) as it is shown there: its envelope with
+ * `data: {}`, `truncated: true` and `href`, where the host reads it whole
+ * (`GET /api/sessions/{id}/events/{seq}`, a short-lived link when it is past an answer's bound).
  */
+export function eventReference(event: SessionEvent) {
+  return { ...event, data: {}, truncated: true as const, href: eventPath(event.session_id, event.seq) };
+}
+
+/** An event as a page of `GET /api/sessions/{id}/events` lists it: whole, or past {@link ANSWER_LIMITS}' `listedItem` its reference. */
+export function listedEvent(stored: SessionEvent) {
+  const event = eventView(stored);
+  return answerBytes(event) <= ANSWER_LIMITS.listedItem ? event : eventReference(event);
+}
+
+/** An event's JSON inside a frame: the event itself, or, when it would not fit one WebSocket message, its reference. */
 function eventJson(stored: SessionEvent): string {
   const event = eventView(stored);
   const whole = JSON.stringify(event);
   if (Buffer.byteLength(whole) <= MAX_FRAME_BYTES - 64) return whole;
-  const href = `/api/sessions/${encodeURIComponent(event.session_id)}/events?after=${event.seq - 1}&limit=1`;
-  return JSON.stringify({ ...event, data: {}, truncated: true, href });
+  return JSON.stringify(eventReference(event));
 }
 
 const FRAME_HEAD = '{"type":"events","events":[';

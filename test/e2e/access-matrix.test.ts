@@ -65,6 +65,7 @@ function requestOf(route: HttpRouteKey, name: string): [string, string, unknown?
     'GET /api/sessions/{id}': ['GET', `/api/sessions/${name}`],
     'GET /api/sessions/{id}/messages': ['GET', `/api/sessions/${name}/messages`],
     'GET /api/sessions/{id}/events': ['GET', `/api/sessions/${name}/events`],
+    'GET /api/sessions/{id}/events/{seq}': ['GET', `/api/sessions/${name}/events/1`],
     'POST /api/sessions/{id}/actions/{actionId}': [
       'POST',
       `/api/sessions/${name}/actions/${ACTION}`,
@@ -81,6 +82,10 @@ function requestOf(route: HttpRouteKey, name: string): [string, string, unknown?
       { rating: 'down' },
     ],
     'GET /api/sessions/{id}/export': ['GET', `/api/sessions/${name}/export`],
+    'GET /api/sessions/{id}/messages/{messageId}/content': [
+      'GET',
+      `/api/sessions/${name}/messages/${answerId}/content`,
+    ],
   };
   return requests[route];
 }
@@ -95,6 +100,7 @@ const OTHER_ANSWERS: Record<HttpRouteKey, (name: string) => { status: number; co
   'GET /api/sessions/{id}': () => ({ status: 404, code: 'session_not_found' }),
   'GET /api/sessions/{id}/messages': () => ({ status: 404, code: 'session_not_found' }),
   'GET /api/sessions/{id}/events': () => ({ status: 404, code: 'session_not_found' }),
+  'GET /api/sessions/{id}/events/{seq}': () => ({ status: 404, code: 'session_not_found' }),
   'POST /api/sessions/{id}/actions/{actionId}': () => ({ status: 404, code: 'session_not_found' }),
   'POST /api/sessions/{id}/cancel': () => ({ status: 404, code: 'session_not_found' }),
   'DELETE /api/sessions/{id}': () => ({ status: 404, code: 'session_not_found' }),
@@ -103,6 +109,7 @@ const OTHER_ANSWERS: Record<HttpRouteKey, (name: string) => { status: number; co
   'DELETE /api/files/{id}': () => ({ status: 404, code: 'file_not_found' }),
   'POST /api/sessions/{id}/messages/{messageId}/feedback': () => ({ status: 404, code: 'session_not_found' }),
   'GET /api/sessions/{id}/export': () => ({ status: 404, code: 'session_not_found' }),
+  'GET /api/sessions/{id}/messages/{messageId}/content': () => ({ status: 404, code: 'session_not_found' }),
 };
 
 /** What `GET /api/agents` answers every caller: the one registered agent, nothing of a session. */
@@ -292,7 +299,9 @@ describe('the access matrix: every route and action, for every kind of caller', 
       'GET /api/sessions/{id}',
       'GET /api/sessions/{id}/messages',
       'GET /api/sessions/{id}/events',
+      'GET /api/sessions/{id}/events/{seq}',
       'GET /api/sessions/{id}/export',
+      'GET /api/sessions/{id}/messages/{messageId}/content',
     ] as const) {
       for (const name of [SESSION, REF]) {
         const [method, path] = requestOf(route, name);

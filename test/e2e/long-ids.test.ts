@@ -90,6 +90,12 @@ const ROUTES: [HttpRouteKey, (made: Made) => [string, string, unknown?, string?]
   ['GET /api/sessions/{id}', () => ['GET', '/api/sessions/http'], 200],
   ['GET /api/sessions/{id}/messages', () => ['GET', '/api/sessions/http/messages'], 200],
   ['GET /api/sessions/{id}/events', () => ['GET', '/api/sessions/http/events'], 200],
+  ['GET /api/sessions/{id}/events/{seq}', () => ['GET', '/api/sessions/http/events/1'], 200],
+  [
+    'GET /api/sessions/{id}/messages/{messageId}/content',
+    (made) => ['GET', `/api/sessions/http/messages/${made.answerId}/content`],
+    200,
+  ],
   [
     'POST /api/sessions/{id}/messages/{messageId}/feedback',
     (made) => ['POST', `/api/sessions/http/messages/${made.answerId}/feedback`, { rating: 'up' }],

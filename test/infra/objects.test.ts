@@ -78,9 +78,11 @@ describe("each function's S3 grant, by key prefix", () => {
         for (const prefix of grant.prefixes ?? []) expect(OBJECT_PREFIXES, name).toContain(prefix);
       }
     }
-    // The sweep writes tombstones and deletes orphans under files/, and nothing else.
+    // The sweep writes tombstones and deletes orphans under files/, reads the large requests it
+    // lapses, and nothing else.
     expect(FUNCTION_PERMISSIONS.sweep.filter((g) => g.resource === 'objects')).toEqual([
       { resource: 'objects', actions: ['s3:PutObject', 's3:DeleteObject'], prefixes: ['files/'] },
+      { resource: 'objects', actions: ['s3:GetObject'], prefixes: ['actions/'] },
     ]);
   });
 });

@@ -116,7 +116,15 @@ describe('the one builder of a transition’s write', () => {
     const queuedOnly = transitionUpdate(
       ACTION_TRANSITIONS.decide,
       { pk: 'p', sk: 's' },
-      { resolution: null, actor: 'a', channel: 'api', expired: false, resolvedAt: 'at', decidedBy: null },
+      {
+        resolution: null,
+        resolutionBlobKey: null,
+        actor: 'a',
+        channel: 'api',
+        expired: false,
+        resolvedAt: 'at',
+        decidedBy: null,
+      },
       { to: 'cancelled', from: ['queued'] },
     );
     expect(queuedOnly.ConditionExpression).toBe(
