@@ -1,5 +1,6 @@
 import { GetItem, PutItem, UpdateItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
+import { newId } from '../ids/index.ts';
 import { announceExpiring, answer, decide, promote } from './action-machine.ts';
 import { getBlob, INLINE_LIMIT_BYTES, isMissingObject, jsonBytes, putBlob } from './blobs.ts';
 import { dueBucket, INDEXES, keys, prefixes, ttlAt } from './keys.ts';
@@ -46,10 +47,13 @@ type StoredAction = ActionRecord & { actionBlobKey?: string; resolutionBlobKey?:
 
 /**
  * Where a request's or an answer's JSON past {@link INLINE_LIMIT_BYTES} is kept (a claim check: an
- * item holds at most 400 KB, and an approval's arguments may be megabytes), deleted with the session.
+ * item holds at most 400 KB, and an approval's arguments may be megabytes), deleted with the session:
+ * `…/<actionId>.request.json`, and for each answer a key of its own (`…/<actionId>.answer_<ulid>.json`),
+ * since two answers may race: the write decides which one the request records, and the other's
+ * object, named by nothing, goes with the session.
  */
-const actionBlobKey = (sessionId: string, actionId: string, part: 'request' | 'answer') =>
-  `actions/${sessionId}/${actionId}.${part}.json`;
+const actionBlobKey = (sessionId: string, actionId: string, name: string) =>
+  `actions/${sessionId}/${actionId}.${name}.json`;
 
 /**
  * A request as the item held it, with its request and its answer read back from the bucket when they
@@ -198,7 +202,7 @@ export async function decideAction(
   let resolution = decision.resolution ? JSON.stringify(decision.resolution) : null;
   let resolutionBlobKey: string | null = null;
   if (resolution !== null && Buffer.byteLength(resolution) > INLINE_LIMIT_BYTES) {
-    resolutionBlobKey = actionBlobKey(sessionId, actionId, 'answer');
+    resolutionBlobKey = actionBlobKey(sessionId, actionId, newId('answer'));
     await putBlob(rt, resolutionBlobKey, decision.resolution);
     resolution = null;
   }
