@@ -89,7 +89,8 @@ describe('GET /api/sessions/{id}/messages in pages that fit a Lambda response', 
   }
 
   it('pages 8 MB of messages under 6 MB each, the cursor leading through all of them once', async () => {
-    const ids = await seed('paged-big', 8, (i) => `${i}`.padEnd(1024 * 1024, 'x'));
+    // Each just under the size past which a page lists a message by reference (1 MiB).
+    const ids = await seed('paged-big', 9, (i) => `${i}`.padEnd(900 * 1024, 'x'));
     const pages = await readAll('paged-big');
     expect(pages.map((p) => p.status)).toEqual(pages.map(() => 200));
     expect(pages.length).toBeGreaterThan(1);
