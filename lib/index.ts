@@ -19,6 +19,7 @@ export {
 export type { Budget, ModelPrice, Pricing } from './contract/index.ts';
 export {
   type AgentFileSettings,
+  type AnsweredRequest,
   type Attachment,
   type ContentPart,
   ContentPartSchema,

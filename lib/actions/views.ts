@@ -1,7 +1,7 @@
 import type { Resolution } from '../contract/answers.ts';
-import type { PendingAction } from '../contract/index.ts';
+import type { AnsweredRequest, PendingAction } from '../contract/index.ts';
 import { snakeCase } from '../contract/index.ts';
-import type { ActionRecord } from '../store/index.ts';
+import { type ActionRecord, isOpen } from '../store/index.ts';
 
 /**
  * An answer as the agent was handed it (`resolution`, with the host contract's `approvedArgs` and
@@ -15,6 +15,17 @@ export function resolutionView(resolution: Record<string, unknown>): Resolution 
 /** The request as the agent asked it (what `resolveAction` gets as `action`). */
 export function askedOf(action: ActionRecord): PendingAction {
   return action.action as PendingAction;
+}
+
+/** A decided request as `resolveAction`'s `answeredBefore` gives it. */
+export function answeredOf(action: ActionRecord): AnsweredRequest {
+  return {
+    actionId: action.actionId,
+    action: askedOf(action),
+    status: isOpen(action) ? 'cancelled' : (action.status as AnsweredRequest['status']),
+    resolution: action.resolution ?? {},
+    expired: action.expired ?? false,
+  };
 }
 
 /** The wire form of a request. */

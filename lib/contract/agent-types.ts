@@ -256,6 +256,13 @@ export interface ResolveActionInput {
   resolution: Record<string, unknown>;
   /** The other requests of the pause that are still open. */
   pendingActions: PendingAction[];
+  /**
+   * The requests asked with this one (the same pause of the same run) that were decided, and their
+   * answers handed to `resolveAction`, before this one, in the order they were asked: what an agent
+   * that waits for every answer of a pause reads the earlier ones from (the model loop gives the
+   * model every result of one response together). Empty for a pause of one request.
+   */
+  answeredBefore: AnsweredRequest[];
   /** The user id, or `system:timeout`. */
   actor: string;
   channel: 'api' | 'timeout';
@@ -273,6 +280,19 @@ export interface ResolveActionInput {
   history: HistoryMessage[];
   /** The tools offered with this answer: the host's (as the current host context has them) and the agent's own. */
   tools: TurnTools;
+}
+
+/** A request of a pause decided before the one `resolveAction` is handed: how it ended, and its answer. */
+export interface AnsweredRequest {
+  actionId: string;
+  /** The request, as it was asked. */
+  action: PendingAction;
+  /** `resolved` (answered, or a lapse `hitl.onTimeout: "deny"` answered), or how it ended without an answer. */
+  status: 'resolved' | 'cancelled' | 'expired' | 'superseded';
+  /** Its answer, as `resolution` is given; empty for one that ended without an answer. */
+  resolution: Record<string, unknown>;
+  /** True when it lapsed. */
+  expired: boolean;
 }
 
 /** A validated definition, ready to be served (what `hostAgentRegistration` returns). */

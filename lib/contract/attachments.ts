@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { ImagePart } from './agent-schemas.ts';
 
 /** The most characters one attachment's data URI, URL or text may have. */
 export const MAX_ATTACHMENT_CHARS = 12_000_000;
@@ -76,5 +77,49 @@ export function collectAttachments(sources: {
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
+  });
+}
+
+/** A data URI's bytes and its media type, when it names one. */
+export function decodeDataUri(uri: string): { mediaType?: string; bytes: Buffer } {
+  const comma = uri.indexOf(',');
+  const params = uri.slice('data:'.length, comma).split(';');
+  const body = uri.slice(comma + 1);
+  const mediaType = params[0]?.trim() || undefined;
+  if (params.slice(1).some((p) => p.trim().toLowerCase() === 'base64'))
+    return { mediaType, bytes: Buffer.from(body, 'base64') };
+  // A plain data URI is percent-encoded text; a stray `%` is taken as it is rather than refused.
+  let text = body;
+  try {
+    text = decodeURIComponent(body);
+  } catch {}
+  return { mediaType, bytes: Buffer.from(text, 'utf8') };
+}
+
+/**
+ * Screenshots as the model reads them when it calls `look_at_screen`: each an image part, inline (a
+ * data URI's bytes, base64) or by URL.
+ */
+export function screenshotParts(screenshots: Attachment[]): ImagePart[] {
+  return screenshots.flatMap((shot): ImagePart[] => {
+    if (shot.data_uri !== undefined) {
+      const { mediaType, bytes } = decodeDataUri(shot.data_uri);
+      return [
+        {
+          type: 'image',
+          mediaType: mediaType ?? shot.media_type ?? 'image/png',
+          data: bytes.toString('base64'),
+        },
+      ];
+    }
+    if (shot.url !== undefined)
+      return [
+        {
+          type: 'image',
+          url: shot.url,
+          ...(shot.media_type !== undefined && { mediaType: shot.media_type }),
+        },
+      ];
+    return [];
   });
 }

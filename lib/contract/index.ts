@@ -33,6 +33,7 @@ export {
 } from './agent-schemas.ts';
 export type {
   AgentFileSettings,
+  AnsweredRequest,
   FeedbackEvent,
   HistoryMessage,
   HitlOptions,
@@ -53,7 +54,9 @@ export {
   type Attachment,
   AttachmentSchema,
   collectAttachments,
+  decodeDataUri,
   MAX_ATTACHMENT_CHARS,
+  screenshotParts,
 } from './attachments.ts';
 export {
   AgentsQuerySchema,

@@ -1,4 +1,5 @@
 import type {
+  Attachment,
   HostAgentInput,
   HostAgentIO,
   HostResult,
@@ -6,6 +7,7 @@ import type {
   PendingAction,
   ResolveActionInput,
 } from '../contract/index.ts';
+import { screenshotParts } from '../contract/index.ts';
 import { renderHostContext } from '../contract/render.ts';
 import { ModelEndpointError } from '../errors/index.ts';
 import { chatCompletions } from './chat-completions.ts';
@@ -16,6 +18,7 @@ import { checkArgs, checkValue, jsonSchemaOf, offeredTools } from './tools.ts';
 import {
   conversationMessages,
   historyThrough,
+  kept,
   type ModelCall,
   type ModelMessage,
   outputText,
@@ -38,6 +41,16 @@ const ASK_USER = {
     additionalProperties: false,
   },
 };
+/**
+ * The tool a turn with a screenshot offers (the host contract's `look_at_screen`): the model sees the
+ * screenshots only when it calls it, as images in the message after the call's result.
+ */
+const LOOK_AT_SCREEN = {
+  name: 'look_at_screen',
+  description:
+    "Look at the user's screen: the screenshots the app sent with this turn, shown to you as images right after this call.",
+  parameters: { type: 'object', properties: {}, additionalProperties: false },
+};
 const WIRES: Record<ModelSettings['api'], Wire> = { chat: chatCompletions, responses };
 
 /** A request's id for a model's call: the run's id and the call's, so that no two turns' requests share one. */
@@ -54,6 +67,8 @@ interface Loop {
   prefix: ModelMessage[];
   transcript: Transcript;
   silent: boolean;
+  /** A resumed turn takes steering before its first model call (the results it waited on are in). */
+  resumed?: boolean;
 }
 
 /** `invoke` of a model agent: the stored conversation, this message, then the loop. */
@@ -91,34 +106,32 @@ export async function resumeModel(
   input: ResolveActionInput,
   io: HostAgentIO,
 ): Promise<HostResult> {
-  const transcript = (input.action as { transcript?: Transcript }).transcript;
+  const transcript = transcriptOf(input.action);
   if (!transcript) return { content: '' };
-  const call = lastCalls(transcript.turn).find((c) => c.id === transcript.callId);
-  const r = input.resolution;
-  const tool = settings.tools?.find((t) => t.name === call?.name);
-  let output: string;
-  if (input.action.type === 'host_tool') {
-    output = outputText(r.outcome === 'failed' ? { error: r.result ?? 'failed' } : (r.result ?? null));
-    if (input.hostContext) output = `${output}\n\n${renderHostContext(input.hostContext)}`;
-  } else if (input.action.type === 'user_question') {
-    output = outputText(r.expired ? { error: 'Nobody answered in time.' } : { answers: r.answers ?? null });
-  } else if (input.action.type === 'client_tool') {
-    output = outputText(r.error !== undefined ? { error: r.error } : (r.output ?? null));
-  } else if (r.decision !== 'approve') {
-    output = outputText({
-      error: r.expired
-        ? 'Nobody approved this call in time; it was not run.'
-        : 'The user denied this call; it was not run.',
-      ...(typeof r.comment === 'string' && r.comment !== '' && { comment: r.comment }),
-    });
-  } else {
-    const args = r.approvedArgs ?? input.action.args;
-    const checked = await checkValue(tool?.approval?.argsSchema ?? tool?.parameters, args);
-    output = checked.ok
-      ? await execute(tool, transcript.callId, checked.args, io, input)
-      : outputText({ error: `The approved arguments do not fit: ${checked.error}` });
+  // The model gets every result of one response together: while another of its requests is open, the turn waits on.
+  const sameResponse = (t: Transcript | undefined) => t?.pause !== undefined && t.pause === transcript.pause;
+  if (input.pendingActions.some((a) => sameResponse(transcriptOf(a))))
+    return { pendingActions: input.pendingActions };
+  const outputs = new Map(transcript.held ?? []);
+  for (const earlier of input.answeredBefore) {
+    const theirs = transcriptOf(earlier.action);
+    if (!theirs || !sameResponse(theirs)) continue;
+    const answered = earlier.status === 'resolved' ? earlier.resolution : undefined;
+    outputs.set(theirs.callId, await outputOf(settings, earlier.action, answered, theirs.callId, io, input));
   }
-  transcript.turn.push({ role: 'tool', callId: transcript.callId, output });
+  outputs.set(
+    transcript.callId,
+    await outputOf(settings, input.action, input.resolution, transcript.callId, io, input, input.hostContext),
+  );
+  // Each call of the response gets its result, in the model's order (one answered before a
+  // response's results were held, in a turn paused by an older version, is not answered again).
+  const calls = lastCalls(transcript.turn);
+  const done = new Set(transcript.turn.flatMap((m) => (m.role === 'tool' ? [m.callId] : [])));
+  for (const call of calls) {
+    if (done.has(call.id)) continue;
+    const output = outputs.get(call.id) ?? outputText({ error: 'Not answered: the request was withdrawn.' });
+    transcript.turn.push({ role: 'tool', callId: call.id, output });
+  }
   const attachments = await io.parts();
   if (attachments.length > 0) transcript.turn.push({ role: 'user', content: attachments });
   const hostTools = input.hostContext
@@ -138,6 +151,7 @@ export async function resumeModel(
     historyThrough(input.history, transcript.userMessageId),
     io.parts,
   );
+  const { pause: _pause, held: _held, ...resumed } = transcript;
   return run({
     settings,
     io,
@@ -146,9 +160,54 @@ export async function resumeModel(
     context: input.context,
     prefix,
     silent: false,
-    transcript: { ...transcript, hostTools },
+    resumed: true,
+    transcript: { ...resumed, hostTools },
     backend: (settings.tools ?? []).map((t) => t.name),
   });
+}
+
+/** The transcript a request of the loop carries, when it has one. */
+const transcriptOf = (action: PendingAction): Transcript | undefined =>
+  (action as { transcript?: Transcript }).transcript;
+
+/**
+ * What the model reads as one paused call's result: a host tool's result (with the continuation's
+ * context after it, `context`), a question's answers, a client tool's output, or an approved call
+ * run with the arguments as approved. A request that ended without an answer (`resolution`
+ * undefined: withdrawn, superseded) says so.
+ */
+async function outputOf(
+  settings: ModelSettings,
+  action: PendingAction,
+  resolution: Record<string, unknown> | undefined,
+  callId: string,
+  io: HostAgentIO,
+  at: { conversationId: string; context: HostAgentInput['context'] },
+  context?: ResolveActionInput['hostContext'],
+): Promise<string> {
+  if (!resolution) return outputText({ error: 'Not answered: the request was withdrawn.' });
+  const r = resolution;
+  const tool = settings.tools?.find((t) => t.name === action.toolName);
+  if (action.type === 'host_tool') {
+    const output = outputText(r.outcome === 'failed' ? { error: r.result ?? 'failed' } : (r.result ?? null));
+    return context ? `${output}\n\n${renderHostContext(context)}` : output;
+  }
+  if (action.type === 'user_question')
+    return outputText(r.expired ? { error: 'Nobody answered in time.' } : { answers: r.answers ?? null });
+  if (action.type === 'client_tool')
+    return outputText(r.error !== undefined ? { error: r.error } : (r.output ?? null));
+  if (r.decision !== 'approve')
+    return outputText({
+      error: r.expired
+        ? 'Nobody approved this call in time; it was not run.'
+        : 'The user denied this call; it was not run.',
+      ...(typeof r.comment === 'string' && r.comment !== '' && { comment: r.comment }),
+    });
+  const args = r.approvedArgs ?? action.args;
+  const checked = await checkValue(tool?.approval?.argsSchema ?? tool?.parameters, args);
+  return checked.ok
+    ? await execute(tool, callId, checked.args, io, at)
+    : outputText({ error: `The approved arguments do not fit: ${checked.error}` });
 }
 
 const lastCalls = (turn: ModelMessage[]): ModelCall[] => {
@@ -186,7 +245,13 @@ async function execute(
   }
 }
 
-/** The model loop: call the model, stream its text, run or hand over its calls, until it answers or pauses. */
+/**
+ * The model loop: call the model, stream its text, run or hand over its calls, until it answers or
+ * pauses. Before each model call but a new turn's first, the steering messages sent meanwhile join
+ * the turn. A response's calls are all handled before anything is handed over: backend tools run,
+ * and the rest (host actions, approvals, questions, client tools) are asked together; the model gets
+ * every result of that response at once, in its order.
+ */
 async function run(loop: Loop & { backend: string[] }): Promise<HostResult> {
   const { settings, io, transcript } = loop;
   const wire = WIRES[settings.api];
@@ -194,10 +259,15 @@ async function run(loop: Loop & { backend: string[] }): Promise<HostResult> {
   const offeredBackend = loop.silent ? [] : loop.backend.map((name) => ({ name }));
   const tools = offeredTools(transcript.hostTools, offeredBackend, own);
   if (settings.questions && !loop.silent) tools.push(ASK_USER);
+  // A turn with a screenshot offers look_at_screen (unless a tool of its own has the name).
+  const screens = loop.silent ? [] : await io.lookAtScreen();
+  const looks = screens.length > 0 && !tools.some((t) => t.name === LOOK_AT_SCREEN.name);
+  if (looks) tools.push(LOOK_AT_SCREEN);
   const hostNames = new Set(transcript.hostTools.map((t) => t.name));
   const client = await clientFor(settings, loop.io);
   const maxTurns = settings.maxTurns ?? DEFAULT_MAX_TURNS;
   for (let step = 0; step < maxTurns; step++) {
+    if (step > 0 || loop.resumed) await takeSteering(loop);
     let answer: Awaited<ReturnType<Wire>>;
     try {
       answer = await wire(
@@ -222,27 +292,64 @@ async function run(loop: Loop & { backend: string[] }): Promise<HostResult> {
     if (answer.usage) io.emit({ type: 'usage', usage: answer.usage });
     transcript.turn.push({ role: 'assistant', text: answer.text, calls: answer.calls });
     if (answer.calls.length === 0) return {};
-    let pause: PendingAction | undefined;
+    const asked: (PendingAction & { callId: string })[] = [];
+    const outputs: [string, string][] = [];
+    let looked = false;
     for (const call of answer.calls) {
       if (io.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
-      const output = pause
-        ? outputText({
-            error: 'Not run: the turn waits on an earlier call. Call it again if it is still needed.',
-          })
-        : await handle(loop, call, hostNames, own, (asked) => {
-            pause = asked;
-          });
-      if (loop.silent && pause) return {};
-      if (output !== undefined) transcript.turn.push({ role: 'tool', callId: call.id, output });
+      if (looks && call.name === LOOK_AT_SCREEN.name) {
+        outputs.push([call.id, look(io, call.id, screens)]);
+        looked = true;
+        continue;
+      }
+      const output = await handle(loop, call, hostNames, own, (request) => asked.push(request));
+      // A silent decision proposes one host action: the first ends the turn.
+      if (loop.silent && asked.length > 0) return {};
+      if (output !== undefined) outputs.push([call.id, output]);
     }
-    if (pause) {
-      // The paused call's id is where its answer goes; the calls after it were answered above.
-      const waiting = pause as PendingAction & { callId: string };
-      const { callId, ...asked } = waiting;
-      return { pendingActions: [{ ...asked, transcript: { ...transcript, callId } }] };
+    if (asked.length > 0) {
+      const pause = `${loop.runId}.${transcript.turn.length}`;
+      // The screenshots are not kept for the answer: a look in this response is answered so.
+      const held = outputs.map(([callId, output]): [string, string] =>
+        looked && answer.calls.some((c) => c.id === callId && c.name === LOOK_AT_SCREEN.name)
+          ? [callId, outputText({ error: 'The screenshots are no longer available.' })]
+          : [callId, output],
+      );
+      const stored = kept(transcript);
+      return {
+        pendingActions: asked.map(({ callId, ...request }) => ({
+          ...request,
+          transcript: { ...stored, callId, pause, held },
+        })),
+      };
     }
+    for (const [callId, output] of outputs) transcript.turn.push({ role: 'tool', callId, output });
+    if (looked) transcript.turn.push({ role: 'user', content: screenshotParts(screens), screen: true });
   }
   return { status: 'incomplete', stopReason: 'max_turns' };
+}
+
+/** A `look_at_screen` call: reported as a tool call; the model reads that the screenshots follow. */
+function look(io: HostAgentIO, callId: string, screens: Attachment[]): string {
+  io.emit({ type: 'tool_use', id: callId, name: LOOK_AT_SCREEN.name, args: {} });
+  const result = { screenshots: screens.length };
+  io.emit({ type: 'tool_result', id: callId, name: LOOK_AT_SCREEN.name, result });
+  return `${screens.length === 1 ? 'The screenshot follows' : `The ${screens.length} screenshots follow`} in the next message.`;
+}
+
+/**
+ * The steering messages sent while the turn runs, as user messages of the turn (each its frozen
+ * prompt, with the context the host contract renders before steering text, and its attachments).
+ * A silent host decision takes none.
+ */
+async function takeSteering(loop: Loop): Promise<void> {
+  if (loop.silent) return;
+  for (const message of await loop.io.takeSteering()) {
+    loop.transcript.turn.push({
+      role: 'user',
+      content: [{ type: 'text', text: message.prompt }, ...(await loop.io.parts(message.id))],
+    });
+  }
 }
 
 /**

@@ -12,7 +12,8 @@ export interface ModelCall {
  * own (`chat-completions.ts`, `responses.ts`). The system prompt is not among them.
  */
 export type ModelMessage =
-  | { role: 'user'; content: ContentPart[] }
+  /** `screen`: the screenshots `look_at_screen` showed, which nothing kept of the turn may hold. */
+  | { role: 'user'; content: ContentPart[]; screen?: true }
   | { role: 'assistant'; text: string; calls: ModelCall[] }
   | { role: 'tool'; callId: string; output: string };
 
@@ -27,6 +28,25 @@ export interface Transcript {
   turn: ModelMessage[];
   callId: string;
   hostTools: HostTool[];
+  /**
+   * Which response asked it (`<runId>.<place in the turn>`): every request of one response carries
+   * the same, and the model gets their results together once the last is answered.
+   */
+  pause?: string;
+  /** The results of that response's calls known when it paused (backend tools, refused calls), by call id. */
+  held?: [string, string][];
+}
+
+/** What a turn keeps to resume: its messages without the screenshots `look_at_screen` showed (never stored). */
+export function kept(transcript: Transcript): Transcript {
+  return {
+    ...transcript,
+    turn: transcript.turn.map((m) =>
+      m.role === 'user' && m.screen
+        ? { role: 'user', content: [{ type: 'text', text: '[The screenshots shown here are not kept.]' }] }
+        : m,
+    ),
+  };
 }
 
 /**

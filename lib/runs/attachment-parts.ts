@@ -1,5 +1,5 @@
 import type { Runtime } from '../config/index.ts';
-import type { Attachment, ContentPart, HostAgentFiles } from '../contract/index.ts';
+import { type Attachment, type ContentPart, decodeDataUri, type HostAgentFiles } from '../contract/index.ts';
 import { conversationFiles, sessionFiles } from '../files/index.ts';
 import { getBlob, getMessage, type MessageRecord, type StoredAttachment } from '../store/index.ts';
 
@@ -13,22 +13,6 @@ export async function loadAttachment(rt: Runtime, stored: StoredAttachment): Pro
   const { blob_key, content_field, ...attachment } = stored;
   if (!blob_key || !content_field) return attachment;
   return { ...attachment, [content_field]: await getBlob<string>(rt, blob_key) };
-}
-
-/** A data URI's bytes and its media type, when it names one. */
-function decodeDataUri(uri: string): { mediaType?: string; bytes: Buffer } {
-  const comma = uri.indexOf(',');
-  const params = uri.slice('data:'.length, comma).split(';');
-  const body = uri.slice(comma + 1);
-  const mediaType = params[0]?.trim() || undefined;
-  if (params.slice(1).some((p) => p.trim().toLowerCase() === 'base64'))
-    return { mediaType, bytes: Buffer.from(body, 'base64') };
-  // A plain data URI is percent-encoded text; a stray `%` is taken as it is rather than refused.
-  let text = body;
-  try {
-    text = decodeURIComponent(body);
-  } catch {}
-  return { mediaType, bytes: Buffer.from(text, 'utf8') };
 }
 
 /**

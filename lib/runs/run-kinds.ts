@@ -1,4 +1,4 @@
-import { askedOf } from '../actions/index.ts';
+import { answeredOf, askedOf } from '../actions/index.ts';
 import type { Attachment } from '../contract/index.ts';
 import { conversationFiles, sessionFiles } from '../files/index.ts';
 import {
@@ -132,7 +132,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
   }
   stream.append('session.status_running', { kind: 'resolve', action_id: run.actionId ?? null });
   announceDecided(stream, [answered]);
-  const others = await stillOpenFor(rt, run, answered);
+  const { others, before } = await stillOpenFor(rt, run, answered);
   const screenshots = run.screenshots ?? [];
   const messages = await listMessages(rt, run.sessionId, { current: true });
   const files = sessionFiles(rt, await conversationFiles(rt, messages));
@@ -157,6 +157,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
           action: askedOf(answered),
           resolution: answered.resolution ?? {},
           pendingActions: others.map(askedOf),
+          answeredBefore: before.map(answeredOf),
           actor: answered.actor ?? 'system',
           channel: answered.channel === 'timeout' ? 'timeout' : 'api',
           expired: answered.expired ?? false,

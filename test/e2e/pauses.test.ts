@@ -127,6 +127,7 @@ describe('approvals and questions', () => {
         rememberForSession: true,
       },
       pendingActions: [],
+      answeredBefore: [],
       actor: 'anonymous',
       channel: 'api',
       expired: false,

@@ -66,6 +66,7 @@ function answered(
     action,
     resolution,
     pendingActions: [],
+    answeredBefore: [],
     actor: 'u',
     channel: 'api',
     expired: false,
