@@ -60,7 +60,14 @@ const RUN_CASES = {
   },
 } satisfies Record<keyof typeof RUN_TRANSITIONS, Case>;
 
-const decision = { resolution: null, resolutionBlobKey: null, channel: 'api', expired: false, decidedBy: null, now: NOW };
+const decision = {
+  resolution: null,
+  resolutionBlobKey: null,
+  channel: 'api',
+  expired: false,
+  decidedBy: null,
+  now: NOW,
+};
 const ACTION_CASES = {
   answer: {
     item: { expiresAt: LATER },
