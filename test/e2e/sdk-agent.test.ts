@@ -192,6 +192,45 @@ describe.each(['http', 'ws'] as const)('an AI SDK agent over %s', (via) => {
     expect(continued.indexOf('issue 2')).toBeGreaterThan(continued.indexOf('{"selected":2}'));
   });
 
+  it('hands two host actions of one step over one at a time, the second queued, and gives the SDK both results at once', async () => {
+    const id = sid(`both-${via}`);
+    const hostContext = {
+      view: { name: 'issues' },
+      actions: [
+        {
+          name: 'select_issue',
+          parameters: { type: 'object', properties: { number: { type: 'integer' } }, required: ['number'] },
+        },
+      ],
+    };
+    const key = `select both ${via}`;
+    const asked = await send(via, id, { agent_id: 'sdk-stream', content: key, host_context: hostContext });
+    expect(finalOf(asked)).toMatchObject({
+      pending_tool_call: { call_id: `first_${via}`, arguments: { number: 3 }, queued: [`second_${via}`] },
+    });
+    const next = await send(via, id, {
+      content: '',
+      tool_call_id: `first_${via}`,
+      tool_result: { selected: 3 },
+    });
+    expect(finalOf(next)).toMatchObject({
+      pending_tool_call: { call_id: `second_${via}`, arguments: { number: 4 }, queued: [] },
+    });
+    // The SDK was not called between the two answers.
+    expect(prompts.filter((p) => p.key === key)).toHaveLength(1);
+    const done = await send(via, id, {
+      content: '',
+      tool_call_id: `second_${via}`,
+      tool_result: { selected: 4 },
+    });
+    expect(finalOf(done)).toMatchObject({ content: 'Issues 3 and 4 are selected.', stop_reason: 'end_turn' });
+    const calls = prompts.filter((p) => p.key === key);
+    expect(calls).toHaveLength(2);
+    const continued = JSON.stringify(calls.at(-1)?.prompt);
+    expect(continued).toContain('{"selected":3}');
+    expect(continued).toContain('{"selected":4}');
+  });
+
   it('fails the turn with the model’s error as its message, and takes the next message', async () => {
     const id = sid(`broken-${via}`);
     const events = await send(via, id, { agent_id: 'sdk', content: `broken ${via}` });

@@ -34,6 +34,16 @@ export function sdkAgents() {
       call([{ id: `select_${via}`, name: 'select_issue', input: { number: 2 } }], 'Selecting. '),
       say('Issue 2 is selected.'),
     ];
+    scripts[`select both ${via}`] = [
+      call(
+        [
+          { id: `first_${via}`, name: 'select_issue', input: { number: 3 } },
+          { id: `second_${via}`, name: 'select_issue', input: { number: 4 } },
+        ],
+        'Selecting both. ',
+      ),
+      say('Issues 3 and 4 are selected.'),
+    ];
     scripts[`story ${via}`] = [HANG];
     scripts[`broken ${via}`] = [fail('The model is overloaded.')];
   }

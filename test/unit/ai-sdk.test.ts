@@ -240,7 +240,7 @@ describe('the AI SDK adapter: approvals', () => {
     expect(JSON.stringify(prompts[1]?.prompt)).toContain('not this one');
   });
 
-  it('asks the approvals of one step one at a time, and continues once both are answered', async () => {
+  it('asks the approvals of one step together, waits while one is open, and continues once both are answered', async () => {
     const { model, prompts } = scriptedModel({
       two: [
         call([
@@ -254,13 +254,40 @@ describe('the AI SDK adapter: approvals', () => {
     const definition: SDKAgentDefinition = { info: { id: 'a' }, agent: refundAgent(model, refunds) };
     const history = [user('two refunds')];
     const asked = await invokeSDK(definition, turn('two refunds'), fakeIO().io);
-    expect(asked.pendingActions).toHaveLength(1);
-    const next = await resolveSDK(definition, answered(asked, { decision: 'approve' }, history), fakeIO().io);
-    expect(next.pendingActions).toHaveLength(1);
-    expect(next.pendingActions?.[0]).toMatchObject({ toolCallId: 'call_b' });
+    expect(asked.pendingActions?.map((a) => (a as { toolCallId?: string }).toolCallId)).toEqual([
+      'call_a',
+      'call_b',
+    ]);
+    const [first, second] = asked.pendingActions ?? [];
+    // The first answer, with the second still open: the turn waits on, asking nothing new.
+    const waiting = await resolveSDK(
+      definition,
+      {
+        ...answered({ pendingActions: [first!] }, { decision: 'approve' }, history),
+        pendingActions: [second!],
+      },
+      fakeIO().io,
+    );
+    expect(waiting).toEqual({ pendingActions: [second] });
     expect(prompts).toHaveLength(1);
+    // The second answer, the first handed over before it: the SDK gets both.
     const done = fakeIO();
-    await resolveSDK(definition, answered(next, { decision: 'deny' }, history), done.io);
+    await resolveSDK(
+      definition,
+      {
+        ...answered({ pendingActions: [second!] }, { decision: 'deny' }, history),
+        answeredBefore: [
+          {
+            actionId: first!.id,
+            action: first!,
+            status: 'resolved',
+            resolution: { decision: 'approve' },
+            expired: false,
+          },
+        ],
+      },
+      done.io,
+    );
     expect(refunds).toEqual([{ order: '1', amount: 1 }]);
     const results = done.events.flatMap((e) =>
       e.type === 'tool_result' ? [[e.id, e.error ?? e.result]] : [],

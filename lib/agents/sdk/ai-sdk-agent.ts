@@ -44,7 +44,13 @@ interface Carried {
   userMessageId: string;
   messages: ModelMessage[];
   answers: ToolContent;
+  /** Requests still to ask one at a time: only in a request asked before every request of a step was asked together. */
   queue: Waiting[];
+  /**
+   * Which step asked it (`<runId>.<place in the turn>`): every request of one step carries the same,
+   * and the SDK goes on once the last of them is answered, with all their answers.
+   */
+  pause?: string;
 }
 
 /** A pending request of an SDK agent (the field `aiSdk` is the adapter's). */
@@ -73,9 +79,18 @@ export async function resolveSDK(
   const action = input.action as SDKAction;
   const carried = action.aiSdk;
   if (!carried) throw new AgentFailedError('This request was not asked by the AI SDK adapter.');
+  // The SDK wants every answer of a step at once: while another request of the step is open, the turn waits on.
+  const sameStep = (asked: PendingAction) =>
+    carried.pause !== undefined && (asked as SDKAction).aiSdk?.pause === carried.pause;
+  if (input.pendingActions.some(sameStep)) return { pendingActions: input.pendingActions };
   const messages = structuredClone(carried.messages);
+  const earlier = input.answeredBefore
+    .filter((before) => sameStep(before.action))
+    .map((before) =>
+      answerOf(before.action as SDKAction, before.status === 'resolved' ? before.resolution : WITHDRAWN, messages),
+    );
   const answer = answerOf(action, input.resolution, messages);
-  const answers = [...carried.answers, answer];
+  const answers = [...carried.answers, ...earlier, answer];
   const [next, ...queue] = carried.queue;
   if (next) {
     // The SDK wants every answer of a step at once: the step's next request is asked now.
@@ -157,11 +172,14 @@ async function run(
   }
   const response = result.responseMessages ?? result.response?.then((r) => r.messages);
   const steps = JSON.parse(JSON.stringify((await response) ?? [])) as ModelMessage[];
-  const [first, ...queue] = mapped.waiting as [Waiting, ...Waiting[]];
-  if (first.type === 'host_tool')
-    io.emit({ type: 'tool_use', id: first.id, name: first.toolName, args: first.args });
+  // Every request of the step is asked together: approvals and page tools at once, host actions one
+  // at a time (the first pending, the rest queued); the SDK goes on once all are answered.
+  const turn = [...carried.messages, ...steps];
+  const pause = `${input.runId}.${turn.length}`;
+  for (const w of mapped.waiting)
+    if (w.type === 'host_tool') io.emit({ type: 'tool_use', id: w.id, name: w.toolName, args: w.args });
   return {
-    pendingActions: [asked(first, { ...carried, messages: [...carried.messages, ...steps], queue })],
+    pendingActions: mapped.waiting.map((w) => asked(w, { ...carried, messages: turn, queue: [], pause })),
   };
 }
 
@@ -195,7 +213,7 @@ export async function mapStream(
       case 'tool-call':
         if (part.providerExecuted) break;
         open.set(part.toolCallId, { toolName: part.toolName, input: part.input });
-        // A host action is announced when it is asked (one at a time): the host performs it then.
+        // A host action is announced when it is asked, with the step's other requests.
         if (!hostNames.has(part.toolName))
           emit({ type: 'tool_use', id: part.toolCallId, name: part.toolName, args: part.input ?? {} });
         break;
@@ -293,6 +311,9 @@ export function stopReasonOf(finishReason: string | undefined): StopReason {
       return 'end_turn';
   }
 }
+
+/** What a request of a step that ended without an answer (withdrawn, superseded) reads as: denied, or failed. */
+const WITHDRAWN = { decision: 'deny', outcome: 'failed', error: 'Not answered: the request was withdrawn.' };
 
 /** The request a waiting call becomes, carrying what its answer needs. */
 function asked(waiting: Waiting, carried: Carried): SDKAction {
