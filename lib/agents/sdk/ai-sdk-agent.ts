@@ -87,7 +87,11 @@ export async function resolveSDK(
   const earlier = input.answeredBefore
     .filter((before) => sameStep(before.action))
     .map((before) =>
-      answerOf(before.action as SDKAction, before.status === 'resolved' ? before.resolution : WITHDRAWN, messages),
+      answerOf(
+        before.action as SDKAction,
+        before.status === 'resolved' ? before.resolution : WITHDRAWN,
+        messages,
+      ),
     );
   const answer = answerOf(action, input.resolution, messages);
   const answers = [...carried.answers, ...earlier, answer];
