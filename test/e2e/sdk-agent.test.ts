@@ -7,7 +7,7 @@ import { sdkAgents } from '../support/sdk-agents.ts';
 import { queued } from '../support/wait.ts';
 import { type Frame, TestSocket, turnEnded } from '../support/ws-client.ts';
 
-const { app, prompts, refunds } = sdkAgents();
+const { app, prompts, refunds, slow } = sdkAgents();
 let sandbox: Sandbox;
 let socket: TestSocket;
 const sid = sessionIds('sdk');
@@ -229,6 +229,44 @@ describe.each(['http', 'ws'] as const)('an AI SDK agent over %s', (via) => {
     const continued = JSON.stringify(calls.at(-1)?.prompt);
     expect(continued).toContain('{"selected":3}');
     expect(continued).toContain('{"selected":4}');
+  });
+
+  it('offers a stream agent look_at_screen with a screenshot, and answers the call with the image', async () => {
+    const png =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const id = sid(`look-${via}`);
+    const key = `look ${via}`;
+    const events = await send(via, id, {
+      agent_id: 'sdk-stream',
+      content: key,
+      attachments: [{ kind: 'image', purpose: 'screenshot', data_uri: `data:image/png;base64,${png}` }],
+    });
+    expect(finalOf(events)).toMatchObject({ content: 'I see a screen.', stop_reason: 'end_turn' });
+    const calls = prompts.filter((p) => p.key === key);
+    expect(calls).toHaveLength(2);
+    // The first call holds no image; the one after look_at_screen has it as the call's result.
+    expect(JSON.stringify(calls[0]?.prompt)).not.toContain(png);
+    expect(JSON.stringify(calls[1]?.prompt)).toContain(png);
+  });
+
+  it('takes a steering message at the SDK’s next step, in the same turn', async () => {
+    const id = sid(`steer-${via}`);
+    const key = `slowly ${via}`;
+    const started = new Promise<void>((resolve) => {
+      slow.started = resolve;
+    });
+    const runId = await start(via, id, { agent_id: 'sdk', content: key });
+    await started;
+    await start(via, id, { content: 'also mention cats', on_busy: 'steer' });
+    slow.release();
+    const events = await eventsOf(via, id, runId);
+    expect(finalOf(events)).toMatchObject({ content: 'Cats noted.' });
+    // Taken into this turn, not run as the next one.
+    expect(ofType(events, 'user.message')).toContainEqual(
+      expect.objectContaining({ content: 'also mention cats', steered_into: runId }),
+    );
+    const second = JSON.stringify(prompts.filter((p) => p.key === key).at(-1)?.prompt);
+    expect(second.indexOf('also mention cats')).toBeGreaterThan(second.indexOf('{"ok":true}'));
   });
 
   it('fails the turn with the model’s error as its message, and takes the next message', async () => {

@@ -44,16 +44,34 @@ export function sdkAgents() {
       ),
       say('Issues 3 and 4 are selected.'),
     ];
+    scripts[`look ${via}`] = [
+      call([{ id: `look_${via}`, name: 'look_at_screen', input: {} }]),
+      say('I see a screen.'),
+    ];
+    scripts[`slowly ${via}`] = [call([{ id: `slow_${via}`, name: 'slow', input: {} }]), say('Cats noted.')];
     scripts[`story ${via}`] = [HANG];
     scripts[`broken ${via}`] = [fail('The model is overloaded.')];
   }
   const { model, prompts } = scriptedModel(scripts);
   const refunds: unknown[] = [];
+  const slow = { started: () => {}, release: () => {} };
   const tools = {
     find_order: tool({
       description: 'Look an order up',
       inputSchema: z.object({ order: z.string() }),
       execute: async ({ order }) => ({ order, total: 25 }),
+    }),
+    /** Holds its call open until the test lets it go (`slow.release()`), telling it once it started. */
+    slow: tool({
+      description: 'Take a while',
+      inputSchema: z.object({}),
+      execute: async () => {
+        slow.started();
+        await new Promise<void>((resolve) => {
+          slow.release = resolve;
+        });
+        return { ok: true };
+      },
     }),
     refund: tool({
       description: 'Refund an order',
@@ -70,15 +88,16 @@ export function sdkAgents() {
   app.registerSDKAgent({ info: { id: 'sdk' }, agent: async () => new ToolLoopAgent({ model, tools }) });
   app.registerSDKAgent({
     info: { id: 'sdk-stream' },
-    stream: ({ messages, tools: hostActions, abortSignal }) =>
+    stream: ({ messages, tools: hostActions, abortSignal, steering }) =>
       streamText({
         model,
         messages,
         tools: { ...tools, ...hostActions },
         abortSignal,
+        ...steering,
         stopWhen: isStepCount(5),
       }),
     tools,
   });
-  return { app, prompts, refunds };
+  return { app, prompts, refunds, slow };
 }

@@ -8,6 +8,7 @@
 
 import type { ModelMessage, TextStreamPart, ToolContent, ToolSet, UserContent } from 'ai';
 import type {
+  Attachment,
   ContentPart,
   HistoryMessage,
   HostAgentInput,
@@ -19,7 +20,7 @@ import type {
   StopReason,
   Usage,
 } from '../../contract/index.ts';
-import { jsonSchemaProblem, renderHostContext } from '../../contract/index.ts';
+import { jsonSchemaProblem, renderHostContext, screenshotParts } from '../../contract/index.ts';
 import { AgentFailedError } from '../../errors/index.ts';
 import { redactEndpointText } from '../../models/redact.ts';
 import type { SDKAgentCall, SDKAgentDefinition, SDKStreamResult } from './types.ts';
@@ -115,6 +116,9 @@ export async function resolveSDK(
     const content = [...context, ...sdkParts(await io.parts())];
     if (content.length > 0) turn.push({ role: 'user', content });
   }
+  // Steering sent while the turn waited joins it before the SDK goes on (after an approval's answer,
+  // which the SDK reads only as the last message, it joins at the SDK's next step instead).
+  if (!approvals) turn.push(...(await steeringMessages(io)));
   return run(
     definition,
     input,
@@ -124,7 +128,12 @@ export async function resolveSDK(
   );
 }
 
-/** One call of the SDK, from `messages` on; `carried.messages` are the turn's, kept for a later answer. */
+/**
+ * Calls of the SDK, from `messages` on, until it ends or waits on the host, a person or the page;
+ * `carried.messages` are the turn's, kept for a later answer. A call of `look_at_screen` (offered to
+ * a `stream` agent when the turn has a screenshot) is answered here with the screenshots as image
+ * content, and the SDK is called again; the turn keeps no image bytes for a later answer.
+ */
 async function run(
   definition: SDKAgentDefinition,
   input: SDKAgentCall['input'] & { tools?: HostAgentInput['tools'] },
@@ -135,55 +144,198 @@ async function run(
   const agent = typeof definition.agent === 'function' ? await definition.agent() : definition.agent;
   const hostTools = input.tools?.host ?? [];
   const hostNames = new Set(hostTools.map((t) => t.name));
-  let result: SDKStreamResult;
-  try {
-    result = agent
-      ? await agent.stream({ messages: messages as never[], abortSignal: io.signal })
-      : await definition.stream!({
-          messages: messages as never[],
-          tools: Object.fromEntries(hostTools.map((t) => [t.name, clientTool(t.description, t.parameters)])),
-          abortSignal: io.signal,
-          input: {
-            conversationId: input.conversationId,
-            runId: input.runId,
-            hostContext: input.hostContext,
-            context: input.context,
-            metadata: input.metadata,
-          },
-        });
-  } catch (error) {
-    if (io.signal.aborted) return { status: 'cancelled' };
-    throw failed(error);
+  const screens = agent ? [] : await io.lookAtScreen();
+  const looks = screens.length > 0 && !hostNames.has(LOOK_AT_SCREEN);
+  for (;;) {
+    const steering = await steeringBetweenSteps(io);
+    let result: SDKStreamResult;
+    try {
+      result = agent
+        ? await agent.stream({
+            messages: messages as never[],
+            abortSignal: io.signal,
+            ...(steering.options as Record<never, never>),
+          })
+        : await definition.stream!({
+            messages: messages as never[],
+            tools: Object.fromEntries([
+              ...hostTools.map((t) => [t.name, clientTool(t.description, t.parameters)]),
+              ...(looks
+                ? [[LOOK_AT_SCREEN, clientTool(LOOK_DESCRIPTION, { type: 'object', properties: {} })]]
+                : []),
+            ]),
+            abortSignal: io.signal,
+            steering: steering.options as Record<never, never>,
+            input: {
+              conversationId: input.conversationId,
+              runId: input.runId,
+              hostContext: input.hostContext,
+              context: input.context,
+              metadata: input.metadata,
+            },
+          });
+    } catch (error) {
+      if (io.signal.aborted) return { status: 'cancelled' };
+      throw failed(error);
+    }
+    const stream = result.stream ?? result.fullStream;
+    if (!stream) throw new AgentFailedError('The AI SDK agent returned no stream (stream or fullStream).');
+    let mapped: Mapped;
+    try {
+      mapped = await mapStream(stream as AsyncIterable<Part>, io, hostNames);
+    } catch (error) {
+      if (io.signal.aborted) return { status: 'cancelled' };
+      throw failed(error);
+    }
+    if (mapped.aborted || io.signal.aborted) return { status: 'cancelled' };
+    if (mapped.waiting.length === 0) return { stopReason: stopReasonOf(mapped.finishReason) };
+    const response = result.responseMessages ?? result.response?.then((r) => r.messages);
+    const steps = steering.into(JSON.parse(JSON.stringify((await response) ?? [])) as ModelMessage[]);
+    const looked = mapped.waiting.filter((w) => looks && w.toolName === LOOK_AT_SCREEN);
+    const waiting = mapped.waiting.filter((w) => !looked.includes(w));
+    if (looked.length > 0 && waiting.length === 0) {
+      // Only looks: answered here, and the SDK goes on.
+      const shown: ModelMessage = { role: 'tool', content: looked.map((w) => lookResult(io, w, screens)) };
+      carried = { ...carried, messages: [...carried.messages, ...steps, shown] };
+      messages = [...messages, ...steps, shown];
+      continue;
+    }
+    const tools = (agent ? agent.tools : (definition as { tools?: Record<string, unknown> }).tools) ?? {};
+    for (const w of waiting) {
+      if (w.type !== 'tool_approval') continue;
+      const schema = await jsonSchemaOf(
+        (tools[w.toolName] as { inputSchema?: unknown } | undefined)?.inputSchema,
+      );
+      if (schema) w.argsSchema = schema;
+    }
+    // Every request of the step is asked together: approvals and page tools at once, host actions one
+    // at a time (the first pending, the rest queued); the SDK goes on once all are answered. A look
+    // of the same step is answered now, without the screenshots (they are not kept for the answer).
+    const turn = withoutScreens([...carried.messages, ...steps]);
+    const pause = `${input.runId}.${turn.length}`;
+    const answers: ToolContent = [...carried.answers, ...looked.map((w) => lookResult(io, w, []))];
+    for (const w of waiting)
+      if (w.type === 'host_tool') io.emit({ type: 'tool_use', id: w.id, name: w.toolName, args: w.args });
+    return {
+      pendingActions: waiting.map((w) => asked(w, { ...carried, messages: turn, answers, queue: [], pause })),
+    };
   }
-  const stream = result.stream ?? result.fullStream;
-  if (!stream) throw new AgentFailedError('The AI SDK agent returned no stream (stream or fullStream).');
-  let mapped: Mapped;
-  try {
-    mapped = await mapStream(stream as AsyncIterable<Part>, io, hostNames);
-  } catch (error) {
-    if (io.signal.aborted) return { status: 'cancelled' };
-    throw failed(error);
-  }
-  if (mapped.aborted || io.signal.aborted) return { status: 'cancelled' };
-  if (mapped.waiting.length === 0) return { stopReason: stopReasonOf(mapped.finishReason) };
-  const tools = (agent ? agent.tools : (definition as { tools?: Record<string, unknown> }).tools) ?? {};
-  for (const w of mapped.waiting) {
-    if (w.type !== 'tool_approval') continue;
-    const schema = await jsonSchemaOf(
-      (tools[w.toolName] as { inputSchema?: unknown } | undefined)?.inputSchema,
-    );
-    if (schema) w.argsSchema = schema;
-  }
-  const response = result.responseMessages ?? result.response?.then((r) => r.messages);
-  const steps = JSON.parse(JSON.stringify((await response) ?? [])) as ModelMessage[];
-  // Every request of the step is asked together: approvals and page tools at once, host actions one
-  // at a time (the first pending, the rest queued); the SDK goes on once all are answered.
-  const turn = [...carried.messages, ...steps];
-  const pause = `${input.runId}.${turn.length}`;
-  for (const w of mapped.waiting)
-    if (w.type === 'host_tool') io.emit({ type: 'tool_use', id: w.id, name: w.toolName, args: w.args });
+}
+
+/** The tool a `stream` agent is offered when the turn has a screenshot (the host contract's `look_at_screen`). */
+const LOOK_AT_SCREEN = 'look_at_screen';
+const LOOK_DESCRIPTION =
+  "Look at the user's screen: the screenshots the app sent with this turn, returned as images.";
+
+/** A `look_at_screen` call's result: the screenshots as image content, or (none left) a text that says so. */
+function lookResult(
+  io: Pick<HostAgentIO, 'emit'>,
+  call: Waiting,
+  screens: Attachment[],
+): ToolContent[number] {
+  const images = screenshotParts(screens);
+  io.emit({
+    type: 'tool_result',
+    id: call.toolCallId,
+    name: LOOK_AT_SCREEN,
+    result: { screenshots: images.length },
+  });
+  const output =
+    images.length === 0
+      ? { type: 'error-text' as const, value: 'The screenshots are no longer available.' }
+      : {
+          type: 'content' as const,
+          value: images.map((image) =>
+            'data' in image
+              ? {
+                  type: 'file' as const,
+                  data: { type: 'data' as const, data: image.data },
+                  mediaType: image.mediaType,
+                }
+              : {
+                  type: 'file' as const,
+                  data: { type: 'url' as const, url: new URL(image.url) },
+                  mediaType: image.mediaType ?? 'image',
+                },
+          ),
+        };
   return {
-    pendingActions: mapped.waiting.map((w) => asked(w, { ...carried, messages: turn, queue: [], pause })),
+    type: 'tool-result',
+    toolCallId: call.toolCallId,
+    toolName: LOOK_AT_SCREEN,
+    output,
+  } as ToolContent[number];
+}
+
+/** The turn's messages as kept for a later answer: a look's screenshots replaced by a text (never stored). */
+function withoutScreens(messages: ModelMessage[]): ModelMessage[] {
+  return messages.map((message) =>
+    message.role !== 'tool'
+      ? message
+      : {
+          ...message,
+          content: message.content.map((part) =>
+            part.type === 'tool-result' && part.toolName === LOOK_AT_SCREEN && part.output.type === 'content'
+              ? {
+                  ...part,
+                  output: { type: 'text' as const, value: '[The screenshots shown here are not kept.]' },
+                }
+              : part,
+          ),
+        },
+  );
+}
+
+/** Steering messages as the SDK's user messages: each its frozen prompt and its attachments. */
+async function steeringMessages(io: HostAgentIO): Promise<ModelMessage[]> {
+  const taken = await io.takeSteering();
+  return Promise.all(
+    taken.map(
+      async (m): Promise<ModelMessage> => ({
+        role: 'user',
+        content: [{ type: 'text', text: m.prompt }, ...sdkParts(await io.parts(m.id))],
+      }),
+    ),
+  );
+}
+
+/**
+ * Steering between the SDK's own steps, through the SDK's hook (`experimental_steering`, with a
+ * steering object of the team's own copy of `ai`): after each step whose calls all have their results
+ * (or that answered), the steering messages sent meanwhile are handed to the SDK, which adds them
+ * before its next step (continuing for one if the model had answered). A step that stopped on a call
+ * waiting for the host, a person or the page takes none: its messages join once that is answered.
+ * `into` puts the messages taken in the step messages the response reports, at the place they joined,
+ * so a later answer of the turn still has them.
+ */
+async function steeringBetweenSteps(io: HostAgentIO) {
+  const { experimental_createSteering } = await import('ai');
+  const steering = experimental_createSteering();
+  /** Steering messages, each with the number of step messages before it. */
+  const joined: { at: number; messages: ModelMessage[] }[] = [];
+  let count = 0;
+  return {
+    options: {
+      experimental_steering: steering,
+      onStepEnd: async (step: { response: { messages: ModelMessage[] } }) => {
+        count += step.response.messages.length;
+        const last = step.response.messages.at(-1);
+        const waits =
+          last?.role === 'assistant' &&
+          Array.isArray(last.content) &&
+          last.content.some((part) => part.type === 'tool-call' || part.type === 'tool-approval-request');
+        if (waits) return;
+        const taken = await steeringMessages(io);
+        if (taken.length === 0) return;
+        joined.push({ at: count, messages: taken });
+        for (const message of taken) void steering.steer(message as never);
+      },
+    },
+    into: (steps: ModelMessage[]) => {
+      const out = [...steps];
+      for (const { at, messages } of [...joined].reverse()) out.splice(at, 0, ...messages);
+      return out;
+    },
   };
 }
 

@@ -4,7 +4,8 @@ import type { HostAgentDefinition, HostAgentInput } from '../../contract/index.t
  * What `registerSDKAgent` hands the AI SDK on each call. `messages` are AI SDK `ModelMessage`s (the
  * conversation, this turn's steps and the answers to what it asked); `tools` are this turn's host
  * actions as AI SDK tools without `execute` (client-side tools: a call ends the turn and the host
- * performs it); `abortSignal` aborts with the run.
+ * performs it; with a screenshot in the turn, also `look_at_screen`, which the adapter answers);
+ * `abortSignal` aborts with the run.
  */
 export interface SDKAgentCall {
   /** `ModelMessage[]` (typed `never[]` so that it fits \`streamText\`'s own type without Switchboard importing it). */
@@ -12,6 +13,12 @@ export interface SDKAgentCall {
   /** A `ToolSet` of the host actions (typed as empty, for the same reason): spread it into your tools. */
   tools: Record<never, never>;
   abortSignal: AbortSignal;
+  /**
+   * Spread it into `streamText`'s options (`experimental_steering` and `onStepEnd`): the steering
+   * messages sent while the turn runs (`on_busy: "steer"`) then reach the model at its next step, in
+   * the same turn. (Typed loosely for the same reason as `messages`.)
+   */
+  steering: Record<never, never>;
   /** The turn as `invoke` got it (for a continuation, the one that asked). */
   input: Pick<HostAgentInput, 'conversationId' | 'runId' | 'hostContext' | 'context' | 'metadata'>;
 }
@@ -27,6 +34,7 @@ export interface SDKStreamResult {
 /** An AI SDK agent (`ToolLoopAgent`, or anything implementing the SDK's `Agent` interface). */
 export interface SDKAgent {
   readonly tools?: Record<string, unknown>;
+  /** Called with the turn's messages, its abort signal and the SDK's steering options (`experimental_steering`, `onStepEnd`). */
   stream(options: { messages: never[]; abortSignal?: AbortSignal }): PromiseLike<SDKStreamResult>;
 }
 
@@ -44,8 +52,8 @@ type SDKAgentSettings = Omit<HostAgentDefinition, 'invoke' | 'resolveAction' | '
  * server.registerSDKAgent({ info: { id: 'support' }, agent: new ToolLoopAgent({ model, tools }) });
  * server.registerSDKAgent({
  *   info: { id: 'operator' },
- *   stream: ({ messages, tools, abortSignal }) =>
- *     streamText({ model, messages, tools: { ...myTools, ...tools }, abortSignal, stopWhen: isStepCount(5) }),
+ *   stream: ({ messages, tools, abortSignal, steering }) =>
+ *     streamText({ model, messages, tools: { ...myTools, ...tools }, abortSignal, ...steering, stopWhen: isStepCount(5) }),
  *   tools: myTools, // so approvals carry each tool's argsSchema
  * });
  * ```
