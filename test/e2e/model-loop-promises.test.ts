@@ -137,6 +137,10 @@ describe.each(['chat', 'responses'] as const)('the %s loop keeps the host contra
     expect(first).not.toContain(PNG);
     expect(second).toContain(PNG);
     expect(events.find((e) => e.type === 'agent.tool_use')?.data).toMatchObject({ name: 'look_at_screen' });
+    // Each wire's request after the call, pinned: the call's result, then the screenshot as an image.
+    await expect(`${JSON.stringify(model.requests[from + 1]?.body, null, 2)}\n`).toMatchFileSnapshot(
+      `../fixtures/models/${kind}-look.json`,
+    );
     // Without a screenshot it is not offered.
     const plain = model.requests.length;
     await say(sid(`plain-${kind}`), 'hello', { agent_id: kind });
