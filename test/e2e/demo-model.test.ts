@@ -5,7 +5,7 @@ import { createSwitchboard } from '../../lib/index.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
-import { type Frame, TestSocket, turnEnded } from '../support/ws-client.ts';
+import { type Frame, sendTurn, TestSocket, turnEnded } from '../support/ws-client.ts';
 
 /**
  * The demo on a model loop (`npm run start:model`): the `demo-model` Chat Completions agent on the
@@ -63,18 +63,8 @@ afterAll(async () => {
 });
 
 /** Sends a message over the WebSocket and returns its run's events once the turn has ended. */
-async function say(sessionId: string, content: string, extra: Record<string, unknown> = {}) {
-  const accepted = await host.request({
-    action: 'assistant_message',
-    session_id: sessionId,
-    content,
-    host_context: PAGE_CONTEXT,
-    ...extra,
-  });
-  expect(accepted.type, JSON.stringify(accepted)).toBe('assistant:accepted');
-  const end = await host.waitFor(turnEnded(accepted.run_id, sessionId), 'the end of the turn');
-  return { end, events: host.events(sessionId).filter((f) => f.run_id === accepted.run_id) };
-}
+const say = (sessionId: string, content: string, extra: Record<string, unknown> = {}) =>
+  sendTurn(host, sessionId, content, { host_context: PAGE_CONTEXT, ...extra });
 
 /** Answers a request over HTTP and returns the events of the run that hands it to the model. */
 async function answer(sessionId: string, actionId: string, body: Record<string, unknown>) {

@@ -7,7 +7,7 @@ import { MODEL_REPLY_LIMITS } from '../../lib/models/parse.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { type RawEndpoint, sse, startRawEndpoint } from '../support/model-endpoint.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
-import { type Frame, TestSocket, turnEnded } from '../support/ws-client.ts';
+import { type Frame, sendTurn, TestSocket, turnEnded } from '../support/ws-client.ts';
 
 /**
  * Every session stays readable, whatever size its agent's answer: a message or an event too large
@@ -68,18 +68,9 @@ afterAll(async () => {
   await endpoint?.close();
 });
 
-/** Sends a message over the WebSocket and waits for the end of its turn: its run id and events. */
-async function say(sessionId: string, content: string, agent_id: string) {
-  const accepted = await host.request({
-    action: 'assistant_message',
-    session_id: sessionId,
-    agent_id,
-    content,
-  });
-  expect(accepted.type, JSON.stringify(accepted)).toBe('assistant:accepted');
-  const end = await host.waitFor(turnEnded(accepted.run_id, sessionId), 'the end of the turn');
-  return { runId: accepted.run_id as string, end, events: host.events(sessionId) };
-}
+/** Sends a message over the WebSocket and waits for the end of its turn. */
+const say = (sessionId: string, content: string, agent_id: string) =>
+  sendTurn(host, sessionId, content, { agent_id });
 
 type Listed = {
   id: string;

@@ -8,7 +8,7 @@ import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { ISSUES_CONTEXT, MODEL_KEY, MODEL_SCRIPT, modelAgent, refunds } from '../support/model-agents.ts';
 import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
-import { type Frame, TestSocket, turnEnded } from '../support/ws-client.ts';
+import { type Frame, sendTurn, TestSocket, turnEnded } from '../support/ws-client.ts';
 
 /** Everything written to stdout, stderr and the console while the file runs: no key may be in it. */
 const captured: string[] = [];
@@ -76,17 +76,8 @@ afterAll(async () => {
 });
 
 /** Sends a message over the WebSocket and waits for the end of its turn: the run's events. */
-async function say(sessionId: string, content: string, extra: Record<string, unknown> = {}) {
-  const accepted = await host.request({
-    action: 'assistant_message',
-    session_id: sessionId,
-    content,
-    ...extra,
-  });
-  expect(accepted.type, JSON.stringify(accepted)).toBe('assistant:accepted');
-  const end = await host.waitFor(turnEnded(accepted.run_id, sessionId), 'the end of the turn');
-  return { end, events: host.events(sessionId).filter((f) => f.run_id === accepted.run_id) };
-}
+const say = (sessionId: string, content: string, extra: Record<string, unknown> = {}) =>
+  sendTurn(host, sessionId, content, extra);
 
 const texts = (events: Frame[]) =>
   events

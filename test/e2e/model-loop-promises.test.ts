@@ -3,7 +3,7 @@ import { createSwitchboard, type ModelAgentDefinition } from '../../lib/index.ts
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
-import { type Frame, TestSocket, turnEnded } from '../support/ws-client.ts';
+import { type Frame, sendTurn, TestSocket, turnEnded } from '../support/ws-client.ts';
 
 /**
  * The host contract's promises for the agents whose model loop Switchboard runs (Chat Completions
@@ -103,17 +103,8 @@ afterAll(async () => {
 });
 
 /** Sends a message (or a continuation) over the WebSocket and waits for the end of its turn. */
-async function say(sessionId: string, content: string, extra: Record<string, unknown> = {}) {
-  const accepted = await host.request({
-    action: 'assistant_message',
-    session_id: sessionId,
-    content,
-    ...extra,
-  });
-  expect(accepted.type, JSON.stringify(accepted)).toBe('assistant:accepted');
-  const end = await host.waitFor(turnEnded(accepted.run_id, sessionId), 'the end of the turn');
-  return { end, events: host.events(sessionId).filter((e) => e.run_id === accepted.run_id) };
-}
+const say = (sessionId: string, content: string, extra: Record<string, unknown> = {}) =>
+  sendTurn(host, sessionId, content, extra);
 
 const final = (events: Frame[]) =>
   events.find((e) => e.type === 'final_response')?.data as {
