@@ -1,3 +1,4 @@
+import { remembersTools } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type {
   Attachment,
@@ -8,7 +9,7 @@ import type {
   RequestContext,
 } from '../contract/index.ts';
 import { conversationFiles, fileIdsOf, sessionFiles } from '../files/index.ts';
-import { getBlob, type MessageRecord, type RunRecord } from '../store/index.ts';
+import { getBlob, listRememberedTools, type MessageRecord, type RunRecord } from '../store/index.ts';
 import { loadAttachment, partsReader } from './attachment-parts.ts';
 import { decisionTools, toolsForTurn } from './tools.ts';
 
@@ -24,6 +25,16 @@ export async function historyMessage(rt: Runtime, m: MessageRecord): Promise<His
   };
 }
 
+/** The names of the tools remembered for a session, as an agent reads them: none for a host agent. */
+export async function rememberedToolsOf(
+  rt: Runtime,
+  agent: HostAgentRegistration,
+  sessionId: string,
+): Promise<string[]> {
+  if (!remembersTools(agent)) return [];
+  return (await listRememberedTools(rt, sessionId)).map((t) => t.name);
+}
+
 /**
  * What `invoke` receives for a turn: the message as typed and as the model should read it (its
  * frozen `<host_context>` block first), the structured context, this turn's tools and attachments,
@@ -36,7 +47,10 @@ export async function invocationOf(
   history: MessageRecord[],
   context: RequestContext,
   warn: (message: string, detail: Record<string, unknown>) => void,
-): Promise<{ input: HostAgentInput; io: Pick<HostAgentIO, 'files' | 'lookAtScreen' | 'parts'> }> {
+): Promise<{
+  input: HostAgentInput;
+  io: Pick<HostAgentIO, 'files' | 'lookAtScreen' | 'parts' | 'rememberedTools'>;
+}> {
   const turnHistory = await Promise.all(history.map((m) => historyMessage(rt, m)));
   const current = turnHistory.at(-1);
   const stored = history.at(-1);
@@ -69,6 +83,7 @@ export async function invocationOf(
       files,
       lookAtScreen: () => Promise.all(screenshots.map((key) => getBlob<Attachment>(rt, key))),
       parts: partsReader(rt, run.sessionId, stored?.attachments ?? [], history),
+      rememberedTools: await rememberedToolsOf(rt, agent, run.sessionId),
     },
   };
 }

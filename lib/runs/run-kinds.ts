@@ -12,7 +12,7 @@ import {
   type RunOutcome,
 } from '../store/index.ts';
 import { closingSpend } from './accounting.ts';
-import { historyMessage, invocationOf } from './agent-input.ts';
+import { historyMessage, invocationOf, rememberedToolsOf } from './agent-input.ts';
 import { loadAttachment, partsReader } from './attachment-parts.ts';
 import { callAgent } from './call-agent.ts';
 import { runReceipt, settleDecision } from './decision.ts';
@@ -142,6 +142,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
   const hostTools = new Set(tools.host.map((t) => t.name));
   const history = await Promise.all(messages.map((m) => historyMessage(rt, m)));
   const messageId = answered.kind === 'host_tool' ? answered.messageId : run.assistantMessageId;
+  const rememberedTools = await rememberedToolsOf(rt, agent, run.sessionId);
   const attachments: Attachment[] = await Promise.all(
     (run.attachments ?? []).map((a) => loadAttachment(rt, a)),
   );
@@ -176,6 +177,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
           parts: partsReader(rt, run.sessionId, run.attachments ?? [], messages),
           takeSteering: steeringOf(scope),
           secret: rt.secret,
+          rememberedTools,
         },
       ),
     scope.stopping,

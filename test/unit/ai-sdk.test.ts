@@ -49,6 +49,7 @@ function fakeIO(controller = new AbortController()) {
     lookAtScreen: async () => [],
     parts: async () => [],
     takeSteering: async () => [],
+    rememberedTools: [],
     secret: async () => '',
   };
   return { io, events, controller };

@@ -34,6 +34,8 @@ interface Waiting {
   args: unknown;
   toolCallId: string;
   argsSchema?: Record<string, unknown>;
+  /** An approval of a tool remembered for the session: answered at once, never asked. */
+  remembered?: true;
 }
 
 /**
@@ -157,12 +159,50 @@ async function run(
   }
   const response = result.responseMessages ?? result.response?.then((r) => r.messages);
   const steps = JSON.parse(JSON.stringify((await response) ?? [])) as ModelMessage[];
-  const [first, ...queue] = mapped.waiting as [Waiting, ...Waiting[]];
+  const { answers, waiting } = answerRemembered(mapped.waiting);
+  if (waiting.length === 0) {
+    // Only remembered tools waited: approved, the SDK goes on (and runs them) at once.
+    if (!continuesRemembered(io)) return { status: 'incomplete', stopReason: 'max_turns' };
+    const turn: ModelMessage[] = [...carried.messages, ...steps, { role: 'tool', content: answers }];
+    const full: ModelMessage[] = [...messages, ...steps, { role: 'tool', content: answers }];
+    return run(definition, input, io, { ...carried, messages: turn, answers: [], queue: [] }, full);
+  }
+  const [first, ...queue] = waiting as [Waiting, ...Waiting[]];
   if (first.type === 'host_tool')
     io.emit({ type: 'tool_use', id: first.id, name: first.toolName, args: first.args });
   return {
-    pendingActions: [asked(first, { ...carried, messages: [...carried.messages, ...steps], queue })],
+    pendingActions: [
+      asked(first, {
+        ...carried,
+        messages: [...carried.messages, ...steps],
+        answers: [...carried.answers, ...answers],
+        queue,
+      }),
+    ],
   };
+}
+
+/**
+ * The approvals of remembered tools (`io.rememberedTools`), answered: approved, with the arguments the
+ * model wrote (the SDK checks an approved call against the tool's schema again before it runs it). The
+ * other requests still wait, in order.
+ */
+function answerRemembered(all: Waiting[]): { answers: ToolContent; waiting: Waiting[] } {
+  const answers: ToolContent = all
+    .filter((w) => w.remembered)
+    .map((w) => ({ type: 'tool-approval-response', approvalId: w.id, approved: true }));
+  return { answers, waiting: all.filter((w) => !w.remembered) };
+}
+
+/** How many times a call of the adapter may call the SDK again on remembered approvals alone. */
+const MAX_REMEMBERED_CONTINUATIONS = 10;
+const continuations = new WeakMap<HostAgentIO, number>();
+
+/** Counts one more SDK call on remembered approvals alone: false past the bound (the turn stops). */
+function continuesRemembered(io: HostAgentIO): boolean {
+  const count = (continuations.get(io) ?? 0) + 1;
+  continuations.set(io, count);
+  return count <= MAX_REMEMBERED_CONTINUATIONS;
 }
 
 /** What one stream said, once read: the events are emitted as its parts come. */
@@ -178,16 +218,29 @@ interface Mapped {
  */
 export async function mapStream(
   stream: AsyncIterable<Part>,
-  io: Pick<HostAgentIO, 'emit'>,
+  io: Pick<HostAgentIO, 'emit'> & Partial<Pick<HostAgentIO, 'rememberedTools'>>,
   hostNames: ReadonlySet<string>,
 ): Promise<Mapped> {
   const emit = (event: HostEvent) => io.emit(event);
+  const remembered = new Set(io.rememberedTools ?? []);
+  /**
+   * A call of a remembered tool is announced with the part after it: when that is the call's
+   * approval request, the call runs without asking, and its `tool_use` says `remembered: true`.
+   */
+  let held: (HostEvent & { type: 'tool_use' }) | undefined;
   /** Calls with no outcome yet: those left at the end wait on the host or the page. */
   const open = new Map<string, { toolName: string; input: unknown }>();
   const waiting: Waiting[] = [];
   let finishReason: string | undefined;
   let aborted = false;
   for await (const part of stream) {
+    let runsRemembered = false;
+    if (held) {
+      runsRemembered =
+        part.type === 'tool-approval-request' && !part.isAutomatic && part.toolCall.toolCallId === held.id;
+      emit(runsRemembered ? { ...held, remembered: true } : held);
+      held = undefined;
+    }
     switch (part.type) {
       case 'text-delta':
         if (part.text) emit({ type: 'text', text: part.text });
@@ -196,8 +249,16 @@ export async function mapStream(
         if (part.providerExecuted) break;
         open.set(part.toolCallId, { toolName: part.toolName, input: part.input });
         // A host action is announced when it is asked (one at a time): the host performs it then.
-        if (!hostNames.has(part.toolName))
-          emit({ type: 'tool_use', id: part.toolCallId, name: part.toolName, args: part.input ?? {} });
+        if (!hostNames.has(part.toolName)) {
+          const use = {
+            type: 'tool_use' as const,
+            id: part.toolCallId,
+            name: part.toolName,
+            args: part.input ?? {},
+          };
+          if (remembered.has(part.toolName)) held = use;
+          else emit(use);
+        }
         break;
       case 'tool-result':
         if (part.providerExecuted) break;
@@ -226,6 +287,7 @@ export async function mapStream(
           toolName: part.toolCall.toolName,
           args: part.toolCall.input ?? {},
           toolCallId: part.toolCall.toolCallId,
+          ...(runsRemembered && { remembered: true as const }),
         });
         break;
       }
@@ -248,6 +310,7 @@ export async function mapStream(
         break;
     }
   }
+  if (held) emit(held);
   // Calls of tools without `execute` that got no result: the SDK stopped on them.
   for (const [toolCallId, call] of open) {
     waiting.push({
