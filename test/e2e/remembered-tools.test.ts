@@ -361,6 +361,21 @@ describe('the routes', () => {
     expect(((await remembered(id)).json.tools as unknown[]).length).toBe(1);
   });
 
+  it('records the tool once: a retry of the approval (the same request id) keeps its time and actor', async () => {
+    const id = sid('retry');
+    const first = await send('http', id, 'chat', 'pay 5 now');
+    const path = `/api/sessions/${id}/actions/${asked(first)?.id as string}`;
+    const body = { id: 'req_remember_once', decision: 'approve', remember_for_session: true };
+    const sent = await as('alice', 'POST', path, body);
+    expect(sent.json).toMatchObject({ duplicate: false });
+    await eventsOf('http', id, sent.json.run_id);
+    const before = (await remembered(id)).json;
+    const retried = await as('alice', 'POST', path, body);
+    expect(retried.json).toMatchObject({ duplicate: true, run_id: sent.json.run_id });
+    expect((await remembered(id)).json).toEqual(before);
+    expect((before.tools as unknown[]).length).toBe(1);
+  });
+
   it('go with the session: a deleted session’s remembered tools are gone with it', async () => {
     const id = sid('deleted');
     const first = await send('http', id, 'chat', 'pay 5 now');
