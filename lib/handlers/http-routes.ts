@@ -329,7 +329,7 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   },
   async 'GET /api/sessions/{id}/remembered-tools'(rt, _app, event, caller) {
     const session = await ownedSession(rt, caller, sessionIdOf(event));
-    const tools = await listRememberedTools(rt, session.sessionId);
+    const tools = await listRememberedTools(rt, session);
     const body: RememberedTools = {
       session_id: hostSessionId(session.sessionId),
       tools: tools.map((t) => ({ name: t.name, remembered_at: t.rememberedAt, actor: t.actor })),
@@ -339,7 +339,7 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   async 'DELETE /api/sessions/{id}/remembered-tools/{name}'(rt, _app, event, caller) {
     const session = await ownedSession(rt, caller, sessionIdOf(event));
     const name = param(event, 'name');
-    if (!(await forgetTool(rt, session.sessionId, name))) {
+    if (!(await forgetTool(rt, session, name))) {
       const shown = name.length > 64 ? `${name.slice(0, 64)}…` : name;
       throw new NotFoundError('tool_not_remembered', `Tool "${shown}" is not remembered for this session.`, [
         { path: ['name'], message: 'No tool of this name is remembered for the session.' },

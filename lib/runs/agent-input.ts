@@ -9,7 +9,13 @@ import type {
   RequestContext,
 } from '../contract/index.ts';
 import { conversationFiles, fileIdsOf, sessionFiles } from '../files/index.ts';
-import { getBlob, listRememberedTools, type MessageRecord, type RunRecord } from '../store/index.ts';
+import {
+  getBlob,
+  listRememberedTools,
+  type MessageRecord,
+  type RunRecord,
+  type SessionRecord,
+} from '../store/index.ts';
 import { loadAttachment, partsReader } from './attachment-parts.ts';
 import { decisionTools, toolsForTurn } from './tools.ts';
 
@@ -29,10 +35,10 @@ export async function historyMessage(rt: Runtime, m: MessageRecord): Promise<His
 export async function rememberedToolsOf(
   rt: Runtime,
   agent: HostAgentRegistration,
-  sessionId: string,
+  session: SessionRecord,
 ): Promise<string[]> {
   if (!remembersTools(agent)) return [];
-  return (await listRememberedTools(rt, sessionId)).map((t) => t.name);
+  return (await listRememberedTools(rt, session)).map((t) => t.name);
 }
 
 /**
@@ -47,10 +53,7 @@ export async function invocationOf(
   history: MessageRecord[],
   context: RequestContext,
   warn: (message: string, detail: Record<string, unknown>) => void,
-): Promise<{
-  input: HostAgentInput;
-  io: Pick<HostAgentIO, 'files' | 'lookAtScreen' | 'parts' | 'rememberedTools'>;
-}> {
+): Promise<{ input: HostAgentInput; io: Pick<HostAgentIO, 'files' | 'lookAtScreen' | 'parts'> }> {
   const turnHistory = await Promise.all(history.map((m) => historyMessage(rt, m)));
   const current = turnHistory.at(-1);
   const stored = history.at(-1);
@@ -83,7 +86,6 @@ export async function invocationOf(
       files,
       lookAtScreen: () => Promise.all(screenshots.map((key) => getBlob<Attachment>(rt, key))),
       parts: partsReader(rt, run.sessionId, stored?.attachments ?? [], history),
-      rememberedTools: await rememberedToolsOf(rt, agent, run.sessionId),
     },
   };
 }

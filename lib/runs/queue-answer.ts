@@ -120,7 +120,7 @@ export async function queueAnswer(
     if (hostContext) await setHostContext(rt, session.sessionId, hostContext);
   }
   // Before the run is queued, so that it and every later turn see the tool; a retry records it again.
-  if (built.remembers) await rememberApproved(rt, decided);
+  if (built.remembers) await rememberApproved(rt, session, decided);
   await enqueue(rt, { v: 1, kind: 'resolve', sessionId: session.sessionId, runId: record.runId, requestId });
   // Only the request that decided it announces it: a retry finds it decided already.
   if (!ours) await publishEvents(rt, [pauseResolved(session, decided, rt.clock())]);
@@ -131,12 +131,12 @@ export async function queueAnswer(
  * Remembers the tool of an approval decided with `rememberForSession: true` (the recorded decision,
  * whichever send made it): its later calls in the session run without asking. A denial remembers nothing.
  */
-async function rememberApproved(rt: Runtime, decided: ActionRecord): Promise<void> {
+async function rememberApproved(rt: Runtime, session: SessionRecord, decided: ActionRecord): Promise<void> {
   const resolution = decided.resolution;
   const toolName = decided.action.toolName;
   if (decided.kind !== 'tool_approval' || typeof toolName !== 'string') return;
   if (resolution?.decision !== 'approve' || resolution.rememberForSession !== true) return;
-  await rememberTool(rt, decided.sessionId, {
+  await rememberTool(rt, session, {
     name: toolName,
     rememberedAt: decided.resolvedAt ?? new Date(rt.clock()).toISOString(),
     actor: decided.actor ?? 'system',

@@ -1,6 +1,7 @@
-import { DeleteItem, UpdateItem } from '../aws/index.ts';
+import { DeleteItem, PutItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { keys, prefixes } from './keys.ts';
+import type { SessionRecord } from './sessions.ts';
 import { isConditionFailure, queryAll } from './table.ts';
 
 /**
@@ -17,35 +18,51 @@ export interface RememberedTool {
 }
 
 /**
+ * The session an item belongs to: its id, and its creation time. An item also holds the time, so
+ * that one left behind by a session that expired (DynamoDB's TTL removes the session's item, not
+ * this one) is never taken for the tool of a new session of the same id.
+ */
+type Owner = Pick<SessionRecord, 'sessionId' | 'createdAt'>;
+
+/**
  * Remembers a tool for a session. Idempotent: a retry of the approval (or a second approval that
  * remembers the same tool) keeps the first record's time and actor.
  */
-export async function rememberTool(rt: Runtime, sessionId: string, tool: RememberedTool): Promise<void> {
-  await rt.db.send(
-    new UpdateItem({
-      TableName: rt.table,
-      Key: keys.rememberedTool(sessionId, tool.name),
-      UpdateExpression:
-        'SET #type = :type, #name = :name, rememberedAt = if_not_exists(rememberedAt, :at), actor = if_not_exists(actor, :actor)',
-      ExpressionAttributeNames: { '#type': 'type', '#name': 'name' },
-      ExpressionAttributeValues: {
-        ':type': 'remembered_tool',
-        ':name': tool.name,
-        ':at': tool.rememberedAt,
-        ':actor': tool.actor,
-      },
-    }),
-  );
+export async function rememberTool(rt: Runtime, session: Owner, tool: RememberedTool): Promise<void> {
+  try {
+    await rt.db.send(
+      new PutItem({
+        TableName: rt.table,
+        Item: {
+          ...keys.rememberedTool(session.sessionId, tool.name),
+          type: 'remembered_tool',
+          name: tool.name,
+          rememberedAt: tool.rememberedAt,
+          actor: tool.actor,
+          sessionCreatedAt: session.createdAt,
+        },
+        // A new one, or over one a former session of the same id left behind.
+        ConditionExpression: 'attribute_not_exists(pk) OR sessionCreatedAt <> :created',
+        ExpressionAttributeValues: { ':created': session.createdAt },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
 }
 
 /** The tools remembered for a session, in the order they were remembered. */
-export async function listRememberedTools(rt: Runtime, sessionId: string): Promise<RememberedTool[]> {
+export async function listRememberedTools(rt: Runtime, session: Owner): Promise<RememberedTool[]> {
   const items = await queryAll(rt, {
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.session(sessionId).pk, ':prefix': prefixes.rememberedTool },
+    ExpressionAttributeValues: {
+      ':pk': keys.session(session.sessionId).pk,
+      ':prefix': prefixes.rememberedTool,
+    },
     ConsistentRead: true,
   });
   return items
+    .filter((item) => item.sessionCreatedAt === session.createdAt)
     .map((item) => ({
       name: String(item.name),
       rememberedAt: String(item.rememberedAt),
@@ -54,14 +71,15 @@ export async function listRememberedTools(rt: Runtime, sessionId: string): Promi
     .sort((a, b) => a.rememberedAt.localeCompare(b.rememberedAt) || a.name.localeCompare(b.name));
 }
 
-/** Forgets a remembered tool; false when it was not remembered. */
-export async function forgetTool(rt: Runtime, sessionId: string, name: string): Promise<boolean> {
+/** Forgets a remembered tool; false when the session does not remember it. */
+export async function forgetTool(rt: Runtime, session: Owner, name: string): Promise<boolean> {
   try {
     await rt.db.send(
       new DeleteItem({
         TableName: rt.table,
-        Key: keys.rememberedTool(sessionId, name),
-        ConditionExpression: 'attribute_exists(pk)',
+        Key: keys.rememberedTool(session.sessionId, name),
+        ConditionExpression: 'sessionCreatedAt = :created',
+        ExpressionAttributeValues: { ':created': session.createdAt },
       }),
     );
     return true;

@@ -2,7 +2,7 @@ import { ToolLoopAgent, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createClient, SwitchboardApiError, type WebSocketConstructor } from '../../client/index.ts';
-import { Query } from '../../lib/aws/index.ts';
+import { PutItem, Query } from '../../lib/aws/index.ts';
 import { createSwitchboard, type ModelTool } from '../../lib/index.ts';
 import { keys } from '../../lib/store/index.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
@@ -396,6 +396,39 @@ describe('the routes', () => {
     expect((await remembered(id)).json).toMatchObject({ error: { code: 'session_not_found' } });
     // The session's items, the remembered tool among them, are deleted with it.
     await expect.poll(partition, queued('the deletion of the session')).toEqual([]);
+  });
+
+  it('never take an item a former session of the same id left behind (one DynamoDB’s TTL did not remove)', async () => {
+    const id = sid('stale');
+    const first = await send('http', id, 'chat', 'pay 5 now');
+    const ref = refOf(id, 'alice');
+    await sandbox.runtime.db.send(
+      new PutItem({
+        TableName: sandbox.runtime.table,
+        Item: {
+          ...keys.rememberedTool(ref, 'pay'),
+          type: 'remembered_tool',
+          name: 'pay',
+          rememberedAt: '2020-01-01T00:00:00.000Z',
+          actor: 'someone-before',
+          sessionCreatedAt: '2020-01-01T00:00:00.000Z',
+        },
+      }),
+    );
+    expect((await remembered(id)).json).toEqual({ session_id: id, tools: [] });
+    const forgot = await as('alice', 'DELETE', `/api/sessions/${id}/remembered-tools/pay`);
+    expect(forgot.json).toMatchObject({ error: { code: 'tool_not_remembered' } });
+    await answer('http', id, asked(first)?.id as string, { decision: 'deny' });
+    const second = await send('http', id, 'chat', 'pay 6 more');
+    expect(asked(second)).toMatchObject({ type: 'tool_approval', toolName: 'pay' });
+    // Remembered now, the session's own record replaces the old one.
+    await answer('http', id, asked(second)?.id as string, {
+      decision: 'approve',
+      remember_for_session: true,
+    });
+    const listed = (await remembered(id)).json.tools as { actor: string; remembered_at: string }[];
+    expect(listed).toEqual([{ name: 'pay', remembered_at: expect.any(String), actor: 'alice' }]);
+    expect(listed[0]?.remembered_at).not.toBe('2020-01-01T00:00:00.000Z');
   });
 
   it('are the client’s session.rememberedTools() and session.forgetTool(name)', async () => {
