@@ -6,6 +6,7 @@ import type {
   OnBusy,
   OutputMode,
   PendingAction,
+  RememberedTools,
   ResolveRequest,
 } from '../lib/contract/index.ts';
 import type { AgentList as ServerAgentList } from '../lib/documents/responses.ts';
@@ -308,7 +309,7 @@ export function chatBody(sessionId: string, content: string, options: SendOption
   };
 }
 
-export type { FeedbackRequest, PendingAction, ResolveRequest };
+export type { FeedbackRequest, PendingAction, RememberedTools, ResolveRequest };
 
 /**
  * The WebSocket subprotocols: Switchboard's, and the one that carries the token (a browser cannot set

@@ -33,6 +33,7 @@ export {
   type HostActionHandlers,
   type HostContextInput,
   type PendingAction,
+  type RememberedTools,
   type ResolveRequest,
   type SendOptions,
   SwitchboardClient,

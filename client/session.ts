@@ -1,4 +1,4 @@
-import type { PendingAction, ResolveRequest } from '../lib/contract/index.ts';
+import type { PendingAction, RememberedTools, ResolveRequest } from '../lib/contract/index.ts';
 import type { ResolveAccepted } from '../lib/documents/responses.ts';
 
 export type { ResolveAccepted };
@@ -382,6 +382,42 @@ export class Session {
       'POST',
       `/api/sessions/${encodeURIComponent(this.id)}/messages/${encodeURIComponent(messageId)}/feedback`,
       { rating, ...options },
+    );
+  }
+
+  /**
+   * The tools remembered for this session (`GET /api/sessions/{id}/remembered-tools`): each was
+   * approved with `rememberForSession: true`, and its later calls run without asking (their
+   * `agent.tool_use` event says `remembered: true`). Always empty for a host agent, which decides
+   * for itself.
+   *
+   * @example
+   * ```ts
+   * const { tools } = await session.rememberedTools();
+   * for (const t of tools) console.log(t.name, t.remembered_at, t.actor);
+   * ```
+   */
+  rememberedTools(): Promise<RememberedTools> {
+    return this.#client.request<RememberedTools>(
+      'GET',
+      `/api/sessions/${encodeURIComponent(this.id)}/remembered-tools`,
+    );
+  }
+
+  /**
+   * Forgets a remembered tool (`DELETE /api/sessions/{id}/remembered-tools/{name}`): its next call
+   * asks again. A tool that is not remembered throws a `SwitchboardApiError` (`404
+   * tool_not_remembered`).
+   *
+   * @example
+   * ```ts
+   * await session.forgetTool('wire_money');
+   * ```
+   */
+  async forgetTool(name: string): Promise<void> {
+    await this.#client.request(
+      'DELETE',
+      `/api/sessions/${encodeURIComponent(this.id)}/remembered-tools/${encodeURIComponent(name)}`,
     );
   }
 

@@ -1,6 +1,7 @@
 export type { CustomAgentDefinition, CustomAgentIO } from './custom.ts';
 export { toJsonSchema } from './json-schema.ts';
 export { hostAgentRegistration } from './registration.ts';
+export { remembersTools } from './runtime-loop.ts';
 export type { SDKAgent, SDKAgentCall, SDKAgentDefinition, SDKStreamResult } from './sdk/types.ts';
 export {
   type AgentsResolver,

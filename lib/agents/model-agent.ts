@@ -1,6 +1,7 @@
 import type { HostAgentDefinition, ToolDefinition } from '../contract/index.ts';
 import { AgentDefinitionError } from '../errors/index.ts';
 import type { ModelAgentDefinition, ModelApi, ToolSchema } from '../models/types.ts';
+import { runtimeLoop } from './runtime-loop.ts';
 
 const isZod = (schema: ToolSchema | undefined) =>
   typeof (schema as { safeParse?: unknown })?.safeParse === 'function';
@@ -56,10 +57,10 @@ export function modelAgentDefinition(api: ModelApi, definition: ModelAgentDefini
   }));
   const settings = { ...definition, api };
   const loop = () => import('../models/loop.ts');
-  return {
+  return runtimeLoop({
     ...rest,
     tools: declared,
     invoke: async (input, io) => (await loop()).invokeModel(settings, input, io),
     resolveAction: async (input, io) => (await loop()).resumeModel(settings, input, io),
-  };
+  });
 }

@@ -15,6 +15,7 @@ import { checkUsageOptions } from '../usage/options.ts';
 import { type CustomAgentDefinition, customAgentDefinition } from './custom.ts';
 import { modelAgentDefinition } from './model-agent.ts';
 import { hostAgentRegistration } from './registration.ts';
+import { runtimeLoop } from './runtime-loop.ts';
 import type { SDKAgentDefinition } from './sdk/types.ts';
 
 /** Agents that depend on the request (a tenant's own), looked up per request. */
@@ -143,12 +144,14 @@ export class Switchboard {
         `SDK agent "${definition.info?.id}" needs an agent (with stream) or a stream function.`,
       );
     const adapter = () => import('./sdk/ai-sdk-agent.ts');
-    return this.registerHostAgent({
-      ...definition,
-      tools: undefined,
-      invoke: async (input, io) => (await adapter()).invokeSDK(definition, input, io),
-      resolveAction: async (input, io) => (await adapter()).resolveSDK(definition, input, io),
-    });
+    return this.registerHostAgent(
+      runtimeLoop({
+        ...definition,
+        tools: undefined,
+        invoke: async (input, io) => (await adapter()).invokeSDK(definition, input, io),
+        resolveAction: async (input, io) => (await adapter()).resolveSDK(definition, input, io),
+      }),
+    );
   }
 
   /**

@@ -183,6 +183,8 @@ export const HostEventSchema = z.discriminatedUnion('type', [
     id: z.string().min(1),
     name: z.string().min(1),
     args: z.unknown().optional(),
+    /** The call ran without asking: its tool was remembered for the session (`remember_for_session`). */
+    remembered: z.literal(true).optional(),
   }),
   z.object({
     type: z.literal('tool_result'),

@@ -111,6 +111,14 @@ export interface HostAgentIO {
   /** The screenshots the host sent with this message (the seed's look_at_screen); empty when none. */
   lookAtScreen(): Promise<Attachment[]>;
   /**
+   * The names of the tools remembered for this session, as the turn (or the answer) starts: an
+   * approval of each was answered with `remember_for_session: true` (the one just answered among
+   * them, when it was). A model or SDK agent, whose loop the runtime runs, runs their calls without
+   * asking, and says so on the call's `tool_use` (`remembered: true`). Always empty for a host agent:
+   * it gets `rememberForSession` in the resolution and decides for itself.
+   */
+  rememberedTools: readonly string[];
+  /**
    * Reference attachments as native model content, read when asked: without an id, this turn's
    * (`input.attachments`, or a continuation's); with the id of a message of `history` (or of a
    * steering message taken), that message's, as they were first given, to replay it. Text is

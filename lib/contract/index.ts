@@ -126,6 +126,11 @@ export {
 export { normalizeKeys, pathAsSent, snakeCase } from './normalize.ts';
 export { type OnBusy, OnBusySchema, onBusyOf } from './on-busy.ts';
 export { HOLD_TOOL, MAX_CHAT_WAIT_MS, type OutputMode, OutputModeSchema } from './output-mode.ts';
+export {
+  RememberedToolNameSchema,
+  type RememberedTools,
+  RememberedToolsSchema,
+} from './remembered.ts';
 export { renderHostContext } from './render.ts';
 export {
   AGUI_REQUESTS,

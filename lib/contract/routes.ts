@@ -19,6 +19,8 @@ export const HTTP_ROUTES = [
   'POST /api/sessions/{id}/messages/{messageId}/feedback',
   'GET /api/sessions/{id}/export',
   'GET /api/sessions/{id}/messages/{messageId}/content',
+  'GET /api/sessions/{id}/remembered-tools',
+  'DELETE /api/sessions/{id}/remembered-tools/{name}',
 ] as const;
 export type HttpRouteKey = (typeof HTTP_ROUTES)[number];
 

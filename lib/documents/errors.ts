@@ -29,6 +29,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
     'a `from_message_id` or a rated message or a `content_ref` names no message of the session, or a path id that is not a message id (`issues` names `from_message_id` or `messageId`)',
   event_not_found:
     'no event of the session has this seq (yet), or a path `seq` that is not a whole number from 1 (`issues` names `seq`)',
+  tool_not_remembered:
+    'the tool named is not remembered for the session: never approved with `remember_for_session: true`, or forgotten already (`issues` names `name`)',
   action_not_found:
     'no such request in this session, or an `actionId` that breaks the [id rule](#ids) (`issues` names `actionId`)',
   resolve_not_supported: 'the agent has no `resolveAction`: its requests cannot be answered',
@@ -155,6 +157,8 @@ export const ROUTE_ERRORS: Record<HttpRouteKey, ErrorCode[]> = {
   ],
   'GET /api/sessions/{id}/export': [...SESSION, 'validation_error'],
   'GET /api/sessions/{id}/messages/{messageId}/content': [...SESSION, 'message_not_found'],
+  'GET /api/sessions/{id}/remembered-tools': SESSION,
+  'DELETE /api/sessions/{id}/remembered-tools/{name}': [...SESSION, 'tool_not_remembered'],
 };
 
 /** The codes a route answers, by status, in the order of the statuses. */

@@ -12,6 +12,7 @@ import { HTTP_API_CORS } from '../contract/cors.ts';
 import { Sha256Schema, UploadRequestSchema } from '../contract/files.ts';
 import { IdSchema, SessionIdSchema } from '../contract/ids.ts';
 import { ExportQuerySchema, FeedbackRequestSchema, MessageIdSchema } from '../contract/messages.ts';
+import { RememberedToolNameSchema, RememberedToolsSchema } from '../contract/remembered.ts';
 import { HTTP_ROUTES, type HttpRouteKey } from '../contract/routes.ts';
 import { errorsByStatus } from './errors.ts';
 import { type JsonSchema, jsonSchemaOf } from './json-schema.ts';
@@ -43,6 +44,7 @@ const SCHEMAS = {
   ResolveAccepted: ResolveAcceptedSchema,
   EventsPage: EventsPageSchema,
   Event: EventSchema,
+  RememberedTools: RememberedToolsSchema,
   Error: ErrorResponseSchema,
   GatewayError: GatewayErrorSchema,
 } satisfies Record<string, z.ZodType>;
@@ -55,6 +57,7 @@ const RESPONSES: SchemaName[] = [
   'ResolveAccepted',
   'EventsPage',
   'Event',
+  'RememberedTools',
   'Error',
   'GatewayError',
 ];
@@ -67,6 +70,8 @@ interface Ok {
   schema?: SchemaName;
   /** No body: a redirect. */
   empty?: boolean;
+  /** No body and no header: done (`204`). */
+  none?: boolean;
 }
 
 /** What the document says of one route, besides its errors (errors.ts). */
@@ -207,6 +212,19 @@ const ROUTES: Record<HttpRouteKey, RouteDoc> = {
       303: { description: 'Larger: `location` reads it (valid 15 minutes).', empty: true },
     },
   },
+  'GET /api/sessions/{id}/remembered-tools': {
+    summary:
+      'The tools remembered for the session (approved with `remember_for_session: true`): their later calls run without asking.',
+    anchor: 'get-apisessionsidremembered-tools',
+    path: session,
+    ok: { 200: { description: 'The remembered tools, in the order remembered.', schema: 'RememberedTools' } },
+  },
+  'DELETE /api/sessions/{id}/remembered-tools/{name}': {
+    summary: 'Forget a remembered tool: its next call in the session asks again.',
+    anchor: 'delete-apisessionsidremembered-toolsname',
+    path: { ...session, name: RememberedToolNameSchema },
+    ok: { 204: { description: 'Forgotten.', none: true } },
+  },
 };
 
 /** The prose, beside the generated document in docs/. */
@@ -274,13 +292,15 @@ function operation(key: HttpRouteKey): JsonSchema {
       status,
       {
         description: answer.description,
-        ...(answer.empty
-          ? { headers: { location: { schema: { type: 'string' } } } }
-          : {
-              content: {
-                'application/json': { schema: answer.schema ? ref(answer.schema) : { type: 'object' } },
-              },
-            }),
+        ...(answer.none
+          ? {}
+          : answer.empty
+            ? { headers: { location: { schema: { type: 'string' } } } }
+            : {
+                content: {
+                  'application/json': { schema: answer.schema ? ref(answer.schema) : { type: 'object' } },
+                },
+              }),
       },
     ]),
   );

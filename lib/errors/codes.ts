@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   file_not_found: [404, 'not_found'],
   message_not_found: [404, 'not_found'],
   event_not_found: [404, 'not_found'],
+  tool_not_remembered: [404, 'not_found'],
   action_not_found: [404, 'not_found'],
   resolve_not_supported: [404, 'not_found'],
   agent_mismatch: [409, 'session'],

@@ -78,7 +78,16 @@ export const SESSION_EVENTS = {
     .strict(),
   'agent.message.delta': z.object({ message_id: messageId, text: z.string() }).strict(),
   'agent.tool_use': z
-    .object({ message_id: messageId, id: z.string(), name: z.string(), args: z.unknown() })
+    .object({
+      message_id: messageId,
+      id: z.string(),
+      name: z.string(),
+      args: z.unknown(),
+      remembered: z.literal(true).optional().meta({
+        description:
+          'Present (true) when the call ran without asking: an approval of this tool was answered with `remember_for_session: true` earlier in the session.',
+      }),
+    })
     .strict(),
   'agent.tool_result': z
     .object({

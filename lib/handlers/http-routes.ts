@@ -29,6 +29,7 @@ import {
   parseChatRequest,
   parseJsonBody,
   parseResolveRequest,
+  type RememberedTools,
   SessionsQuerySchema,
   UploadRequestSchema,
 } from '../contract/index.ts';
@@ -45,6 +46,7 @@ import {
 import { awaitFinal } from '../runs/index.ts';
 import { listedMessage, messageView, ownedSession, sessionListView, sessionView } from '../sessions/index.ts';
 import {
+  forgetTool,
   getMessage,
   lastSeq,
   latestRun,
@@ -54,6 +56,7 @@ import {
   listFeedback,
   listMessages,
   listOwnedSessions,
+  listRememberedTools,
   openActions,
 } from '../store/index.ts';
 import { eventView, json, listedEvent } from '../transport/index.ts';
@@ -323,6 +326,26 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
         { path: ['messageId'], message: 'No message of the session has this id.' },
       ]);
     return wholeItem(rt, session.sessionId, messageView(message, actions, ratings.get(messageId)));
+  },
+  async 'GET /api/sessions/{id}/remembered-tools'(rt, _app, event, caller) {
+    const session = await ownedSession(rt, caller, sessionIdOf(event));
+    const tools = await listRememberedTools(rt, session);
+    const body: RememberedTools = {
+      session_id: hostSessionId(session.sessionId),
+      tools: tools.map((t) => ({ name: t.name, remembered_at: t.rememberedAt, actor: t.actor })),
+    };
+    return json(200, body);
+  },
+  async 'DELETE /api/sessions/{id}/remembered-tools/{name}'(rt, _app, event, caller) {
+    const session = await ownedSession(rt, caller, sessionIdOf(event));
+    const name = param(event, 'name');
+    if (!(await forgetTool(rt, session, name))) {
+      const shown = name.length > 64 ? `${name.slice(0, 64)}…` : name;
+      throw new NotFoundError('tool_not_remembered', `Tool "${shown}" is not remembered for this session.`, [
+        { path: ['name'], message: 'No tool of this name is remembered for the session.' },
+      ]);
+    }
+    return { statusCode: 204 };
   },
 };
 

@@ -225,9 +225,10 @@ async function execute(
   args: unknown,
   io: HostAgentIO,
   at: { conversationId: string; context: HostAgentInput['context'] },
+  remembered = false,
 ): Promise<string> {
   const name = tool?.name ?? '';
-  io.emit({ type: 'tool_use', id: callId, name, args });
+  io.emit({ type: 'tool_use', id: callId, name, args, ...(remembered && { remembered: true as const }) });
   try {
     const result = await tool?.execute?.(args, {
       signal: io.signal,
@@ -401,6 +402,8 @@ async function handle(
       ? await tool.needsApproval(checked.args)
       : tool.needsApproval === true);
   if (needsApproval) {
+    const remembered = await runRemembered(loop, tool, call, checked.args);
+    if (remembered !== undefined) return remembered;
     const title = tool.approval?.title;
     pauseOn({
       id,
@@ -418,6 +421,29 @@ async function handle(
     return undefined;
   }
   return execute(tool, call.id, checked.args, io, loop);
+}
+
+/**
+ * A call of a tool that needs approval, when the tool is remembered for the session
+ * (`io.rememberedTools`): it runs without asking, with the arguments the model wrote, checked as
+ * approved arguments are (the approval's `argsSchema`, else the tool's parameters), and its
+ * `tool_use` says `remembered: true`. Undefined when the tool is not remembered: the call is asked.
+ */
+async function runRemembered(
+  loop: Loop,
+  tool: ModelTool,
+  call: ModelCall,
+  args: unknown,
+): Promise<string | undefined> {
+  if (!loop.io.rememberedTools?.includes(tool.name)) return undefined;
+  const checked = await checkValue(tool.approval?.argsSchema ?? tool.parameters, args);
+  if (!checked.ok) {
+    const error = `The arguments do not fit: ${checked.error}`;
+    loop.io.emit({ type: 'tool_use', id: call.id, name: tool.name, args, remembered: true });
+    loop.io.emit({ type: 'tool_result', id: call.id, name: tool.name, error });
+    return outputText({ error });
+  }
+  return execute(tool, call.id, checked.args, loop.io, loop, true);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { remembersTools } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type {
   Attachment,
@@ -8,7 +9,13 @@ import type {
   RequestContext,
 } from '../contract/index.ts';
 import { conversationFiles, fileIdsOf, sessionFiles } from '../files/index.ts';
-import { getBlob, type MessageRecord, type RunRecord } from '../store/index.ts';
+import {
+  getBlob,
+  listRememberedTools,
+  type MessageRecord,
+  type RunRecord,
+  type SessionRecord,
+} from '../store/index.ts';
 import { loadAttachment, partsReader } from './attachment-parts.ts';
 import { decisionTools, toolsForTurn } from './tools.ts';
 
@@ -22,6 +29,16 @@ export async function historyMessage(rt: Runtime, m: MessageRecord): Promise<His
     attachments: await Promise.all((m.attachments ?? []).map((a) => loadAttachment(rt, a))),
     createdAt: m.createdAt,
   };
+}
+
+/** The names of the tools remembered for a session, as an agent reads them: none for a host agent. */
+export async function rememberedToolsOf(
+  rt: Runtime,
+  agent: HostAgentRegistration,
+  session: SessionRecord,
+): Promise<string[]> {
+  if (!remembersTools(agent)) return [];
+  return (await listRememberedTools(rt, session)).map((t) => t.name);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { resolutionOf, resolutionView } from '../actions/index.ts';
+import { remembersTools } from '../agents/index.ts';
 import { hostSessionId, type Identity } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { ResolveRequest } from '../contract/index.ts';
@@ -44,6 +45,7 @@ export async function submitAnswer(
     duplicate,
   } = await queueAnswer(rt, identity, session, action, request.id ?? newId('req'), (a) => ({
     resolution: resolutionOf(a, request),
+    remembers: remembersTools(agent),
   }));
   return {
     session_id: hostSessionId(session.sessionId),

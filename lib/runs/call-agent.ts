@@ -134,6 +134,7 @@ function publish(stream: EventStream, messageId: string, event: HostEvent, host:
           id: event.id,
           name: event.name,
           args: event.args ?? null,
+          ...(event.remembered && { remembered: true as const }),
         });
       }
       break;

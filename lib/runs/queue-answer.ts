@@ -8,6 +8,7 @@ import {
   type ActionRecord,
   decideAction,
   putRun,
+  rememberTool,
   type SessionRecord,
   setHostContext,
 } from '../store/index.ts';
@@ -32,6 +33,11 @@ export interface Resolution {
   hostContext?: HostContext;
   /** A receipt of a silent host decision: its run records it, the agent is not called. */
   outputMode?: 'host_tools';
+  /**
+   * True for an agent whose model loop the runtime runs: an approval decided with
+   * `rememberForSession: true` remembers its tool for the session, before the run is queued.
+   */
+  remembers?: boolean;
 }
 
 /**
@@ -113,8 +119,26 @@ export async function queueAnswer(
     // may have replaced it meanwhile; its own turn has it on the run either way.
     if (hostContext) await setHostContext(rt, session.sessionId, hostContext);
   }
+  // Before the run is queued, so that it and every later turn see the tool; a retry records it again.
+  if (built.remembers) await rememberApproved(rt, session, decided);
   await enqueue(rt, { v: 1, kind: 'resolve', sessionId: session.sessionId, runId: record.runId, requestId });
   // Only the request that decided it announces it: a retry finds it decided already.
   if (!ours) await publishEvents(rt, [pauseResolved(session, decided, rt.clock())]);
   return { runId: record.runId, action: decided, duplicate: !first };
+}
+
+/**
+ * Remembers the tool of an approval decided with `rememberForSession: true` (the recorded decision,
+ * whichever send made it): its later calls in the session run without asking. A denial remembers nothing.
+ */
+async function rememberApproved(rt: Runtime, session: SessionRecord, decided: ActionRecord): Promise<void> {
+  const resolution = decided.resolution;
+  const toolName = decided.action.toolName;
+  if (decided.kind !== 'tool_approval' || typeof toolName !== 'string') return;
+  if (resolution?.decision !== 'approve' || resolution.rememberForSession !== true) return;
+  await rememberTool(rt, session, {
+    name: toolName,
+    rememberedAt: decided.resolvedAt ?? new Date(rt.clock()).toISOString(),
+    actor: decided.actor ?? 'system',
+  });
 }

@@ -12,7 +12,7 @@ import {
   type RunOutcome,
 } from '../store/index.ts';
 import { closingSpend } from './accounting.ts';
-import { historyMessage, invocationOf } from './agent-input.ts';
+import { historyMessage, invocationOf, rememberedToolsOf } from './agent-input.ts';
 import { loadAttachment, partsReader } from './attachment-parts.ts';
 import { callAgent } from './call-agent.ts';
 import { runReceipt, settleDecision } from './decision.ts';
@@ -96,6 +96,7 @@ export async function runMessage(scope: RunScope): Promise<RunOutcome> {
     });
   await announceLeftBehind(scope, leftBehind);
   const { input, io } = await invocationOf(rt, agent, run, history, scope.context, (m, d) => log.warn(m, d));
+  const rememberedTools = await rememberedToolsOf(rt, agent, scope.session);
   const hostTools = new Set(input.tools.host.map((t) => t.name));
   const silent = run.outputMode === 'host_tools';
   // Steering is unsupported in a silent host decision: it takes nothing.
@@ -105,7 +106,8 @@ export async function runMessage(scope: RunScope): Promise<RunOutcome> {
     stream,
     run.assistantMessageId,
     hostTools,
-    (guarded) => agent.definition.invoke(input, { ...guarded, ...io, takeSteering, secret: rt.secret }),
+    (guarded) =>
+      agent.definition.invoke(input, { ...guarded, ...io, takeSteering, secret: rt.secret, rememberedTools }),
     scope.stopping,
     scope.accounting,
     silent,
@@ -142,6 +144,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
   const hostTools = new Set(tools.host.map((t) => t.name));
   const history = await Promise.all(messages.map((m) => historyMessage(rt, m)));
   const messageId = answered.kind === 'host_tool' ? answered.messageId : run.assistantMessageId;
+  const rememberedTools = await rememberedToolsOf(rt, agent, session);
   const attachments: Attachment[] = await Promise.all(
     (run.attachments ?? []).map((a) => loadAttachment(rt, a)),
   );
@@ -177,6 +180,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
           parts: partsReader(rt, run.sessionId, run.attachments ?? [], messages),
           takeSteering: steeringOf(scope),
           secret: rt.secret,
+          rememberedTools,
         },
       ),
     scope.stopping,

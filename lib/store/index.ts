@@ -74,6 +74,12 @@ export {
 } from './messages.ts';
 export { claimOrphanPass, finishOrphanPass, recordedFiles } from './orphan-files.ts';
 export { type CounterKey, countRequest } from './rate-counters.ts';
+export {
+  forgetTool,
+  listRememberedTools,
+  type RememberedTool,
+  rememberTool,
+} from './remembered-tools.ts';
 export { markReplaced } from './replacements.ts';
 export { findRequest, type RequestRecord, recordRequest } from './requests.ts';
 export { type RetainedKind, retentionDays, retentionTtl } from './retention.ts';

@@ -13,6 +13,14 @@ export const keys = {
     pk: `SESSION#${sessionId}`,
     sk: `FEEDBACK#${messageId}`,
   }),
+  /**
+   * A tool approved for the rest of the session (`remember_for_session`), by its name's digest: a
+   * tool's name may be longer than a sort key holds.
+   */
+  rememberedTool: (sessionId: string, name: string) => ({
+    pk: `SESSION#${sessionId}`,
+    sk: `TOOL#${digest(name)}`,
+  }),
   subscriber: (sessionId: string, connectionId: string) => ({
     pk: `SESSION#${sessionId}`,
     sk: `CONN#${connectionId}`,
@@ -107,6 +115,7 @@ export const prefixes = {
   subscriber: 'CONN#',
   action: 'ACT#',
   feedback: 'FEEDBACK#',
+  rememberedTool: 'TOOL#',
 } as const;
 
 /** Zero-padded so that string order is numeric order. */

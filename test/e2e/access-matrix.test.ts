@@ -86,6 +86,11 @@ function requestOf(route: HttpRouteKey, name: string): [string, string, unknown?
       'GET',
       `/api/sessions/${name}/messages/${answerId}/content`,
     ],
+    'GET /api/sessions/{id}/remembered-tools': ['GET', `/api/sessions/${name}/remembered-tools`],
+    'DELETE /api/sessions/{id}/remembered-tools/{name}': [
+      'DELETE',
+      `/api/sessions/${name}/remembered-tools/wire_money`,
+    ],
   };
   return requests[route];
 }
@@ -110,6 +115,8 @@ const OTHER_ANSWERS: Record<HttpRouteKey, (name: string) => { status: number; co
   'POST /api/sessions/{id}/messages/{messageId}/feedback': () => ({ status: 404, code: 'session_not_found' }),
   'GET /api/sessions/{id}/export': () => ({ status: 404, code: 'session_not_found' }),
   'GET /api/sessions/{id}/messages/{messageId}/content': () => ({ status: 404, code: 'session_not_found' }),
+  'GET /api/sessions/{id}/remembered-tools': () => ({ status: 404, code: 'session_not_found' }),
+  'DELETE /api/sessions/{id}/remembered-tools/{name}': () => ({ status: 404, code: 'session_not_found' }),
 };
 
 /** What `GET /api/agents` answers every caller: the one registered agent, nothing of a session. */
@@ -302,11 +309,20 @@ describe('the access matrix: every route and action, for every kind of caller', 
       'GET /api/sessions/{id}/events/{seq}',
       'GET /api/sessions/{id}/export',
       'GET /api/sessions/{id}/messages/{messageId}/content',
+      'GET /api/sessions/{id}/remembered-tools',
     ] as const) {
       for (const name of [SESSION, REF]) {
         const [method, path] = requestOf(route, name);
         expect((await call('alice', method, path)).status, `${route} ${name}`).toBe(200);
       }
+    }
+    // A host agent's session remembers no tool: there is nothing of hers to forget.
+    for (const name of [SESSION, REF]) {
+      const [method, path] = requestOf('DELETE /api/sessions/{id}/remembered-tools/{name}', name);
+      expect(await call('alice', method, path), name).toMatchObject({
+        status: 404,
+        json: { error: { code: 'tool_not_remembered' } },
+      });
     }
     // Her own run, posted again through AG-UI, streams from its start.
     const reposted = await agui('alice', AGUI_BODIES.repost(REF));

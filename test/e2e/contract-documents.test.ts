@@ -119,6 +119,16 @@ describe('the contract documents, served by the sandbox', () => {
     expect((events.json.events as unknown[]).length).toBeGreaterThan(0);
     expectValid('openapi', response('/api/sessions/{id}/events', 'get', 200), events.json);
 
+    const remembered = await api(
+      sandbox.url,
+      'GET',
+      '/api/sessions/doc-1/remembered-tools',
+      undefined,
+      asAlice,
+    );
+    expect(remembered.json).toEqual({ session_id: 'doc-1', tools: [] });
+    expectValid('openapi', response('/api/sessions/{id}/remembered-tools', 'get', 200), remembered.json);
+
     const errors: [string, string, string, unknown, number, string?][] = [
       ['/api/chat', 'post', '/api/chat', { content: 'hi', colour: 'red' }, 422],
       ['/api/chat', 'post', '/api/chat', '{not json', 400],
@@ -126,6 +136,13 @@ describe('the contract documents, served by the sandbox', () => {
       ['/api/sessions/{id}/events', 'get', '/api/sessions/doc-1/events?after=-1', undefined, 422],
       ['/api/files/{id}', 'get', '/api/files/file_none', undefined, 404],
       ['/api/sessions/{id}/cancel', 'post', '/api/sessions/doc-none/cancel', undefined, 404],
+      [
+        '/api/sessions/{id}/remembered-tools/{name}',
+        'delete',
+        '/api/sessions/doc-1/remembered-tools/lookup',
+        undefined,
+        404,
+      ],
     ];
     for (const [path, method, url, body, status] of errors) {
       const res = await api(sandbox.url, method.toUpperCase(), url, body, asAlice);

@@ -102,6 +102,12 @@ const ROUTES: [HttpRouteKey, (made: Made) => [string, string, unknown?, string?]
     200,
   ],
   ['GET /api/sessions/{id}/export', () => ['GET', '/api/sessions/http/export'], 200],
+  ['GET /api/sessions/{id}/remembered-tools', () => ['GET', '/api/sessions/http/remembered-tools'], 200],
+  [
+    'DELETE /api/sessions/{id}/remembered-tools/{name}',
+    () => ['DELETE', '/api/sessions/http/remembered-tools/wire_money'],
+    404,
+  ],
   [
     'POST /api/sessions/{id}/actions/{actionId}',
     () => ['POST', '/api/sessions/http/actions/req_wire', { decision: 'approve' }],

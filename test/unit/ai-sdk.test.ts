@@ -49,6 +49,7 @@ function fakeIO(controller = new AbortController()) {
     lookAtScreen: async () => [],
     parts: async () => [],
     takeSteering: async () => [],
+    rememberedTools: [],
     secret: async () => '',
   };
   return { io, events, controller };
@@ -297,6 +298,76 @@ describe('the AI SDK adapter: approvals', () => {
       ['call_b', 'The call was denied.'],
     ]);
     expect(prompts).toHaveLength(2);
+  });
+});
+
+describe('the AI SDK adapter: remembered tools', () => {
+  it('answers the approvals of a remembered tool itself: the calls run without asking and say remembered', async () => {
+    const { model, prompts } = scriptedModel({
+      two: [
+        call([
+          { id: 'call_a', name: 'refund', input: { order: '1', amount: 1 } },
+          { id: 'call_b', name: 'refund', input: { order: '2', amount: 2 } },
+        ]),
+        say('Both refunded.'),
+      ],
+    });
+    const refunds: unknown[] = [];
+    const definition: SDKAgentDefinition = { info: { id: 'a' }, agent: refundAgent(model, refunds) };
+    const { io, events } = fakeIO();
+    const done = await invokeSDK(definition, turn('two refunds'), { ...io, rememberedTools: ['refund'] });
+    expect(done).toEqual({ stopReason: 'end_turn' });
+    expect(refunds).toEqual([
+      { order: '1', amount: 1 },
+      { order: '2', amount: 2 },
+    ]);
+    expect(events.filter((e) => e.type === 'tool_use')).toEqual([
+      { type: 'tool_use', id: 'call_a', name: 'refund', args: { order: '1', amount: 1 }, remembered: true },
+      { type: 'tool_use', id: 'call_b', name: 'refund', args: { order: '2', amount: 2 }, remembered: true },
+    ]);
+    expect(prompts).toHaveLength(2);
+  });
+
+  it('asks what else the step waits on, and hands the remembered answer over with its answer', async () => {
+    const { model } = scriptedModel({
+      mixed: [
+        call([
+          { id: 'call_r', name: 'refund', input: { order: '1', amount: 1 } },
+          { id: 'call_page', name: 'read_page', input: {} },
+        ]),
+        say('Done.'),
+      ],
+    });
+    const refunds: unknown[] = [];
+    const agent = refundAgent(model, refunds);
+    Object.assign(agent.tools, { read_page: tool({ inputSchema: z.object({}) }) });
+    const definition: SDKAgentDefinition = { info: { id: 'a' }, agent };
+    const asked = await invokeSDK(definition, turn('mixed'), { ...fakeIO().io, rememberedTools: ['refund'] });
+    expect(asked.pendingActions).toEqual([
+      expect.objectContaining({ type: 'client_tool', toolName: 'read_page' }),
+    ]);
+    expect(refunds).toEqual([]);
+    const done = await resolveSDK(
+      definition,
+      answered(asked, { type: 'client_tool', output: { text: 'page' } }, [user('mixed')]),
+      fakeIO().io,
+    );
+    expect(done).toEqual({ stopReason: 'end_turn' });
+    expect(refunds).toEqual([{ order: '1', amount: 1 }]);
+  });
+
+  it('stops a run that keeps calling a remembered tool: incomplete, max_turns', async () => {
+    const again = (n: number) =>
+      call([{ id: `call_${n}`, name: 'refund', input: { order: `${n}`, amount: 1 } }]);
+    const { model, prompts } = scriptedModel({ forever: Array.from({ length: 20 }, (_, n) => again(n)) });
+    const refunds: unknown[] = [];
+    const definition: SDKAgentDefinition = { info: { id: 'a' }, agent: refundAgent(model, refunds) };
+    const done = await invokeSDK(definition, turn('forever'), {
+      ...fakeIO().io,
+      rememberedTools: ['refund'],
+    });
+    expect(done).toEqual({ status: 'incomplete', stopReason: 'max_turns' });
+    expect(prompts).toHaveLength(11);
   });
 });
 

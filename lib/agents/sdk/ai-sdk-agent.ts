@@ -35,6 +35,8 @@ interface Waiting {
   args: unknown;
   toolCallId: string;
   argsSchema?: Record<string, unknown>;
+  /** An approval of a tool remembered for the session: answered at once, never asked. */
+  remembered?: true;
 }
 
 /**
@@ -192,10 +194,18 @@ async function run(
     const response = result.responseMessages ?? result.response?.then((r) => r.messages);
     const steps = steering.into(JSON.parse(JSON.stringify((await response) ?? [])) as ModelMessage[]);
     const looked = mapped.waiting.filter((w) => looks && w.toolName === LOOK_AT_SCREEN);
-    const waiting = mapped.waiting.filter((w) => !looked.includes(w));
-    if (looked.length > 0 && waiting.length === 0) {
-      // Only looks: answered here, and the SDK goes on.
-      const shown: ModelMessage = { role: 'tool', content: looked.map((w) => lookResult(io, w, screens)) };
+    // A remembered tool's approval is answered here: approved, the SDK runs it.
+    const { answers: remembered, waiting } = answerRemembered(
+      mapped.waiting.filter((w) => !looked.includes(w)),
+    );
+    if (waiting.length === 0) {
+      // Only looks and remembered tools: answered here, and the SDK goes on at once.
+      if (looked.length === 0 && !continuesRemembered(io))
+        return { status: 'incomplete', stopReason: 'max_turns' };
+      const shown: ModelMessage = {
+        role: 'tool',
+        content: [...looked.map((w) => lookResult(io, w, screens)), ...remembered],
+      };
       carried = { ...carried, messages: [...carried.messages, ...steps, shown] };
       messages = [...messages, ...steps, shown];
       continue;
@@ -213,7 +223,11 @@ async function run(
     // of the same step is answered now, without the screenshots (they are not kept for the answer).
     const turn = withoutScreens([...carried.messages, ...steps]);
     const pause = `${input.runId}.${turn.length}`;
-    const answers: ToolContent = [...carried.answers, ...looked.map((w) => lookResult(io, w, []))];
+    const answers: ToolContent = [
+      ...carried.answers,
+      ...looked.map((w) => lookResult(io, w, [])),
+      ...remembered,
+    ];
     for (const w of waiting)
       if (w.type === 'host_tool') io.emit({ type: 'tool_use', id: w.id, name: w.toolName, args: w.args });
     return {
@@ -339,6 +353,29 @@ async function steeringBetweenSteps(io: HostAgentIO) {
   };
 }
 
+/**
+ * The approvals of remembered tools (`io.rememberedTools`), answered: approved, with the arguments the
+ * model wrote (the SDK checks an approved call against the tool's schema again before it runs it). The
+ * other requests still wait, in order.
+ */
+function answerRemembered(all: Waiting[]): { answers: ToolContent; waiting: Waiting[] } {
+  const answers: ToolContent = all
+    .filter((w) => w.remembered)
+    .map((w) => ({ type: 'tool-approval-response', approvalId: w.id, approved: true }));
+  return { answers, waiting: all.filter((w) => !w.remembered) };
+}
+
+/** How many times a call of the adapter may call the SDK again on remembered approvals alone. */
+const MAX_REMEMBERED_CONTINUATIONS = 10;
+const continuations = new WeakMap<HostAgentIO, number>();
+
+/** Counts one more SDK call on remembered approvals alone: false past the bound (the turn stops). */
+function continuesRemembered(io: HostAgentIO): boolean {
+  const count = (continuations.get(io) ?? 0) + 1;
+  continuations.set(io, count);
+  return count <= MAX_REMEMBERED_CONTINUATIONS;
+}
+
 /** What one stream said, once read: the events are emitted as its parts come. */
 interface Mapped {
   waiting: Waiting[];
@@ -352,16 +389,29 @@ interface Mapped {
  */
 export async function mapStream(
   stream: AsyncIterable<Part>,
-  io: Pick<HostAgentIO, 'emit'>,
+  io: Pick<HostAgentIO, 'emit'> & Partial<Pick<HostAgentIO, 'rememberedTools'>>,
   hostNames: ReadonlySet<string>,
 ): Promise<Mapped> {
   const emit = (event: HostEvent) => io.emit(event);
+  const remembered = new Set(io.rememberedTools ?? []);
+  /**
+   * A call of a remembered tool is announced with the part after it: when that is the call's
+   * approval request, the call runs without asking, and its `tool_use` says `remembered: true`.
+   */
+  let held: (HostEvent & { type: 'tool_use' }) | undefined;
   /** Calls with no outcome yet: those left at the end wait on the host or the page. */
   const open = new Map<string, { toolName: string; input: unknown }>();
   const waiting: Waiting[] = [];
   let finishReason: string | undefined;
   let aborted = false;
   for await (const part of stream) {
+    let runsRemembered = false;
+    if (held) {
+      runsRemembered =
+        part.type === 'tool-approval-request' && !part.isAutomatic && part.toolCall.toolCallId === held.id;
+      emit(runsRemembered ? { ...held, remembered: true } : held);
+      held = undefined;
+    }
     switch (part.type) {
       case 'text-delta':
         if (part.text) emit({ type: 'text', text: part.text });
@@ -370,8 +420,16 @@ export async function mapStream(
         if (part.providerExecuted) break;
         open.set(part.toolCallId, { toolName: part.toolName, input: part.input });
         // A host action is announced when it is asked, with the step's other requests.
-        if (!hostNames.has(part.toolName))
-          emit({ type: 'tool_use', id: part.toolCallId, name: part.toolName, args: part.input ?? {} });
+        if (!hostNames.has(part.toolName)) {
+          const use = {
+            type: 'tool_use' as const,
+            id: part.toolCallId,
+            name: part.toolName,
+            args: part.input ?? {},
+          };
+          if (remembered.has(part.toolName)) held = use;
+          else emit(use);
+        }
         break;
       case 'tool-result':
         if (part.providerExecuted) break;
@@ -400,6 +458,7 @@ export async function mapStream(
           toolName: part.toolCall.toolName,
           args: part.toolCall.input ?? {},
           toolCallId: part.toolCall.toolCallId,
+          ...(runsRemembered && { remembered: true as const }),
         });
         break;
       }
@@ -422,6 +481,7 @@ export async function mapStream(
         break;
     }
   }
+  if (held) emit(held);
   // Calls of tools without `execute` that got no result: the SDK stopped on them.
   for (const [toolCallId, call] of open) {
     waiting.push({
