@@ -24,6 +24,7 @@ export type { Budget, ModelPrice, Pricing } from './contract/index.ts';
 export {
   type AgentFileSettings,
   type Attachment,
+  type BudgetLeft,
   type ContentPart,
   ContentPartSchema,
   type DocumentPart,

@@ -33,6 +33,7 @@ export {
 } from './agent-schemas.ts';
 export type {
   AgentFileSettings,
+  BudgetLeft,
   FeedbackEvent,
   HistoryMessage,
   HitlOptions,

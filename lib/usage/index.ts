@@ -1,4 +1,4 @@
-export { budgetReached, checkBudgets, dayLedgers, type Spender } from './budget.ts';
+export { budgetReached, checkBudgets, dayLedgers, roomAtStart, type Spender } from './budget.ts';
 export { checkUsageOptions } from './options.ts';
 export { costOf, priceUsage, roundUsd } from './pricing.ts';
 export { recordSpend } from './spend.ts';

@@ -70,6 +70,7 @@ export async function modelTurn(
     lookAtScreen: async () => [],
     parts: async () => [],
     takeSteering: async () => [],
+    budgetLeft: async () => undefined,
     secret: async () => {
       throw new Error('no secrets here');
     },

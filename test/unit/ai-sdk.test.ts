@@ -50,6 +50,7 @@ function fakeIO(controller = new AbortController()) {
     parts: async () => [],
     takeSteering: async () => [],
     secret: async () => '',
+    budgetLeft: async () => undefined,
   };
   return { io, events, controller };
 }

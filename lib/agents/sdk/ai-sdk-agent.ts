@@ -21,7 +21,9 @@ import type {
 } from '../../contract/index.ts';
 import { jsonSchemaProblem, renderHostContext } from '../../contract/index.ts';
 import { AgentFailedError } from '../../errors/index.ts';
+import { budgetSpent, budgetStop } from '../../models/budget.ts';
 import { redactEndpointText } from '../../models/redact.ts';
+import { budgetGuard } from './budget.ts';
 import type { SDKAgentCall, SDKAgentDefinition, SDKStreamResult } from './types.ts';
 
 type Part = TextStreamPart<ToolSet>;
@@ -113,17 +115,24 @@ async function run(
   carried: Carried,
   messages: ModelMessage[],
 ): Promise<HostResult> {
+  if (await budgetSpent(io)) return budgetStop();
+  const budget = budgetGuard(io);
   const agent = typeof definition.agent === 'function' ? await definition.agent() : definition.agent;
   const hostTools = input.tools?.host ?? [];
   const hostNames = new Set(hostTools.map((t) => t.name));
   let result: SDKStreamResult;
   try {
     result = agent
-      ? await agent.stream({ messages: messages as never[], abortSignal: io.signal })
+      ? await agent.stream({
+          messages: messages as never[],
+          abortSignal: budget.signal,
+          onStepStart: budget.onStepStart,
+        })
       : await definition.stream!({
           messages: messages as never[],
           tools: Object.fromEntries(hostTools.map((t) => [t.name, clientTool(t.description, t.parameters)])),
-          abortSignal: io.signal,
+          abortSignal: budget.signal,
+          onStepStart: budget.onStepStart,
           input: {
             conversationId: input.conversationId,
             runId: input.runId,
@@ -133,6 +142,7 @@ async function run(
           },
         });
   } catch (error) {
+    if (budget.reached) return budgetStop();
     if (io.signal.aborted) return { status: 'cancelled' };
     throw failed(error);
   }
@@ -140,11 +150,13 @@ async function run(
   if (!stream) throw new AgentFailedError('The AI SDK agent returned no stream (stream or fullStream).');
   let mapped: Mapped;
   try {
-    mapped = await mapStream(stream as AsyncIterable<Part>, io, hostNames);
+    mapped = await mapStream(budget.parts(stream as AsyncIterable<Part>), io, hostNames);
   } catch (error) {
+    if (budget.reached) return budgetStop();
     if (io.signal.aborted) return { status: 'cancelled' };
     throw failed(error);
   }
+  if (budget.reached) return budgetStop();
   if (mapped.aborted || io.signal.aborted) return { status: 'cancelled' };
   if (mapped.waiting.length === 0) return { stopReason: stopReasonOf(mapped.finishReason) };
   const tools = (agent ? agent.tools : (definition as { tools?: Record<string, unknown> }).tools) ?? {};

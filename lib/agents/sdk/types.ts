@@ -11,7 +11,14 @@ export interface SDKAgentCall {
   messages: never[];
   /** A `ToolSet` of the host actions (typed as empty, for the same reason): spread it into your tools. */
   tools: Record<never, never>;
+  /** Aborts with the run, and before a step once the turn's budget is spent: pass it to `streamText`. */
   abortSignal: AbortSignal;
+  /**
+   * Pass it to `streamText` (`onStepStart`): before each step after the first it waits for the earlier
+   * steps' usage and, once the turn's budget is spent, aborts `abortSignal`, so no further model call
+   * is made (docs/models.md).
+   */
+  onStepStart(event: { stepNumber: number }): Promise<void>;
   /** The turn as `invoke` got it (for a continuation, the one that asked). */
   input: Pick<HostAgentInput, 'conversationId' | 'runId' | 'hostContext' | 'context' | 'metadata'>;
 }
@@ -27,7 +34,11 @@ export interface SDKStreamResult {
 /** An AI SDK agent (`ToolLoopAgent`, or anything implementing the SDK's `Agent` interface). */
 export interface SDKAgent {
   readonly tools?: Record<string, unknown>;
-  stream(options: { messages: never[]; abortSignal?: AbortSignal }): PromiseLike<SDKStreamResult>;
+  stream(options: {
+    messages: never[];
+    abortSignal?: AbortSignal;
+    onStepStart?: (event: { stepNumber: number }) => Promise<void>;
+  }): PromiseLike<SDKStreamResult>;
 }
 
 /** The host-agent settings an SDK agent keeps: everything but the functions the adapter provides. */

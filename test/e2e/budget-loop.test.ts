@@ -1,0 +1,211 @@
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { isStepCount, streamText, ToolLoopAgent, tool } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { createSwitchboard, type ModelAgentDefinition } from '../../lib/index.ts';
+import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
+import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
+
+/**
+ * Budgets stop the loops Switchboard runs before the model call that would spend past them: the
+ * Chat Completions / Responses loop and the AI SDK adapter ask `io.budgetLeft()` (the room read when
+ * the run started, less this turn's usage so far) before each model call. Every call here costs
+ * $0.03, so a $0.05 budget is reached by the second call, and the third is never made.
+ */
+const CALL_USD = 0.03;
+const SCRIPT = {
+  rules: [
+    {
+      match: 'spend',
+      on: 'user' as const,
+      reply: {
+        text: 'Looking. ',
+        toolCalls: [{ name: 'weather', arguments: { city: 'Lyon' } }],
+        usage: { promptTokens: 30_000, completionTokens: 0, cachedTokens: 0 },
+      },
+    },
+    {
+      tool: 'weather',
+      reply: {
+        text: 'Still looking. ',
+        toolCalls: [{ name: 'weather', arguments: { city: 'Lyon' } }],
+        usage: { promptTokens: 30_000, completionTokens: 0, cachedTokens: 0 },
+      },
+    },
+  ],
+};
+
+/** A model agent on the scripted model that calls `weather` on every step (up to 10 calls). */
+const looping = (
+  id: string,
+  api: 'chat' | 'responses',
+  baseURL: string,
+  extra: Partial<ModelAgentDefinition> = {},
+) => ({
+  info: { id },
+  baseURL,
+  apiKey: 'sk-budget',
+  model: 'scripted-small',
+  tools: [
+    {
+      name: 'weather',
+      parameters: z.object({ city: z.string() }),
+      execute: (args: unknown) => ({ ...(args as object), sky: 'grey' }),
+    },
+  ],
+  pricing: { 'scripted-small': { input: 1, output: 2 } },
+  ...extra,
+  api,
+});
+
+/** The AI SDK's mock model: every step calls `lookup` and reports 10 input tokens ($0.03 at the price below). */
+const sdkCalls: { aborted: boolean }[] = [];
+const sdkModel = new MockLanguageModelV4({
+  modelId: 'budget-mock',
+  doStream: async (options) => {
+    // A provider's fetch made with an aborted signal sends nothing: only the others reach the endpoint.
+    sdkCalls.push({ aborted: options.abortSignal?.aborted ?? false });
+    const n = sdkCalls.length;
+    const parts: LanguageModelV4StreamPart[] = [
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: `Step ${n}. ` },
+      { type: 'text-end', id: 't' },
+      { type: 'tool-call', toolCallId: `lookup_${n}`, toolName: 'lookup', input: '{}' },
+      {
+        type: 'finish',
+        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+        usage: {
+          inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: undefined },
+          outputTokens: { total: 0, text: 0, reasoning: undefined },
+        },
+      },
+    ];
+    return {
+      stream: new ReadableStream({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    };
+  },
+});
+const sdkTools = { lookup: tool({ inputSchema: z.object({}), execute: async () => ({ found: false }) }) };
+
+let model: ScriptedModel;
+let sandbox: Sandbox;
+const sid = sessionIds('budget-loop');
+
+beforeAll(async () => {
+  model = await startScriptedModel({ script: SCRIPT, apiKey: 'sk-budget' });
+  const app = createSwitchboard({ pricing: { 'budget-mock': { input: 3000, output: 0 } } });
+  for (const kind of ['chat', 'responses'] as const) {
+    const register = (d: ModelAgentDefinition) =>
+      kind === 'chat' ? app.registerChatCompletionsAgent(d) : app.registerResponsesAgent(d);
+    register(looping(`${kind}-capped`, kind, model.baseURL, { budget: { sessionUsd: 0.05 } }));
+    register(looping(`${kind}-daily`, kind, model.baseURL));
+  }
+  app.registerSDKAgent({
+    info: { id: 'sdk-capped' },
+    budget: { sessionUsd: 0.05 },
+    agent: new ToolLoopAgent({ model: sdkModel, tools: sdkTools, stopWhen: isStepCount(10) }),
+  });
+  app.registerSDKAgent({
+    info: { id: 'sdk-stream-capped' },
+    budget: { sessionUsd: 0.05 },
+    stream: ({ messages, abortSignal, onStepStart }) =>
+      streamText({
+        model: sdkModel,
+        messages,
+        tools: sdkTools,
+        abortSignal,
+        onStepStart,
+        stopWhen: isStepCount(10),
+      }),
+  });
+  sandbox = await testSandbox({
+    app,
+    // Every test spends as its own owner: `token` is the user.
+    tokens: (token) => ({ user: token }),
+    settings: { budgets: { perUserDailyUsd: 0.1 } },
+  });
+});
+afterAll(async () => {
+  await sandbox?.close();
+  await model?.close();
+});
+
+const as = (user: string, method: string, path: string, body?: unknown) =>
+  api(sandbox.url, method, path, body, { token: user });
+
+/** Sends a message and waits for its turn's final response. */
+const say = (user: string, id: string, agentId: string, content: string) =>
+  as(user, 'POST', '/api/chat', { session_id: id, agent_id: agentId, content, wait_ms: 20_000 });
+
+describe.each(['chat', 'responses'] as const)('the %s loop at a budget', (kind) => {
+  it('stops before the third model call once the second reached the session budget: budget_reached, the text kept, then 402', async () => {
+    const user = `alice-${kind}`;
+    const id = sid(`session-${kind}`);
+    const from = model.requests.length;
+    const res = await say(user, id, `${kind}-capped`, 'spend it');
+    expect(res.status, res.text).toBe(200);
+    // Two model calls: the first left $0.02, the second brought the spend to $0.06.
+    expect(model.requests.length - from).toBe(2);
+    expect(res.json).toMatchObject({
+      content: 'Looking. Still looking. ',
+      stop_reason: 'budget_reached',
+      usage: { costUsd: 2 * CALL_USD },
+    });
+    const session = await as(user, 'GET', `/api/sessions/${id}`);
+    expect(session.json).toMatchObject({ spent_usd: 2 * CALL_USD });
+    const next = await say(user, id, `${kind}-capped`, 'spend more');
+    expect(next).toMatchObject({
+      status: 402,
+      json: { error: { code: 'budget_exceeded', scope: 'session', budget_usd: 0.05 } },
+    });
+    expect(model.requests.length - from).toBe(2);
+  });
+
+  it('stops the loop at the owner’s rolling-day limit the same way, from the run’s start-of-turn read', async () => {
+    const user = `bob-${kind}`;
+    const from = model.requests.length;
+    // $0.10 a day: four calls ($0.12) reach it, the fifth is not made.
+    const res = await say(user, sid(`daily-${kind}`), `${kind}-daily`, 'spend it');
+    expect(res.status, res.text).toBe(200);
+    expect(model.requests.length - from).toBe(4);
+    expect(res.json).toMatchObject({ stop_reason: 'budget_reached', usage: { costUsd: 4 * CALL_USD } });
+    expect(res.json.content).toBe(`Looking. ${'Still looking. '.repeat(3)}`);
+    // Any new message of that owner, in a new session too, is refused.
+    const next = await say(user, sid(`daily-next-${kind}`), `${kind}-daily`, 'spend more');
+    expect(next).toMatchObject({ status: 402, json: { error: { code: 'budget_exceeded', scope: 'user' } } });
+    expect(model.requests.length - from).toBe(4);
+  });
+});
+
+describe.each([
+  ['an AI SDK agent', 'sdk-capped'],
+  ['a streamText function', 'sdk-stream-capped'],
+])('%s at a budget', (_what, agentId) => {
+  it('aborts before the third step: the provider is not called, budget_reached, the text kept, then 402', async () => {
+    const user = `carol-${agentId}`;
+    const id = sid(agentId);
+    sdkCalls.length = 0;
+    const res = await say(user, id, agentId, 'spend it');
+    expect(res.status, res.text).toBe(200);
+    // The third step starts with its signal aborted: a provider sends nothing then.
+    expect(sdkCalls.filter((c) => !c.aborted)).toHaveLength(2);
+    expect(sdkCalls.length).toBeLessThanOrEqual(3);
+    expect(res.json).toMatchObject({
+      content: 'Step 1. Step 2. ',
+      stop_reason: 'budget_reached',
+      usage: { costUsd: 2 * CALL_USD },
+    });
+    const next = await say(user, id, agentId, 'spend more');
+    expect(next).toMatchObject({
+      status: 402,
+      json: { error: { code: 'budget_exceeded', scope: 'session' } },
+    });
+  });
+});
