@@ -2,7 +2,14 @@ import type { Switchboard } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { HostAgentRegistration, Usage } from '../contract/index.ts';
 import type { RunRecord, SessionRecord } from '../store/index.ts';
-import { costOf, recordSpend, roomAtStart, roundUsd, type TurnAccounting } from '../usage/index.ts';
+import {
+  costOf,
+  recordSpend,
+  roomAtStart,
+  roundUsd,
+  sessionBudget,
+  type TurnAccounting,
+} from '../usage/index.ts';
 
 /** A run's accounting, and whether it has counted the run's cost already. */
 export type RunAccounting = TurnAccounting & { readonly counted: boolean };
@@ -17,7 +24,7 @@ export function accountingOf(
 ): RunAccounting {
   let counted = false;
   const spentUsd = session.spentUsd ?? 0;
-  const budgetUsd = app.budgetFor(agent);
+  const budgetUsd = sessionBudget(app.budgetFor(agent), session);
   let room: ReturnType<TurnAccounting['room']> | undefined;
   return {
     pricing: agent ? app.pricingFor(agent) : {},

@@ -106,6 +106,18 @@ export async function roomAtStart(
   );
 }
 
+/**
+ * A session's budget in US dollars: its agent's (`budgetFor`), plus what operators added to it
+ * (`budgetAddedUsd`); undefined when its agent has none.
+ */
+export function sessionBudget(
+  agentBudgetUsd: number | undefined,
+  session: Pick<SessionRecord, 'budgetAddedUsd'> | undefined,
+): number | undefined {
+  if (agentBudgetUsd === undefined) return undefined;
+  return roundUsd(agentBudgetUsd + (session?.budgetAddedUsd ?? 0));
+}
+
 /** The ledgers a run's cost goes into besides its session's: its owner's and its tenant's, when limited. */
 export function dayLedgers(rt: Runtime, who: Spender): string[] {
   return dayLimits(rt, who).map((l) => l.partition);

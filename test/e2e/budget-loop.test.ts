@@ -3,10 +3,12 @@ import { isStepCount, streamText, ToolLoopAgent, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { parseDetail } from '../../lib/events/index.ts';
 import { createSwitchboard, type ModelAgentDefinition } from '../../lib/index.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
+import { cliAgainst } from '../support/cli.ts';
+import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 
 /**
  * Budgets stop the loops Switchboard runs before the model call that would spend past them: the
@@ -207,5 +209,88 @@ describe.each([
       status: 402,
       json: { error: { code: 'budget_exceeded', scope: 'session' } },
     });
+  });
+});
+
+describe('switchboard budget: one session’s budget raised without a deployment', () => {
+  const audits = () =>
+    sandbox
+      .events()
+      .filter((e) => e.detailType === 'Operator Action')
+      .map((e) => parseDetail('Operator Action', e.detail));
+
+  it('adds to the session’s budget with an audit event: the next message is taken, and the loop stops at the new budget', async () => {
+    const user = 'dana';
+    const id = sid('raised');
+    const from = model.requests.length;
+    expect((await say(user, id, 'chat-capped', 'spend it')).json).toMatchObject({
+      stop_reason: 'budget_reached',
+    });
+    expect((await say(user, id, 'chat-capped', 'spend more')).status).toBe(402);
+    const added = await cliAgainst(
+      sandbox.url,
+      'budget',
+      id,
+      '--user',
+      user,
+      '--add-usd',
+      '0.03',
+      '--reason',
+      'ticket 42',
+      '--by',
+      'ops-ann',
+      '--json',
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const ref = refOf(id, user);
+    expect(added.json()).toMatchObject({
+      session: ref,
+      owner: user,
+      addedUsd: 0.03,
+      budgetAddedUsd: 0.03,
+      spentUsd: 0.06,
+      audit: 'published',
+    });
+    expect(audits().find((a) => a.session === ref)).toMatchObject({
+      version: 1,
+      action: 'session_budget_added',
+      operator: 'ops-ann',
+      owner: user,
+      tenant: null,
+      reason: 'ticket 42',
+      sessions: 1,
+      addedUsd: 0.03,
+    });
+    expect(added.stderr).toContain('"action":"session_budget_added"');
+    expect((await as(user, 'GET', `/api/sessions/${id}`)).json).toMatchObject({
+      budget_usd: 0.08,
+      spent_usd: 0.06,
+    });
+    // $0.08 now: one more call ($0.09) reaches it; the owner's day ($0.10) still has room.
+    const next = await say(user, id, 'chat-capped', 'spend it again');
+    expect(next.status, next.text).toBe(200);
+    expect(next.json).toMatchObject({ stop_reason: 'budget_reached', usage: { costUsd: CALL_USD } });
+    expect(model.requests.length - from).toBe(3);
+    expect((await say(user, id, 'chat-capped', 'and more')).status).toBe(402);
+  });
+
+  it('refuses an amount that is not a positive number (exit 2), and a session that does not exist (exit 1)', async () => {
+    for (const amount of ['0', '-1', 'lots', 'Infinity'])
+      expect(
+        (await cliAgainst(sandbox.url, 'budget', 'some-session', '--user', 'u', '--add-usd', amount)).code,
+      ).toBe(2);
+    expect((await cliAgainst(sandbox.url, 'budget', 'some-session', '--user', 'u')).code).toBe(2);
+    const missing = await cliAgainst(
+      sandbox.url,
+      'budget',
+      sid('missing'),
+      '--user',
+      'nobody',
+      '--add-usd',
+      '1',
+      '--json',
+    );
+    expect(missing.code).toBe(1);
+    expect(missing.stdout + missing.stderr).toContain('session_not_found');
   });
 });
