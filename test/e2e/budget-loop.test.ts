@@ -9,6 +9,7 @@ import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { cliAgainst } from '../support/cli.ts';
 import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
+import { queued } from '../support/wait.ts';
 
 /**
  * Budgets stop the loops Switchboard runs before the model call that would spend past them: the
@@ -28,6 +29,17 @@ const SCRIPT = {
         usage: { promptTokens: 30_000, completionTokens: 0, cachedTokens: 0 },
       },
     },
+    {
+      // One call that spends $0.06 and asks to refund: the pause keeps requires_action.
+      match: 'refund',
+      on: 'user' as const,
+      reply: {
+        text: 'Refunding. ',
+        toolCalls: [{ name: 'refund', arguments: { order: 7 } }],
+        usage: { promptTokens: 60_000, completionTokens: 0, cachedTokens: 0 },
+      },
+    },
+    { tool: 'refund', reply: { text: 'Refunded.' } },
     {
       tool: 'weather',
       reply: {
@@ -55,6 +67,12 @@ const looping = (
       name: 'weather',
       parameters: z.object({ city: z.string() }),
       execute: (args: unknown) => ({ ...(args as object), sky: 'grey' }),
+    },
+    {
+      name: 'refund',
+      parameters: z.object({ order: z.number() }),
+      needsApproval: true,
+      execute: (args: unknown) => ({ ...(args as object), refunded: true }),
     },
   ],
   pricing: { 'scripted-small': { input: 1, output: 2 } },
@@ -185,6 +203,43 @@ describe.each(['chat', 'responses'] as const)('the %s loop at a budget', (kind) 
     expect(model.requests.length - from).toBe(4);
   });
 });
+
+describe('an answer after the budget was reached', () => {
+  it('is taken and its tool runs, but the loop makes no model call: the turn ends with budget_reached', async () => {
+    const user = 'erin';
+    const id = sid('answer');
+    const from = model.requests.length;
+    const asked = await say(user, id, 'chat-capped', 'refund order 7');
+    expect(asked.json).toMatchObject({ stop_reason: 'requires_action', usage: { costUsd: 0.06 } });
+    const action =
+      (asked.json.pending_actions as { id: string }[] | undefined)?.[0] ?? (await pendingOf(user, id));
+    const answered = await as(user, 'POST', `/api/sessions/${id}/actions/${action.id}`, {
+      decision: 'approve',
+    });
+    expect(answered.status, answered.text).toBeLessThan(300);
+    await expect
+      .poll(
+        async () => (await as(user, 'GET', `/api/sessions/${id}`)).json.status,
+        queued('the answer’s turn'),
+      )
+      .toBe('idle');
+    const messages = (await as(user, 'GET', `/api/sessions/${id}/messages`)).json.messages as {
+      role: string;
+      stop_reason?: string;
+      tool_calls?: unknown[];
+    }[];
+    expect(messages.at(-1)).toMatchObject({ role: 'assistant', stop_reason: 'budget_reached' });
+    // The approved tool ran; the model was not called after it.
+    expect(JSON.stringify(messages.at(-1))).toContain('refunded');
+    expect(model.requests.length - from).toBe(1);
+  });
+});
+
+/** The session's one open request. */
+async function pendingOf(user: string, id: string): Promise<{ id: string }> {
+  const session = await as(user, 'GET', `/api/sessions/${id}`);
+  return (session.json.pending_actions as { id: string }[])[0] as { id: string };
+}
 
 describe.each([
   ['an AI SDK agent', 'sdk-capped'],
