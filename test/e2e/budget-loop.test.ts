@@ -114,6 +114,8 @@ const sdkModel = new MockLanguageModelV4({
 });
 const sdkTools = { lookup: tool({ inputSchema: z.object({}), execute: async () => ({ found: false }) }) };
 
+/** What the host agent's `io.budgetLeft()` answered, call by call. */
+const hostLefts: unknown[] = [];
 let model: ScriptedModel;
 let sandbox: Sandbox;
 const sid = sessionIds('budget-loop');
@@ -127,6 +129,21 @@ beforeAll(async () => {
     register(looping(`${kind}-capped`, kind, model.baseURL, { budget: { sessionUsd: 0.05 } }));
     register(looping(`${kind}-daily`, kind, model.baseURL));
   }
+  app.registerHostAgent({
+    info: { id: 'host-capped' },
+    budget: { sessionUsd: 0.05 },
+    async invoke(_input, io) {
+      // A host agent's own loop asks the same question before each of its model calls.
+      for (let step = 1; step <= 10; step++) {
+        const left = await io.budgetLeft();
+        hostLefts.push(left);
+        if (left && left.usd <= 0) return { stopReason: 'budget_reached' };
+        io.emit({ type: 'text', text: `Call ${step}. ` });
+        io.emit({ type: 'usage', usage: { costUsd: CALL_USD } });
+      }
+      return {};
+    },
+  });
   app.registerSDKAgent({
     info: { id: 'sdk-capped' },
     budget: { sessionUsd: 0.05 },
@@ -201,6 +218,18 @@ describe.each(['chat', 'responses'] as const)('the %s loop at a budget', (kind) 
     const next = await say(user, sid(`daily-next-${kind}`), `${kind}-daily`, 'spend more');
     expect(next).toMatchObject({ status: 402, json: { error: { code: 'budget_exceeded', scope: 'user' } } });
     expect(model.requests.length - from).toBe(4);
+  });
+});
+
+describe('a host agent’s own loop', () => {
+  it('reads what is left with io.budgetLeft(): the session’s budget less this turn’s usage so far', async () => {
+    const res = await say('fay', sid('host'), 'host-capped', 'go');
+    expect(res.json).toMatchObject({ content: 'Call 1. Call 2. ', stop_reason: 'budget_reached' });
+    expect(hostLefts).toEqual([
+      { scope: 'session', usd: 0.05 },
+      { scope: 'session', usd: 0.02 },
+      { scope: 'session', usd: -0.01 },
+    ]);
   });
 });
 
