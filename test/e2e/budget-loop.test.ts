@@ -164,9 +164,12 @@ beforeAll(async () => {
   });
   sandbox = await testSandbox({
     app,
-    // Every test spends as its own owner: `token` is the user.
-    tokens: (token) => ({ user: token }),
-    settings: { budgets: { perUserDailyUsd: 0.1 } },
+    // Every test spends as its own owner: `token` is the user, `user@tenant` with a tenant.
+    tokens: (token) => {
+      const [user = '', tenant] = token.split('@');
+      return { user, ...(tenant && { tenant }) };
+    },
+    settings: { budgets: { perUserDailyUsd: 0.1, perTenantDailyUsd: 0.2 } },
   });
 });
 afterAll(async () => {
@@ -269,6 +272,26 @@ async function pendingOf(user: string, id: string): Promise<{ id: string }> {
   const session = await as(user, 'GET', `/api/sessions/${id}`);
   return (session.json.pending_actions as { id: string }[])[0] as { id: string };
 }
+
+describe('the tenant’s rolling-day limit', () => {
+  it('stops the loop of the tenant’s other owner where the tenant’s day runs out: budget_reached, then 402 for the tenant', async () => {
+    const from = model.requests.length;
+    // The first owner spends $0.12 of the tenant's $0.20 (its own day stops it at four calls).
+    expect((await say('gil@initech', sid('tenant-1'), 'chat-daily', 'spend it')).json).toMatchObject({
+      stop_reason: 'budget_reached',
+      usage: { costUsd: 4 * CALL_USD },
+    });
+    // The second has $0.10 of its own, but the tenant only $0.08 left: three calls reach it.
+    const second = await say('hal@initech', sid('tenant-2'), 'chat-daily', 'spend it');
+    expect(second.json).toMatchObject({ stop_reason: 'budget_reached', usage: { costUsd: 3 * CALL_USD } });
+    expect(model.requests.length - from).toBe(7);
+    const third = await say('ivy@initech', sid('tenant-3'), 'chat-daily', 'spend it');
+    expect(third).toMatchObject({
+      status: 402,
+      json: { error: { code: 'budget_exceeded', scope: 'tenant' } },
+    });
+  });
+});
 
 describe.each([
   ['an AI SDK agent', 'sdk-capped'],
