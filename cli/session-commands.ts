@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import {
+  addBudget,
   cancelRuns,
   describeEvent,
   expireRuns,
@@ -11,6 +12,7 @@ import {
 import type { SessionEvent } from '../lib/store/index.ts';
 import { run, type SessionOptions, sessionOptions, withSessionHint } from './command.ts';
 import { type CliIo, connect, print, refOf, usageError } from './io.ts';
+import { type AuditedOptions, audit, operatorOf, withOperator } from './tenant-commands.ts';
 
 /** The redact option of the commands that print events. */
 const REDACT_HELP =
@@ -19,7 +21,7 @@ const REDACT_HELP =
 /** An event as printed: masked with --redact. */
 const shown = (event: SessionEvent, redact: boolean | undefined) => (redact ? redactEvent(event) : event);
 
-/** Registers `inspect`, `tail` and `cancel`: one session at a time. */
+/** Registers `inspect`, `tail`, `cancel` and `budget`: one session at a time. */
 export function addSessionCommands(program: Command, io: CliIo, exit: (code: number) => void): void {
   sessionOptions(
     program
@@ -168,5 +170,57 @@ export function addSessionCommands(program: Command, io: CliIo, exit: (code: num
       );
       return runs.every((r) => r.outcome !== 'held');
     }),
+  );
+
+  withOperator(
+    sessionOptions(
+      program
+        .command('budget')
+        .description(
+          "give one session more budget, at once and without a deployment: its agent's budget plus what operators added",
+        )
+        .argument('<session>', "the session's ref, or its host id with --user")
+        .requiredOption('--add-usd <usd>', 'US dollars to add to the session’s budget (more than 0)')
+        .option('--reason <text>', 'why, kept in the audit event'),
+    ),
+  ).action(
+    run(
+      io,
+      exit,
+      async (
+        out,
+        session: string,
+        options: SessionOptions & AuditedOptions & { addUsd: string; reason?: string },
+      ) => {
+        const usd = Number(options.addUsd);
+        if (!(Number.isFinite(usd) && usd > 0 && usd <= 1_000_000))
+          throw usageError(
+            `--add-usd takes US dollars, more than 0 and at most 1000000 (got "${options.addUsd}").`,
+          );
+        operatorOf(options);
+        const target = await connect(options);
+        const ref = await refOf(target, session, options);
+        const added = await withSessionHint(session, options, () => addBudget(target.rt, ref, usd));
+        const { published } = await audit(out, target, options, {
+          action: 'session_budget_added',
+          tenant: added.tenant ?? null,
+          owner: added.owner,
+          reason: options.reason ?? null,
+          sessions: 1,
+          files: 0,
+          runsStopped: null,
+          session: ref,
+          addedUsd: usd,
+        });
+        print(
+          out,
+          options,
+          { ...added, audit: published },
+          (r) =>
+            `Session ${r.session} has $${r.budgetAddedUsd} added to its agent's budget (spent $${r.spentUsd}).`,
+        );
+        return true;
+      },
+    ),
   );
 }

@@ -15,17 +15,17 @@ import { n, run } from './command.ts';
 import { type CliIo, connect, print, type TargetOptions, usageError, withTarget } from './io.ts';
 
 /** The options of a command that is audited: who runs it. */
-type AuditedOptions = TargetOptions & { by?: string };
+export type AuditedOptions = TargetOptions & { by?: string };
 
 /** Adds `--by` to an audited command. */
-const withOperator = (command: Command) =>
+export const withOperator = (command: Command) =>
   command.option(
     '--by <name>',
     'who does this, as the audit event and log line record it (default: the local user, user@host)',
   );
 
 /** Who runs the command: `--by`, else the local user at this machine. */
-function operatorOf(options: AuditedOptions): string {
+export function operatorOf(options: AuditedOptions): string {
   if (options.by !== undefined) {
     const by = options.by.trim();
     if (by === '') throw usageError('--by must name someone.');
@@ -42,7 +42,7 @@ function operatorOf(options: AuditedOptions): string {
  * Records the action: the `Operator Action` event on the target's bus, and one JSON line on
  * standard error (the operator's own log), which also says when the bus did not take the event.
  */
-async function audit(
+export async function audit(
   io: CliIo,
   target: OperatorTarget,
   options: AuditedOptions,
@@ -79,6 +79,8 @@ export function addTenantCommands(program: Command, io: CliIo, exit: (code: numb
         sessions: suspended.stopped.length,
         files: 0,
         runsStopped: suspended.stopped.reduce((all, s) => all + s.runIds.length, 0),
+        session: null,
+        addedUsd: null,
       });
       const result = { ...suspended, audit: published };
       print(out, options, result, (r) =>
@@ -111,6 +113,8 @@ export function addTenantCommands(program: Command, io: CliIo, exit: (code: numb
             sessions: 0,
             files: 0,
             runsStopped: 0,
+            session: null,
+            addedUsd: null,
           })
         : undefined;
       print(out, options, { tenant: id, resumed, ...(audited && { audit: audited.published }) }, (r) =>
@@ -192,6 +196,8 @@ export function addTenantCommands(program: Command, io: CliIo, exit: (code: numb
               sessions: done.sessions.length,
               files: done.files.length,
               runsStopped: null,
+              session: null,
+              addedUsd: null,
             });
         const erased = { ...done, ...(audited && { audit: audited.published }) };
         print(out, options, erased, (e) =>

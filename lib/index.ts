@@ -5,15 +5,19 @@
 export {
   type CustomAgentDefinition,
   type CustomAgentIO,
+  chatCompletionsAgentRegistration,
   createSwitchboard,
+  customAgentRegistration,
   type FeedbackOptions,
   hostAgentRegistration,
+  responsesAgentRegistration,
   type SDKAgent,
   type SDKAgentCall,
   type SDKAgentDefinition,
   type SDKStreamResult,
   Switchboard,
   type SwitchboardOptions,
+  sdkAgentRegistration,
   toJsonSchema,
 } from './agents/index.ts';
 export type { Budget, ModelPrice, Pricing } from './contract/index.ts';
@@ -21,6 +25,7 @@ export {
   type AgentFileSettings,
   type AnsweredRequest,
   type Attachment,
+  type BudgetLeft,
   type ContentPart,
   ContentPartSchema,
   type DocumentPart,

@@ -1,5 +1,11 @@
 export type { CustomAgentDefinition, CustomAgentIO } from './custom.ts';
 export { toJsonSchema } from './json-schema.ts';
+export {
+  chatCompletionsAgentRegistration,
+  customAgentRegistration,
+  responsesAgentRegistration,
+  sdkAgentRegistration,
+} from './kinds.ts';
 export { hostAgentRegistration } from './registration.ts';
 export { remembersTools } from './runtime-loop.ts';
 export type { SDKAgent, SDKAgentCall, SDKAgentDefinition, SDKStreamResult } from './sdk/types.ts';

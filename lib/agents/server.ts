@@ -12,10 +12,14 @@ import type {
 import { AgentDefinitionError } from '../errors/index.ts';
 import type { ModelAgentDefinition } from '../models/types.ts';
 import { checkUsageOptions } from '../usage/options.ts';
-import { type CustomAgentDefinition, customAgentDefinition } from './custom.ts';
-import { modelAgentDefinition } from './model-agent.ts';
+import type { CustomAgentDefinition } from './custom.ts';
+import {
+  chatCompletionsAgentRegistration,
+  customAgentRegistration,
+  responsesAgentRegistration,
+  sdkAgentRegistration,
+} from './kinds.ts';
 import { hostAgentRegistration } from './registration.ts';
-import { runtimeLoop } from './runtime-loop.ts';
 import type { SDKAgentDefinition } from './sdk/types.ts';
 
 /** Agents that depend on the request (a tenant's own), looked up per request. */
@@ -118,7 +122,11 @@ export class Switchboard {
    * ```
    */
   registerHostAgent(definition: HostAgentDefinition): HostAgentRegistration {
-    const registration = hostAgentRegistration(definition);
+    return this.#register(hostAgentRegistration(definition));
+  }
+
+  /** Serves a registration built beforehand; throws when its id is taken. */
+  #register(registration: HostAgentRegistration): HostAgentRegistration {
     if (this.#agents.has(registration.id)) {
       throw new AgentDefinitionError(`An agent with id "${registration.id}" is already registered.`);
     }
@@ -138,20 +146,7 @@ export class Switchboard {
    * ```
    */
   registerSDKAgent(definition: SDKAgentDefinition): HostAgentRegistration {
-    const { agent, stream } = definition;
-    if (typeof agent !== 'function' && typeof agent?.stream !== 'function' && typeof stream !== 'function')
-      throw new AgentDefinitionError(
-        `SDK agent "${definition.info?.id}" needs an agent (with stream) or a stream function.`,
-      );
-    const adapter = () => import('./sdk/ai-sdk-agent.ts');
-    return this.registerHostAgent(
-      runtimeLoop({
-        ...definition,
-        tools: undefined,
-        invoke: async (input, io) => (await adapter()).invokeSDK(definition, input, io),
-        resolveAction: async (input, io) => (await adapter()).resolveSDK(definition, input, io),
-      }),
-    );
+    return this.#register(sdkAgentRegistration(definition));
   }
 
   /**
@@ -165,7 +160,7 @@ export class Switchboard {
    * ```
    */
   registerCustomAgent(definition: CustomAgentDefinition): HostAgentRegistration {
-    return this.registerHostAgent(customAgentDefinition(definition));
+    return this.#register(customAgentRegistration(definition));
   }
 
   /**
@@ -184,12 +179,12 @@ export class Switchboard {
    * ```
    */
   registerChatCompletionsAgent(definition: ModelAgentDefinition): HostAgentRegistration {
-    return this.registerHostAgent(modelAgentDefinition('chat', definition));
+    return this.#register(chatCompletionsAgentRegistration(definition));
   }
 
   /** As {@link registerChatCompletionsAgent}, for an endpoint of the Responses API (`POST /responses`). */
   registerResponsesAgent(definition: ModelAgentDefinition): HostAgentRegistration {
-    return this.registerHostAgent(modelAgentDefinition('responses', definition));
+    return this.#register(responsesAgentRegistration(definition));
   }
 
   /** The statically registered agents, in registration order. */

@@ -148,6 +148,22 @@ export interface HostAgentIO {
    * worker may read only the secrets the construct's `models.secrets` names.
    */
   secret(secretId: string): Promise<string>;
+  /**
+   * What this turn may still spend before a budget is reached: the tightest of the session's budget
+   * and its owner's and tenant's rolling-day limits, as read once when the run started (on the first
+   * ask), less the usage this turn has reported so far (priced as the turn's usage is). Undefined when
+   * no budget applies. A loop asks before each model call and stops with `budget_reached` once `usd`
+   * is 0 or less; asking reads nothing more from the table.
+   */
+  budgetLeft(): Promise<BudgetLeft | undefined>;
+}
+
+/** What a turn may still spend (`io.budgetLeft()`), and the budget that is tightest. */
+export interface BudgetLeft {
+  /** US dollars; 0 or less once the budget is reached. */
+  usd: number;
+  /** The session's budget, or its owner's or tenant's rolling-day limit. */
+  scope: 'session' | 'user' | 'tenant';
 }
 
 /** The input of the `cancel` hook. */

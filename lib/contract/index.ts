@@ -34,6 +34,7 @@ export {
 export type {
   AgentFileSettings,
   AnsweredRequest,
+  BudgetLeft,
   FeedbackEvent,
   HistoryMessage,
   HitlOptions,

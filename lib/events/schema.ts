@@ -104,13 +104,14 @@ export const BudgetReachedSchema = z.object({
 });
 
 /**
- * `Operator Action`: an operator suspended or resumed a tenant, or erased an owner's or a tenant's
- * data, with the operator command (`switchboard tenant suspend`, `erase`): the audit record of who
- * did it. Not about one session, so it carries none of a session's fields.
+ * `Operator Action`: an operator suspended or resumed a tenant, erased an owner's or a tenant's
+ * data, or added to one session's budget, with the operator command (`switchboard tenant suspend`,
+ * `erase`, `budget`): the audit record of who did it. Published by the command, not by a session's
+ * run, so it carries none of the session events' fields (`session` names the one a budget was given).
  */
 export const OperatorActionSchema = z.object({
   version: VersionSchema,
-  action: z.enum(['tenant_suspended', 'tenant_resumed', 'data_erased']),
+  action: z.enum(['tenant_suspended', 'tenant_resumed', 'data_erased', 'session_budget_added']),
   /** Who did it: the command's `--by`, else the local user who ran it. */
   operator: z.string(),
   /** The tenant acted on, or the erased owner's; null for an owner without one. */
@@ -124,6 +125,10 @@ export const OperatorActionSchema = z.object({
   files: z.number().int(),
   /** Runs asked to stop (a suspension); null where they are not counted (an erase stops a session's run with it). */
   runsStopped: z.number().int().nullable(),
+  /** The session whose budget was added to (its ref); null for the other actions. */
+  session: z.string().nullable(),
+  /** US dollars added to that session's budget (`budget --add-usd`); null for the other actions. */
+  addedUsd: z.number().nullable(),
   at: z.string(),
 });
 

@@ -60,6 +60,7 @@ import {
   openActions,
 } from '../store/index.ts';
 import { eventView, json, listedEvent } from '../transport/index.ts';
+import { sessionBudget } from '../usage/index.ts';
 
 /** What a route does: it parses the event, calls a command or reads, and renders the response. */
 type RouteFn = (
@@ -231,7 +232,7 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
       openActions(rt, session.sessionId),
       app.resolveAgent(session.agentId, requestContextOf(caller)),
     ]);
-    return json(200, sessionView(session, run, open, app.budgetFor(agent)));
+    return json(200, sessionView(session, run, open, sessionBudget(app.budgetFor(agent), session)));
   },
   async 'GET /api/sessions/{id}/messages'(rt, _app, event, caller) {
     const query = parseOrThrow(MessagesQuerySchema, event.queryStringParameters ?? {}, 'query');

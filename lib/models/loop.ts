@@ -10,6 +10,7 @@ import type {
 import { screenshotParts } from '../contract/index.ts';
 import { renderHostContext } from '../contract/render.ts';
 import { ModelEndpointError } from '../errors/index.ts';
+import { budgetSpent, budgetStop } from './budget.ts';
 import { chatCompletions } from './chat-completions.ts';
 import { clientFor } from './client.ts';
 import { identifier, redactEndpointText } from './redact.ts';
@@ -268,6 +269,7 @@ async function run(loop: Loop & { backend: string[] }): Promise<HostResult> {
   const client = await clientFor(settings, loop.io);
   const maxTurns = settings.maxTurns ?? DEFAULT_MAX_TURNS;
   for (let step = 0; step < maxTurns; step++) {
+    if (await budgetSpent(io)) return budgetStop();
     if (step > 0 || loop.resumed) await takeSteering(loop);
     let answer: Awaited<ReturnType<Wire>>;
     try {

@@ -1,4 +1,5 @@
 export { type Audited, type OperatorAction, recordOperatorAction } from './audit.ts';
+export { addBudget, type BudgetAdded } from './budget.ts';
 export { type CancelledRun, cancelRuns, expireRuns } from './cancel.ts';
 export { deleteDeadLetters, listDeadLetters, redriveDeadLetters } from './dlq.ts';
 export { type Erased, eraseOwner, eraseTenant } from './erase.ts';

@@ -2,7 +2,14 @@ import type { Switchboard } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { HostAgentRegistration, Usage } from '../contract/index.ts';
 import type { RunRecord, SessionRecord } from '../store/index.ts';
-import { costOf, recordSpend, roundUsd, type TurnAccounting } from '../usage/index.ts';
+import {
+  costOf,
+  recordSpend,
+  roomAtStart,
+  roundUsd,
+  sessionBudget,
+  type TurnAccounting,
+} from '../usage/index.ts';
 
 /** A run's accounting, and whether it has counted the run's cost already. */
 export type RunAccounting = TurnAccounting & { readonly counted: boolean };
@@ -16,11 +23,18 @@ export function accountingOf(
   session: SessionRecord,
 ): RunAccounting {
   let counted = false;
+  const spentUsd = session.spentUsd ?? 0;
+  const budgetUsd = sessionBudget(app.budgetFor(agent), session);
+  let room: ReturnType<TurnAccounting['room']> | undefined;
   return {
     pricing: agent ? app.pricingFor(agent) : {},
-    spentUsd: session.spentUsd ?? 0,
-    budgetUsd: app.budgetFor(agent),
+    spentUsd,
+    budgetUsd,
     maskServerErrors: app.maskServerErrors,
+    room() {
+      room ??= roomAtStart(rt, session, { spentUsd, budgetUsd });
+      return room;
+    },
     async count(usage) {
       await recordSpend(rt, { ...run, usage }, session);
       counted = true;

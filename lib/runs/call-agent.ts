@@ -1,6 +1,6 @@
 import { EventGate, validateResult } from '../agents/index.ts';
 import type { Runtime } from '../config/index.ts';
-import type { HostAgentIO, HostEvent, HostResult, Usage } from '../contract/index.ts';
+import type { BudgetLeft, HostAgentIO, HostEvent, HostResult, Usage } from '../contract/index.ts';
 import {
   AgentFailedError,
   InvalidHostResultError,
@@ -8,7 +8,7 @@ import {
   SwitchboardError,
 } from '../errors/index.ts';
 import type { CancelReason, RunOutcome } from '../store/index.ts';
-import type { TurnAccounting } from '../usage/index.ts';
+import { costOf, roundUsd, type TurnAccounting } from '../usage/index.ts';
 import { closingSpend } from './accounting.ts';
 import type { EventStream } from './event-stream.ts';
 import { TurnState } from './turn-state.ts';
@@ -29,7 +29,7 @@ export async function callAgent(
   stream: EventStream,
   messageId: string,
   hostTools: ReadonlySet<string>,
-  call: (io: Pick<HostAgentIO, 'emit' | 'signal'>) => Promise<unknown>,
+  call: (io: Pick<HostAgentIO, 'emit' | 'signal' | 'budgetLeft'>) => Promise<unknown>,
   stopping?: Stopping,
   accounting?: TurnAccounting,
   /** A silent host decision: nothing the agent emits is published. */
@@ -46,7 +46,8 @@ export async function callAgent(
     if (!silent) publish(stream, messageId, event, host);
   };
   try {
-    const invocation = call({ emit, signal: controller.signal }).then((value) => ({ value }));
+    const budgetLeft = () => leftOf(accounting, state);
+    const invocation = call({ emit, signal: controller.signal, budgetLeft }).then((value) => ({ value }));
     const first = stopping
       ? await Promise.race([invocation, stopping.watch.stopped.then((reason) => ({ reason }))])
       : await invocation;
@@ -90,6 +91,18 @@ export async function callAgent(
     await accounting?.count(state.usage);
     return { ok: false, outcome: failTurn(stream, error, accounting, state.usage) };
   }
+}
+
+/**
+ * `io.budgetLeft()`: the room the run started with, less what this turn has reported so far (its
+ * usage events, priced as the turn's usage is). Asking again reads nothing from the table.
+ */
+async function leftOf(
+  accounting: TurnAccounting | undefined,
+  state: TurnState,
+): Promise<BudgetLeft | undefined> {
+  const room = await accounting?.room();
+  return room && { scope: room.scope, usd: roundUsd(room.usd - costOf(state.usage)) };
 }
 
 /** How a run may be stopped while the agent works. */

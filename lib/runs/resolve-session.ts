@@ -14,7 +14,7 @@ import { digest, newId } from '../ids/index.ts';
 import { writableSession } from '../sessions/index.ts';
 import { ensureSession, getSuspension, type SessionRecord, touchSession } from '../store/index.ts';
 import { addLogKeys } from '../telemetry/index.ts';
-import { checkBudgets } from '../usage/index.ts';
+import { checkBudgets, sessionBudget } from '../usage/index.ts';
 import { checkFileIds, refuseIfBusy } from './request-checks.ts';
 
 /** The 409 for a continuation when no host call of that id is pending (or there is no such session). */
@@ -65,7 +65,7 @@ export async function resolveSession(
       ? checkBudgets(rt, ownerOf(identity), {
           sessionId,
           session: existing,
-          budgetUsd: app.budgetFor(agent),
+          budgetUsd: sessionBudget(app.budgetFor(agent), existing),
           requestId,
         })
       : undefined;

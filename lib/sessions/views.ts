@@ -42,7 +42,7 @@ export function runView(run: RunRecord) {
 
 /**
  * The wire form of `GET /api/sessions/{id}`. `budgetUsd` is the session's budget (its agent's, else
- * the server's), when it has one.
+ * the server's, plus what operators added to it), when it has one.
  */
 export function sessionView(
   session: SessionRecord,

@@ -119,7 +119,7 @@ export {
   setHostContext,
   touchSession,
 } from './sessions.ts';
-export { addSessionSpend, daySpend, putDaySpend, REMEMBERED_RUNS } from './spend.ts';
+export { addSessionBudget, addSessionSpend, daySpend, putDaySpend, REMEMBERED_RUNS } from './spend.ts';
 export { deleteSuspension, getSuspension, putSuspension, type SuspensionRecord } from './suspensions.ts';
 export { BATCH_WRITE_ATTEMPTS, batchWrite, isConditionFailure, queryAll, strip } from './table.ts';
 export type { ActionStatus, RunStatus, Transition } from './types.ts';

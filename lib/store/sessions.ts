@@ -32,6 +32,11 @@ export interface SessionRecord {
   spentRuns?: string[];
   /** How often `spentUsd` was written: the condition of the next write. */
   spendVersion?: number;
+  /**
+   * What operators gave this session beyond its agent's budget (`switchboard budget --add-usd`), in
+   * US dollars: its budget is the agent's plus this. Nothing for an agent without a budget.
+   */
+  budgetAddedUsd?: number;
 }
 
 /** The session, or undefined when there is none. */

@@ -1,4 +1,4 @@
-import { PutItem } from '../aws/index.ts';
+import { PutItem, UpdateItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { keys, ttlAt } from './keys.ts';
 import { getSession, type SessionRecord } from './sessions.ts';
@@ -56,6 +56,40 @@ export async function addSessionSpend(
     session = undefined;
   }
   throw new Error(`The spend of run ${runId} met ${ATTEMPTS} other writes to its session's spend.`);
+}
+
+/**
+ * Adds `usd` to what an operator gave a session beyond its agent's budget (`budgetAddedUsd`), in one
+ * atomic write; the session's budget is then its agent's plus that. Answers the session's spend and
+ * its new addition, or undefined when there is no such session (or it was deleted).
+ */
+export async function addSessionBudget(
+  rt: Runtime,
+  sessionId: string,
+  usd: number,
+): Promise<Pick<SessionRecord, 'owner' | 'tenant' | 'spentUsd' | 'budgetAddedUsd'> | undefined> {
+  try {
+    const { Attributes } = await rt.db.send(
+      new UpdateItem({
+        TableName: rt.table,
+        Key: keys.session(sessionId),
+        UpdateExpression: 'ADD budgetAddedUsd :usd',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+        ExpressionAttributeValues: { ':usd': usd },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const item = (Attributes ?? {}) as Partial<SessionRecord>;
+    return {
+      owner: String(item.owner),
+      ...(item.tenant !== undefined && { tenant: item.tenant }),
+      ...(item.spentUsd !== undefined && { spentUsd: item.spentUsd }),
+      budgetAddedUsd: Number(item.budgetAddedUsd),
+    };
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Runtime } from '../config/index.ts';
+import type { BudgetLeft } from '../contract/index.ts';
 import { BudgetExceededError } from '../errors/index.ts';
 import {
   daySpend,
@@ -78,6 +79,43 @@ export async function budgetReached(
     if ((await daySpend(rt, partition, rt.clock())) >= limit) return scope;
   }
   return undefined;
+}
+
+/**
+ * The room a run starts with: the tightest of its session's budget (less what the session spent
+ * before the run) and its owner's and tenant's rolling-day limits (less their day's spend, one Query
+ * of each ledger), undefined when none applies. What the turn spends afterwards is taken off in the
+ * process, with no further read.
+ */
+export async function roomAtStart(
+  rt: Runtime,
+  who: Spender,
+  session: { spentUsd: number; budgetUsd?: number },
+): Promise<BudgetLeft | undefined> {
+  const rooms: BudgetLeft[] = await Promise.all(
+    dayLimits(rt, who).map(async ({ scope, partition, limit }) => ({
+      scope,
+      usd: limit - (await daySpend(rt, partition, rt.clock())),
+    })),
+  );
+  if (session.budgetUsd !== undefined)
+    rooms.unshift({ scope: 'session', usd: session.budgetUsd - session.spentUsd });
+  return rooms.reduce<BudgetLeft | undefined>(
+    (tightest, room) => (tightest && tightest.usd <= room.usd ? tightest : room),
+    undefined,
+  );
+}
+
+/**
+ * A session's budget in US dollars: its agent's (`budgetFor`), plus what operators added to it
+ * (`budgetAddedUsd`); undefined when its agent has none.
+ */
+export function sessionBudget(
+  agentBudgetUsd: number | undefined,
+  session: Pick<SessionRecord, 'budgetAddedUsd'> | undefined,
+): number | undefined {
+  if (agentBudgetUsd === undefined) return undefined;
+  return roundUsd(agentBudgetUsd + (session?.budgetAddedUsd ?? 0));
 }
 
 /** The ledgers a run's cost goes into besides its session's: its owner's and its tenant's, when limited. */

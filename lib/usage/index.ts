@@ -1,4 +1,11 @@
-export { budgetReached, checkBudgets, dayLedgers, type Spender } from './budget.ts';
+export {
+  budgetReached,
+  checkBudgets,
+  dayLedgers,
+  roomAtStart,
+  type Spender,
+  sessionBudget,
+} from './budget.ts';
 export { checkUsageOptions } from './options.ts';
 export { costOf, priceUsage, roundUsd } from './pricing.ts';
 export { recordSpend } from './spend.ts';

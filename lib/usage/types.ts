@@ -1,4 +1,4 @@
-import type { Pricing } from '../contract/index.ts';
+import type { BudgetLeft, Pricing } from '../contract/index.ts';
 
 /** Which budget a refusal or a `budget_reached` is about. */
 export type BudgetScope = 'session' | 'user' | 'tenant';
@@ -19,4 +19,9 @@ export interface TurnAccounting {
    * spend already. Keyed by the run, so a later count of the same run changes nothing.
    */
   count(usage: { costUsd?: number } | undefined): Promise<void>;
+  /**
+   * The room the run started with (`roomAtStart`): read on the first ask, once per run, so that a
+   * turn whose agent never asks reads nothing.
+   */
+  room(): Promise<BudgetLeft | undefined>;
 }

@@ -71,6 +71,7 @@ export async function modelTurn(
     parts: async () => [],
     takeSteering: async () => [],
     rememberedTools: [],
+    budgetLeft: async () => undefined,
     secret: async () => {
       throw new Error('no secrets here');
     },

@@ -88,12 +88,13 @@ export function sdkAgents() {
   app.registerSDKAgent({ info: { id: 'sdk' }, agent: async () => new ToolLoopAgent({ model, tools }) });
   app.registerSDKAgent({
     info: { id: 'sdk-stream' },
-    stream: ({ messages, tools: hostActions, abortSignal, steering }) =>
+    stream: ({ messages, tools: hostActions, abortSignal, onStepStart, steering }) =>
       streamText({
         model,
         messages,
         tools: { ...tools, ...hostActions },
         abortSignal,
+        onStepStart,
         ...steering,
         stopWhen: isStepCount(5),
       }),

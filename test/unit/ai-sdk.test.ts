@@ -51,6 +51,7 @@ function fakeIO(controller = new AbortController()) {
     takeSteering: async () => [],
     rememberedTools: [],
     secret: async () => '',
+    budgetLeft: async () => undefined,
   };
   return { io, events, controller };
 }

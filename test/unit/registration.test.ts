@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { AgentDefinitionError } from '../../lib/errors/index.ts';
-import { createSwitchboard, type HostAgentDefinition, hostAgentRegistration } from '../../lib/index.ts';
+import {
+  chatCompletionsAgentRegistration,
+  createSwitchboard,
+  customAgentRegistration,
+  type HostAgentDefinition,
+  hostAgentRegistration,
+  type ModelAgentDefinition,
+  responsesAgentRegistration,
+  type SDKAgentDefinition,
+  sdkAgentRegistration,
+} from '../../lib/index.ts';
 
 const invoke = async () => ({ content: 'ok' });
 
@@ -67,6 +77,68 @@ describe('registering a host agent', () => {
       await server.resolveAgent('acme-bot', { user: { id: 'u' }, data: { tenant: 'other' } }),
     ).toBeUndefined();
     expect(server.defaultAgentId()).toBeUndefined();
+  });
+});
+
+describe('the registration of every kind', () => {
+  const model = { info: { id: 'm' }, baseURL: 'https://models.example/v1', apiKey: 'k', model: 'small' };
+  const stream = () => ({}) as never;
+
+  it('builds each kind as its register method does: a host registration, served per request', async () => {
+    const kinds = [
+      customAgentRegistration({ info: { id: 'c', name: 'C' }, handler: async () => ({ content: 'hi' }) }),
+      chatCompletionsAgentRegistration({ ...model, info: { id: 'chat' } }),
+      responsesAgentRegistration({ ...model, info: { id: 'responses' } }),
+      sdkAgentRegistration({ info: { id: 'sdk' }, stream }),
+    ];
+    expect(kinds.map((k) => [k.kind, k.id])).toEqual([
+      ['host', 'c'],
+      ['host', 'chat'],
+      ['host', 'responses'],
+      ['host', 'sdk'],
+    ]);
+    expect(kinds[0]?.summary).toEqual({ id: 'c', name: 'C' });
+    expect(kinds.every((k) => typeof k.definition.invoke === 'function')).toBe(true);
+    expect(typeof kinds[3]?.definition.resolveAction).toBe('function');
+    const server = createSwitchboard({ agents: () => kinds });
+    expect(await server.resolveAgent('responses', { user: { id: 'u' }, data: {} })).toBe(kinds[2]);
+  });
+
+  it.each([
+    [
+      'a custom agent without a handler',
+      () => customAgentRegistration({ info: { id: 'c' } } as never),
+      /needs a handler/,
+    ],
+    [
+      'a custom agent with a bad id',
+      () => customAgentRegistration({ info: { id: 'a b' }, handler: async () => ({}) }),
+      /info.id/,
+    ],
+    [
+      'a model agent without a model',
+      () => chatCompletionsAgentRegistration({ ...model, model: '' }),
+      /model must be/,
+    ],
+    [
+      'a Responses agent with two keys',
+      () => responsesAgentRegistration({ ...model, apiKeyFromSecret: 's' } as ModelAgentDefinition),
+      /exactly one of apiKey/,
+    ],
+    [
+      'an SDK agent without agent or stream',
+      () => sdkAgentRegistration({ info: { id: 's' } } as SDKAgentDefinition),
+      /needs an agent/,
+    ],
+    ['an SDK agent that is not an object', () => sdkAgentRegistration(null as never), /must be an object/],
+    [
+      'an SDK agent with a bad budget',
+      () => sdkAgentRegistration({ info: { id: 's' }, stream, budget: { sessionUsd: -1 } }),
+      /budget/,
+    ],
+  ])('throws at once for %s, as the register method does', (_what, build, message) => {
+    expect(build).toThrow(AgentDefinitionError);
+    expect(build).toThrow(message);
   });
 });
 

@@ -22,7 +22,9 @@ import type {
 } from '../../contract/index.ts';
 import { jsonSchemaProblem, renderHostContext, screenshotParts } from '../../contract/index.ts';
 import { AgentFailedError } from '../../errors/index.ts';
+import { budgetSpent, budgetStop } from '../../models/budget.ts';
 import { redactEndpointText } from '../../models/redact.ts';
+import { budgetGuard } from './budget.ts';
 import type { SDKAgentCall, SDKAgentDefinition, SDKStreamResult } from './types.ts';
 
 type Part = TextStreamPart<ToolSet>;
@@ -149,13 +151,17 @@ async function run(
   const screens = agent ? [] : await io.lookAtScreen();
   const looks = screens.length > 0 && !hostNames.has(LOOK_AT_SCREEN);
   for (;;) {
+    // The turn's budget, checked before each call of the SDK and (through onStepStart) each step.
+    if (await budgetSpent(io)) return budgetStop();
+    const budget = budgetGuard(io);
     const steering = await steeringBetweenSteps(io);
     let result: SDKStreamResult;
     try {
       result = agent
         ? await agent.stream({
             messages: messages as never[],
-            abortSignal: io.signal,
+            abortSignal: budget.signal,
+            onStepStart: budget.onStepStart,
             ...(steering.options as Record<never, never>),
           })
         : await definition.stream!({
@@ -166,7 +172,8 @@ async function run(
                 ? [[LOOK_AT_SCREEN, clientTool(LOOK_DESCRIPTION, { type: 'object', properties: {} })]]
                 : []),
             ]),
-            abortSignal: io.signal,
+            abortSignal: budget.signal,
+            onStepStart: budget.onStepStart,
             steering: steering.options as Record<never, never>,
             input: {
               conversationId: input.conversationId,
@@ -177,6 +184,7 @@ async function run(
             },
           });
     } catch (error) {
+      if (budget.reached) return budgetStop();
       if (io.signal.aborted) return { status: 'cancelled' };
       throw failed(error);
     }
@@ -184,11 +192,13 @@ async function run(
     if (!stream) throw new AgentFailedError('The AI SDK agent returned no stream (stream or fullStream).');
     let mapped: Mapped;
     try {
-      mapped = await mapStream(stream as AsyncIterable<Part>, io, hostNames);
+      mapped = await mapStream(budget.parts(stream as AsyncIterable<Part>), io, hostNames);
     } catch (error) {
+      if (budget.reached) return budgetStop();
       if (io.signal.aborted) return { status: 'cancelled' };
       throw failed(error);
     }
+    if (budget.reached) return budgetStop();
     if (mapped.aborted || io.signal.aborted) return { status: 'cancelled' };
     if (mapped.waiting.length === 0) return { stopReason: stopReasonOf(mapped.finishReason) };
     const response = result.responseMessages ?? result.response?.then((r) => r.messages);

@@ -12,6 +12,7 @@ export interface SDKAgentCall {
   messages: never[];
   /** A `ToolSet` of the host actions (typed as empty, for the same reason): spread it into your tools. */
   tools: Record<never, never>;
+  /** Aborts with the run, and before a step once the turn's budget is spent: pass it to `streamText`. */
   abortSignal: AbortSignal;
   /**
    * Spread it into `streamText`'s options (`experimental_steering` and `onStepEnd`): the steering
@@ -19,6 +20,12 @@ export interface SDKAgentCall {
    * the same turn. (Typed loosely for the same reason as `messages`.)
    */
   steering: Record<never, never>;
+  /**
+   * Pass it to `streamText` (`onStepStart`): before each step after the first it waits for the earlier
+   * steps' usage and, once the turn's budget is spent, aborts `abortSignal`, so no further model call
+   * is made (docs/models.md).
+   */
+  onStepStart(event: { stepNumber: number }): Promise<void>;
   /** The turn as `invoke` got it (for a continuation, the one that asked). */
   input: Pick<HostAgentInput, 'conversationId' | 'runId' | 'hostContext' | 'context' | 'metadata'>;
 }
@@ -34,8 +41,12 @@ export interface SDKStreamResult {
 /** An AI SDK agent (`ToolLoopAgent`, or anything implementing the SDK's `Agent` interface). */
 export interface SDKAgent {
   readonly tools?: Record<string, unknown>;
-  /** Called with the turn's messages, its abort signal and the SDK's steering options (`experimental_steering`, `onStepEnd`). */
-  stream(options: { messages: never[]; abortSignal?: AbortSignal }): PromiseLike<SDKStreamResult>;
+  /** Called with the turn's messages, its abort signal, the SDK's steering options (`experimental_steering`, `onStepEnd`) and `onStepStart`. */
+  stream(options: {
+    messages: never[];
+    abortSignal?: AbortSignal;
+    onStepStart?: (event: { stepNumber: number }) => Promise<void>;
+  }): PromiseLike<SDKStreamResult>;
 }
 
 /** The host-agent settings an SDK agent keeps: everything but the functions the adapter provides. */
