@@ -148,6 +148,7 @@ export class Switchboard {
       tools: undefined,
       invoke: async (input, io) => (await adapter()).invokeSDK(definition, input, io),
       resolveAction: async (input, io) => (await adapter()).resolveSDK(definition, input, io),
+      continueTurn: async (input, io) => (await adapter()).continueSDK(definition, input, io),
     });
   }
 

@@ -83,10 +83,12 @@ export {
   claimRun,
   claimRunOrFind,
   finishRun,
+  keepRunResume,
   postponeRun,
   renewLease,
   requestCancel,
   requestInterrupt,
+  runResume,
   steerRun,
   takeOverRun,
 } from './run-transitions.ts';

@@ -9,6 +9,7 @@
 import type { ModelMessage, TextStreamPart, ToolContent, ToolSet, UserContent } from 'ai';
 import type {
   ContentPart,
+  ContinueTurnInput,
   HistoryMessage,
   HostAgentInput,
   HostAgentIO,
@@ -165,7 +166,10 @@ async function run(
     throw failed(error);
   }
   if (mapped.aborted || io.signal.aborted) return { status: 'cancelled' };
-  if (mapped.waiting.length === 0) return { stopReason: stopReasonOf(mapped.finishReason) };
+  if (mapped.waiting.length === 0) {
+    const stopReason = stopReasonOf(mapped.finishReason);
+    return stopReason === 'max_turns' ? stoppedAt(carried, await stepsOf(result)) : { stopReason };
+  }
   const tools = (agent ? agent.tools : (definition as { tools?: Record<string, unknown> }).tools) ?? {};
   for (const w of mapped.waiting) {
     if (w.type !== 'tool_approval') continue;
@@ -458,4 +462,66 @@ function failed(error: unknown): AgentFailedError {
   const status = (error as { statusCode?: unknown } | null | undefined)?.statusCode;
   const where = typeof status === 'number' ? ` (HTTP ${status})` : '';
   return new AgentFailedError(`The AI SDK agent failed${where}: ${redactEndpointText(messageOf(error))}`);
+}
+
+/** The SDK's messages of one call (its steps), as plain JSON. */
+async function stepsOf(result: SDKStreamResult): Promise<ModelMessage[]> {
+  const response = result.responseMessages ?? result.response?.then((r) => r.messages);
+  return JSON.parse(JSON.stringify((await response) ?? [])) as ModelMessage[];
+}
+
+/**
+ * A turn the SDK's own stop condition ended with tool calls still to follow up (a step count):
+ * `incomplete` with stop reason `max_turns`, and what `continueSDK` needs to go on: the user message
+ * it answers and the turn's SDK messages, inline images and files left out (the resume state is stored).
+ */
+function stoppedAt(carried: Carried, steps: ModelMessage[]): HostResult {
+  const messages = [...carried.messages, ...steps].map(withoutInlineBytes);
+  return {
+    status: 'incomplete',
+    stopReason: 'max_turns',
+    resume: { aiSdk: { userMessageId: carried.userMessageId, messages } },
+  };
+}
+
+/** A user message without inline image or file bytes (a URL stays): a note in their place. */
+function withoutInlineBytes(message: ModelMessage): ModelMessage {
+  if (message.role !== 'user' || typeof message.content === 'string') return message;
+  const inline = (part: Exclude<UserContent, string>[number]) =>
+    (part.type === 'image' && !(part.image instanceof URL) && !String(part.image).startsWith('http')) ||
+    (part.type === 'file' && !(part.data instanceof URL) && !String(part.data).startsWith('http'));
+  if (!message.content.some(inline)) return message;
+  return {
+    ...message,
+    content: message.content.map((part) =>
+      inline(part) ? { type: 'text' as const, text: '[An attachment shown here is not kept.]' } : part,
+    ),
+  };
+}
+
+/**
+ * `continueTurn` of an SDK agent: the turn the SDK's stop condition ended goes on from its messages,
+ * with no new user message: the stored conversation up to the turn's user message, then the turn's
+ * SDK messages as kept. The SDK's own `stopWhen` counts its steps afresh.
+ */
+export async function continueSDK(
+  definition: SDKAgentDefinition,
+  input: ContinueTurnInput,
+  io: HostAgentIO,
+): Promise<HostResult> {
+  const carried = input.resume.aiSdk as { userMessageId: string; messages: ModelMessage[] } | undefined;
+  if (!carried || !Array.isArray(carried.messages))
+    throw new AgentFailedError(
+      'This turn was not stopped by the AI SDK adapter: there is nothing to continue.',
+    );
+  const through = input.history.findIndex((m) => m.id === carried.userMessageId);
+  const before = await conversation(through < 0 ? [] : input.history.slice(0, through + 1), io);
+  const turn = structuredClone(carried.messages);
+  return run(
+    definition,
+    input,
+    io,
+    { userMessageId: carried.userMessageId, messages: turn, answers: [], queue: [] },
+    [...before, ...turn],
+  );
 }
