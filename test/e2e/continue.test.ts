@@ -231,7 +231,7 @@ describe.each(['chat', 'responses'] as const)('the %s loop, stopped at max_turns
     const answer = socket
       .events(id)
       .find((f: Frame) => f.type === 'final_response' && f.run_id === accepted.run_id);
-    expect((answer?.data as { content: string }).content).toBe('Counted to three.');
+    expect(answer?.data).toMatchObject({ content: 'Counted to three.' });
     expect(model.requests.length - from).toBe(2);
     expect(conversationOf(model.requests[from]?.body).users).toBe(1);
   });
