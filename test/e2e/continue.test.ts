@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createClient, type SwitchboardEvent } from '../../client/index.ts';
 import { createSwitchboard, type ModelAgentDefinition } from '../../lib/index.ts';
+import { getBlob, getRun } from '../../lib/store/index.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { call, say, scriptedModel } from '../support/ai-sdk-model.ts';
-import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
+import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import { type Frame, TestSocket, turnEnded } from '../support/ws-client.ts';
 
@@ -42,6 +43,11 @@ const SCRIPT = {
       reply: { toolCalls: [{ name: 'step', arguments: { n: 3 } }] },
     },
     { match: 'step 3 done', on: 'tool' as const, reply: { text: 'Counted to three.' } },
+    {
+      match: 'look then count',
+      on: 'user' as const,
+      reply: { toolCalls: [{ name: 'look_at_screen' }, { name: 'step', arguments: { n: 1 } }] },
+    },
   ],
   default: { text: 'Nothing to say.' },
 };
@@ -58,6 +64,13 @@ const sdk = scriptedModel({
   'sdk ws count': sdkSteps('ws'),
   'sdk later count': sdkSteps('later'),
 });
+
+/** A 1×1 PNG, as a page's screenshot. */
+const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const SCREENSHOT = { kind: 'image', purpose: 'screenshot', data_uri: `data:image/png;base64,${PNG}` };
+/** More than a run item keeps inline (64 KB): the resume state goes to the bucket. */
+const BIG = 'x'.repeat(70_000);
 
 const TOKENS: Record<string, { user: string }> = { alice: { user: 'alice' }, bob: { user: 'bob' } };
 let model: ScriptedModel;
@@ -92,6 +105,15 @@ beforeAll(async () => {
       app.registerResponsesAgent(capped);
     }
   }
+  // One model call a turn, and a tool whose result is large.
+  app.registerChatCompletionsAgent({
+    info: { id: 'big' },
+    baseURL: model.baseURL,
+    apiKey: 'sk-scripted',
+    model: 'scripted-small',
+    maxTurns: 1,
+    tools: [{ ...step, execute: async (args: unknown) => `${BIG} ${await step.execute(args)}` }],
+  });
   app.registerSDKAgent({
     info: { id: 'sdk' },
     agent: new ToolLoopAgent({
@@ -297,6 +319,47 @@ describe('an AI SDK agent stopped by its stopWhen', () => {
     await sendHttp(id, 'sdk', 'sdk later count, again');
     const refused = await as('alice', 'POST', `/api/sessions/${id}/continue`);
     expect(refused).toMatchObject({ status: 409, json: { error: { code: 'nothing_to_continue' } } });
+  });
+});
+
+describe('the resume state', () => {
+  it('is claim-checked to the bucket when large, holds no screenshot, and goes with the session', async () => {
+    const id = sid('big');
+    const sent = await as('alice', 'POST', '/api/chat', {
+      session_id: id,
+      agent_id: 'big',
+      content: 'Please look then count.',
+      attachments: [SCREENSHOT],
+    });
+    expect(sent.status, sent.text).toBe(202);
+    const stopped = await runEvents(id, sent.json.run_id);
+    expect(idleOf(stopped)).toMatchObject({ status: 'incomplete', stop_reason: 'max_turns' });
+    const run = await getRun(sandbox.runtime, refOf(id, 'alice'), String(sent.json.run_id));
+    expect(run?.resume ?? undefined).toBeUndefined();
+    expect(run?.resumeKey).toMatch(/^actions\//);
+    const kept = JSON.stringify(await getBlob(sandbox.runtime, run?.resumeKey ?? ''));
+    expect(kept).toContain('step 1 done');
+    expect(kept).not.toContain(PNG);
+
+    const from = model.requests.length;
+    const continued = await as('alice', 'POST', `/api/sessions/${id}/continue`);
+    expect(continued.status, continued.text).toBe(202);
+    expect(idleOf(await runEvents(id, continued.json.run_id))).toMatchObject({ status: 'completed' });
+    const body = JSON.stringify(model.requests[from]?.body);
+    expect(body).toContain('step 1 done');
+    expect(body).not.toContain(PNG);
+
+    expect((await as('alice', 'DELETE', `/api/sessions/${id}`)).status).toBe(202);
+    await expect
+      .poll(
+        () =>
+          getBlob(sandbox.runtime, run?.resumeKey ?? '').then(
+            () => 'there',
+            () => 'gone',
+          ),
+        queued('the deleted session’s objects to go'),
+      )
+      .toBe('gone');
   });
 });
 
