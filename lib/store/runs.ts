@@ -143,7 +143,7 @@ export function busyRuns(runs: RunRecord[]): RunRecord[] {
     .filter(
       (r) =>
         (r.status === 'queued' || r.status === 'running') &&
-        (r.kind === undefined || r.kind === 'turn' || r.kind === 'resolve'),
+        (r.kind === undefined || r.kind === 'turn' || r.kind === 'resolve' || r.kind === 'continue'),
     )
     .sort((a, b) => a.runId.localeCompare(b.runId));
 }
