@@ -48,7 +48,8 @@ const carriesOn = (r: RunRecord) =>
 const isContinuable = (r: RunRecord) =>
   r.status === 'incomplete' &&
   (CONTINUABLE_STOPS as readonly string[]).includes(r.stopReason ?? '') &&
-  (r.resume !== undefined || r.resumeKey !== undefined);
+  // Kept inline or in the bucket (the other attribute is null).
+  Boolean(r.resume ?? r.resumeKey);
 
 const nothingToContinue = (sessionId: string, why: string) =>
   new SessionConflictError(
