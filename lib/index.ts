@@ -23,6 +23,7 @@ export {
   type Attachment,
   type ContentPart,
   ContentPartSchema,
+  type ContinueTurnInput,
   type DocumentPart,
   type FeedbackEvent,
   type HistoryMessage,
