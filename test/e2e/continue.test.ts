@@ -6,7 +6,7 @@ import { createSwitchboard, type ModelAgentDefinition } from '../../lib/index.ts
 import { getBlob, getRun } from '../../lib/store/index.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import { call, say, scriptedModel } from '../support/ai-sdk-model.ts';
+import { call, HANG, say, scriptedModel } from '../support/ai-sdk-model.ts';
 import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import { type Frame, TestSocket, turnEnded } from '../support/ws-client.ts';
@@ -63,6 +63,7 @@ const sdk = scriptedModel({
   'sdk http count': sdkSteps('http'),
   'sdk ws count': sdkSteps('ws'),
   'sdk later count': sdkSteps('later'),
+  'sdk stop count': [...sdkSteps('stop').slice(0, 2), HANG],
 });
 
 /** A 1×1 PNG, as a page's screenshot. */
@@ -311,6 +312,25 @@ describe('an AI SDK agent stopped by its stopWhen', () => {
     expect(accepted.type, JSON.stringify(accepted)).toBe('assistant:accepted');
     const end = await socket.waitFor(turnEnded(accepted.run_id, ws), 'the continued turn');
     expect(end.data).toMatchObject({ status: 'completed' });
+  });
+
+  it('is the session’s running turn while it runs: a message waits behind it, a cancel stops it', async () => {
+    const id = sid('sdk-stop');
+    await sendHttp(id, 'sdk', 'sdk stop count');
+    const continued = await as('alice', 'POST', `/api/sessions/${id}/continue`);
+    expect(continued.status, continued.text).toBe(202);
+    await expect
+      .poll(
+        async () =>
+          (await as('alice', 'GET', `/api/sessions/${id}/events`)).text.includes('Once upon a time'),
+        queued('the continued turn to stream'),
+      )
+      .toBe(true);
+    const busy = await as('alice', 'POST', '/api/chat', { session_id: id, content: 'hi', on_busy: 'reject' });
+    expect(busy).toMatchObject({ status: 409, json: { error: { code: 'session_busy' } } });
+    const cancelled = await as('alice', 'POST', `/api/sessions/${id}/cancel`);
+    expect(cancelled).toMatchObject({ status: 202, json: { run_ids: [continued.json.run_id] } });
+    expect(idleOf(await runEvents(id, continued.json.run_id))).toMatchObject({ status: 'cancelled' });
   });
 
   it('is not carried on after a later message', async () => {
