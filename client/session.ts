@@ -354,6 +354,28 @@ export class Session {
   }
 
   /**
+   * Carries on the last turn when its loop stopped at `max_turns` or `budget_reached` (its
+   * `session.status_idle` says `status: "incomplete"` with that stop reason): the same loop resumes
+   * where it stopped, with no new user message, in a new run. A turn that did not stop so (or a
+   * later message) is `409 nothing_to_continue`, a spent budget `402 budget_exceeded`. A retry with
+   * the same `id` answers the same run.
+   *
+   * @example
+   * ```ts
+   * session.on('session.status_idle', async (e) => {
+   *   if (e.data.status === 'incomplete' && e.data.stop_reason === 'max_turns') await session.continueTurn();
+   * });
+   * ```
+   */
+  continueTurn(options: { id?: string } = {}): Promise<Accepted> {
+    const socket = this.#client.transport === 'websocket';
+    if (socket) this.#client.connect();
+    return this.#client.request<Accepted>('POST', `/api/sessions/${encodeURIComponent(this.id)}/continue`, {
+      id: options.id ?? requestId(this.#client.random),
+    });
+  }
+
+  /**
    * Stops the running (or queued) turn, or withdraws the open requests of a paused session.
    *
    * @example

@@ -28,6 +28,7 @@ export {
   type BudgetLeft,
   type ContentPart,
   ContentPartSchema,
+  type ContinueTurnInput,
   type DocumentPart,
   type FeedbackEvent,
   type HistoryMessage,

@@ -37,7 +37,7 @@ export interface ChatConfig {
 /** The requests a host makes, bound to one store: their identity never changes. */
 export type ChatCommands = Pick<
   SwitchboardChat,
-  'send' | 'stop' | 'regenerate' | 'edit' | 'rate' | 'upload' | 'resume'
+  'send' | 'stop' | 'regenerate' | 'edit' | 'continueTurn' | 'rate' | 'upload' | 'resume'
 >;
 
 /** The page's events that mean "check the connection now", where there is a page. */
@@ -101,6 +101,8 @@ export class ChatStore {
   #storedRead = false;
   readonly #files = new Map<string, FilePart[]>();
   #status: ChatStatus = 'idle';
+  /** The last turn ended stopped at `max_turns` or `budget_reached`, and nothing came after it. */
+  #canContinue = false;
   #error: Error | undefined;
   #snapshot: ChatSnapshot;
   /** Handlers by name, changed in place: the session looks them up when it performs a call. */
@@ -217,6 +219,7 @@ export class ChatStore {
       }
     },
     regenerate: (messageId) => this.#turn((session) => session.regenerate(messageId)),
+    continueTurn: () => this.#turn((session) => session.continueTurn()),
     edit: (messageId, content, options = {}) =>
       this.#turn((session) =>
         session.edit(messageId, content, {
@@ -380,13 +383,18 @@ export class ChatStore {
     switch (event.type) {
       case 'session.status_running':
         this.#status = 'streaming';
+        this.#canContinue = false;
         this.#error = undefined;
         break;
       case 'session.status_requires_action':
         this.#status = 'requires_action';
+        this.#canContinue = false;
         break;
       case 'session.status_idle':
         this.#status = event.data.status === 'error' ? 'error' : 'idle';
+        this.#canContinue =
+          event.data.status === 'incomplete' &&
+          (event.data.stop_reason === 'max_turns' || event.data.stop_reason === 'budget_reached');
         break;
       case 'session.error':
         this.#error = Object.assign(new Error(event.data.message), {
@@ -406,6 +414,7 @@ export class ChatStore {
     return {
       messages: messagesOf(this.#conversation, this.#ratings),
       status: this.#status,
+      canContinue: this.#canContinue,
       connection: this.client.status,
       error: this.#error,
       requests: this.#requests(),

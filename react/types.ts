@@ -302,6 +302,12 @@ export type UseSwitchboardChatOptions = (
 export interface ChatState {
   messages: ChatMessage[];
   status: ChatStatus;
+  /**
+   * The last turn stopped at `max_turns` or `budget_reached` (`status_idle` with status
+   * `incomplete`) and nothing came after it: `continueTurn()` carries its loop on. (The server still
+   * refuses one whose agent cannot continue: a host agent's, `409 nothing_to_continue`.)
+   */
+  canContinue: boolean;
   /** The client's connection (`idle`, `connecting`, `open`, `reconnecting`, `closed`). */
   connection: ConnectionStatus;
   /** The latest error: a failed turn (`session.error`), a refused request, a failed handler's answer. */
@@ -328,6 +334,8 @@ export interface SwitchboardChat extends ChatState {
   stop(): Promise<void>;
   /** Asks for an answer again: the newest by default. */
   regenerate(messageId?: string): Promise<Accepted>;
+  /** Carries on the last turn, stopped at `max_turns` or `budget_reached` (see `canContinue`): no new user message. */
+  continueTurn(): Promise<Accepted>;
   /** Changes a sent user message: the conversation is cut back to it and runs again. */
   edit(messageId: string, content: string, options?: SendOptions): Promise<Accepted>;
   /** Rates an answer (`null` withdraws the rating); shown at once, undone if the server refuses. */

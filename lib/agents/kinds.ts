@@ -54,6 +54,7 @@ export function sdkAgentRegistration(definition: SDKAgentDefinition): HostAgentR
       tools: undefined,
       invoke: async (input, io) => (await adapter()).invokeSDK(definition, input, io),
       resolveAction: async (input, io) => (await adapter()).resolveSDK(definition, input, io),
+      continueTurn: async (input, io) => (await adapter()).continueSDK(definition, input, io),
     }),
   );
 }

@@ -62,5 +62,6 @@ export function modelAgentDefinition(api: ModelApi, definition: ModelAgentDefini
     tools: declared,
     invoke: async (input, io) => (await loop()).invokeModel(settings, input, io),
     resolveAction: async (input, io) => (await loop()).resumeModel(settings, input, io),
+    continueTurn: async (input, io) => (await loop()).continueModel(settings, input, io),
   });
 }

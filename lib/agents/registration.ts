@@ -39,7 +39,7 @@ export function hostAgentRegistration(definition: HostAgentDefinition): HostAgen
   if (typeof definition.invoke !== 'function') {
     throw new AgentDefinitionError(`Host agent "${id}" needs an invoke function.`);
   }
-  for (const hook of ['resolveAction', 'cancel', 'feedback'] as const) {
+  for (const hook of ['resolveAction', 'continueTurn', 'cancel', 'feedback'] as const) {
     const value = definition[hook];
     if (value !== undefined && typeof value !== 'function') {
       throw new AgentDefinitionError(`Host agent "${id}": ${hook} must be a function when given.`);

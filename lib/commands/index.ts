@@ -7,5 +7,5 @@ export type { Accepted, Answered } from '../runs/index.ts';
 export { type AnswerInput, type AnswerOutcome, answerRequest } from './answer.ts';
 export { type MessageInput, sendMessage } from './message.ts';
 export { type RateInput, rate } from './rate.ts';
-export { cancel, deleteSession } from './session.ts';
+export { type ContinueInput, cancel, continueTurn, deleteSession } from './session.ts';
 export type { Command, SessionInput } from './types.ts';

@@ -162,17 +162,37 @@ export const FileRefSchema = z.object({
   size: z.number().nonnegative().optional(),
 });
 
-/** The facts of a turn, as `invoke` and `resolveAction` return them. */
-export const HostResultSchema = z.object({
-  content: z.string().nullable().optional(),
-  pendingActions: PendingActionsSchema.optional(),
-  status: z.enum(['completed', 'requires_action', 'incomplete', 'cancelled']).optional(),
-  stopReason: StopReasonSchema.optional(),
-  usage: UsageSchema.optional(),
-  files: z.array(FileRefSchema).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  detail: z.unknown().optional(),
-});
+/** The stop reasons a loop may be carried on from (`POST /api/sessions/{id}/continue`). */
+export const CONTINUABLE_STOPS = ['max_turns', 'budget_reached'] as const satisfies readonly StopReason[];
+
+/** The facts of a turn, as `invoke`, `resolveAction` and `continueTurn` return them. */
+export const HostResultSchema = z
+  .object({
+    content: z.string().nullable().optional(),
+    pendingActions: PendingActionsSchema.optional(),
+    status: z.enum(['completed', 'requires_action', 'incomplete', 'cancelled']).optional(),
+    stopReason: StopReasonSchema.optional(),
+    usage: UsageSchema.optional(),
+    files: z.array(FileRefSchema).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    detail: z.unknown().optional(),
+    /**
+     * What the agent's loop needs to carry on a turn it stopped (status `incomplete`, stop reason
+     * `max_turns` or `budget_reached`): a JSON object the runtime keeps with the run and hands back
+     * to `continueTurn` when the caller continues the turn. No image bytes: it is stored.
+     */
+    resume: z.record(z.string(), z.unknown()).optional(),
+  })
+  .superRefine((result, ctx) => {
+    if (result.resume === undefined) return;
+    const stop = result.stopReason;
+    if (result.status !== 'incomplete' || !stop || !(CONTINUABLE_STOPS as readonly string[]).includes(stop))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['resume'],
+        message: 'resume is only for status "incomplete" with stopReason "max_turns" or "budget_reached"',
+      });
+  });
 export type HostResult = z.infer<typeof HostResultSchema>;
 
 /** Every event an agent may emit while a turn runs. */

@@ -204,6 +204,13 @@ export interface HostAgentDefinition {
   budget?: Budget;
   invoke(input: HostAgentInput, io: HostAgentIO): Promise<HostResult | unknown>;
   resolveAction?(input: ResolveActionInput, io: HostAgentIO): Promise<HostResult | unknown>;
+  /**
+   * Carries on a turn whose loop stopped at `max_turns` or `budget_reached` and returned a `resume`
+   * (`POST /api/sessions/{id}/continue`): the loop goes on from where it stopped, with no new user
+   * message. Model agents and AI SDK agents have it; an agent without it cannot be continued
+   * (`409 nothing_to_continue`).
+   */
+  continueTurn?(input: ContinueTurnInput, io: HostAgentIO): Promise<HostResult | unknown>;
   cancel?(input: HostAgentCancelInput): Promise<void> | void;
   /** Keeps the agent's own record of a rating: runs after the rating is stored, before the server's `onFeedback`. */
   feedback?(event: FeedbackEvent): Promise<void> | void;
@@ -303,6 +310,25 @@ export interface ResolveActionInput {
   /** The conversation's current messages, as `invoke`'s `history` gives them (the message that asked among them). */
   history: HistoryMessage[];
   /** The tools offered with this answer: the host's (as the current host context has them) and the agent's own. */
+  tools: TurnTools;
+}
+
+/** The input of `continueTurn`: the stopped turn's `resume`, and what surrounds it. */
+export interface ContinueTurnInput {
+  conversationId: string;
+  /** The continuing run. */
+  runId: string;
+  /** The run that stopped, whose loop this one carries on. */
+  stoppedRunId: string;
+  /** What the stopped turn's result carried as `resume`, as it was kept. */
+  resume: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  context: RequestContext;
+  /** The session's current host context (the last one received); null without one. */
+  hostContext: HostContext | null;
+  /** The conversation's current messages, as `invoke`'s `history` gives them (the stopped turn's answer among them). */
+  history: HistoryMessage[];
+  /** The tools offered: the host's (as the current host context has them) and the agent's own. */
   tools: TurnTools;
 }
 

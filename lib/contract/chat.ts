@@ -226,6 +226,19 @@ export const SessionTargetSchema = z
   .object({ session_id: SessionIdSchema, id: RequestIdSchema.optional() })
   .strict();
 
+/** The body of `POST /api/sessions/{id}/continue` (optional): the request's id, for a retry. */
+export const ContinueRequestSchema = z.object({ id: RequestIdSchema.optional() }).strict();
+
+/** A continue's body, validated (an empty body is `{}`). */
+export function parseContinueRequest(value: unknown): { id?: string } {
+  return parseOrThrow(ContinueRequestSchema, value, 'continue');
+}
+
+/** Which session an `assistant_continue` frame continues, and the frame's id (its request id). */
+export function parseContinueTarget(value: unknown): { session_id: string; id?: string } {
+  return parseOrThrow(SessionTargetSchema, value, 'continue');
+}
+
 /** Which session an `assistant_cancel` frame stops. */
 export function parseSessionTarget(value: unknown): { session_id: string } {
   const target = parseOrThrow(SessionTargetSchema, value, 'cancel');

@@ -12,6 +12,7 @@ export const HTTP_ROUTES = [
   'GET /api/sessions/{id}/events/{seq}',
   'POST /api/sessions/{id}/actions/{actionId}',
   'POST /api/sessions/{id}/cancel',
+  'POST /api/sessions/{id}/continue',
   'DELETE /api/sessions/{id}',
   'POST /api/files',
   'GET /api/files/{id}',
@@ -42,6 +43,7 @@ export const WEBSOCKET_ROUTES = [
   'assistant_resolve_action',
   'assistant_cancel',
   'assistant_feedback',
+  'assistant_continue',
 ] as const;
 export type WebSocketRouteKey = (typeof WEBSOCKET_ROUTES)[number];
 

@@ -60,6 +60,14 @@ const ACTIONS: Record<WebSocketRouteKey, ActionDoc> = {
     reply: 'assistant:cancelled',
     replyDescription: "The fields of the HTTP route's `202`.",
   },
+  assistant_continue: {
+    summary:
+      "Carry on the session's last turn, stopped at `max_turns` or `budget_reached` (as `POST /api/sessions/{id}/continue`).",
+    body: SessionTargetSchema,
+    reply: 'assistant:accepted',
+    replySchema: AcceptedFrameSchema,
+    replyDescription: 'The continue is accepted: the continuing run is queued.',
+  },
   assistant_feedback: {
     summary: 'Rate an answer (the body of `POST /api/sessions/{id}/messages/{messageId}/feedback`).',
     body: FeedbackRequestSchema,

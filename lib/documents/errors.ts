@@ -47,6 +47,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   action_expired: "the request's `expiresAt` passed, whether or not the sweep has run",
   not_an_answer: 'the request is a host tool call: send a continuation instead',
   nothing_to_cancel: 'the session has no queued or running turn',
+  nothing_to_continue:
+    "the session's last turn did not stop at `max_turns` or `budget_reached` with a loop to carry on (it completed, is still running, a later message was sent, or its agent is a host agent, which cannot be continued)",
   file_too_large:
     "a file sent as the body of `POST /api/files` is over 4 MiB (`issues` names `body`); or a message attaches a file over its agent's `files.maxBytes` (`issues` names the `file_id`)",
   file_quota_exceeded:
@@ -145,6 +147,13 @@ export const ROUTE_ERRORS: Record<HttpRouteKey, ErrorCode[]> = {
     'not_pending',
   ],
   'POST /api/sessions/{id}/cancel': [...SESSION, 'nothing_to_cancel'],
+  'POST /api/sessions/{id}/continue': [
+    ...BODY,
+    ...SESSION,
+    'budget_exceeded',
+    'tenant_suspended',
+    'nothing_to_continue',
+  ],
   'DELETE /api/sessions/{id}': SESSION,
   'POST /api/files': [...BODY, 'file_too_large', 'file_quota_exceeded', 'unsupported_media_type'],
   'GET /api/files/{id}': ['file_not_found'],

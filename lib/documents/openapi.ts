@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import {
   AgentsQuerySchema,
   ChatRequestSchema,
+  ContinueRequestSchema,
   EventSeqSchema,
   EventsQuerySchema,
   MessagesQuerySchema,
@@ -37,6 +38,7 @@ import {
 const SCHEMAS = {
   ChatRequest: ChatRequestSchema,
   ResolveRequest: ResolveRequestSchema,
+  ContinueRequest: ContinueRequestSchema,
   FeedbackRequest: FeedbackRequestSchema,
   UploadRequest: UploadRequestSchema.extend({ sha256: UPLOAD_SHA256 }),
   Accepted: AcceptedSchema,
@@ -82,6 +84,8 @@ interface RouteDoc {
   path?: Record<string, z.ZodType>;
   query?: z.ZodType;
   body?: SchemaName;
+  /** The body may be left out. */
+  optionalBody?: boolean;
   ok: Record<number, Ok>;
 }
 
@@ -159,6 +163,15 @@ const ROUTES: Record<HttpRouteKey, RouteDoc> = {
     anchor: 'post-apisessionsidcancel',
     path: session,
     ok: { 202: object('Cancelling, or withdrawn') },
+  },
+  'POST /api/sessions/{id}/continue': {
+    summary:
+      "Carry on the session's last turn, stopped at `max_turns` or `budget_reached`: the same loop resumes where it stopped, with no new user message.",
+    anchor: 'post-apisessionsidcontinue',
+    path: session,
+    body: 'ContinueRequest',
+    optionalBody: true,
+    ok: { 202: { description: 'Accepted: the continuing run is queued.', schema: 'Accepted' } },
   },
   'DELETE /api/sessions/{id}': {
     summary: 'Delete the session and everything of it.',
@@ -321,7 +334,7 @@ function operation(key: HttpRouteKey): JsonSchema {
     ...(params.length > 0 && { parameters: params }),
     ...(doc.body && {
       requestBody: {
-        required: true,
+        required: !doc.optionalBody,
         ...(files && {
           description:
             'JSON asks for an upload URL; any other content type is the file itself (at most 4 MiB), its media type as content-type.',

@@ -50,6 +50,7 @@ export const ERROR_CODES = {
   action_expired: [409, 'session'],
   not_an_answer: [409, 'session'],
   nothing_to_cancel: [409, 'session'],
+  nothing_to_continue: [409, 'session'],
   file_too_large: [413, 'validation'],
   file_quota_exceeded: [413, 'validation'],
   payload_too_large: [413, 'validation'],

@@ -49,14 +49,23 @@ const TurnEndSchema = z
   })
   .strict();
 
-const RUN_KINDS = ['turn', 'resolve', 'lapse', 'withdraw', 'delete'] as const satisfies readonly RunKind[];
+const RUN_KINDS = [
+  'turn',
+  'resolve',
+  'continue',
+  'lapse',
+  'withdraw',
+  'delete',
+] as const satisfies readonly RunKind[];
 
 /** Every event type of the log, with the schema of its `data`. */
 export const SESSION_EVENTS = {
   'session.status_running': z
     .object({
-      /** What the run does: a message's turn, an answer's, a lapse, a withdrawal, a deletion. */
+      /** What the run does: a message's turn, an answer's, a stopped turn continued, a lapse, a withdrawal, a deletion. */
       kind: z.enum(RUN_KINDS),
+      /** A continued turn: the stopped run whose loop it carries on. */
+      continues: z.string().optional(),
       /** The runs a message under `on_busy: "interrupt"` stopped. */
       interrupted: z.array(z.string()).optional(),
       /** The request an answer's (or a lapse's) run is about. */

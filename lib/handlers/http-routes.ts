@@ -8,7 +8,7 @@ import {
   requestContextOf,
   sessionRef,
 } from '../auth/index.ts';
-import { answerRequest, cancel, deleteSession, rate, sendMessage } from '../commands/index.ts';
+import { answerRequest, cancel, continueTurn, deleteSession, rate, sendMessage } from '../commands/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
   AgentsQuerySchema,
@@ -27,6 +27,7 @@ import {
   isSessionId,
   MessagesQuerySchema,
   parseChatRequest,
+  parseContinueRequest,
   parseJsonBody,
   parseResolveRequest,
   type RememberedTools,
@@ -297,6 +298,12 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
   },
   async 'POST /api/sessions/{id}/cancel'(rt, app, event, caller) {
     return json(202, await cancel(rt, app, caller, { session_id: sessionIdOf(event) }));
+  },
+  async 'POST /api/sessions/{id}/continue'(rt, app, event, caller) {
+    const session_id = sessionIdOf(event);
+    // The body is optional: `{ "id": … }` names the request, for a retry.
+    const body = event.body ? parseContinueRequest(bodyOf(event)()) : {};
+    return json(202, await continueTurn(rt, app, caller, { session_id, ...body }));
   },
   async 'DELETE /api/sessions/{id}'(rt, app, event, caller) {
     return json(202, await deleteSession(rt, app, caller, { session_id: sessionIdOf(event) }));

@@ -6,11 +6,12 @@ import {
   offeredProtocols,
   SWITCHBOARD_PROTOCOL,
 } from '../auth/index.ts';
-import { answerRequest, cancel, rate, sendMessage } from '../commands/index.ts';
+import { answerRequest, cancel, continueTurn, rate, sendMessage } from '../commands/index.ts';
 import type { Runtime } from '../config/index.ts';
 import {
   BODY_LIMITS,
   parseChatRequest,
+  parseContinueTarget,
   parseFeedbackTarget,
   parseJoinRequest,
   parseJsonBody,
@@ -173,6 +174,16 @@ const ROUTES: Record<WebSocketRouteKey | '$connect' | '$disconnect' | '$default'
     const { session_id, sessionId, ...rest } = bodyOf(event).body;
     const target = parseSessionTarget({ session_id: session_id ?? sessionId, ...rest });
     return { type: 'assistant:cancelled', ...(await cancel(rt, app, identity, target)) };
+  },
+  async assistant_continue(rt, app, event, identity) {
+    const { session_id, sessionId, ...rest } = bodyOf(event).body;
+    const target = parseContinueTarget({ session_id: session_id ?? sessionId, ...rest });
+    const connection = connectionOf(rt, event, identity);
+    const accepted = await continueTurn(rt, app, identity, {
+      ...target,
+      join: (ref) => subscribe(rt, ref, connection),
+    });
+    return { type: 'assistant:accepted', ...accepted };
   },
   async assistant_resolve_action(rt, app, event, identity) {
     const { session_id, action_id, sessionId, actionId, ...answer } = bodyOf(event).body;

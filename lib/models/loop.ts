@@ -1,5 +1,6 @@
 import type {
   Attachment,
+  ContinueTurnInput,
   HostAgentInput,
   HostAgentIO,
   HostResult,
@@ -9,8 +10,8 @@ import type {
 } from '../contract/index.ts';
 import { screenshotParts } from '../contract/index.ts';
 import { renderHostContext } from '../contract/render.ts';
-import { ModelEndpointError } from '../errors/index.ts';
-import { budgetSpent, budgetStop } from './budget.ts';
+import { AgentFailedError, ModelEndpointError } from '../errors/index.ts';
+import { budgetSpent } from './budget.ts';
 import { chatCompletions } from './chat-completions.ts';
 import { clientFor } from './client.ts';
 import { identifier, redactEndpointText } from './redact.ts';
@@ -269,7 +270,7 @@ async function run(loop: Loop & { backend: string[] }): Promise<HostResult> {
   const client = await clientFor(settings, loop.io);
   const maxTurns = settings.maxTurns ?? DEFAULT_MAX_TURNS;
   for (let step = 0; step < maxTurns; step++) {
-    if (await budgetSpent(io)) return budgetStop();
+    if (await budgetSpent(io)) return stoppedAt(loop, 'budget_reached');
     if (step > 0 || loop.resumed) await takeSteering(loop);
     let answer: Awaited<ReturnType<Wire>>;
     try {
@@ -329,7 +330,7 @@ async function run(loop: Loop & { backend: string[] }): Promise<HostResult> {
     for (const [callId, output] of outputs) transcript.turn.push({ role: 'tool', callId, output });
     if (looked) transcript.turn.push({ role: 'user', content: screenshotParts(screens), screen: true });
   }
-  return { status: 'incomplete', stopReason: 'max_turns' };
+  return stoppedAt(loop, 'max_turns');
 }
 
 /** A `look_at_screen` call: reported as a tool call; the model reads that the screenshots follow. */
@@ -471,4 +472,49 @@ function endpointError(error: unknown, key?: string): ModelEndpointError {
     return new ModelEndpointError(`The model endpoint answered ${e.status}${kind}: ${message}`, e.status);
   }
   return new ModelEndpointError(`The model endpoint failed${kind}: ${redactEndpointText(raw, key)}`);
+}
+
+/**
+ * A turn the loop stopped before the model answered (`max_turns`, or `budget_reached`): `incomplete`,
+ * with what `continueModel` needs to carry it on (its messages without the screenshots, the host
+ * tools it was offered, the user message it answers).
+ */
+function stoppedAt(loop: Loop, stopReason: 'max_turns' | 'budget_reached'): HostResult {
+  const { userMessageId, turn, hostTools } = kept(loop.transcript);
+  return { status: 'incomplete', stopReason, resume: { modelLoop: { userMessageId, turn, hostTools } } };
+}
+
+/**
+ * `continueTurn` of a model agent: the loop stopped at `max_turns` (or the budget) goes on from where
+ * it stopped, with no new user message: the stored conversation up to the turn's user message, the
+ * turn's messages as kept, then the model's next call, with a fresh count of model calls.
+ */
+export async function continueModel(
+  settings: ModelSettings,
+  input: ContinueTurnInput,
+  io: HostAgentIO,
+): Promise<HostResult> {
+  const carried = input.resume.modelLoop as
+    | Pick<Transcript, 'userMessageId' | 'turn' | 'hostTools'>
+    | undefined;
+  if (!carried || !Array.isArray(carried.turn))
+    throw new AgentFailedError('This turn was not stopped by the model loop: there is nothing to continue.');
+  const prefix = await conversationMessages(historyThrough(input.history, carried.userMessageId), io.parts);
+  return run({
+    settings,
+    io,
+    runId: input.runId,
+    conversationId: input.conversationId,
+    context: input.context,
+    prefix,
+    silent: false,
+    resumed: true,
+    transcript: {
+      userMessageId: carried.userMessageId,
+      turn: carried.turn,
+      callId: '',
+      hostTools: carried.hostTools ?? [],
+    },
+    backend: input.tools.backend.map((t) => t.name),
+  });
 }

@@ -15,7 +15,8 @@ export interface CancelledRun {
 const open = (run: RunRecord) => run.status === 'queued' || run.status === 'running';
 
 /** A turn of the user's: bookkeeping runs (a lapse, a withdrawal, a delete) are the runtime's to finish. */
-const usersTurn = (run: RunRecord) => run.kind === undefined || run.kind === 'turn' || run.kind === 'resolve';
+const usersTurn = (run: RunRecord) =>
+  run.kind === undefined || run.kind === 'turn' || run.kind === 'resolve' || run.kind === 'continue';
 
 /**
  * `switchboard cancel`: asks the worker of the session's running (or queued) turn to stop it, as the

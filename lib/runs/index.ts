@@ -5,6 +5,7 @@ export { awaitFinal, type FinalAnswer } from './await-final.ts';
 export { cancelSession, deleteSession, eraseSession, stopRuns } from './cancel.ts';
 export { closeWithError, END_TYPES, LOST } from './close.ts';
 export { type ContinuationRequest, submitContinuation } from './continuation.ts';
+export { type ContinueRequest, submitContinue } from './continue.ts';
 export { shutdownMarginMs, stopAtFor, turnBudgetMs } from './deadline.ts';
 export { EventStream } from './event-stream.ts';
 export { type HandBack, handBack, retryDelaySeconds } from './hand-back.ts';

@@ -5,7 +5,7 @@ import { digest } from '../ids/index.ts';
 /** What the API puts on the turns queue: ids only; everything else is in the table. */
 export const TurnJobSchema = z.object({
   v: z.literal(1),
-  kind: z.enum(['turn', 'resolve', 'lapse', 'withdraw', 'delete']),
+  kind: z.enum(['turn', 'resolve', 'continue', 'lapse', 'withdraw', 'delete']),
   sessionId: z.string(),
   runId: z.string(),
   requestId: z.string(),

@@ -15,6 +15,7 @@ import { closingSpend } from './accounting.ts';
 import { historyMessage, invocationOf, rememberedToolsOf } from './agent-input.ts';
 import { loadAttachment, partsReader } from './attachment-parts.ts';
 import { callAgent } from './call-agent.ts';
+import { keepResume } from './continue.ts';
 import { runReceipt, settleDecision } from './decision.ts';
 import { callCancelHook } from './hooks.ts';
 import { cutBack } from './left-behind.ts';
@@ -114,9 +115,10 @@ export async function runMessage(scope: RunScope): Promise<RunOutcome> {
   );
   if (scope.stopping.watch.reason === 'lease_lost') return lostLease();
   if (!called.ok) return called.outcome;
-  return silent
-    ? settleDecision(scope, called.result, called.state, { kind: 'turn' })
-    : settle(scope, called.result, called.state, { kind: 'turn' });
+  if (silent) return settleDecision(scope, called.result, called.state, { kind: 'turn' });
+  const outcome = await settle(scope, called.result, called.state, { kind: 'turn' });
+  await keepResume(scope, called.result, outcome);
+  return outcome;
 }
 
 /** An answered request (by a person, a host's continuation, or a deny lapse): `resolveAction`. */
@@ -187,9 +189,10 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
     scope.accounting,
   );
   if (scope.stopping.watch.reason === 'lease_lost') return lostLease();
-  return called.ok
-    ? settle(scope, called.result, called.state, { kind: 'resolve', answered, others })
-    : called.outcome;
+  if (!called.ok) return called.outcome;
+  const outcome = await settle(scope, called.result, called.state, { kind: 'resolve', answered, others });
+  await keepResume(scope, called.result, outcome);
+  return outcome;
 }
 
 /** A request that lapsed under `hitl.onTimeout: "cancel"` (or found no agent to deny it): withdrawn. */

@@ -21,6 +21,7 @@ import { recordSpend } from '../usage/index.ts';
 import { accountingOf, closingSpend } from './accounting.ts';
 import { failTurn } from './call-agent.ts';
 import { announceFailure, closeLostRun, closeWithError, FAILED } from './close.ts';
+import { runContinue } from './continue.ts';
 import { EventStream } from './event-stream.ts';
 import { callCancelHook } from './hooks.ts';
 import type { TurnJob } from './job.ts';
@@ -177,7 +178,12 @@ async function runClaimed(
         stopping,
         accounting,
       };
-      outcome = run.kind === 'resolve' ? await runResolve(scope) : await runMessage(scope);
+      outcome =
+        run.kind === 'resolve'
+          ? await runResolve(scope)
+          : run.kind === 'continue'
+            ? await runContinue(scope)
+            : await runMessage(scope);
     }
   } catch (error) {
     // The turn is closed as error by a new writer (see runTurn): nothing gathered here may follow it.

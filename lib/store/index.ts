@@ -89,10 +89,12 @@ export {
   claimRun,
   claimRunOrFind,
   finishRun,
+  keepRunResume,
   postponeRun,
   renewLease,
   requestCancel,
   requestInterrupt,
+  runResume,
   steerRun,
   takeOverRun,
 } from './run-transitions.ts';

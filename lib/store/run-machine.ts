@@ -25,6 +25,16 @@ export const finish = {
   again: ['endedAt', 'leaseOwner'],
 } as const satisfies Transition<RunStatus>;
 
+/**
+ * The holder of the lease keeps, before it writes the outcome, what the agent's loop needs to carry
+ * on a turn it stopped at `max_turns` or `budget_reached` (inline, or the key of its claim check).
+ */
+export const keepResume = {
+  from: ['running'],
+  set: ['resume', 'resumeKey'],
+  guard: '#leaseOwner = :leaseOwner',
+} as const satisfies Transition<RunStatus>;
+
 /** The holder of the lease renews it (and reads `cancelRequested` in the same write). */
 export const renew = {
   from: ['running'],
@@ -91,6 +101,7 @@ export const abandon = {
 export const RUN_TRANSITIONS = {
   claim,
   finish,
+  keepResume,
   renew,
   takeOver,
   cancel,

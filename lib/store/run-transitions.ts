@@ -1,4 +1,5 @@
 import type { Runtime } from '../config/index.ts';
+import { getBlob, INLINE_LIMIT_BYTES, isMissingObject, jsonBytes, putBlob } from './blobs.ts';
 import { keys } from './keys.ts';
 import {
   abandon,
@@ -6,6 +7,7 @@ import {
   claim,
   finish,
   interrupt,
+  keepResume,
   postpone,
   renew,
   requeue,
@@ -76,6 +78,47 @@ export async function finishRun(
     { to: outcome.status },
   );
   return written.applied;
+}
+
+/**
+ * Where a stopped run's resume state larger than {@link INLINE_LIMIT_BYTES} is kept: beside the
+ * session's large requests (`actions/<sessionId>/`), so it has their lifetime (the bucket's
+ * retention rule) and goes with the session.
+ */
+const resumeBlobKey = (run: RunKey) => `actions/${run.sessionId}/${run.runId}.resume.json`;
+
+/**
+ * Keeps with a running run, before its outcome is written, what its agent's loop needs to carry on
+ * the turn it stopped (see {@link RunRecord.resume}): inline, or in the bucket when large. Returns
+ * false when fenced off (the lease is another worker's).
+ */
+export async function keepRunResume(
+  rt: Runtime,
+  run: RunKey,
+  owner: string,
+  resume: Record<string, unknown>,
+): Promise<boolean> {
+  let values = { resume: JSON.stringify(resume), resumeKey: null as string | null };
+  if (jsonBytes(resume) > INLINE_LIMIT_BYTES) {
+    const key = resumeBlobKey(run);
+    await putBlob(rt, key, resume);
+    values = { resume: null as unknown as string, resumeKey: key };
+  }
+  const written = await applyTransition(rt, keepResume, runKey(run), { ...values, leaseOwner: owner });
+  return written.applied;
+}
+
+/** What a stopped run kept to carry its loop on (read back from the bucket when moved there); none when it kept nothing. */
+export async function runResume(rt: Runtime, run: RunRecord): Promise<Record<string, unknown> | undefined> {
+  if (run.resume) return run.resume;
+  if (!run.resumeKey) return undefined;
+  try {
+    return await getBlob<Record<string, unknown>>(rt, run.resumeKey);
+  } catch (error) {
+    // Moved away by the bucket's retention: nothing is left to carry on.
+    if (isMissingObject(error)) return undefined;
+    throw error;
+  }
 }
 
 /** Asks the worker of a queued or running run to stop it. Returns the run, or undefined when it already ended. */

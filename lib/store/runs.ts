@@ -9,7 +9,7 @@ import { decodeJson, encodeJson, isConditionFailure, queryAll } from './table.ts
 import type { RunStatus } from './types.ts';
 
 /** Run fields stored as JSON text. */
-export const RUN_JSON = ['usage', 'attachments', 'context', 'hostContext'] as const;
+export const RUN_JSON = ['usage', 'attachments', 'context', 'hostContext', 'resume'] as const;
 
 /** A run: one turn of a session, from the message that started it to its outcome. */
 export interface RunRecord {
@@ -58,6 +58,15 @@ export interface RunRecord {
   rewrite?: { mode: 'regenerate' | 'edit'; fromMessageId: string };
   /** `host_tools`: a silent host decision (and a receipt of one: bookkeeping, no agent). */
   outputMode?: 'host_tools';
+  /** A `continue` run: the stopped run whose loop it carries on. */
+  continues?: string;
+  /**
+   * What the agent's loop needs to carry on a turn it stopped at `max_turns` or `budget_reached`
+   * (its result's `resume`), kept with the stopped run; in the bucket under `resumeKey` when larger
+   * than an item should hold (a claim check, see blobs.ts `INLINE_LIMIT_BYTES`).
+   */
+  resume?: Record<string, unknown>;
+  resumeKey?: string;
 }
 
 /** A queued run not claimed by then is queued again by the sweep (its job may have been lost). */
@@ -114,8 +123,8 @@ export async function getRun(rt: Runtime, sessionId: string, runId: string): Pro
   return Item ? decodeJson<RunRecord>(Item, RUN_JSON) : undefined;
 }
 
-/** What a run does: a message, an answer, a lapse, withdrawing open requests, deleting the session. */
-export type RunKind = 'turn' | 'resolve' | 'lapse' | 'withdraw' | 'delete';
+/** What a run does: a message, an answer, carrying on a stopped loop, a lapse, withdrawing open requests, deleting the session. */
+export type RunKind = 'turn' | 'resolve' | 'continue' | 'lapse' | 'withdraw' | 'delete';
 
 /** Why a run was asked to stop, as the seed names the reasons. */
 export type CancelReason = 'user' | 'deleted' | 'shutdown' | 'lease_lost';
@@ -134,7 +143,7 @@ export function busyRuns(runs: RunRecord[]): RunRecord[] {
     .filter(
       (r) =>
         (r.status === 'queued' || r.status === 'running') &&
-        (r.kind === undefined || r.kind === 'turn' || r.kind === 'resolve'),
+        (r.kind === undefined || r.kind === 'turn' || r.kind === 'resolve' || r.kind === 'continue'),
     )
     .sort((a, b) => a.runId.localeCompare(b.runId));
 }

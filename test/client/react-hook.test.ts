@@ -238,6 +238,25 @@ describe('useSwitchboardChat against the sandbox', () => {
     );
   });
 
+  it('offers continueTurn once a turn stopped at max_turns, and carries it on with no new message', async () => {
+    const { client } = sharedClient();
+    const view = mount({ client, sessionId: sid('continue'), agentId: 'stepper' });
+    await until(() => view.chat().connection === 'open', 'the socket to open');
+    expect(view.chat().canContinue).toBe(false);
+    await view.chat().send('count with the hook');
+    await until(() => view.chat().status === 'idle' && view.chat().canContinue, 'the stopped turn');
+    const accepted = await view.chat().continueTurn();
+    await until(
+      () =>
+        view.chat().status === 'idle' &&
+        last(view.chat().messages, 'assistant')?.id === accepted.assistant_message_id,
+      'the continued turn',
+    );
+    expect(view.chat().canContinue).toBe(false);
+    expect(last(view.chat().messages, 'assistant')?.text).toBe('Counted.');
+    expect(view.chat().messages.filter((m) => m.role === 'user')).toHaveLength(1);
+  });
+
   it('shows a file sent with a message in that message, and again on the next mount, from the stored message', async () => {
     const { client } = sharedClient();
     const sessionId = sid('files');

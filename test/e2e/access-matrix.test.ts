@@ -72,6 +72,7 @@ function requestOf(route: HttpRouteKey, name: string): [string, string, unknown?
       { decision: 'approve' },
     ],
     'POST /api/sessions/{id}/cancel': ['POST', `/api/sessions/${name}/cancel`],
+    'POST /api/sessions/{id}/continue': ['POST', `/api/sessions/${name}/continue`, { id: 'continue-1' }],
     'DELETE /api/sessions/{id}': ['DELETE', `/api/sessions/${name}`],
     'POST /api/files': ['POST', '/api/files?name=x.txt', 'text', 'text/plain'],
     'GET /api/files/{id}': ['GET', `/api/files/${fileId}`],
@@ -108,6 +109,7 @@ const OTHER_ANSWERS: Record<HttpRouteKey, (name: string) => { status: number; co
   'GET /api/sessions/{id}/events/{seq}': () => ({ status: 404, code: 'session_not_found' }),
   'POST /api/sessions/{id}/actions/{actionId}': () => ({ status: 404, code: 'session_not_found' }),
   'POST /api/sessions/{id}/cancel': () => ({ status: 404, code: 'session_not_found' }),
+  'POST /api/sessions/{id}/continue': () => ({ status: 404, code: 'session_not_found' }),
   'DELETE /api/sessions/{id}': () => ({ status: 404, code: 'session_not_found' }),
   'POST /api/files': () => ({ status: 201 }),
   'GET /api/files/{id}': () => ({ status: 404, code: 'file_not_found' }),
@@ -350,6 +352,12 @@ describe('the access matrix: every route and action, for every kind of caller', 
       );
       const cancelled = await call('alice', 'POST', `/api/sessions/${SESSION}/cancel`);
       expect(cancelled).toMatchObject({ status: 409, json: { error: { code: 'nothing_to_cancel' } } });
+      // Her host agent's turn cannot be continued: the gate lets her in, the check refuses.
+      for (const name of [SESSION, REF]) {
+        const [cm, cp, cb] = requestOf('POST /api/sessions/{id}/continue', name);
+        const continued = await call('alice', cm, cp, cb);
+        expect(continued).toMatchObject({ status: 409, json: { error: { code: 'nothing_to_continue' } } });
+      }
       expect((await call('alice', 'DELETE', `/api/sessions/${SESSION}`)).status).toBe(202);
       expect((await call('alice', 'GET', `/api/sessions/${SESSION}`)).status).toBe(404);
     } finally {
@@ -380,6 +388,7 @@ const WS_FRAMES: Record<WebSocketRouteKey, (name: string) => Record<string, unkn
   assistant_join_session: (name) => ({ session_id: name }),
   assistant_resolve_action: (name) => ({ session_id: name, action_id: ACTION, decision: 'approve' }),
   assistant_cancel: (name) => ({ session_id: name }),
+  assistant_continue: (name) => ({ session_id: name }),
   assistant_feedback: (name) => ({ session_id: name, message_id: answerId, rating: 'down' }),
 };
 
@@ -389,6 +398,7 @@ const WS_OTHER: Record<WebSocketRouteKey, (name: string) => { type: string; erro
   assistant_join_session: () => ({ type: 'assistant:error', errorType: 'not_found' }),
   assistant_resolve_action: () => ({ type: 'assistant:error', errorType: 'not_found' }),
   assistant_cancel: () => ({ type: 'assistant:error', errorType: 'not_found' }),
+  assistant_continue: () => ({ type: 'assistant:error', errorType: 'not_found' }),
   assistant_feedback: () => ({ type: 'assistant:error', errorType: 'not_found' }),
 };
 

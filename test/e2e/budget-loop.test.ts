@@ -326,7 +326,7 @@ describe('switchboard budget: one session’s budget raised without a deployment
       .filter((e) => e.detailType === 'Operator Action')
       .map((e) => parseDetail('Operator Action', e.detail));
 
-  it('adds to the session’s budget with an audit event: the next message is taken, and the loop stops at the new budget', async () => {
+  it('adds to the session’s budget with an audit event: the stopped turn is carried on, and the loop stops at the new budget', async () => {
     const user = 'dana';
     const id = sid('raised');
     const from = model.requests.length;
@@ -373,12 +373,21 @@ describe('switchboard budget: one session’s budget raised without a deployment
       budget_usd: 0.08,
       spent_usd: 0.06,
     });
-    // $0.08 now: one more call ($0.09) reaches it; the owner's day ($0.10) still has room.
-    const next = await say(user, id, 'chat-capped', 'spend it again');
-    expect(next.status, next.text).toBe(200);
-    expect(next.json).toMatchObject({ stop_reason: 'budget_reached', usage: { costUsd: CALL_USD } });
+    // $0.08 now: the stopped turn is carried on, and its next call ($0.09) reaches the budget; the
+    // owner's day ($0.10) still has room.
+    const continued = await as(user, 'POST', `/api/sessions/${id}/continue`);
+    expect(continued.status, continued.text).toBe(202);
+    const lastRun = async () =>
+      (await as(user, 'GET', `/api/sessions/${id}`)).json.last_run as {
+        id: string;
+        status: string;
+        stop_reason: string;
+      };
+    await expect.poll(async () => (await lastRun()).status, queued('the continued turn')).toBe('incomplete');
+    expect(await lastRun()).toMatchObject({ id: continued.json.run_id, stop_reason: 'budget_reached' });
     expect(model.requests.length - from).toBe(3);
     expect((await say(user, id, 'chat-capped', 'and more')).status).toBe(402);
+    expect((await as(user, 'POST', `/api/sessions/${id}/continue`)).status).toBe(402);
   });
 
   it('refuses an amount that is not a positive number (exit 2), and a session that does not exist (exit 1)', async () => {

@@ -114,6 +114,8 @@ const ROUTES: [HttpRouteKey, (made: Made) => [string, string, unknown?, string?]
     202,
   ],
   ['POST /api/sessions/{id}/cancel', () => ['POST', '/api/sessions/http/cancel'], 202],
+  // A host agent's turn is never carried on: the check past the gate answers, as for any owner.
+  ['POST /api/sessions/{id}/continue', () => ['POST', '/api/sessions/http/continue'], 409],
   ['POST /api/files', () => ['POST', '/api/files?name=notes.txt', 'some notes', 'text/plain'], 201],
   ['GET /api/files/{id}', (made) => ['GET', `/api/files/${made.fileId}`], 200],
   ['DELETE /api/files/{id}', (made) => ['DELETE', `/api/files/${made.fileId}`], 200],
@@ -139,6 +141,8 @@ const FRAMES: [WebSocketRouteKey, (made: Made) => Record<string, unknown>, strin
     'assistant:resolved',
   ],
   ['assistant_cancel', () => ({ session_id: 'ws' }), 'assistant:cancelled'],
+  // A host agent's turn is never carried on: the 409 nothing_to_continue, as for any owner.
+  ['assistant_continue', () => ({ session_id: 'ws' }), 'assistant:error'],
 ];
 
 describe('the longest ids the claims allow, in multi-byte characters', () => {

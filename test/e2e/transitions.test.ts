@@ -40,6 +40,10 @@ const RUN_CASES = {
     values: { stopReason: 'end_turn', endedAt: 'e1', error: null, usage: null, leaseOwner: 'w1' },
     other: { stopReason: 'error', endedAt: 'e2', error: null, usage: null, leaseOwner: 'w1' },
   },
+  keepResume: {
+    item: { leaseOwner: 'w1' },
+    values: { resume: '{"loop":1}', resumeKey: null, leaseOwner: 'w1' },
+  },
   renew: { item: { leaseOwner: 'w1' }, values: { leaseExpiresAt: LATER, leaseOwner: 'w1' } },
   takeOver: {
     item: { leaseOwner: 'w0', leaseExpiresAt: NOW - 1 },

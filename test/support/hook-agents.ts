@@ -1,5 +1,8 @@
+import { isStepCount, ToolLoopAgent, tool } from 'ai';
+import * as z from 'zod';
 import { demoAgent } from '../../demo/demo-agent.ts';
 import { createSwitchboard } from '../../lib/index.ts';
+import { call, say, scriptedModel } from './ai-sdk-model.ts';
 import { numbersAgent } from './numbers-agent.ts';
 import { pauseAgents } from './pause-agents.ts';
 
@@ -13,5 +16,26 @@ const app = createSwitchboard();
 app.registerHostAgent(demoAgent({ chunkDelayMs: 5 }));
 app.registerHostAgent(numbersAgent);
 for (const definition of pauseAgents().definitions) app.registerHostAgent(definition);
+// An AI SDK agent of one step a turn: a message that asks it to count stops at max_turns, and continues.
+const counting = scriptedModel({
+  'count with the hook': [
+    call([{ id: 'hook_1', name: 'step', input: { n: 1 } }], 'Counting. '),
+    say('Counted.'),
+  ],
+});
+app.registerSDKAgent({
+  info: { id: 'stepper' },
+  agent: new ToolLoopAgent({
+    model: counting.model,
+    tools: {
+      step: tool({
+        description: 'Count one step',
+        inputSchema: z.object({ n: z.number() }),
+        execute: async ({ n }) => `step ${n} done`,
+      }),
+    },
+    stopWhen: isStepCount(1),
+  }),
+});
 
 export default app;

@@ -491,7 +491,10 @@ describe('the AI SDK adapter: host actions, cancel, errors, stop reasons', () =>
     });
     const agent = new ToolLoopAgent({ model, tools: refundAgent(model).tools, stopWhen: isStepCount(1) });
     const result = await invokeSDK({ info: { id: 'a' }, agent }, turn('loop'), fakeIO().io);
-    expect(result).toEqual({ stopReason: 'max_turns' });
+    // Incomplete, like the model loop's max_turns stop, with the turn's SDK messages to continue from.
+    expect(result).toMatchObject({ status: 'incomplete', stopReason: 'max_turns' });
+    const kept = (result.resume as { aiSdk: { userMessageId: string; messages: { role: string }[] } }).aiSdk;
+    expect(kept.messages.map((m) => m.role)).toEqual(['assistant', 'tool']);
     expect(stopReasonOf('length')).toBe('limit');
     expect(stopReasonOf('stop')).toBe('end_turn');
   });

@@ -66,6 +66,7 @@ const PINNED: Record<string, { status: number; type: string }> = {
   action_expired: { status: 409, type: 'session' },
   not_an_answer: { status: 409, type: 'session' },
   nothing_to_cancel: { status: 409, type: 'session' },
+  nothing_to_continue: { status: 409, type: 'session' },
   file_too_large: { status: 413, type: 'validation' },
   file_quota_exceeded: { status: 413, type: 'validation' },
   payload_too_large: { status: 413, type: 'validation' },
@@ -126,6 +127,7 @@ const MADE: SwitchboardError[] = [
       'action_expired',
       'not_an_answer',
       'nothing_to_cancel',
+      'nothing_to_continue',
     ] as const
   ).map((code) => new SessionConflictError(code, '')),
   new PayloadTooLargeError('file_too_large', ''),

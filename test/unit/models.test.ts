@@ -286,7 +286,7 @@ describe('what a model endpoint sends, read as untrusted input', () => {
     const turn = await modelTurn('chat', endpoint.baseURL);
     expect(turn.error).toBeUndefined();
     expect(turn.events.filter((e) => e.type === 'text')).toEqual([{ type: 'text', text: 'Two calls.' }]);
-    expect(turn.result).toEqual({ status: 'incomplete', stopReason: 'max_turns' });
+    expect(turn.result).toMatchObject({ status: 'incomplete', stopReason: 'max_turns' });
   });
 
   it('refuses a Responses function call whose call_id is null or missing, never with a TypeError', async () => {

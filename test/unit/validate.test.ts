@@ -74,6 +74,16 @@ describe('the result an agent returns', () => {
       { status: 'incomplete', stopReason: 'limit' },
     ],
     ['a null content', { content: null }, { content: null }],
+    [
+      'a loop stopped at max_turns with what it needs to resume',
+      { status: 'incomplete', stopReason: 'max_turns', resume: { turn: [] } },
+      { status: 'incomplete', stopReason: 'max_turns', resume: { turn: [] } },
+    ],
+    [
+      'a loop stopped by the budget with what it needs to resume',
+      { status: 'incomplete', stopReason: 'budget_reached', resume: { turn: [] } },
+      { status: 'incomplete', stopReason: 'budget_reached', resume: { turn: [] } },
+    ],
   ])('accepts %s', (_what, value, expected) => {
     expect(validateResult(value)).toEqual(expected);
   });
@@ -99,6 +109,9 @@ describe('the result an agent returns', () => {
     ],
     ['an unknown stop reason', { stopReason: 'bored' }],
     ['a content that is not text', { content: 42 }],
+    ['a resume with a completed turn', { resume: { turn: [] } }],
+    ['a resume with another stop', { status: 'incomplete', stopReason: 'limit', resume: { turn: [] } }],
+    ['a resume that is not an object', { status: 'incomplete', stopReason: 'max_turns', resume: 'later' }],
   ])('rejects %s as invalid_host_result (500)', (_what, value) => {
     let thrown: unknown;
     try {

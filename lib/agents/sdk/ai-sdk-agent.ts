@@ -10,6 +10,7 @@ import type { ModelMessage, TextStreamPart, ToolContent, ToolSet, UserContent } 
 import type {
   Attachment,
   ContentPart,
+  ContinueTurnInput,
   HistoryMessage,
   HostAgentInput,
   HostAgentIO,
@@ -152,7 +153,7 @@ async function run(
   const looks = screens.length > 0 && !hostNames.has(LOOK_AT_SCREEN);
   for (;;) {
     // The turn's budget, checked before each call of the SDK and (through onStepStart) each step.
-    if (await budgetSpent(io)) return budgetStop();
+    if (await budgetSpent(io)) return stoppedAt(carried, [], 'budget_reached');
     const budget = budgetGuard(io);
     const steering = await steeringBetweenSteps(io);
     let result: SDKStreamResult;
@@ -198,11 +199,15 @@ async function run(
       if (io.signal.aborted) return { status: 'cancelled' };
       throw failed(error);
     }
-    if (budget.reached) return budgetStop();
+    if (budget.reached) return budgetStopAt(carried, result, steering.into);
     if (mapped.aborted || io.signal.aborted) return { status: 'cancelled' };
-    if (mapped.waiting.length === 0) return { stopReason: stopReasonOf(mapped.finishReason) };
-    const response = result.responseMessages ?? result.response?.then((r) => r.messages);
-    const steps = steering.into(JSON.parse(JSON.stringify((await response) ?? [])) as ModelMessage[]);
+    if (mapped.waiting.length === 0) {
+      const stopReason = stopReasonOf(mapped.finishReason);
+      return stopReason === 'max_turns'
+        ? stoppedAt(carried, steering.into(await stepsOf(result)), 'max_turns')
+        : { stopReason };
+    }
+    const steps = steering.into(await stepsOf(result));
     const looked = mapped.waiting.filter((w) => looks && w.toolName === LOOK_AT_SCREEN);
     // A remembered tool's approval is answered here: approved, the SDK runs it.
     const { answers: remembered, waiting } = answerRemembered(
@@ -680,4 +685,88 @@ function failed(error: unknown): AgentFailedError {
   const status = (error as { statusCode?: unknown } | null | undefined)?.statusCode;
   const where = typeof status === 'number' ? ` (HTTP ${status})` : '';
   return new AgentFailedError(`The AI SDK agent failed${where}: ${redactEndpointText(messageOf(error))}`);
+}
+
+/** The SDK's messages of one call (its steps), as plain JSON. */
+async function stepsOf(result: SDKStreamResult): Promise<ModelMessage[]> {
+  const response = result.responseMessages ?? result.response?.then((r) => r.messages);
+  return JSON.parse(JSON.stringify((await response) ?? [])) as ModelMessage[];
+}
+
+/**
+ * A turn the SDK's own stop condition ended with tool calls still to follow up (a step count,
+ * `max_turns`), or the budget stopped (`budget_reached`): `incomplete`, with what `continueSDK` needs
+ * to go on: the user message it answers and the turn's SDK messages, screenshots and inline images
+ * and files left out (the resume state is stored).
+ */
+function stoppedAt(
+  carried: Carried,
+  steps: ModelMessage[],
+  stopReason: 'max_turns' | 'budget_reached',
+): HostResult {
+  const messages = withoutScreens([...carried.messages, ...steps]).map(withoutInlineBytes);
+  return {
+    status: 'incomplete',
+    stopReason,
+    resume: { aiSdk: { userMessageId: carried.userMessageId, messages } },
+  };
+}
+
+/**
+ * A call the budget stopped between its steps: carried on from the steps it finished, when the SDK
+ * still reports them; else the turn ends `budget_reached` without a way to carry it on (continuing
+ * from before the call could run its tools again).
+ */
+async function budgetStopAt(
+  carried: Carried,
+  result: SDKStreamResult,
+  into: (steps: ModelMessage[]) => ModelMessage[],
+): Promise<HostResult> {
+  try {
+    return stoppedAt(carried, into(await stepsOf(result)), 'budget_reached');
+  } catch {
+    return budgetStop();
+  }
+}
+
+/** A user message without inline image or file bytes (a URL stays): a note in their place. */
+function withoutInlineBytes(message: ModelMessage): ModelMessage {
+  if (message.role !== 'user' || typeof message.content === 'string') return message;
+  const inline = (part: Exclude<UserContent, string>[number]) =>
+    (part.type === 'image' && !(part.image instanceof URL) && !String(part.image).startsWith('http')) ||
+    (part.type === 'file' && !(part.data instanceof URL) && !String(part.data).startsWith('http'));
+  if (!message.content.some(inline)) return message;
+  return {
+    ...message,
+    content: message.content.map((part) =>
+      inline(part) ? { type: 'text' as const, text: '[An attachment shown here is not kept.]' } : part,
+    ),
+  };
+}
+
+/**
+ * `continueTurn` of an SDK agent: the turn the SDK's stop condition ended goes on from its messages,
+ * with no new user message: the stored conversation up to the turn's user message, then the turn's
+ * SDK messages as kept. The SDK's own `stopWhen` counts its steps afresh.
+ */
+export async function continueSDK(
+  definition: SDKAgentDefinition,
+  input: ContinueTurnInput,
+  io: HostAgentIO,
+): Promise<HostResult> {
+  const carried = input.resume.aiSdk as { userMessageId: string; messages: ModelMessage[] } | undefined;
+  if (!carried || !Array.isArray(carried.messages))
+    throw new AgentFailedError(
+      'This turn was not stopped by the AI SDK adapter: there is nothing to continue.',
+    );
+  const through = input.history.findIndex((m) => m.id === carried.userMessageId);
+  const before = await conversation(through < 0 ? [] : input.history.slice(0, through + 1), io);
+  const turn = structuredClone(carried.messages);
+  return run(
+    definition,
+    input,
+    io,
+    { userMessageId: carried.userMessageId, messages: turn, answers: [], queue: [] },
+    [...before, ...turn],
+  );
 }
