@@ -3,6 +3,7 @@ import { createSwitchboard, type ModelAgentDefinition } from '../../lib/index.ts
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
+import { queued } from '../support/wait.ts';
 import { type Frame, sendTurn, TestSocket, turnEnded } from '../support/ws-client.ts';
 
 /**
@@ -102,9 +103,41 @@ afterAll(async () => {
   await model?.close();
 });
 
-/** Sends a message (or a continuation) over the WebSocket and waits for the end of its turn. */
-const say = (sessionId: string, content: string, extra: Record<string, unknown> = {}) =>
-  sendTurn(host, sessionId, content, extra);
+type Via = 'http' | 'ws';
+const ENDS = new Set(['session.status_idle', 'session.status_requires_action']);
+
+/** Sends a message (or a continuation) over HTTP or the WebSocket: its answer, or its run id. */
+async function start(via: Via, sessionId: string, content: string, extra: Record<string, unknown> = {}) {
+  if (via === 'ws')
+    return host.request({ action: 'assistant_message', session_id: sessionId, content, ...extra });
+  const res = await api(sandbox.url, 'POST', '/api/chat', { session_id: sessionId, content, ...extra });
+  return res.status === 202 ? { type: 'assistant:accepted', ...res.json } : { type: 'error', ...res.json };
+}
+
+/** The events of one run once it has ended, as the transport delivers them. */
+async function runEvents(via: Via, sessionId: string, runId: string): Promise<Frame[]> {
+  if (via === 'ws') {
+    await host.waitFor(turnEnded(runId, sessionId), 'the end of the turn');
+    return host.events(sessionId).filter((e) => e.run_id === runId);
+  }
+  const read = async () =>
+    ((await api(sandbox.url, 'GET', `/api/sessions/${sessionId}/events`)).json.events as Frame[]).filter(
+      (e) => e.run_id === runId,
+    );
+  await expect
+    .poll(async () => (await read()).some((e) => ENDS.has(e.type)), queued('the end of the turn'))
+    .toBe(true);
+  return read();
+}
+
+/** Sends a message (or a continuation) and waits for the end of its turn: the event that ended it, and its events. */
+async function say(via: Via, sessionId: string, content: string, extra: Record<string, unknown> = {}) {
+  if (via === 'ws') return sendTurn(host, sessionId, content, extra);
+  const accepted = await start(via, sessionId, content, extra);
+  expect(accepted.type, JSON.stringify(accepted)).toBe('assistant:accepted');
+  const events = await runEvents(via, sessionId, accepted.run_id as string);
+  return { end: events.find((e) => ENDS.has(e.type)) as Frame, events };
+}
 
 const final = (events: Frame[]) =>
   events.find((e) => e.type === 'final_response')?.data as {
@@ -115,11 +148,18 @@ const bodiesSince = (from: number) => model.requests.slice(from).map((r) => JSON
 const toolNamesOf = (body: string) =>
   [...body.matchAll(/"name":"([a-z_]+)","(?:description|parameters)"/g)].map((m) => m[1]);
 
-describe.each(['chat', 'responses'] as const)('the %s loop keeps the host contract', (kind) => {
+// Each loop over one transport: every behaviour is tried over HTTP and over the WebSocket.
+describe.each([
+  ['chat', 'ws'],
+  ['responses', 'http'],
+] as const)('the %s loop, over %s, keeps the host contract', (kind, via) => {
   it('offers look_at_screen only with a screenshot, and shows it only after the call', async () => {
     const id = sid(`look-${kind}`);
     const from = model.requests.length;
-    const { end, events } = await say(id, 'what do you see?', { agent_id: kind, attachments: [SCREENSHOT] });
+    const { end, events } = await say(via, id, 'what do you see?', {
+      agent_id: kind,
+      attachments: [SCREENSHOT],
+    });
     expect(end.data).toMatchObject({ status: 'completed' });
     expect(final(events).content).toBe('I see your screen.');
     const [first, second] = bodiesSince(from);
@@ -134,7 +174,7 @@ describe.each(['chat', 'responses'] as const)('the %s loop keeps the host contra
     );
     // Without a screenshot it is not offered.
     const plain = model.requests.length;
-    await say(sid(`plain-${kind}`), 'hello', { agent_id: kind });
+    await say(via, sid(`plain-${kind}`), 'hello', { agent_id: kind });
     expect(toolNamesOf(bodiesSince(plain)[0]!)).not.toContain('look_at_screen');
     // The screenshot is stored nowhere: not in the messages, not in the export.
     const exported = await api(sandbox.url, 'GET', `/api/sessions/${id}/export`);
@@ -145,22 +185,16 @@ describe.each(['chat', 'responses'] as const)('the %s loop keeps the host contra
   it('hands two host actions of one response over one at a time, then gives the model both results at once', async () => {
     const id = sid(`queued-${kind}`);
     const from = model.requests.length;
-    const first = await say(id, 'select and close issue 4', { agent_id: kind, host_context: PAGE });
+    const first = await say(via, id, 'select and close issue 4', { agent_id: kind, host_context: PAGE });
     expect(first.end.type).toBe('session.status_requires_action');
     const pending = final(first.events).pending_tool_call!;
     expect(pending).toMatchObject({ tool_name: 'select_issue', queued: [expect.any(String)] });
     const [queuedId] = pending.queued;
     // The queued call is not pending yet: its continuation is refused.
-    const early = await host.request({
-      action: 'assistant_message',
-      session_id: id,
-      content: '',
-      tool_call_id: queuedId,
-      tool_result: { closed: 4 },
-    });
-    expect(early).toMatchObject({ type: 'assistant:error', error: { code: 'not_pending' } });
+    const early = await start(via, id, '', { tool_call_id: queuedId, tool_result: { closed: 4 } });
+    expect(early).toMatchObject({ error: { code: 'not_pending' } });
 
-    const second = await say(id, '', { tool_call_id: pending.call_id, tool_result: { selected: 4 } });
+    const second = await say(via, id, '', { tool_call_id: pending.call_id, tool_result: { selected: 4 } });
     expect(second.end.type).toBe('session.status_requires_action');
     expect(final(second.events).pending_tool_call).toMatchObject({
       tool_name: 'close_issue',
@@ -170,7 +204,7 @@ describe.each(['chat', 'responses'] as const)('the %s loop keeps the host contra
     // The model was not called between the two.
     expect(bodiesSince(from)).toHaveLength(1);
 
-    const third = await say(id, '', { tool_call_id: queuedId, tool_result: { closed: 4 } });
+    const third = await say(via, id, '', { tool_call_id: queuedId, tool_result: { closed: 4 } });
     expect(third.end.data).toMatchObject({ status: 'completed' });
     const bodies = bodiesSince(from);
     expect(bodies).toHaveLength(2);
@@ -187,25 +221,14 @@ describe.each(['chat', 'responses'] as const)('the %s loop keeps the host contra
     const started = new Promise<void>((resolve) => {
       slowStarted = resolve;
     });
-    const accepted = await host.request({
-      action: 'assistant_message',
-      session_id: id,
-      agent_id: kind,
-      content: 'take your time',
-    });
+    const accepted = await start(via, id, 'take your time', { agent_id: kind });
     await started;
-    const steer = await host.request({
-      action: 'assistant_message',
-      session_id: id,
-      content: 'also mention cats',
-      on_busy: 'steer',
-    });
+    const steer = await start(via, id, 'also mention cats', { on_busy: 'steer' });
     expect(steer.type, JSON.stringify(steer)).toBe('assistant:accepted');
     // The tool returns only once the steering message is queued behind the turn.
     releaseSlow();
-    const end = await host.waitFor(turnEnded(accepted.run_id, id), 'the end of the turn');
-    expect(end.data).toMatchObject({ status: 'completed' });
-    const events = host.events(id).filter((e) => e.run_id === accepted.run_id);
+    const events = await runEvents(via, id, accepted.run_id as string);
+    expect(events.find((e) => ENDS.has(e.type))?.data).toMatchObject({ status: 'completed' });
     expect(
       events.find((e) => e.type === 'user.message' && (e.data as { steered_into?: string }).steered_into),
     ).toBeDefined();
