@@ -149,11 +149,31 @@ export async function resumeModel(
         ),
       ]
     : transcript.hostTools;
+  const { pause: _pause, held: _held, ...resumed } = transcript;
+  return carryOn(
+    settings,
+    input,
+    io,
+    { ...resumed, hostTools },
+    (settings.tools ?? []).map((t) => t.name),
+  );
+}
+
+/**
+ * The loop carried on from a kept turn (an answer's, or a continue's): the stored conversation up to
+ * the turn's user message, the turn's messages, then the steering sent meanwhile and the next model call.
+ */
+async function carryOn(
+  settings: ModelSettings,
+  input: Pick<ResolveActionInput, 'runId' | 'conversationId' | 'context' | 'history'>,
+  io: HostAgentIO,
+  transcript: Transcript,
+  backend: string[],
+): Promise<HostResult> {
   const prefix = await conversationMessages(
     historyThrough(input.history, transcript.userMessageId),
     io.parts,
   );
-  const { pause: _pause, held: _held, ...resumed } = transcript;
   return run({
     settings,
     io,
@@ -163,8 +183,8 @@ export async function resumeModel(
     prefix,
     silent: false,
     resumed: true,
-    transcript: { ...resumed, hostTools },
-    backend: (settings.tools ?? []).map((t) => t.name),
+    transcript,
+    backend,
   });
 }
 
@@ -499,22 +519,16 @@ export async function continueModel(
     | undefined;
   if (!carried || !Array.isArray(carried.turn))
     throw new AgentFailedError('This turn was not stopped by the model loop: there is nothing to continue.');
-  const prefix = await conversationMessages(historyThrough(input.history, carried.userMessageId), io.parts);
-  return run({
+  return carryOn(
     settings,
+    input,
     io,
-    runId: input.runId,
-    conversationId: input.conversationId,
-    context: input.context,
-    prefix,
-    silent: false,
-    resumed: true,
-    transcript: {
+    {
       userMessageId: carried.userMessageId,
       turn: carried.turn,
       callId: '',
       hostTools: carried.hostTools ?? [],
     },
-    backend: input.tools.backend.map((t) => t.name),
-  });
+    input.tools.backend.map((t) => t.name),
+  );
 }
