@@ -189,6 +189,27 @@ function resolvedReply(
 }
 
 /**
+ * Who the demo agent is, the same on the scripted host agent (`npm start`) and on the model
+ * (`npm run start:model`): its id (the page shows its issue list for it), name and suggestions.
+ */
+export const DEMO_INFO = {
+  id: 'demo',
+  name: 'Demo assistant',
+  description: 'Shows every feature of Switchboard: streaming, tools, approvals, questions, host actions.',
+  capabilities: { streaming: true },
+  // The page offers them under the conversation: one prompt for each feature.
+  suggestions: [
+    'Count the words in this sentence',
+    'Refund order 1042',
+    'Help me choose a plan',
+    'What time is it here?',
+    'Show only closed issues',
+    'Close issue #2',
+    'Tell me a long story',
+  ],
+};
+
+/**
  * The demo agent, reaching every feature of the runtime from the prompts the demo page suggests:
  * a backend tool and a streamed reply (any message), an approval with arguments a person may edit
  * ("Refund order 1042"), a question ("Help me choose a plan"), a client tool ("What time is it
@@ -202,23 +223,7 @@ export function demoAgent(
   const delay = options.chunkDelayMs ?? Number(process.env.SWITCHBOARD_DEMO_DELAY_MS ?? 80);
   const storyDelay = options.storyDelayMs ?? delay * 4;
   return {
-    info: {
-      id: 'demo',
-      name: 'Demo assistant',
-      description:
-        'Shows every feature of Switchboard: streaming, tools, approvals, questions, host actions.',
-      capabilities: { streaming: true },
-      // The page offers them under the conversation: one prompt for each feature.
-      suggestions: [
-        'Count the words in this sentence',
-        'Refund order 1042',
-        'Help me choose a plan',
-        'What time is it here?',
-        'Show only closed issues',
-        'Close issue #2',
-        'Tell me a long story',
-      ],
-    },
+    info: DEMO_INFO,
     hitl: { timeoutMinutes: 30 },
     async invoke(input, io) {
       const intent = intentOf(input);

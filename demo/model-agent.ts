@@ -1,10 +1,11 @@
 import type { ModelAgentDefinition } from '../lib/index.ts';
 // The refund's arguments: the model's call and a person's edit are both checked against them.
-import { REFUND_SCHEMA } from './demo-agent.ts';
+import { DEMO_INFO, REFUND_SCHEMA } from './demo-agent.ts';
 
 /**
- * The demo agent on a model loop: a Chat Completions agent that reaches the same features as the
- * scripted `demo` agent through the model's tool calls. A backend tool (`text_stats`), an approval
+ * The demo agent on a model loop: the same agent (`demo`: its name and suggested prompts) as the
+ * scripted host agent, a Chat Completions agent that reaches the same features through the model's
+ * tool calls. A backend tool (`text_stats`), an approval
  * whose arguments a person may edit (`issue_refund`), a question (`ask_user`), a client tool the
  * page answers (`local_time`), the page's host actions (`set_filter`, `close_issue`, offered from
  * its `host_context`), a long answer, and the conversation's files (`list_files`). Under
@@ -17,12 +18,8 @@ export function demoModelAgent(options: {
   model?: string;
 }): ModelAgentDefinition {
   return {
-    info: {
-      id: 'demo-model',
-      name: 'Demo assistant on a model',
-      description: 'The demo agent, with a model choosing the tools.',
-      capabilities: { streaming: true },
-    },
+    // The same agent as `npm start`'s: the page shows its issue list and its prompts for it.
+    info: { ...DEMO_INFO, description: 'The demo agent, with a model choosing the tools.' },
     baseURL: options.baseURL,
     // An endpoint that takes no key (a local vLLM or Ollama) still gets a header the client insists on.
     apiKey: options.apiKey ?? 'none',

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_INFO } from '../../demo/demo-agent.ts';
 import { demoModelAgent } from '../../demo/model-agent.ts';
 import script from '../../demo/model-script.ts';
 import { createSwitchboard } from '../../lib/index.ts';
@@ -8,7 +9,7 @@ import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { type Frame, sendTurn, TestSocket, turnEnded } from '../support/ws-client.ts';
 
 /**
- * The demo on a model loop (`npm run start:model`): the `demo-model` Chat Completions agent on the
+ * The demo on a model loop (`npm run start:model`): the demo agent as a Chat Completions agent on the
  * sandbox's scripted model, driven by demo/model-script.ts, reaches each feature the demo page
  * suggests, with the page's own host context.
  */
@@ -94,6 +95,27 @@ const pendingOf = async (id: string) =>
   }[]) ?? [];
 
 describe('the demo on a model loop', () => {
+  it('is the same agent to the page as npm start’s, and each of its suggested prompts reaches a feature', async () => {
+    const agents = await api<{ agents: Record<string, unknown>[] }>(sandbox.url, 'GET', '/api/agents');
+    expect(agents.json.agents).toEqual([
+      expect.objectContaining({ id: DEMO_INFO.id, name: DEMO_INFO.name, suggestions: DEMO_INFO.suggestions }),
+    ]);
+    // Each prompt is answered by a rule of the script, never its default, and fails nothing; the
+    // long story is the cancel's (below).
+    for (const prompt of DEMO_INFO.suggestions.filter((p) => !p.includes('story'))) {
+      const { events } = await say(sid('suggested'), prompt);
+      expect(
+        events.find((e) => e.type === 'session.error'),
+        prompt,
+      ).toBeUndefined();
+      expect(texts(events), prompt).not.toContain('Try one of the suggested prompts');
+      expect(
+        events.some((e) => ['agent.tool_use', 'tool_call', 'action.required'].includes(e.type)),
+        `${prompt} reaches a tool`,
+      ).toBe(true);
+    }
+  });
+
   it('counts words with a backend tool, then answers', async () => {
     const { events } = await say(sid('stats'), 'Count the words in this sentence');
     expect(dataOf(events, 'agent.tool_result')).toMatchObject({ result: { words: 6, characters: 32 } });
