@@ -13,14 +13,7 @@ import {
   type SwitchboardChat,
   useSwitchboardChat,
 } from '../react/index.ts';
-
-/** The client tools: requests the agent makes of this device, answered without asking anyone. */
-const CLIENT_TOOLS = {
-  local_time: () => ({
-    time: new Date().toLocaleTimeString(),
-    zone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-  }),
-};
+import { CLIENT_TOOLS } from './client-tools.ts';
 
 const CONNECTION_TEXT: Record<string, string> = {
   idle: 'not connected',

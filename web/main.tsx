@@ -41,15 +41,25 @@ const root = createRoot(document.getElementById('root')!);
 
 if (params.get('view') === 'use-chat') {
   // The chat's id lives in the address, so a reload resumes the same chat.
+  const fresh = !params.has('chat');
   const chatId = params.get('chat') ?? `chat-${crypto.randomUUID()}`;
-  if (!params.has('chat')) {
+  if (fresh) {
     params.set('chat', chatId);
     history.replaceState(null, '', `?${params}`);
   }
   const agentId = params.get('agent') ?? undefined;
   const transport = new SwitchboardChatTransport({ client, ...(agentId && { agentId }) });
-  const initialMessages = await transport.loadMessages(chatId);
-  root.render(<UseChatView transport={transport} chatId={chatId} initialMessages={initialMessages} />);
+  // A chat this page just made does not exist yet: nothing to read, no turn to resume.
+  const initialMessages = fresh ? [] : await transport.loadMessages(chatId);
+  root.render(
+    <UseChatView
+      transport={transport}
+      chatId={chatId}
+      initialMessages={initialMessages}
+      resume={!fresh}
+      {...(agentId && { agentId })}
+    />,
+  );
 } else {
   // The hook keeps one socket and one send through StrictMode's second mount.
   root.render(

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoAgent } from '../../demo/demo-agent.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { type Sandbox, startSandbox } from '../../sandbox/sandbox.ts';
 import { haveChromium, launchChromium, VIEWPORTS } from '../support/browser.ts';
@@ -52,6 +53,7 @@ beforeAll(async () => {
   const app = createSwitchboard();
   app.registerHostAgent(agent.definition);
   for (const definition of pauseAgents().definitions) app.registerHostAgent(definition);
+  app.registerHostAgent(demoAgent({ chunkDelayMs: 0 }));
   sandbox = await startSandbox({ app, port: 0, logLevel: 'ERROR' });
   browser = await launchChromium();
 }, 60_000);
@@ -135,3 +137,47 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
     });
   },
 );
+
+describe.skipIf(!haveChromium)('the useChat view at parity with the demo’s hook view', () => {
+  /** A new chat of the demo agent, as the page's link opens one: no `chat` in the address. */
+  async function newChat() {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    const problems: string[] = [];
+    // This sandbox serves anonymous callers, so the page's probe for a sandbox token is answered 404
+    // (under `npm start` it gets one): every other failed request or console error counts.
+    const probe = (url: string) => url.endsWith('/sandbox/token');
+    page.on('console', (m) => m.type() === 'error' && !probe(m.location().url) && problems.push(m.text()));
+    page.on(
+      'response',
+      (r) => r.status() >= 400 && !probe(r.url()) && problems.push(`${r.status()} ${r.url()}`),
+    );
+    await page.goto(`${sandbox.url}/?view=use-chat&agent=demo`);
+    await page.locator('#chat[data-status="ready"]').waitFor();
+    return { page, problems };
+  }
+
+  it('opens a new chat without a failed request, with the agent’s name and prompts; a question is answered with its options', async () => {
+    const { page, problems } = await newChat();
+    await page.locator('h1', { hasText: 'Demo assistant' }).waitFor();
+    await page.locator('.suggestion', { hasText: 'Help me choose a plan' }).click();
+    const question = page.locator('.card.user_question');
+    await question.locator('.option', { hasText: 'Team' }).click();
+    await page.locator('.msg.assistant .text', { hasText: 'Team it is: a fine choice.' }).waitFor();
+    await question.filter({ hasText: 'Answered: Team' }).waitFor();
+    await ready(page);
+    expect(problems).toEqual([]);
+  });
+
+  it('answers the page’s client tool (local_time) itself, and the agent goes on with its output', async () => {
+    const { page, problems } = await newChat();
+    await page.locator('.suggestion', { hasText: 'What time is it here?' }).click();
+    await page.locator('.tool[data-tool="local_time"][data-state="output-available"]').waitFor();
+    await page.locator('.msg.assistant .text', { hasText: 'On your device it is' }).waitFor();
+    await ready(page);
+    // The answer ended: it can be asked for again.
+    await page.locator('.regenerate').waitFor();
+    expect(problems).toEqual([]);
+  });
+});
