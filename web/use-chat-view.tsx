@@ -157,7 +157,7 @@ export function UseChatView({
   const answerQuestion = (actionId: string, label: string) =>
     void transport.client
       .session(chatId)
-      .resolve(actionId, { answers: [label] })
+      .answerQuestion(actionId, [label])
       .then(() => resumeStream());
   const lastAssistant = messages.findLast((m) => m.role === 'assistant');
   const submit = (event: FormEvent) => {
