@@ -57,7 +57,7 @@ if (!dir) {
       cwd: app,
       stdio: ['ignore', 'pipe', 'pipe'],
       encoding: 'utf8',
-      env: { ...process.env, TMPDIR: tmp, CI: '1' },
+      env: { ...process.env, TMPDIR: tmp, CI: '1', EXPO_NO_TELEMETRY: '1' },
     },
   );
   if (expo.status !== 0) {
