@@ -57,6 +57,9 @@ if (!dir) {
       cwd: app,
       stdio: ['ignore', 'pipe', 'pipe'],
       encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      // A bundle takes under a minute on two cores: a hung one fails the check instead of the run's time.
+      timeout: 600_000,
       env: { ...process.env, TMPDIR: tmp, CI: '1', EXPO_NO_TELEMETRY: '1' },
     },
   );
