@@ -1,3 +1,4 @@
+import * as Notifications from 'expo-notifications';
 import { StatusBar } from 'expo-status-bar';
 import { useEffect, useState } from 'react';
 import {
@@ -13,18 +14,65 @@ import {
 } from 'react-native';
 import { createClient } from 'switchboard/client';
 import { type ChatMessage, type ChatPart, type PendingRequest, useSwitchboardChat } from 'switchboard/react';
-import { AGENT_ID, API_URL, TOKEN, WS_URL } from './config';
+import { tokenProvider } from './auth';
+import { AGENT_ID, API_URL, fetchToken, WS_URL } from './config';
+import { sessionToOpen, TAP } from './notifications';
+
+// notifications.ts's TAP is expo-notifications' identifier of a tap on the notification itself.
+TAP satisfies typeof Notifications.DEFAULT_ACTION_IDENTIFIER;
 
 // One client for the app: one WebSocket for every conversation, resumed from each one's last seq.
-const client = createClient({ url: API_URL, wsUrl: WS_URL, token: TOKEN });
+// It asks for a token for each request and connection; tokenProvider hands out the one it holds
+// and calls fetchToken (your sign-in: config.ts) again when that one is about to expire.
+const client = createClient({ url: API_URL, wsUrl: WS_URL, token: tokenProvider(fetchToken) });
+
+/** The notification tap that launched the app, if one did (none where the module is unavailable). */
+function launchingNotification(): Notifications.NotificationResponse | null {
+  try {
+    return Notifications.getLastNotificationResponse();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The app: one conversation at a time, a new one per launch, or the one a tapped notification names
+ * (the push sent when the agent asks: docs/hosts.md, "A push notification when the agent asks").
+ */
+export function App() {
+  // Keep the id (and nothing else: the log has the rest) to go on with a conversation later.
+  const [sessionId, setSessionId] = useState(
+    () => sessionToOpen(launchingNotification()) ?? `mobile-${Date.now().toString(36)}`,
+  );
+
+  // Back from the background: the socket may be gone (the OS closes it) or stale; resume reconnects
+  // at once and every session rejoins from its last applied seq, so nothing is lost or repeated.
+  useEffect(() => {
+    const subscription = AppState.addEventListener('change', (state) => {
+      if (state === 'active') client.resume();
+    });
+    return () => subscription.remove();
+  }, []);
+
+  // A tap while the app runs (or from the background) opens the session it names; its log shows
+  // the approval or the question waiting there.
+  useEffect(() => {
+    const subscription = Notifications.addNotificationResponseReceivedListener((response) => {
+      const opened = sessionToOpen(response);
+      if (opened) setSessionId(opened);
+    });
+    return () => subscription.remove();
+  }, []);
+
+  // Another session is another conversation: a fresh component (and hook) for it.
+  return <Conversation key={sessionId} sessionId={sessionId} />;
+}
 
 /**
  * One conversation with the agent: its messages as they stream, what it asks (approvals,
  * questions), a composer, and a stop button while it answers.
  */
-export function App() {
-  // A new conversation per launch; keep the id (and nothing else: the log has the rest) to go on later.
-  const [sessionId] = useState(() => `mobile-${Date.now().toString(36)}`);
+function Conversation({ sessionId }: { sessionId: string }) {
   const [draft, setDraft] = useState('');
   const { messages, status, connection, error, requests, send, stop, regenerate } = useSwitchboardChat({
     client,
@@ -39,15 +87,6 @@ export function App() {
       }),
     },
   });
-
-  // Back from the background: the socket may be gone (the OS closes it) or stale; resume reconnects
-  // at once and every session rejoins from its last applied seq, so nothing is lost or repeated.
-  useEffect(() => {
-    const subscription = AppState.addEventListener('change', (state) => {
-      if (state === 'active') client.resume();
-    });
-    return () => subscription.remove();
-  }, []);
 
   const streaming = status === 'streaming';
   const submit = () => {
