@@ -198,12 +198,16 @@ export function applyEvent(conversation: Conversation, event: SwitchboardEvent):
         const before = parts
           .slice(0, at)
           .filter((p, i) => i < draft.segmentStart || p.type !== 'text').length;
+        // Text that streamed nothing leads into the requests this run asked (its cards come after it).
+        const request = kept.findIndex((p, i) => i >= draft.segmentStart && p.type === 'request');
         parts =
           content === ''
             ? kept
-            : at < 0
-              ? [...kept, text]
-              : [...kept.slice(0, before), text, ...kept.slice(before)];
+            : at >= 0
+              ? [...kept.slice(0, before), text, ...kept.slice(before)]
+              : request >= 0
+                ? [...kept.slice(0, request), text, ...kept.slice(request)]
+                : [...kept, text];
       }
       const produced = files.map(
         (file): FilePart => ({

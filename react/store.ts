@@ -220,13 +220,30 @@ export class ChatStore {
     },
     regenerate: (messageId) => this.#turn((session) => session.regenerate(messageId)),
     continueTurn: () => this.#turn((session) => session.continueTurn()),
-    edit: (messageId, content, options = {}) =>
-      this.#turn((session) =>
-        session.edit(messageId, content, {
-          ...options,
-          hostContext: options.hostContext ?? this.#hostContext,
-        }),
-      ),
+    edit: (messageId, content, options = {}) => {
+      // The files the edited message keeps: by record, or by the id of one it was sent with.
+      const had = this.#conversation.drafts.get(messageId)?.message.parts ?? [];
+      const parts = (options.files ?? []).flatMap((file): FilePart[] => {
+        if (typeof file !== 'string' && 'size' in file) return [filePart(file as FileRecord)];
+        const id = typeof file === 'string' ? file : file.id;
+        const known = had.find((p): p is FilePart => p.type === 'file' && p.id === id);
+        if (known) return [known];
+        if (typeof file === 'string') return [];
+        return [{ type: 'file', id, name: file.name ?? id, mediaType: file.media_type, size: null }];
+      });
+      return this.#turn(
+        (session) =>
+          session.edit(messageId, content, {
+            ...options,
+            hostContext: options.hostContext ?? this.#hostContext,
+          }),
+        (accepted) => {
+          if (parts.length === 0) return;
+          this.#files.set(accepted.message_id, parts);
+          this.#conversation = withFiles(this.#conversation, accepted.message_id, parts);
+        },
+      );
+    },
     rate: async (messageId, rating, options = {}) => {
       const had = this.#ratings.get(messageId);
       this.#ratedHere.add(messageId);

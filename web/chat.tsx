@@ -2,7 +2,15 @@
  * The chat of the demo page, on `useSwitchboardChat`: every message with its parts in the order the
  * log told them, the requests the turn waits on as cards, and the composer.
  */
-import { type ChangeEvent, type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react';
+import {
+  type ChangeEvent,
+  type FormEvent,
+  type ReactNode,
+  useCallback,
+  useEffect,
+  useRef,
+  useState,
+} from 'react';
 import type { FileRecord, HostContextInput, SwitchboardClient } from '../client/index.ts';
 import {
   type ChatMessage,
@@ -48,7 +56,10 @@ function outcomeOf(part: RequestPart): string {
   if (part.state === 'expired') return 'Expired';
   if (part.state !== 'resolved') return 'Withdrawn';
   const resolution = (part.resolution ?? {}) as { decision?: string; answers?: unknown };
-  if (resolution.decision === 'approve') return 'Approved';
+  if (resolution.decision === 'approve')
+    return part.resolution?.approved_args
+      ? `Approved with ${json(part.resolution.approved_args)}`
+      : 'Approved';
   if (resolution.decision === 'deny') return 'Denied';
   if (resolution.answers !== undefined) {
     const answers = Array.isArray(resolution.answers)
@@ -66,6 +77,8 @@ function RequestCard({ part, live }: { part: RequestPart; live: PendingRequest |
   const [other, setOther] = useState('');
   const [problem, setProblem] = useState('');
   const settled = part.state !== 'open';
+  // What was approved, when it was approved with changed arguments: the card shows those.
+  const approvedArgs = settled ? part.resolution?.approved_args : undefined;
   const settle = (promise: Promise<unknown> | undefined) => {
     setProblem('');
     promise?.catch((error) => setProblem(describe(error)));
@@ -92,7 +105,7 @@ function RequestCard({ part, live }: { part: RequestPart; live: PendingRequest |
           className="args"
           aria-label="Arguments"
           spellCheck={false}
-          value={args}
+          value={approvedArgs ? JSON.stringify(approvedArgs, null, 2) : args}
           disabled={settled}
           onChange={(event) => setArgs(event.target.value)}
         />
@@ -202,6 +215,15 @@ function PartLine({ part, chat }: { part: Exclude<ChatPart, { type: 'text' }>; c
   }
 }
 
+/** An answer has ended when it is done and waits on nothing: no open card, no host action still running. */
+const ended = (message: ChatMessage) =>
+  message.state === 'done' &&
+  !message.parts.some(
+    (part) =>
+      (part.type === 'request' && part.state === 'open') ||
+      (part.type === 'host_action' && part.state === 'pending'),
+  );
+
 /** Ratings under an answer, and Regenerate under the newest one. */
 function AnswerControls({
   message,
@@ -242,20 +264,48 @@ function AnswerControls({
   );
 }
 
-/** A user message: its text and the files sent with it; Edit resends it changed. */
+/**
+ * A user message: its text and the files sent with it. Edit opens it in a field: Resend sends it
+ * changed, with the files left ticked; Cancel (or Escape) leaves it as it was.
+ */
 function UserMessage({ message, chat }: { message: ChatMessage; chat: SwitchboardChat }) {
   const [editing, setEditing] = useState<string>();
+  const [dropped, setDropped] = useState<ReadonlySet<string>>(new Set());
+  const editButton = useRef<HTMLButtonElement>(null);
+  const refocus = useRef(false);
   const files = message.parts.filter((part) => part.type === 'file');
+  useEffect(() => {
+    // Back from the field, the focus goes back to the Edit button it came from.
+    if (editing === undefined && refocus.current) {
+      refocus.current = false;
+      editButton.current?.focus();
+    }
+  }, [editing]);
+  const open = () => {
+    setDropped(new Set());
+    setEditing(message.text);
+  };
+  const close = () => {
+    refocus.current = true;
+    setEditing(undefined);
+  };
   if (editing !== undefined)
     return (
       <form
-        className="msg user"
+        className="msg user editing"
         data-message-id={message.id}
+        aria-label="Edit message"
+        onKeyDown={(event) => event.key === 'Escape' && close()}
         onSubmit={submitted(() => {
           const content = editing.trim();
           if (!content) return;
           setEditing(undefined);
-          chat.edit(message.id, content).catch(() => {});
+          const kept = files.filter((file) => !dropped.has(file.id));
+          chat
+            .edit(message.id, content, {
+              files: kept.map((file) => ({ id: file.id, name: file.name, media_type: file.mediaType ?? '' })),
+            })
+            .catch(() => {});
         })}
       >
         <input
@@ -265,10 +315,30 @@ function UserMessage({ message, chat }: { message: ChatMessage; chat: Switchboar
           // biome-ignore lint/a11y/noAutofocus: the field opens on the person's own click.
           autoFocus
           onChange={(event) => setEditing(event.target.value)}
-        />{' '}
-        <button type="submit" className="small">
-          Resend
-        </button>
+        />
+        {files.map((file) => (
+          <label key={file.id} className="keep-file" data-file-id={file.id}>
+            <input
+              type="checkbox"
+              checked={!dropped.has(file.id)}
+              onChange={(event) => {
+                const next = new Set(dropped);
+                if (event.target.checked) next.delete(file.id);
+                else next.add(file.id);
+                setDropped(next);
+              }}
+            />{' '}
+            Keep 📎 {file.name}
+          </label>
+        ))}
+        <span className="buttons">
+          <button type="submit" className="small resend">
+            Resend
+          </button>
+          <button type="button" className="small cancel-edit" onClick={close}>
+            Cancel
+          </button>
+        </span>
       </form>
     );
   return (
@@ -282,7 +352,7 @@ function UserMessage({ message, chat }: { message: ChatMessage; chat: Switchboar
         ))}
       </div>
       <div className="controls user-controls" data-message-id={message.id}>
-        <button type="button" className="small edit" onClick={() => setEditing(message.text)}>
+        <button type="button" className="small edit" ref={editButton} onClick={open}>
           Edit
         </button>
       </div>
@@ -329,7 +399,7 @@ function AssistantMessage({
   // An answer that has not said anything yet still shows that it is coming.
   if (text === undefined && message.state === 'streaming' && message.parts.length === 0) text = '';
   flush(`text-${after}`);
-  if (message.state === 'done')
+  if (ended(message))
     pieces.push(<AnswerControls key="controls" message={message} newest={newest} chat={chat} />);
   if (message.state === 'done' && (stopped || message.stopReason === 'cancelled'))
     pieces.push(
@@ -373,12 +443,37 @@ export function Chat(props: ChatProps) {
   const [stopped, setStopped] = useState<string>();
   const log = useRef<HTMLElement>(null);
 
+  // The log follows the conversation down while it is at its end (or after this page sends): a person
+  // who scrolled up to read stays where they are.
+  const following = useRef(true);
+  const followedTo = useRef(0);
+  const follow = useCallback(() => {
+    const el = log.current;
+    if (!el || !following.current) return;
+    el.scrollTop = el.scrollHeight;
+    followedTo.current = el.scrollTop;
+  }, []);
   // biome-ignore lint/correctness/useExhaustiveDependencies: every change of the conversation scrolls it down.
+  useEffect(follow, [messages, error, status, uploadError, props.problem]);
   useEffect(() => {
-    if (log.current) log.current.scrollTop = log.current.scrollHeight;
-  }, [messages, error]);
+    // The log's own size changes too (a phone's keyboard, the issue list opened): it stays at its end.
+    const el = log.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(follow);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [follow]);
+  const onScroll = () => {
+    const el = log.current;
+    if (!el) return;
+    // Back at the end, it follows again; scrolled up from where it was taken, it stops following.
+    if (el.scrollHeight - el.scrollTop - el.clientHeight < 24) following.current = true;
+    else if (el.scrollTop < followedTo.current - 4) following.current = false;
+    followedTo.current = Math.min(followedTo.current, el.scrollTop);
+  };
 
   const send = (content: string) => {
+    following.current = true;
     const attached = files;
     setFiles([]);
     chat.send(content, { files: attached }).catch(() => {});
@@ -420,7 +515,7 @@ export function Chat(props: ChatProps) {
           New conversation
         </button>
       </header>
-      <section id="log" aria-live="polite" ref={log}>
+      <section id="log" aria-live="polite" ref={log} onScroll={onScroll}>
         {messages.map((message) =>
           message.role === 'user' ? (
             <UserMessage key={message.id} message={message} chat={chat} />

@@ -50,6 +50,8 @@ function useIssues() {
   // The handlers answer with the state they made, before React renders it.
   const current = useRef(state);
   const [flash, setFlash] = useState<number>();
+  // What the agent last changed on this page, said where a phone shows it (the issue list may be folded away).
+  const [change, setChange] = useState<string>();
   const update = useCallback((next: AppState) => {
     current.current = next;
     sessionStorage.setItem('switchboard-app', JSON.stringify(next));
@@ -79,13 +81,14 @@ function useIssues() {
     },
     [update],
   );
-  return { state, flash, setFilter, closeIssue };
+  return { state, flash, change, setChange, setFilter, closeIssue };
 }
 
 /** The host actions the agent may call on the issue list, declared in `host_context.actions`. */
 function issueActions({
   setFilter,
   closeIssue,
+  setChange,
 }: ReturnType<typeof useIssues>): Record<string, HostActionOption> {
   return {
     set_filter: {
@@ -99,7 +102,9 @@ function issueActions({
       handler: (args) => {
         const { status } = args as { status: Filter };
         if (!STATUSES.includes(status)) throw new Error(`unknown status "${status}"`);
-        return { status, shown: setFilter(status) };
+        const shown = setFilter(status);
+        setChange(`The agent set the filter to ${status}: ${shown} shown.`);
+        return { status, shown };
       },
     },
     close_issue: {
@@ -113,6 +118,7 @@ function issueActions({
       handler: (args) => {
         const { number } = args as { number: number };
         closeIssue(number);
+        setChange(`The agent closed issue #${number}.`);
         return { closed: number };
       },
     },
@@ -120,14 +126,36 @@ function issueActions({
 }
 
 function Issues({ issues }: { issues: ReturnType<typeof useIssues> }) {
-  const { state, flash, setFilter } = issues;
+  const { state, flash, change, setFilter } = issues;
   const visible = visibleIssues(state);
+  // On a phone the list folds away under its header, so that the chat keeps the screen.
+  const [open, setOpen] = useState(false);
+  const list = useRef<HTMLUListElement>(null);
+  useEffect(() => {
+    // An issue the agent changed comes into view in the list (the list alone scrolls, never the page).
+    if (flash === undefined) return;
+    const item = list.current?.querySelector(`[data-number="${flash}"]`);
+    item?.scrollIntoView({ block: 'nearest' });
+  }, [flash]);
   return (
-    <section className="panel" id="app" aria-label="Issues">
+    <section className={open ? 'panel open' : 'panel'} id="app" aria-label="Issues">
       <header>
         <h2>Issues</h2>
         <span className="grow" />
         <span id="issue-count">{visible.length} shown</span>
+        <button
+          type="button"
+          id="toggle-issues"
+          className="small"
+          aria-expanded={open}
+          aria-controls="issues"
+          onClick={() => setOpen(!open)}
+        >
+          {open ? 'Hide list' : 'Show list'}
+        </button>
+        <output id="issue-change" aria-live="polite">
+          {change}
+        </output>
       </header>
       <fieldset id="filters" aria-label="Filter">
         {STATUSES.map((status) => (
@@ -142,7 +170,7 @@ function Issues({ issues }: { issues: ReturnType<typeof useIssues> }) {
           </button>
         ))}
       </fieldset>
-      <ul id="issues">
+      <ul id="issues" ref={list}>
         {visible.map((issue) => (
           <li
             key={issue.number}

@@ -68,6 +68,46 @@ async function expectFits(page: Page, viewport: Viewport) {
   expect(scrollWidth, 'the page scrolls sideways').toBeLessThanOrEqual(clientWidth);
 }
 
+type Box = { top: number; bottom: number; left: number; right: number };
+type BoxedWindow = typeof globalThis & {
+  innerHeight: number;
+  innerWidth: number;
+  document: {
+    querySelector(selector: string): { getBoundingClientRect(): Box; lastElementChild: unknown } | null;
+    documentElement: { scrollHeight: number };
+  };
+};
+
+/**
+ * What a person sees without scrolling anything: the composer, the status line (the connection and the
+ * turn's activity) and the newest thing in the log (its last message, card or controls) all lie
+ * within the window, and the newest thing lies within the log's visible part. Polled: the log
+ * follows after the render. The page itself is no higher than the window: the log is what scrolls.
+ */
+async function expectInView(page: Page) {
+  const outside = () =>
+    page.evaluate(() => {
+      const w = globalThis as BoxedWindow;
+      const boxOf = (selector: string) => w.document.querySelector(selector)?.getBoundingClientRect();
+      const within = (box: Box | undefined, frame: Box) =>
+        box !== undefined && box.top >= frame.top - 1 && box.bottom <= frame.bottom + 1;
+      const screen = { top: 0, bottom: w.innerHeight, left: 0, right: w.innerWidth };
+      const log = boxOf('#log')!;
+      const newest = (
+        w.document.querySelector('#log')!.lastElementChild as { getBoundingClientRect(): Box } | null
+      )?.getBoundingClientRect();
+      const { scrollHeight } = w.document.documentElement;
+      return [
+        ...(scrollHeight > w.innerHeight + 1 ? ['the page itself scrolls'] : []),
+        ...['#composer', '#message', '#send', '#connection', '#activity', '#log'].filter(
+          (selector) => !within(boxOf(selector), screen),
+        ),
+        ...(newest && !within(newest, log) ? ['the newest message in the log'] : []),
+      ];
+    });
+  await expect.poll(outside, { message: 'out of view' }).toEqual([]);
+}
+
 const connected = (page: Page) => page.locator('#connection[data-status="open"]').waitFor();
 
 /** Waits until no turn runs: the page clears its activity line when the session is idle. */
@@ -178,6 +218,7 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       ])
         expect(await page.locator(control).first().isVisible(), control).toBe(true);
       await expectFits(page, viewport);
+      await expectInView(page);
     });
 
     it('a person types a message and watches the reply stream in, with the tool call shown as it happens', async () => {
@@ -208,6 +249,7 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
         { role: 'assistant', content: answer },
       ]);
       await expectFits(page, viewport);
+      await expectInView(page);
       await page.screenshot({
         path: screenshotPath(viewport.name === 'desktop' ? 'demo-page' : 'demo-page-phone'),
       });
@@ -220,6 +262,14 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       await card.waitFor();
       expect(await card.locator('strong').textContent()).toBe('Refund $25 on order 1042?');
       await idle(page);
+      await expectInView(page);
+      // The lead-in text comes before the card; an answer that waits on a card has no ratings yet.
+      expect(
+        await page
+          .locator('#log > *')
+          .evaluateAll((nodes) => nodes.map((n) => (n as unknown as PageNode).getAttribute('class'))),
+      ).toEqual(['msg user', 'controls user-controls', 'msg assistant', 'card tool_approval']);
+      expect(await page.locator('.controls.answer').count()).toBe(0);
 
       // Over the schema's maximum: the client checks argsSchema and sends nothing.
       await card.locator('textarea').fill('{"order": 1042, "amount": 500}');
@@ -234,6 +284,20 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       await page.locator('.msg.assistant', { hasText: 'Refunded $40 on order 1042.' }).waitFor();
       await card.locator('.outcome', { hasText: 'Approved' }).waitFor();
       expect(await card.locator('.approve').isDisabled()).toBe(true);
+      // The card shows what was approved: the edited amount, not the one asked for.
+      const approved = async () => ({
+        outcome: await card.locator('.outcome').textContent(),
+        args: JSON.parse(await card.locator('textarea').inputValue()),
+      });
+      const shown = {
+        outcome: 'Approved with {"order":1042,"amount":40}',
+        args: { order: 1042, amount: 40 },
+      };
+      expect(await approved()).toEqual(shown);
+      // The answer has ended: its controls show, under its last part, in view.
+      await page.locator('.controls.answer').last().waitFor();
+      await idle(page);
+      await expectInView(page);
       await expectStored(await sessionIdOf(page), [
         { role: 'user', content: 'Refund order 1042' },
         {
@@ -244,6 +308,11 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
         { role: 'assistant', content: 'Refunded $40 on order 1042.' },
       ]);
       await expectFits(page, viewport);
+      // Read back from the log after a reload, the card still shows the approved arguments.
+      await page.reload();
+      await connected(page);
+      await card.locator('.outcome').waitFor();
+      expect(await approved()).toEqual(shown);
     });
 
     it('a host action: the agent changes the page’s filter and closes an issue through the page’s own handlers', async () => {
@@ -254,6 +323,10 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
         .locator('.msg.assistant', { hasText: 'Done: your page now shows 2 closed issues.' })
         .waitFor();
       expect(await page.locator('#filters [aria-pressed="true"]').textContent()).toBe('Closed');
+      // What changed is said where it shows, even with the list folded away on a phone.
+      await page
+        .locator('#issue-change', { hasText: 'The agent set the filter to closed: 2 shown.' })
+        .waitFor();
       expect(
         await Promise.all(
           (await page.locator('#issues li').all()).map((li) => li.getAttribute('data-status')),
@@ -265,6 +338,10 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       await page.locator('.msg.assistant', { hasText: 'Done: issue #2 is closed.' }).waitFor();
       expect(await page.locator('#issues li[data-number="2"]').getAttribute('data-status')).toBe('closed');
       expect(await page.locator('#issues li').count()).toBe(3);
+      await page.locator('#issue-change', { hasText: 'The agent closed issue #2.' }).waitFor();
+      expect(await page.locator('#issue-change').isVisible()).toBe(true);
+      await idle(page);
+      await expectInView(page);
       // The calls are shown where they happened, each once.
       expect(await page.locator('.tool.host').allTextContents()).toEqual([
         '⇢ set_filter({"status":"closed"}) on this page',
@@ -352,10 +429,22 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       const page = await openPage();
       await suggest(page, 'Help me choose a plan');
       const card = page.locator('.card.user_question');
+      await card.waitFor();
+      await page.locator('.msg.assistant', { hasText: 'Happy to help. One question first.' }).waitFor();
+      await idle(page);
+      // The lead-in text comes before the card it leads into, both in view.
+      expect(
+        await page
+          .locator('#log > *')
+          .evaluateAll((nodes) => nodes.map((n) => (n as unknown as PageNode).getAttribute('class'))),
+      ).toEqual(['msg user', 'controls user-controls', 'msg assistant', 'card user_question']);
+      await expectInView(page);
       await card.locator('.option', { hasText: 'Team' }).click();
       await page.locator('.msg.assistant', { hasText: 'Team it is: a fine choice.' }).waitFor();
       await card.locator('.outcome', { hasText: 'Answered: Team' }).waitFor();
+      await idle(page);
       await expectFits(page, viewport);
+      await expectInView(page);
     });
 
     atPhone('a client tool: the page answers it with its own handler, nobody is asked', async () => {
@@ -413,6 +502,58 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       await page.locator('.msg.assistant', { hasText: 'note.txt has 9 words' }).waitFor();
       await page.locator('.msg.user .file', { hasText: 'note.txt' }).waitFor();
     });
+
+    atPhone(
+      'an edit: its buttons are readable, Cancel leaves the message as it was, a file stays on the edited message',
+      async () => {
+        const page = await openPage();
+        await page.locator('#file').setInputFiles({
+          name: 'note.txt',
+          mimeType: 'text/plain',
+          buffer: Buffer.from('the quick brown fox jumps over the lazy dog'),
+        });
+        await page.locator('#pending-files .file', { hasText: 'File: note.txt' }).waitFor();
+        await page.locator('#message').fill('What is in this file?');
+        await page.locator('#send').click();
+        await page.locator('.msg.assistant', { hasText: 'note.txt has 9 words' }).waitFor();
+        await idle(page);
+
+        await page.locator('.user-controls .edit').click();
+        const form = page.locator('form.msg.user');
+        // Each button's text stands out from its own background.
+        for (const button of ['.resend', '.cancel-edit']) {
+          const { color, background } = await form.locator(button).evaluate((node) => {
+            const style = (
+              globalThis as unknown as {
+                getComputedStyle(n: unknown): { color: string; backgroundColor: string };
+              }
+            ).getComputedStyle(node);
+            return { color: style.color, background: style.backgroundColor };
+          });
+          expect(color, button).not.toBe(background);
+        }
+        await page.locator('.edit-field').fill('something else');
+        await form.locator('.cancel-edit').click();
+        await page.locator('.msg.user', { hasText: 'What is in this file?' }).waitFor();
+        expect(await form.count()).toBe(0);
+        expect(await page.locator('.msg.user .file').allTextContents()).toEqual(['📎 note.txt']);
+        // Escape backs out too, and the focus goes back to Edit.
+        await page.locator('.user-controls .edit').click();
+        await page.locator('.edit-field').press('Escape');
+        await page.locator('.user-controls .edit:focus').waitFor();
+
+        await page.locator('.user-controls .edit').click();
+        expect(await form.locator('.keep-file input').isChecked()).toBe(true);
+        await page.locator('.edit-field').fill('Count the words in the file');
+        await form.locator('.resend').click();
+        await page.locator('.msg.user', { hasText: 'Count the words in the file' }).waitFor();
+        await page.locator('.msg.assistant', { hasText: 'note.txt has 9 words' }).waitFor();
+        await idle(page);
+        expect(await page.locator('.msg.user .file').allTextContents()).toEqual(['📎 note.txt']);
+        expect(await page.locator('.msg.user').count()).toBe(1);
+        await expectInView(page);
+      },
+    );
 
     atPhone(
       'edit, regenerate and cancel: an edited message runs again, an answer is asked for again, a story is stopped',

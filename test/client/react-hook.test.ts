@@ -277,6 +277,41 @@ describe('useSwitchboardChat against the sandbox', () => {
     expect(fileParts(again.chat())).toEqual([{ ...shown, size: null }]);
   });
 
+  it('keeps the files an edit names on the edited message, and drops the ones it leaves out', async () => {
+    const { client } = sharedClient();
+    const view = mount({ client, sessionId: sid('edit-files'), agentId: 'demo' });
+    const file = await view
+      .chat()
+      .upload('Order 42 was late.', { name: 'note.txt', mediaType: 'text/plain' });
+    const sent = await view.chat().send('What is in the file I attached?', { files: [file] });
+    await until(() => view.chat().status === 'idle' && view.chat().messages.length === 2, 'the answer');
+    const fileNames = () =>
+      last(view.chat().messages, 'user')
+        ?.parts.filter((p) => p.type === 'file')
+        .map((p) => p.name);
+    // By id: the hook knows the file from the message it edits.
+    const edited = await view.chat().edit(sent.message_id, 'What does the file say?', { files: [file.id] });
+    await until(
+      () =>
+        last(view.chat().messages, 'user')?.text === 'What does the file say?' &&
+        view.chat().status === 'idle',
+      'the edited turn',
+    );
+    expect(fileNames()).toEqual(['note.txt']);
+    await view.chat().edit(edited.message_id, 'one two three');
+    await until(() => last(view.chat().messages, 'user')?.text === 'one two three', 'the second edit');
+    expect(fileNames()).toEqual([]);
+  });
+
+  it('puts the text that leads into a request before its card, when none of it streamed', async () => {
+    const { client } = sharedClient();
+    const view = mount({ client, sessionId: sid('lead-in'), agentId: 'demo' });
+    await view.chat().send('Help me choose a plan');
+    await until(() => view.chat().status === 'requires_action', 'the question');
+    await until(() => last(view.chat().messages, 'assistant')?.text !== '', 'the lead-in text');
+    expect(last(view.chat().messages, 'assistant')?.parts.map((p) => p.type)).toEqual(['text', 'request']);
+  });
+
   it('approves with edited args: ones that do not fit argsSchema are refused before anything is sent', async () => {
     const { client, requests } = sharedClient();
     const view = mount({ client, sessionId: sid('approve'), agentId: 'pauser' });
