@@ -2,8 +2,9 @@ import type { ModelScript } from '../sandbox/index.ts';
 
 /**
  * What the sandbox's scripted model answers the demo's suggested prompts with (`npm run start:model`
- * passes it as `--model-script`): the tool calls a real model would make for each, so that the demo
- * agent runs a real model loop offline. Edit it while `switchboard dev` runs: it is read again on each change.
+ * passes it as `--model-script`): the tool calls a real model would make for each, so that the
+ * demo agent runs a real model loop offline. Edit it while `switchboard dev` runs: it is read again
+ * on each change.
  */
 const script: ModelScript = {
   rules: [

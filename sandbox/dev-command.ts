@@ -39,7 +39,8 @@ export const DEV_USAGE = `Usage: switchboard dev --agents FILE [options]
   --no-watch       do not reload the agents module when it changes
   --settings FILE  a JSON file of runtime settings (${docsPath('configuration.md')}), as the construct's settings
                    prop; a bad one stops the sandbox at start-up with the field it names
-  --port N         port of the page, the HTTP API and the WebSocket API (default 3000; 0 picks one)
+  --port N         port of the page, the HTTP API and the WebSocket API (default 3000, or PORT; 0 picks
+                   a free one). A port in use stops it at start-up with what to do
   --host ADDR      the address it listens on (default 127.0.0.1)
   --allow-host NAME
                    answer requests for NAME too (e.g. 10.0.2.2, the Android emulator's name for this
@@ -167,6 +168,33 @@ function agentsFile(file: string | undefined): string {
   return file;
 }
 
+/**
+ * A port or address the sandbox could not listen on, said with the flag that picks another (instead
+ * of Node's bare `listen EADDRINUSE`); undefined for any other error.
+ */
+export function listenProblem(error: unknown): Error | undefined {
+  const failed = error as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (failed?.syscall !== 'listen') return undefined;
+  const { address, port } = failed;
+  switch (failed.code) {
+    case 'EADDRINUSE':
+      return new Error(
+        `Port ${port} on ${address} is in use: another sandbox or server listens there. ` +
+          'Stop it, or pick another port with --port N (--port 0 picks a free one).',
+      );
+    case 'EACCES':
+      return new Error(
+        `Port ${port} on ${address} needs privileges this user lacks: pick a port above 1023 with --port N.`,
+      );
+    case 'EADDRNOTAVAIL':
+      return new Error(
+        `--host ${address} is not an address of this machine: pick one of its own with --host ADDR (default 127.0.0.1).`,
+      );
+    default:
+      return undefined;
+  }
+}
+
 /** Starts the sandbox from the command line's arguments and stops it on SIGINT or SIGTERM. */
 export async function devCommand(args: string[]): Promise<void> {
   const values = parse(args);
@@ -208,6 +236,10 @@ export async function devCommand(args: string[]): Promise<void> {
     // Domain events, one line each, as a rule on the bus would see them.
     onEvent: (event) => console.log(eventLine(event)),
     ...(faults && { faults }),
+  }).catch(async (error: unknown) => {
+    agents.close();
+    await model.close();
+    throw listenProblem(error) ?? error;
   });
   console.log(`Switchboard sandbox is running.
   Page:       ${sandbox.url}/

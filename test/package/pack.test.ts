@@ -18,7 +18,8 @@ import { shownOutput, tourFiles } from './readme-tour.ts';
 /**
  * The package as a team gets it, and the README's five-minute tour as a team follows it: `npm pack`
  * of this repository, installed into a fresh project outside it; the tour's `agents.ts`,
- * `client.ts`, `app.ts` and `cdk.json`, taken as they are from the README's blocks, type-checked;
+ * `tsconfig.json`, `client.ts`, `app.ts` and `cdk.json`, taken as they are from the README's blocks,
+ * type-checked by the tour's `npx tsc`, and the package's declarations by a stricter check;
  * the agent with its approval run through the bin's sandbox (`switchboard dev`), over HTTP and by
  * the client script, which answers the approval and prints what the README says it prints; and the
  * tour's CDK app synthesised by the `cdk` command with the construct from the installed package.
@@ -139,7 +140,7 @@ function runScript(command: string, args: string[], options: { cwd: string; env:
 describe('the package', () => {
   it('installs from its tarball into a fresh project and runs the README tour: the agent, its approval from the client, cdk synth', async () => {
     // The README gives the tour's files; without them there is nothing to follow.
-    expect([...tour.keys()]).toEqual(['agents.ts', 'client.ts', 'app.ts', 'cdk.json']);
+    expect([...tour.keys()]).toEqual(['agents.ts', 'tsconfig.json', 'client.ts', 'app.ts', 'cdk.json']);
     const printed = shownOutput(readme, 'npx tsx client.ts');
     expect(printed.length).toBeGreaterThan(0);
 
@@ -207,12 +208,26 @@ describe('the package', () => {
       // The AI SDK's provider types import json-schema's (without skipLibCheck a team adds them too).
       '@types/json-schema',
     ].map((name) => `${name}@${manifest.devDependencies[name]}`);
-    for (const dep of deps.slice(0, 4)) expect(readme).toContain(dep);
+    // The README's versions are the ones installed here: the CDK's parts, and TypeScript with Node's types.
+    for (const dep of deps.slice(0, 6)) expect(readme).toContain(dep);
+    expect(step('typescript@')).toBeGreaterThan(step(`npm i ./${tarball!.filename}`));
     await npm(
       ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball!.filename), ...deps],
       project,
     );
     for (const [name, text] of tour) writeFileSync(join(project, name), text);
+
+    // The tour's own check, as its block gives it: `npx tsc` with the tour's tsconfig.json, on the
+    // agent, the client (Node's globals: process) and the CDK app. --listFiles shows what it checked.
+    expect(shownOutput(readme, 'npx tsc')).toEqual([]);
+    const tsc = await run(bin('tsc'), ['--listFiles'], { cwd: project, maxBuffer: 16 * 1024 * 1024 }).catch(
+      (error: { stdout?: string }) => {
+        throw new Error(`the tour's npx tsc failed:\n${error.stdout ?? String(error)}`);
+      },
+    );
+    const listed = tsc.stdout.split('\n');
+    for (const name of ['agents.ts', 'client.ts', 'app.ts']) expect(listed).toContain(join(project, name));
+    expect(listed.some((file) => file.includes('/node_modules/@types/node/'))).toBe(true);
     writeFileSync(join(project, 'types.ts'), TYPES);
 
     // The declarations: every entry point's types resolve for a NodeNext project (switchboard/react's

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -330,5 +331,21 @@ describe('switchboard dev, mistakes on the command line', () => {
     const faults = await dev('--faults', '7:extreme');
     expect(faults.code).toBe(2);
     expect(faults.stderr).toContain('--faults takes a seed');
+  }, 60_000);
+
+  it('says a port in use is in use, and which flag picks another (exit 1, no stack trace)', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const busy = await dev('--port', String(port));
+      expect(busy.code).toBe(1);
+      expect(busy.stderr.trim()).toBe(
+        `error: Port ${port} on 127.0.0.1 is in use: another sandbox or server listens there. ` +
+          'Stop it, or pick another port with --port N (--port 0 picks a free one).',
+      );
+    } finally {
+      taken.close();
+    }
   }, 60_000);
 });
