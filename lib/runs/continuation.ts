@@ -1,6 +1,6 @@
 import { withoutScreenshots } from '../actions/index.ts';
 import type { Switchboard } from '../agents/index.ts';
-import { hostSessionId, type Identity, requestContextOf } from '../auth/index.ts';
+import { type Identity, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { ChatRequest, HostContext } from '../contract/index.ts';
 import { SessionConflictError } from '../errors/index.ts';
@@ -9,7 +9,7 @@ import { attachmentsOf } from './attachments.ts';
 import { decisionModeOf } from './decision.ts';
 import { queueAnswer, resolveNotSupported } from './queue-answer.ts';
 import { noPendingCall, resolveSession } from './resolve-session.ts';
-import type { Accepted, BeforeEnqueue } from './types.ts';
+import { type Accepted, acceptedOf, type BeforeEnqueue } from './types.ts';
 
 /** A continuation: a message that carries the result of the pending host call `tool_call_id`. */
 export type ContinuationRequest = ChatRequest & { tool_call_id: string };
@@ -66,13 +66,12 @@ export async function submitContinuation(
       ...(outputMode && { outputMode }),
     };
   });
-  return {
-    request_id: requestId,
-    session_id: hostSessionId(session.sessionId),
-    run_id: runId,
-    message_id: action.messageId,
-    assistant_message_id: action.messageId,
-    status: 'queued',
+  return acceptedOf({
+    requestId,
+    sessionId: session.sessionId,
+    runId,
+    messageId: action.messageId,
+    assistantMessageId: action.messageId,
     duplicate,
-  };
+  });
 }

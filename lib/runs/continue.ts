@@ -30,7 +30,7 @@ import { recordRequestRun } from './record-request.ts';
 import { settle } from './settle.ts';
 import { takeSteering } from './steering.ts';
 import { toolsForTurn } from './tools.ts';
-import type { Accepted, BeforeEnqueue, RunScope } from './types.ts';
+import { type Accepted, acceptedOf, type BeforeEnqueue, type RunScope } from './types.ts';
 
 /*
  * Continuing a turn whose loop stopped at `max_turns` or `budget_reached`
@@ -124,15 +124,14 @@ export async function submitContinue(
   await touchSession(rt, sessionId);
   await beforeEnqueue?.(sessionId);
   await enqueue(rt, { v: 1, kind: 'continue', sessionId, runId, requestId });
-  return {
-    request_id: requestId,
-    session_id: hostSessionId(sessionId),
-    run_id: runId,
-    message_id: userMessageId,
-    assistant_message_id: assistantMessageId,
-    status: 'queued',
+  return acceptedOf({
+    requestId,
+    sessionId,
+    runId,
+    messageId: userMessageId,
+    assistantMessageId,
     duplicate: !first,
-  };
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Switchboard } from '../agents/index.ts';
-import { hostSessionId, type Identity, requestContextOf } from '../auth/index.ts';
+import { type Identity, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { type ChatRequest, type HostContext, onBusyOf, renderHostContext } from '../contract/index.ts';
 import { putMessage, putRun, type SessionRecord, setHostContext } from '../store/index.ts';
@@ -8,7 +8,7 @@ import { interruptAhead } from './busy.ts';
 import { enqueue } from './job.ts';
 import { cutAway, supersedeOpen } from './left-behind.ts';
 import { recordRequestRun } from './record-request.ts';
-import type { Accepted, BeforeEnqueue, Rewrite } from './types.ts';
+import { type Accepted, acceptedOf, type BeforeEnqueue, type Rewrite } from './types.ts';
 
 /** A message whose session passed every check, on its way to the queue. */
 export interface TurnToQueue {
@@ -100,13 +100,14 @@ export async function queueTurn(
   await beforeEnqueue?.(sessionId);
   await enqueue(rt, { v: 1, kind: 'turn', sessionId, runId, requestId });
   return {
-    request_id: requestId,
-    session_id: hostSessionId(sessionId),
-    run_id: runId,
-    message_id: userMessageId,
-    assistant_message_id: assistantMessageId,
-    status: 'queued',
-    duplicate: !first,
+    ...acceptedOf({
+      requestId,
+      sessionId,
+      runId,
+      messageId: userMessageId,
+      assistantMessageId,
+      duplicate: !first,
+    }),
     ...(interrupted.length > 0 && { interrupted }),
   };
 }

@@ -1,5 +1,5 @@
 import type { ResolvedHitl, Switchboard } from '../agents/index.ts';
-import type { requestContextOf } from '../auth/index.ts';
+import { hostSessionId, type requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { HostAgentRegistration, RewriteMode } from '../contract/index.ts';
 import type { RunRecord, SessionRecord } from '../store/index.ts';
@@ -34,6 +34,26 @@ export interface Accepted {
   duplicate: boolean;
   /** The runs a message sent with `on_busy: "interrupt"` stopped (absent when it stopped none). */
   interrupted?: string[];
+}
+
+/** The answer to a request that queued a run: its ids, by the host's own session id. */
+export function acceptedOf(queued: {
+  requestId: string;
+  sessionId: string;
+  runId: string;
+  messageId: string;
+  assistantMessageId: string;
+  duplicate: boolean;
+}): Accepted {
+  return {
+    request_id: queued.requestId,
+    session_id: hostSessionId(queued.sessionId),
+    run_id: queued.runId,
+    message_id: queued.messageId,
+    assistant_message_id: queued.assistantMessageId,
+    status: 'queued',
+    duplicate: queued.duplicate,
+  };
 }
 
 /**
