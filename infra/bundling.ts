@@ -131,6 +131,35 @@ export const builtinsByRequire: Plugin = {
   },
 };
 
+/**
+ * Optional peers the runtime imports lazily (`ai`: the SDK adapter takes its steering factory from
+ * the team's copy). A team that registers an AI SDK agent has the package installed, and it is
+ * bundled as any import; a team without it gets an empty module in its place, so the build does not
+ * fail on a package only an SDK agent needs (and with no SDK agent, nothing reads it).
+ */
+export const OPTIONAL_PEERS = ['ai'] as const;
+
+export const optionalPeers: Plugin = {
+  name: 'optional-peers',
+  setup(build) {
+    const filter = new RegExp(`^(${OPTIONAL_PEERS.join('|')})$`);
+    build.onResolve({ filter }, async (args) => {
+      if (args.pluginData?.optionalPeer) return undefined;
+      const found = await build.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: { optionalPeer: true },
+      });
+      return found.errors.length === 0 ? found : { path: args.path, namespace: 'optional-peer' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'optional-peer' }, () => ({
+      contents: 'export {};',
+      loader: 'js',
+    }));
+  },
+};
+
 function loaderOf(path: string): Loader {
   const ext = extname(path);
   if (ext.endsWith('tsx')) return 'tsx';
@@ -170,7 +199,7 @@ export function functionBuildOptions(entry: SwitchboardEntry, agents: string, ou
     banner: { js: REQUIRE_BANNER },
     alias: { '#agents': agents },
     external: entry === 'worker' ? [] : [...WORKER_ONLY_PACKAGES],
-    plugins: [zodNamespaceImports, builtinsByRequire],
+    plugins: [zodNamespaceImports, builtinsByRequire, optionalPeers],
     metafile: true,
     logLevel: 'error',
   };

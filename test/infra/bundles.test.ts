@@ -1,11 +1,15 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type BuiltBundle,
   bundleFunction,
   ENTRY_BUDGET_BYTES,
   ENTRY_CEILING_BYTES,
+  optionalPeers,
   SWITCHBOARD_ENTRIES,
   type SwitchboardEntry,
 } from '../../infra/bundling.ts';
@@ -103,6 +107,32 @@ describe('function bundles', () => {
         sdk.reduce((sum, [, bytes]) => sum + bytes, 0),
         fn,
       ).toBeLessThan(20 * 1024);
+    }
+  });
+
+  it('bundles the optional peer `ai` when it is installed, and builds without it when it is not (see optionalPeers)', async () => {
+    const bundleOf = async (resolveDir: string) => {
+      const result = await build({
+        stdin: { contents: "export const load = () => import('ai');", resolveDir, loader: 'ts' },
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        splitting: true,
+        outdir: 'out',
+        write: false,
+        plugins: [optionalPeers],
+        logLevel: 'silent',
+      });
+      return result.outputFiles.map((f) => f.text).join('\n');
+    };
+    // From the repository, where `ai` is installed: its code is in the bundle.
+    expect(await bundleOf(fileURLToPath(new URL('.', import.meta.url)))).toContain('createSteering');
+    // From a folder with no `ai` anywhere above it: an empty module stands in, and the build succeeds.
+    const bare = mkdtempSync(`${tmpdir()}/no-ai-`);
+    try {
+      expect(await bundleOf(bare)).not.toContain('createSteering');
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
     }
   });
 

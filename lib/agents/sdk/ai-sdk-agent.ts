@@ -338,8 +338,12 @@ async function steeringMessages(io: HostAgentIO): Promise<ModelMessage[]> {
  * so a later answer of the turn still has them.
  */
 async function steeringBetweenSteps(io: HostAgentIO) {
-  const { experimental_createSteering } = await import('ai');
-  const steering = experimental_createSteering();
+  const { experimental_createSteering: createSteering } = (await import('ai')) as {
+    experimental_createSteering?: () => { steer(message: never): Promise<unknown> };
+  };
+  // A bundle built without `ai` (it has no SDK agent to run) has nothing to steer.
+  if (typeof createSteering !== 'function') return { options: {}, into: (steps: ModelMessage[]) => steps };
+  const steering = createSteering();
   /** Steering messages, each with the number of step messages before it. */
   const joined: { at: number; messages: ModelMessage[] }[] = [];
   let count = 0;
