@@ -8,6 +8,7 @@ import type {
   PendingAction,
   RememberedTools,
   ResolveRequest,
+  SessionList,
 } from '../lib/contract/index.ts';
 import type { AgentList as ServerAgentList } from '../lib/documents/responses.ts';
 import type { ErrorCode } from '../lib/errors/codes.ts';
@@ -238,6 +239,16 @@ export type Accepted = ServerAccepted;
  * ```
  */
 export type AgentList = ServerAgentList;
+
+/**
+ * A page of the caller's sessions (`GET /api/sessions`): the server's own type.
+ *
+ * @example
+ * ```ts
+ * const { sessions }: SessionList = await client.sessions();
+ * ```
+ */
+export type { SessionList, SessionSummary } from '../lib/contract/index.ts';
 
 /**
  * A page of the event log (`GET /api/sessions/{id}/events`).
@@ -610,6 +621,24 @@ export class SwitchboardClient {
    */
   agents(): Promise<AgentList> {
     return this.request<AgentList>('GET', '/api/agents');
+  }
+
+  /**
+   * A page of the caller's own sessions, newest first (`GET /api/sessions`): each one's id, agent,
+   * creation time and title (the start of its first message); `next_before` reads the next page.
+   *
+   * @example
+   * ```ts
+   * const { sessions, next_before } = await client.sessions({ limit: 20 });
+   * const older = next_before ? await client.sessions({ before: next_before }) : undefined;
+   * ```
+   */
+  sessions(options: { limit?: number; before?: string } = {}): Promise<SessionList> {
+    const query = new URLSearchParams();
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    if (options.before !== undefined) query.set('before', options.before);
+    const search = query.size ? `?${query}` : '';
+    return this.request<SessionList>('GET', `/api/sessions${search}`);
   }
 
   /** How long to wait before the `attempt`-th retry (from 1): doubling from `initialDelayMs`, jittered. */

@@ -36,6 +36,8 @@ export {
   type RememberedTools,
   type ResolveRequest,
   type SendOptions,
+  type SessionList,
+  type SessionSummary,
   SwitchboardClient,
   type UploadBody,
 } from './client.ts';

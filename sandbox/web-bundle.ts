@@ -2,8 +2,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { BuildOptions } from 'esbuild';
 
-/** The folders the page's script is built from: the app, the React hook and the client under it. */
-const SOURCE_DIRS = ['web', 'react', 'client'];
+/** The folders the page's script is built from: the app, the components, the React hook and the client. */
+const SOURCE_DIRS = ['web', 'react-dom', 'react', 'client'];
 
 /** The root of the repository: this module is `sandbox/web-bundle.ts`, run from the sources only. */
 const ROOT = new URL('../', import.meta.url);

@@ -18,21 +18,28 @@ const SCRIPT = 'text/javascript; charset=utf-8';
  * React, the hook and the client; `sandbox/web-bundle.ts`); from the package, as `npm run build`
  * left them in dist/web. Nothing of React is imported here: the server never loads it.
  */
-async function pageFile(name: 'index.html' | 'app.js'): Promise<string | undefined> {
+async function pageFile(name: PageFile): Promise<string | undefined> {
   if (FROM_SOURCES && name === 'app.js') return (await import('./web-bundle.ts')).webScript();
-  const file = packageFile(FROM_SOURCES ? `web/${name}` : `dist/web/${name}`);
+  // The components' stylesheet is a file of the package as it is (switchboard/react-dom/styles.css).
+  const path =
+    name === 'styles.css' ? 'react-dom/styles.css' : FROM_SOURCES ? `web/${name}` : `dist/web/${name}`;
+  const file = packageFile(path);
   return file && readFileSync(file, 'utf8');
 }
 
-const PAGES: Record<string, { name: 'index.html' | 'app.js'; type: string }> = {
+type PageFile = 'index.html' | 'app.js' | 'styles.css';
+
+const PAGES: Record<string, { name: PageFile; type: string }> = {
   '/': { name: 'index.html', type: HTML },
   '/index.html': { name: 'index.html', type: HTML },
   '/app.js': { name: 'app.js', type: SCRIPT },
+  '/styles.css': { name: 'styles.css', type: 'text/css; charset=utf-8' },
 };
 
 /**
  * Serves the demo host page at `/` (its views: `/` on `switchboard/react`, `/?view=use-chat` on the
- * AI SDK's `useChat`) and its script at `/app.js`. Answers false for any other path.
+ * AI SDK's `useChat`), its script at `/app.js` and its stylesheet at `/styles.css`. Answers false
+ * for any other path.
  */
 export function serveDemoPage(req: IncomingMessage, res: ServerResponse): boolean {
   const path = (req.url ?? '/').split('?')[0] ?? '/';

@@ -1,13 +1,15 @@
 /**
- * The demo host on `useSwitchboardChat`: the agent by its own name with its suggestions, the chat
- * (streamed answers, tool calls by name, approvals, questions, client tools, host actions, files,
- * ratings, regenerate, edit, stop) and, with the demo agent, an issue list that stands for the
- * host's own app: its view, filter and actions go to the agent as `host_context` with every message.
+ * The demo host, built from `switchboard/react-dom`: the agent picker and the conversations in a bar,
+ * the chat (`<SwitchboardChat>`: streamed answers, tool calls by name, approvals, questions, client
+ * tools, host actions, files, ratings, regenerate, edit, stop) and, with the demo agent, an issue
+ * list that stands for the host's own app: its view, filter and actions go to the agent as
+ * `host_context` with every message.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { AgentList, HostContextInput, SwitchboardClient } from '../client/index.ts';
+import type { AgentList, HostContextInput, SessionSummary, SwitchboardClient } from '../client/index.ts';
 import type { HostActionOption } from '../react/index.ts';
-import { Chat } from './chat.tsx';
+import { AgentPicker, SwitchboardChat, ThreadList } from '../react-dom/index.ts';
+import { CLIENT_TOOLS } from './client-tools.ts';
 
 /** The agent the issue list is made for (demo/demo-agent.ts): with another one, the page is the chat alone. */
 const DEMO_AGENT = 'demo';
@@ -202,49 +204,115 @@ export interface DemoAppProps {
   requestedAgent: string | undefined;
 }
 
+const newSessionId = () => `web-${crypto.randomUUID()}`;
+
+/** The session this tab shows, kept in sessionStorage so that a reload keeps it. */
+function useSessionId() {
+  const [sessionId, setSessionId] = useState(
+    () => sessionStorage.getItem('switchboard-session') ?? newSessionId(),
+  );
+  useEffect(() => sessionStorage.setItem('switchboard-session', sessionId), [sessionId]);
+  return [sessionId, setSessionId] as const;
+}
+
 /**
- * The demo page: the agent of `?agent=ID`, else the server's default, else the first it lists; the
- * issue list only for the demo agent, whose host actions it answers.
+ * The conversations of this user, in a panel that opens under the page's bar (`<ThreadList>`):
+ * picking one opens it (with its agent); Escape or picking closes the panel.
+ */
+function Threads({
+  client,
+  sessionId,
+  onPick,
+}: {
+  client: SwitchboardClient;
+  sessionId: string;
+  onPick: (session: SessionSummary) => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const close = useCallback(() => {
+    setOpen(false);
+    toggle.current?.focus();
+  }, []);
+  useEffect(() => {
+    // Escape closes the panel wherever the focus is (it stays on the button that opened it).
+    if (!open) return;
+    const onKey = (event: KeyboardEvent) => event.key === 'Escape' && close();
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [open, close]);
+  return (
+    <>
+      <button
+        type="button"
+        id="toggle-threads"
+        ref={toggle}
+        aria-expanded={open}
+        aria-controls="threads"
+        onClick={() => setOpen(!open)}
+      >
+        Conversations
+      </button>
+      {open && (
+        <dialog
+          open
+          id="threads"
+          aria-label="Conversations"
+          onKeyDown={(event) => event.key === 'Escape' && close()}
+        >
+          <ThreadList
+            client={client}
+            selected={sessionId}
+            onSelect={(session) => {
+              onPick(session);
+              close();
+            }}
+          />
+        </dialog>
+      )}
+    </>
+  );
+}
+
+/**
+ * The demo page: a bar with the agent picker (`<AgentPicker>`, `?agent=ID`, else the server's
+ * default) and the conversations (`<ThreadList>`); the chat (`<SwitchboardChat>`); and, with the
+ * demo agent, the issue list whose host actions it answers.
  */
 export function DemoApp({ client, requestedAgent }: DemoAppProps) {
-  const [agent, setAgent] = useState<Agent | null>();
+  const [agents, setAgents] = useState<AgentList>();
+  const [agentId, setAgentId] = useState(requestedAgent);
   const [problem, setProblem] = useState<string>();
-  const [sessionId, setSessionId] = useState(() => {
-    const id = sessionStorage.getItem('switchboard-session') ?? `web-${crypto.randomUUID()}`;
-    sessionStorage.setItem('switchboard-session', id);
-    return id;
-  });
+  const [sessionId, setSessionId] = useSessionId();
   const issues = useIssues();
 
   useEffect(() => {
-    client.agents().then(
-      ({ agents, default_agent_id: defaultId }) => {
-        const found = requestedAgent
-          ? agents.find((candidate) => candidate.id === requestedAgent)
-          : (agents.find((candidate) => candidate.id === defaultId) ?? agents[0]);
-        if (!found)
-          setProblem(requestedAgent ? `There is no agent "${requestedAgent}".` : 'The server has no agent.');
-        setAgent(found ?? null);
-      },
-      (error: Error) => {
-        setProblem(error.message);
-        setAgent(null);
-      },
-    );
-  }, [client, requestedAgent]);
+    client.agents().then(setAgents, (error: Error) => setProblem(error.message));
+  }, [client]);
 
+  const chosen = agentId ?? agents?.default_agent_id ?? agents?.agents[0]?.id;
+  const agent: Agent | undefined = agents?.agents.find((candidate) => candidate.id === chosen);
+  const missing = agents && !agent;
   const name = agent ? (agent.name ?? agent.id) : 'Switchboard';
   useEffect(() => {
     document.title = `${name} · Switchboard`;
   }, [name]);
 
-  const newConversation = () => {
-    const id = `web-${crypto.randomUUID()}`;
-    sessionStorage.setItem('switchboard-session', id);
-    setSessionId(id);
+  const newConversation = () => setSessionId(newSessionId());
+  const pickAgent = (picked: Agent) => {
+    // The address names the agent, so that a reload keeps it; a session belongs to one agent.
+    const params = new URLSearchParams(location.search);
+    params.set('agent', picked.id);
+    history.replaceState(null, '', `?${params}`);
+    setAgentId(picked.id);
+    newConversation();
+  };
+  const openSession = (session: SessionSummary) => {
+    setAgentId(session.agent_id);
+    setSessionId(session.id);
   };
 
-  if (agent === undefined) return null;
+  if (!agents && !problem) return null;
   const showsApp = agent?.id === DEMO_AGENT;
   const host = { name: 'Switchboard demo page', kind: 'browser' } as const;
   const hostContext: HostContextInput = showsApp
@@ -259,21 +327,46 @@ export function DemoApp({ client, requestedAgent }: DemoAppProps) {
       }
     : { host };
   return (
-    <div className={showsApp ? 'layout' : 'layout chat-only'}>
-      {showsApp && <Issues issues={issues} />}
-      <Chat
-        key={sessionId}
-        client={client}
-        sessionId={sessionId}
-        agentId={agent?.id ?? requestedAgent}
-        title={name}
-        description={agent?.description}
-        suggestions={agent?.suggestions ?? []}
-        hostContext={hostContext}
-        actions={showsApp ? issueActions(issues) : undefined}
-        problem={problem}
-        onNewConversation={newConversation}
-      />
+    <div className="page">
+      <header className="topbar">
+        <strong className="brand">Switchboard</strong>
+        <AgentPicker client={client} value={chosen} onChange={pickAgent} />
+        <span className="grow" />
+        <Threads client={client} sessionId={sessionId} onPick={openSession} />
+      </header>
+      <div className={showsApp ? 'layout' : 'layout chat-only'}>
+        {showsApp && <Issues issues={issues} />}
+        <SwitchboardChat
+          key={sessionId}
+          client={client}
+          sessionId={sessionId}
+          agentId={agent?.id ?? requestedAgent}
+          title={name}
+          description={agent?.description}
+          suggestions={agent?.suggestions ?? []}
+          hostContext={hostContext}
+          actions={showsApp ? issueActions(issues) : undefined}
+          clientTools={CLIENT_TOOLS}
+          problem={
+            problem ??
+            (missing ? (agentId ? `There is no agent "${agentId}".` : 'The server has no agent.') : undefined)
+          }
+          headerActions={
+            <>
+              <a
+                id="to-use-chat"
+                className="view-link"
+                href={`?view=use-chat&chat=${encodeURIComponent(sessionId)}`}
+              >
+                useChat view
+              </a>
+              <button type="button" id="new-conversation" onClick={newConversation}>
+                New conversation
+              </button>
+            </>
+          }
+        />
+      </div>
     </div>
   );
 }

@@ -120,6 +120,32 @@ export const EventSeqSchema = z.string().regex(/^[1-9][0-9]{0,14}$/, 'A seq is a
  * The query of `GET /api/sessions`: a page of the caller's sessions, newest first, older than the
  * cursor `before` (the `next_before` of the page before: the creation time and id of its last session).
  */
+/** One of the caller's sessions, as `GET /api/sessions` lists it. */
+export const SessionSummarySchema = z
+  .object({
+    id: z.string(),
+    /** The session's full reference (owner scope and id), for the routes that take it. */
+    ref: z.string(),
+    agent_id: z.string(),
+    created_at: z.string(),
+    /** The start of the message that made it; null for a session begun with files alone. */
+    title: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+  })
+  .strict();
+export type SessionSummary = z.infer<typeof SessionSummarySchema>;
+
+/** `200` of `GET /api/sessions`: a page of the caller's sessions, newest first. */
+export const SessionListSchema = z
+  .object({
+    sessions: z.array(SessionSummarySchema),
+    has_more: z.boolean(),
+    /** The cursor of the next page (`before`), null on the last one. */
+    next_before: z.string().nullable(),
+  })
+  .strict();
+export type SessionList = z.infer<typeof SessionListSchema>;
+
 export const SessionsQuerySchema = z
   .object({
     before: z

@@ -84,6 +84,10 @@ export {
   type ResolveRequest,
   ResolveRequestSchema,
   ResolveTargetSchema,
+  type SessionList,
+  SessionListSchema,
+  type SessionSummary,
+  SessionSummarySchema,
   SessionsQuerySchema,
   SessionTargetSchema,
 } from './chat.ts';

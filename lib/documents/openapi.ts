@@ -7,6 +7,7 @@ import {
   EventsQuerySchema,
   MessagesQuerySchema,
   ResolveRequestSchema,
+  SessionListSchema,
   SessionsQuerySchema,
 } from '../contract/chat.ts';
 import { HTTP_API_CORS } from '../contract/cors.ts';
@@ -43,6 +44,7 @@ const SCHEMAS = {
   UploadRequest: UploadRequestSchema.extend({ sha256: UPLOAD_SHA256 }),
   Accepted: AcceptedSchema,
   AgentList: AgentListSchema,
+  SessionList: SessionListSchema,
   ResolveAccepted: ResolveAcceptedSchema,
   EventsPage: EventsPageSchema,
   Event: EventSchema,
@@ -55,6 +57,7 @@ type SchemaName = keyof typeof SCHEMAS;
 /** The answers' schemas: read as what the server sends (zod's output), the requests' as what it takes. */
 const RESPONSES: SchemaName[] = [
   'AgentList',
+  'SessionList',
   'Accepted',
   'ResolveAccepted',
   'EventsPage',
@@ -113,7 +116,7 @@ const ROUTES: Record<HttpRouteKey, RouteDoc> = {
     summary: "The caller's sessions, newest first, a page at a time.",
     anchor: 'get-apisessionslimitnbeforecursor',
     query: SessionsQuerySchema,
-    ok: { 200: object('`{sessions, has_more, next_before}`') },
+    ok: { 200: { description: 'A page of sessions, newest first.', schema: 'SessionList' } },
   },
   'GET /api/sessions/{id}': {
     summary: 'A session: its state, latest run, pending actions and spend.',

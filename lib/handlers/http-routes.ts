@@ -31,6 +31,7 @@ import {
   parseJsonBody,
   parseResolveRequest,
   type RememberedTools,
+  type SessionList,
   SessionsQuerySchema,
   UploadRequestSchema,
 } from '../contract/index.ts';
@@ -224,7 +225,7 @@ const ROUTES: Record<HttpRouteKey, RouteFn> = {
       sessions: sessions.map(sessionListView),
       has_more: more,
       next_before: more && last ? `${last.createdAt}~${hostSessionId(last.sessionId)}` : null,
-    });
+    } satisfies SessionList);
   },
   async 'GET /api/sessions/{id}'(rt, app, event, caller) {
     const session = await ownedSession(rt, caller, sessionIdOf(event));

@@ -11,7 +11,7 @@ import {
 } from '../errors/index.ts';
 import { checkAgentFiles, checkNewSessionFiles, countSessionFiles } from '../files/index.ts';
 import { digest, newId } from '../ids/index.ts';
-import { writableSession } from '../sessions/index.ts';
+import { sessionTitle, writableSession } from '../sessions/index.ts';
 import { ensureSession, getSuspension, type SessionRecord, touchSession } from '../store/index.ts';
 import { addLogKeys } from '../telemetry/index.ts';
 import { checkBudgets, sessionBudget } from '../usage/index.ts';
@@ -85,6 +85,7 @@ export async function resolveSession(
     throw new MessageNotFoundError(request.from_message_id, [
       { path: ['from_message_id'], message: 'no such message in this session' },
     ]);
+  const title = sessionTitle(request.content);
   const session =
     existing ??
     (await ensureSession(rt, {
@@ -93,6 +94,7 @@ export async function resolveSession(
       agentId,
       createdAt: new Date(rt.clock()).toISOString(),
       metadata: request.metadata,
+      ...(title && { name: title }),
     }));
   await countSessionFiles(rt, session.sessionId, files);
   addLogKeys({ sessionId: session.sessionId, agentId: session.agentId, requestId });

@@ -7,6 +7,7 @@ export {
   writableSession,
 } from './access.ts';
 export { feedbackView } from './feedback-view.ts';
+export { SESSION_TITLE_LENGTH, sessionTitle } from './title.ts';
 export {
   listedMessage,
   type MessageView,

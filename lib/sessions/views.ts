@@ -1,6 +1,6 @@
 import { actionView, pendingToolCallOf, resolutionView } from '../actions/index.ts';
 import { hostSessionId } from '../auth/index.ts';
-import { ANSWER_LIMITS, answerBytes, messageContentPath } from '../contract/index.ts';
+import { ANSWER_LIMITS, answerBytes, messageContentPath, type SessionSummary } from '../contract/index.ts';
 import type {
   ActionRecord,
   FeedbackRecord,
@@ -110,8 +110,9 @@ export function sessionListView(session: SessionRecord) {
     ref: session.sessionId,
     agent_id: session.agentId,
     created_at: session.createdAt,
+    title: session.name ?? null,
     metadata: session.metadata ?? {},
-  };
+  } satisfies SessionSummary;
 }
 
 /** The wire form of the files an answer produced (its result's `files`); empty when none. */

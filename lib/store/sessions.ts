@@ -20,6 +20,12 @@ export interface SessionRecord {
   agentId: string;
   createdAt: string;
   metadata?: Record<string, unknown>;
+  /**
+   * The session's title in a list: the start of the message that made it (`SESSION_TITLE_LENGTH`
+   * characters). Kept as `name`, an attribute the owner index already projects (for files), so that
+   * listing it changes no index of a deployed table.
+   */
+  name?: string;
   /** The last host context received (validated, snake_case, without attachments). */
   hostContext?: HostContext;
   /** Set when the session was deleted: it answers 404 while its items are removed. */

@@ -7,7 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoAgent } from '../../demo/demo-agent.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { type Sandbox, startSandbox } from '../../sandbox/sandbox.ts';
-import { haveChromium, launchChromium, VIEWPORTS, type Viewport } from '../support/browser.ts';
+import {
+  haveChromium,
+  launchChromium,
+  seriousViolations,
+  VIEWPORTS,
+  type Viewport,
+} from '../support/browser.ts';
 import { sha256Of } from '../support/sandbox.ts';
 
 // The type check has no DOM lib, so the in-page functions see the page through this narrow view.
@@ -20,6 +26,7 @@ type PageWindow = typeof globalThis & {
   document: {
     querySelector(selector: string): PageNode | null;
     documentElement: { scrollWidth: number; clientWidth: number };
+    activeElement?: { id: string } | null;
   };
   sessionStorage: { getItem(key: string): string | null };
   MutationObserver: new (
@@ -92,14 +99,14 @@ async function expectInView(page: Page) {
       const within = (box: Box | undefined, frame: Box) =>
         box !== undefined && box.top >= frame.top - 1 && box.bottom <= frame.bottom + 1;
       const screen = { top: 0, bottom: w.innerHeight, left: 0, right: w.innerWidth };
-      const log = boxOf('#log')!;
+      const log = boxOf('.sb-log')!;
       const newest = (
-        w.document.querySelector('#log')!.lastElementChild as { getBoundingClientRect(): Box } | null
+        w.document.querySelector('.sb-log')!.lastElementChild as { getBoundingClientRect(): Box } | null
       )?.getBoundingClientRect();
       const { scrollHeight } = w.document.documentElement;
       return [
         ...(scrollHeight > w.innerHeight + 1 ? ['the page itself scrolls'] : []),
-        ...['#composer', '#message', '#send', '#connection', '#activity', '#log'].filter(
+        ...['.sb-composer', '.sb-input', '.sb-send', '.sb-connection', '.sb-activity', '.sb-log'].filter(
           (selector) => !within(boxOf(selector), screen),
         ),
         ...(newest && !within(newest, log) ? ['the newest message in the log'] : []),
@@ -108,10 +115,10 @@ async function expectInView(page: Page) {
   await expect.poll(outside, { message: 'out of view' }).toEqual([]);
 }
 
-const connected = (page: Page) => page.locator('#connection[data-status="open"]').waitFor();
+const connected = (page: Page) => page.locator('.sb-connection[data-status="open"]').waitFor();
 
 /** Waits until no turn runs: the page clears its activity line when the session is idle. */
-const idle = (page: Page) => page.locator('#cancel[disabled]').waitFor();
+const idle = (page: Page) => page.locator('.sb-cancel[disabled]').waitFor();
 
 const sessionIdOf = async (page: Page) =>
   (await page.evaluate(() => (globalThis as PageWindow).sessionStorage.getItem('switchboard-session')))!;
@@ -143,13 +150,13 @@ function record(page: Page) {
     const w = globalThis as PageWindow;
     w.answerTexts = [];
     w.connectionStates = [];
-    const answers = () => w.document.querySelector('#log')!.querySelectorAll('.msg.assistant .text');
+    const answers = () => w.document.querySelector('.sb-log')!.querySelectorAll('.msg.assistant .text');
     new w.MutationObserver(() => {
       const all = answers();
       const text = all.length > 0 ? (all[all.length - 1]!.textContent ?? '') : '';
       if (text !== '' && text !== w.answerTexts.at(-1)) w.answerTexts.push(text);
-    }).observe(w.document.querySelector('#log')!, { childList: true, subtree: true, characterData: true });
-    const indicator = w.document.querySelector('#connection')!;
+    }).observe(w.document.querySelector('.sb-log')!, { childList: true, subtree: true, characterData: true });
+    const indicator = w.document.querySelector('.sb-connection')!;
     new w.MutationObserver(() => {
       const state = indicator.getAttribute('data-status') ?? '';
       if (state !== w.connectionStates.at(-1)) w.connectionStates.push(state);
@@ -170,7 +177,8 @@ function expectGrowing(texts: string[]) {
   }
 }
 
-const suggest = (page: Page, text: string) => page.locator('#suggestions button', { hasText: text }).click();
+const suggest = (page: Page, text: string) =>
+  page.locator('.sb-suggestions button', { hasText: text }).click();
 
 beforeAll(async () => {
   if (!haveChromium) return;
@@ -201,18 +209,18 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
 
     it('shows the demo agent by its name, offers its suggestions, and shows the issue list beside the chat', async () => {
       const page = await openPage();
-      expect(await page.locator('#agent-name').textContent()).toBe('Demo assistant');
-      expect(await page.locator('#suggestions button').allTextContents()).toEqual(
+      expect(await page.locator('.sb-title').textContent()).toBe('Demo assistant');
+      expect(await page.locator('.sb-suggestions button').allTextContents()).toEqual(
         demoAgent().info.suggestions,
       );
       expect(await page.locator('#app').isVisible()).toBe(true);
       expect(await page.locator('#issues li').count()).toBe(6);
       // Every control of the chat is on screen, not clipped or pushed off it.
       for (const control of [
-        '#message',
-        '#send',
-        '#cancel',
-        'label:has(#file)',
+        '.sb-input',
+        '.sb-send',
+        '.sb-cancel',
+        'label:has(.sb-file)',
         '#new-conversation',
         '#to-use-chat',
       ])
@@ -225,8 +233,8 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       const page = await openPage();
       await record(page);
       const message = 'please count these few words';
-      await page.locator('#message').pressSequentially(message);
-      await page.locator('#send').click();
+      await page.locator('.sb-input').pressSequentially(message);
+      await page.locator('.sb-send').click();
       await page.locator('.msg.assistant', { hasText: 'by a host-backed agent.' }).waitFor();
       await idle(page);
 
@@ -266,7 +274,7 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       // The lead-in text comes before the card; an answer that waits on a card has no ratings yet.
       expect(
         await page
-          .locator('#log > *')
+          .locator('.sb-log > *')
           .evaluateAll((nodes) => nodes.map((n) => (n as unknown as PageNode).getAttribute('class'))),
       ).toEqual(['msg user', 'controls user-controls', 'msg assistant', 'card tool_approval']);
       expect(await page.locator('.controls.answer').count()).toBe(0);
@@ -435,7 +443,7 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       // The lead-in text comes before the card it leads into, both in view.
       expect(
         await page
-          .locator('#log > *')
+          .locator('.sb-log > *')
           .evaluateAll((nodes) => nodes.map((n) => (n as unknown as PageNode).getAttribute('class'))),
       ).toEqual(['msg user', 'controls user-controls', 'msg assistant', 'card user_question']);
       await expectInView(page);
@@ -484,15 +492,15 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
 
     atPhone('an attached file shows in the sent bubble, and after a reload; the agent reads it', async () => {
       const page = await openPage();
-      await page.locator('#file').setInputFiles({
+      await page.locator('.sb-file').setInputFiles({
         name: 'note.txt',
         mimeType: 'text/plain',
         buffer: Buffer.from('the quick brown fox jumps over the lazy dog'),
       });
-      await page.locator('#pending-files .file', { hasText: 'File: note.txt' }).waitFor();
-      await page.locator('#send').click();
+      await page.locator('.sb-pending-files .file', { hasText: 'File: note.txt' }).waitFor();
+      await page.locator('.sb-send').click();
       await page.locator('.msg.user .file', { hasText: 'note.txt' }).waitFor();
-      expect(await page.locator('#pending-files .file').count()).toBe(0);
+      expect(await page.locator('.sb-pending-files .file').count()).toBe(0);
       await page.locator('.msg.assistant', { hasText: 'note.txt has 9 words' }).waitFor();
       expect(await page.locator('.tool').first().textContent()).toMatch(/^→ read_file\(/);
       await expectFits(page, viewport);
@@ -507,14 +515,14 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       'an edit: its buttons are readable, Cancel leaves the message as it was, a file stays on the edited message',
       async () => {
         const page = await openPage();
-        await page.locator('#file').setInputFiles({
+        await page.locator('.sb-file').setInputFiles({
           name: 'note.txt',
           mimeType: 'text/plain',
           buffer: Buffer.from('the quick brown fox jumps over the lazy dog'),
         });
-        await page.locator('#pending-files .file', { hasText: 'File: note.txt' }).waitFor();
-        await page.locator('#message').fill('What is in this file?');
-        await page.locator('#send').click();
+        await page.locator('.sb-pending-files .file', { hasText: 'File: note.txt' }).waitFor();
+        await page.locator('.sb-input').fill('What is in this file?');
+        await page.locator('.sb-send').click();
         await page.locator('.msg.assistant', { hasText: 'note.txt has 9 words' }).waitFor();
         await idle(page);
 
@@ -559,8 +567,8 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       'edit, regenerate and cancel: an edited message runs again, an answer is asked for again, a story is stopped',
       async () => {
         const page = await openPage();
-        await page.locator('#message').fill('one two three');
-        await page.locator('#send').click();
+        await page.locator('.sb-input').fill('one two three');
+        await page.locator('.sb-send').click();
         await page.locator('.msg.assistant', { hasText: 'You wrote 3 words' }).waitFor();
         await idle(page);
 
@@ -584,7 +592,7 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
 
         await suggest(page, 'Tell me a long story');
         await page.locator('.msg.assistant', { hasText: STORY_START }).waitFor();
-        await page.locator('#cancel').click();
+        await page.locator('.sb-cancel').click();
         await page.locator('.note', { hasText: 'Stopped.' }).waitFor();
         await idle(page);
         const story = (await page.locator('.msg.assistant').last().textContent()) ?? '';
@@ -593,10 +601,27 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       },
     );
 
+    it('no serious or critical accessibility violation (axe-core, contrast included): an approval, a question, the conversations', async () => {
+      const page = await openPage();
+      await suggest(page, 'Refund order 1042');
+      await page.locator('.card.tool_approval').waitFor();
+      await idle(page);
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.locator('.card.tool_approval .approve').click();
+      await page.locator('.card.tool_approval .outcome').waitFor();
+      await idle(page);
+      await suggest(page, 'Help me choose a plan');
+      await page.locator('.card.user_question').waitFor();
+      await idle(page);
+      await page.locator('#toggle-threads').click();
+      await page.locator('.sb-threads .thread').first().waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+    });
+
     it('the useChat view is a link away, on the same session, and back', async () => {
       const page = await openPage();
-      await page.locator('#message').fill('one two');
-      await page.locator('#send').click();
+      await page.locator('.sb-input').fill('one two');
+      await page.locator('.sb-send').click();
       await page.locator('.msg.assistant', { hasText: 'You wrote 2 words' }).waitFor();
       await idle(page);
       await page.locator('#to-use-chat').click();
@@ -690,12 +715,12 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
 
     it('shows the agent’s own name and suggestions, and no issue list; a suggestion goes to that agent', async () => {
       const page = await open('/');
-      expect(await page.locator('#agent-name').textContent()).toBe('Refunds');
-      expect(await page.locator('#agent-name').getAttribute('title')).toBe(
+      expect(await page.locator('.sb-title').textContent()).toBe('Refunds');
+      expect(await page.locator('.sb-title').getAttribute('title')).toBe(
         'Refunds an order once you approve.',
       );
       expect(await page.title()).toBe('Refunds · Switchboard');
-      expect(await page.locator('#suggestions button').allTextContents()).toEqual([
+      expect(await page.locator('.sb-suggestions button').allTextContents()).toEqual([
         'What can you refund?',
         'Refund order 7',
       ]);
@@ -709,12 +734,77 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       await expectFits(page, viewport);
     });
 
+    it('the agent picker lists the agents by name; a pick starts a new conversation with that agent, kept in the address', async () => {
+      const page = await open('/?agent=refunds');
+      const picker = page.getByLabel('Agent', { exact: true });
+      expect(await picker.locator('option').allTextContents()).toEqual(['Refunds', 'plain']);
+      expect(await picker.inputValue()).toBe('refunds');
+      const before = await sessionIdOf(page);
+      await picker.selectOption('plain');
+      await page.locator('.sb-title', { hasText: 'plain' }).waitFor();
+      expect(new URL(page.url()).searchParams.get('agent')).toBe('plain');
+      expect(await sessionIdOf(page)).not.toBe(before);
+      await page.locator('.sb-input').fill('picked');
+      await page.locator('.sb-send').click();
+      await page.locator('.msg.assistant', { hasText: 'plain' }).waitFor();
+      await expectFits(page, viewport);
+      // The picker and the conversations' button stay on the screen at this width.
+      for (const control of [picker, page.locator('#toggle-threads')]) {
+        const box = (await control.boundingBox())!;
+        expect(box.x >= 0 && box.x + box.width <= viewport.width, 'in view sideways').toBe(true);
+      }
+    });
+
+    it('the conversations: each is listed by its first message, newest first, and opens again with its agent', async () => {
+      const page = await open('/?agent=refunds');
+      const marker = `refund ${crypto.randomUUID().slice(0, 8)}`;
+      await page.locator('.sb-input').fill(marker);
+      await page.locator('.sb-send').click();
+      await page.locator('.msg.assistant', { hasText: `Refunds here: ${marker}` }).waitFor();
+      const first = await sessionIdOf(page);
+      await page.getByLabel('Agent', { exact: true }).selectOption('plain');
+      await page.locator('.sb-input').fill(`${marker} again`);
+      await page.locator('.sb-send').click();
+      await page.locator('.msg.assistant', { hasText: 'plain' }).waitFor();
+      const second = await sessionIdOf(page);
+
+      await page.locator('#toggle-threads').click();
+      const threads = page.getByRole('navigation', { name: 'Conversations' });
+      await threads.locator(`[data-session-id="${first}"]`).waitFor();
+      const ids = await threads
+        .locator('.thread')
+        .evaluateAll((nodes) => nodes.map((n) => (n as unknown as PageNode).getAttribute('data-session-id')));
+      // Newest first; the one shown is marked.
+      expect(ids.indexOf(second)).toBeLessThan(ids.indexOf(first));
+      expect(await threads.locator(`[data-session-id="${second}"]`).getAttribute('aria-current')).toBe(
+        'true',
+      );
+      expect(await threads.locator(`[data-session-id="${first}"] .thread-title`).textContent()).toBe(marker);
+      expect(await threads.locator(`[data-session-id="${first}"] .thread-meta`).textContent()).toContain(
+        'refunds',
+      );
+
+      await threads.locator(`[data-session-id="${first}"]`).click();
+      await page.locator('.msg.assistant', { hasText: `Refunds here: ${marker}` }).waitFor();
+      expect(await page.locator('.sb-title').textContent()).toBe('Refunds');
+      expect(await sessionIdOf(page)).toBe(first);
+      expect(await threads.count()).toBe(0);
+      // Escape closes the panel too, and the focus goes back to its button.
+      await page.locator('#toggle-threads').click();
+      await threads.waitFor();
+      await page.keyboard.press('Escape');
+      expect(await threads.count()).toBe(0);
+      expect(await page.evaluate(() => (globalThis as PageWindow).document.activeElement?.id)).toBe(
+        'toggle-threads',
+      );
+    });
+
     it('picks an agent with ?agent=ID: one without a name is shown by its id, with no suggestions', async () => {
       const page = await open('/?agent=plain');
-      expect(await page.locator('#agent-name').textContent()).toBe('plain');
-      expect(await page.locator('#suggestions button').count()).toBe(0);
-      await page.locator('#message').fill('hello');
-      await page.locator('#send').click();
+      expect(await page.locator('.sb-title').textContent()).toBe('plain');
+      expect(await page.locator('.sb-suggestions button').count()).toBe(0);
+      await page.locator('.sb-input').fill('hello');
+      await page.locator('.sb-send').click();
       await page.locator('.msg.assistant', { hasText: 'plain' }).waitFor();
       expect(await page.locator('#app').count()).toBe(0);
     });

@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 /**
  * Chromium from Debian's package (`apt-get install chromium`; .ci/run installs it), or CHROMIUM_PATH.
@@ -35,4 +36,33 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/** axe-core's browser build, injected into a page to scan it. */
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** The axe-core rules a scan runs: WCAG 2.1 A and AA (colour contrast among them), and best practice. */
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
+
+/**
+ * Scans the page as it is now with axe-core and answers its serious and critical violations, each as
+ * `rule: the elements it names` (empty when there are none).
+ */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  return page.evaluate(async (tags) => {
+    type Result = { id: string; impact?: string | null; nodes: { target: unknown[] }[] };
+    const { axe } = globalThis as unknown as {
+      axe: { run(options: object): Promise<{ violations: Result[] }> };
+    };
+    const { violations } = await axe.run({
+      runOnly: { type: 'tag', values: tags },
+      resultTypes: ['violations'],
+    });
+    return violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map(
+        (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+      );
+  }, AXE_TAGS);
 }

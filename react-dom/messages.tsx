@@ -1,0 +1,270 @@
+/**
+ * The messages of the chat: a user message (its files, Edit), and an answer with its parts in the
+ * order the log told them (text bubbles, tool calls by name, host actions, cards, files), its
+ * errors, and Good/Bad/Regenerate once it has ended.
+ */
+import { type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react';
+import type { ChatMessage, ChatPart, SwitchboardChat, ToolPart } from '../react/index.ts';
+import { RequestCard, type RequestCardProps } from './cards.tsx';
+import { json } from './format.ts';
+
+/** What a team may put in place of the chat's own rendering: each returns undefined for the default. */
+export interface ChatSlots {
+  /** A card of the team's own for a request (an approval, a question, a client tool). */
+  renderRequest?: (props: RequestCardProps) => ReactNode | undefined;
+  /** A line of the team's own for a backend tool's call and result. */
+  renderTool?: (part: ToolPart) => ReactNode | undefined;
+}
+
+/** What every message of one chat is drawn with. */
+export interface MessageContext extends ChatSlots {
+  chat: SwitchboardChat;
+  clientTools: Readonly<Record<string, unknown>>;
+}
+
+export const submitted = (handler: () => void) => (event: FormEvent) => {
+  event.preventDefault();
+  handler();
+};
+
+/** A part that is not text: a backend tool's call and result (by the tool's name), a host action, a card, a file. */
+function PartLine({ part, ui }: { part: Exclude<ChatPart, { type: 'text' }>; ui: MessageContext }) {
+  switch (part.type) {
+    case 'tool':
+      return (
+        ui.renderTool?.(part) ?? (
+          <>
+            <div className="tool" data-tool={part.name}>
+              → {part.name}({json(part.args)})
+            </div>
+            {part.state !== 'running' && (
+              <div className={`tool result ${part.state}`} data-tool={part.name}>
+                ← {part.name}: {json(part.state === 'succeeded' ? part.result : part.error)}
+              </div>
+            )}
+          </>
+        )
+      );
+    case 'host_action':
+      return (
+        <div className="tool host" data-tool={part.name}>
+          ⇢ {part.name}({json(part.args)}) on this page
+        </div>
+      );
+    case 'request': {
+      const props: RequestCardProps = {
+        part,
+        live: ui.chat.requests.find((request) => request.id === part.id),
+        clientTools: ui.clientTools,
+      };
+      return ui.renderRequest?.(props) ?? <RequestCard {...props} />;
+    }
+    case 'file':
+      return (
+        <div className="file-chip" data-file-id={part.id}>
+          📎 {part.name}
+        </div>
+      );
+  }
+}
+
+/** An answer has ended when it is done and waits on nothing: no open card, no host action still running. */
+export const ended = (message: ChatMessage) =>
+  message.state === 'done' &&
+  !message.parts.some(
+    (part) =>
+      (part.type === 'request' && part.state === 'open') ||
+      (part.type === 'host_action' && part.state === 'pending'),
+  );
+
+/** Ratings under an answer, and Regenerate under the newest one. */
+function AnswerControls({
+  message,
+  newest,
+  chat,
+}: {
+  message: ChatMessage;
+  newest: boolean;
+  chat: SwitchboardChat;
+}) {
+  const rate = (rating: 'up' | 'down') => () =>
+    chat.rate(message.id, message.rating === rating ? null : rating).catch(() => {});
+  return (
+    <div className="controls answer" data-message-id={message.id}>
+      {(['up', 'down'] as const).map((rating) => (
+        <button
+          key={rating}
+          type="button"
+          className="small"
+          data-rating={rating}
+          aria-label={rating === 'up' ? 'Good answer' : 'Bad answer'}
+          aria-pressed={message.rating === rating}
+          onClick={rate(rating)}
+        >
+          {rating === 'up' ? 'Good' : 'Bad'}
+        </button>
+      ))}
+      {newest && (
+        <button
+          type="button"
+          className="small regenerate"
+          onClick={() => chat.regenerate(message.id).catch(() => {})}
+        >
+          ↻ Regenerate
+        </button>
+      )}
+    </div>
+  );
+}
+
+/**
+ * A user message: its text and the files sent with it. Edit opens it in a field: Resend sends it
+ * changed, with the files left ticked; Cancel (or Escape) leaves it as it was.
+ */
+export function UserMessage({ message, chat }: { message: ChatMessage; chat: SwitchboardChat }) {
+  const [editing, setEditing] = useState<string>();
+  const [dropped, setDropped] = useState<ReadonlySet<string>>(new Set());
+  const editButton = useRef<HTMLButtonElement>(null);
+  const refocus = useRef(false);
+  const files = message.parts.filter((part) => part.type === 'file');
+  useEffect(() => {
+    // Back from the field, the focus goes back to the Edit button it came from.
+    if (editing === undefined && refocus.current) {
+      refocus.current = false;
+      editButton.current?.focus();
+    }
+  }, [editing]);
+  const open = () => {
+    setDropped(new Set());
+    setEditing(message.text);
+  };
+  const close = () => {
+    refocus.current = true;
+    setEditing(undefined);
+  };
+  if (editing !== undefined)
+    return (
+      <form
+        className="msg user editing"
+        data-message-id={message.id}
+        aria-label="Edit message"
+        onKeyDown={(event) => event.key === 'Escape' && close()}
+        onSubmit={submitted(() => {
+          const content = editing.trim();
+          if (!content) return;
+          setEditing(undefined);
+          const kept = files.filter((file) => !dropped.has(file.id));
+          chat
+            .edit(message.id, content, {
+              files: kept.map((file) => ({ id: file.id, name: file.name, media_type: file.mediaType ?? '' })),
+            })
+            .catch(() => {});
+        })}
+      >
+        <input
+          className="edit-field"
+          aria-label="Edited message"
+          value={editing}
+          // biome-ignore lint/a11y/noAutofocus: the field opens on the person's own click.
+          autoFocus
+          onChange={(event) => setEditing(event.target.value)}
+        />
+        {files.map((file) => (
+          <label key={file.id} className="keep-file" data-file-id={file.id}>
+            <input
+              type="checkbox"
+              checked={!dropped.has(file.id)}
+              onChange={(event) => {
+                const next = new Set(dropped);
+                if (event.target.checked) next.delete(file.id);
+                else next.add(file.id);
+                setDropped(next);
+              }}
+            />{' '}
+            Keep 📎 {file.name}
+          </label>
+        ))}
+        <span className="buttons">
+          <button type="submit" className="small resend">
+            Resend
+          </button>
+          <button type="button" className="small cancel-edit" onClick={close}>
+            Cancel
+          </button>
+        </span>
+      </form>
+    );
+  return (
+    <>
+      <div className="msg user" data-message-id={message.id}>
+        {message.text}
+        {files.map((file) => (
+          <span key={file.id} className="file" data-file-id={file.id}>
+            📎 {file.name}
+          </span>
+        ))}
+      </div>
+      <div className="controls user-controls" data-message-id={message.id}>
+        <button
+          type="button"
+          className="small edit"
+          ref={editButton}
+          onClick={open}
+          aria-label="Edit this message"
+        >
+          Edit
+        </button>
+      </div>
+    </>
+  );
+}
+
+/**
+ * An answer, its parts in order: each run of text is a bubble, each other part a line or a card
+ * between them; its controls once it has ended.
+ */
+export function AssistantMessage({
+  message,
+  newest,
+  stopped,
+  ui,
+}: {
+  message: ChatMessage;
+  newest: boolean;
+  stopped: boolean;
+  ui: MessageContext;
+}) {
+  const pieces: ReactNode[] = [];
+  let text: string | undefined;
+  const flush = (key: string) => {
+    if (text === undefined) return;
+    pieces.push(
+      <div key={key} className="msg assistant" data-message-id={message.id}>
+        <span className="text">{text}</span>
+      </div>,
+    );
+    text = undefined;
+  };
+  // Each text bubble is named after the part before it (parts other than text have ids).
+  let after = 'start';
+  for (const part of message.parts) {
+    if (part.type === 'text') text = (text ?? '') + part.text;
+    else {
+      flush(`text-${after}`);
+      after = `${part.type}-${part.id}`;
+      pieces.push(<PartLine key={after} part={part} ui={ui} />);
+    }
+  }
+  // An answer that has not said anything yet still shows that it is coming.
+  if (text === undefined && message.state === 'streaming' && message.parts.length === 0) text = '';
+  flush(`text-${after}`);
+  if (ended(message))
+    pieces.push(<AnswerControls key="controls" message={message} newest={newest} chat={ui.chat} />);
+  if (message.state === 'done' && (stopped || message.stopReason === 'cancelled'))
+    pieces.push(
+      <div key="stopped" className="note">
+        Stopped.
+      </div>,
+    );
+  return <>{pieces}</>;
+}
