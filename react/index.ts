@@ -37,6 +37,7 @@ export type {
   SwitchboardChat,
   TextPart,
   ToolPart,
+  TurnError,
   UseSwitchboardChatOptions,
 } from './types.ts';
 export { useSwitchboardChat } from './use-switchboard-chat.ts';

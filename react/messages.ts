@@ -1,5 +1,5 @@
 import type { SwitchboardEvent } from '../client/index.ts';
-import type { ChatMessage, ChatPart, FilePart, HostActionPart, RequestPart } from './types.ts';
+import type { ChatMessage, ChatPart, FilePart, HostActionPart, RequestPart, TurnError } from './types.ts';
 
 /**
  * A message as the reducer keeps it: the message, and where the current run's parts begin. A host
@@ -12,10 +12,14 @@ export interface Draft {
   segmentStart: number;
 }
 
-/** The messages of a conversation as an immutable list, with the drafts they come from. */
+/**
+ * The messages of a conversation as an immutable list, with the drafts they come from, and the
+ * assistant message each run wrote to (where its `session.error` goes).
+ */
 export interface Conversation {
   order: string[];
   drafts: Map<string, Draft>;
+  runs: Map<string, string>;
 }
 
 /**
@@ -26,7 +30,7 @@ export interface Conversation {
  * let conversation = emptyConversation();
  * ```
  */
-export const emptyConversation = (): Conversation => ({ order: [], drafts: new Map() });
+export const emptyConversation = (): Conversation => ({ order: [], drafts: new Map(), runs: new Map() });
 
 const joinText = (parts: ChatPart[]) => parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
 
@@ -39,15 +43,44 @@ function put(conversation: Conversation, draft: Draft): Conversation {
   const drafts = new Map(conversation.drafts);
   const known = drafts.has(draft.message.id);
   drafts.set(draft.message.id, draft);
-  return { order: known ? conversation.order : [...conversation.order, draft.message.id], drafts };
+  return {
+    ...conversation,
+    order: known ? conversation.order : [...conversation.order, draft.message.id],
+    drafts,
+  };
 }
+
+/** A copy of the conversation that knows `runId` wrote to the assistant message `messageId`. */
+function link(conversation: Conversation, runId: string, messageId: string): Conversation {
+  if (!runId || conversation.runs.get(runId) === messageId) return conversation;
+  return { ...conversation, runs: new Map(conversation.runs).set(runId, messageId) };
+}
+
+/** The assistant events of the log: each names the message it goes to. */
+const ASSISTANT_EVENTS = new Set<SwitchboardEvent['type']>([
+  'agent.message.delta',
+  'agent.tool_use',
+  'agent.tool_result',
+  'tool_call',
+  'action.required',
+  'final_response',
+]);
 
 /** The assistant draft of `id`, made when it is new; a new run starts a new segment. */
 function assistant(conversation: Conversation, id: string, runId: string): Draft {
   const draft = conversation.drafts.get(id);
   if (!draft)
     return {
-      message: { id, role: 'assistant', parts: [], text: '', runId, state: 'streaming', rating: null },
+      message: {
+        id,
+        role: 'assistant',
+        parts: [],
+        text: '',
+        runId,
+        state: 'streaming',
+        rating: null,
+        errors: [],
+      },
       segmentRun: runId,
       segmentStart: 0,
     };
@@ -86,6 +119,8 @@ function updatePart(
  */
 export function applyEvent(conversation: Conversation, event: SwitchboardEvent): Conversation {
   const run = event.run_id ?? '';
+  if (ASSISTANT_EVENTS.has(event.type))
+    conversation = link(conversation, run, (event.data as { message_id: string }).message_id);
   switch (event.type) {
     case 'user.message': {
       const { message_id: id, content } = event.data;
@@ -103,6 +138,7 @@ export function applyEvent(conversation: Conversation, event: SwitchboardEvent):
         runId: known?.message.runId ?? run,
         state: 'done',
         rating: null,
+        errors: [],
       };
       return put(conversation, { message, segmentRun: run, segmentStart: 0 });
     }
@@ -228,10 +264,49 @@ export function applyEvent(conversation: Conversation, event: SwitchboardEvent):
       );
     }
     case 'messages.replaced': {
-      const gone = new Set(event.data.message_ids);
+      // The stored messages after the cut: what the log showed after the first of them goes too (a
+      // failed turn's answer, which is not stored).
+      const first = conversation.order.findIndex((id) => event.data.message_ids.includes(id));
+      const gone = new Set([
+        ...event.data.message_ids,
+        ...(first < 0 ? [] : conversation.order.slice(first)),
+      ]);
       const drafts = new Map(conversation.drafts);
       for (const id of gone) drafts.delete(id);
-      return { order: conversation.order.filter((id) => !gone.has(id)), drafts };
+      return { ...conversation, order: conversation.order.filter((id) => !gone.has(id)), drafts };
+    }
+    case 'session.status_running': {
+      // The answer to a host call goes on in the message that made the call: so does its error.
+      const { kind, action_id } = event.data;
+      if (kind !== 'resolve' || !action_id) return conversation;
+      for (const draft of conversation.drafts.values())
+        if (draft.message.parts.some((p) => p.type === 'host_action' && p.id === action_id))
+          return link(conversation, run, draft.message.id);
+      return conversation;
+    }
+    case 'session.error': {
+      if (!run) return conversation;
+      const error: TurnError = { code: event.data.code, message: event.data.message };
+      const linked = conversation.runs.get(run);
+      if (linked !== undefined) {
+        const draft = conversation.drafts.get(linked);
+        // A message a regenerate or an edit replaced keeps its errors out of the list with it.
+        if (!draft) return conversation;
+        const message = { ...draft.message, errors: [...draft.message.errors, error] };
+        return put(conversation, { ...draft, message });
+      }
+      // A turn that failed before it wrote anything: a message of its own, under its run's id.
+      const message: ChatMessage = {
+        id: run,
+        role: 'assistant',
+        parts: [],
+        text: '',
+        runId: run,
+        state: 'done',
+        rating: null,
+        errors: [error],
+      };
+      return link(put(conversation, { message, segmentRun: run, segmentStart: 0 }), run, run);
     }
     case 'session.status_idle':
     case 'session.status_requires_action': {

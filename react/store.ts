@@ -414,6 +414,8 @@ export class ChatStore {
           (event.data.stop_reason === 'max_turns' || event.data.stop_reason === 'budget_reached');
         break;
       case 'session.error':
+        // A turn's error is its message's (`errors`); only one that names no run is the hook's own.
+        if (event.run_id) break;
         this.#error = Object.assign(new Error(event.data.message), {
           code: event.data.code,
           status: event.data.status,

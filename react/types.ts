@@ -124,8 +124,22 @@ export interface FilePart {
 export type ChatPart = TextPart | ToolPart | HostActionPart | RequestPart | FilePart;
 
 /**
+ * What a failed turn's `session.error` said: its code (docs/protocol.md, "HTTP API") and its message.
+ *
+ * @example
+ * ```ts
+ * const failed: TurnError = { code: 'agent_error', message: 'The agent failed.' };
+ * ```
+ */
+export interface TurnError {
+  code: string;
+  message: string;
+}
+
+/**
  * A message of the conversation, built from the session's event log. Messages a regenerate or an
- * edit replaced leave the list.
+ * edit replaced leave the list. A turn that failed before it wrote anything still has its assistant
+ * message, done, with no parts, its error in `errors`, and its run's id as `id`.
  *
  * @example
  * ```ts
@@ -144,6 +158,8 @@ export interface ChatMessage {
   state: 'streaming' | 'done';
   /** The rating this user gave the answer (restored from the stored messages), or null. */
   rating: 'up' | 'down' | null;
+  /** The errors its turn failed with (`session.error`), in the log's order; empty on a user message. */
+  errors: TurnError[];
   /** The answer's stop reason and usage, once it is final. */
   stopReason?: string;
   usage?: EventDataMap['final_response']['usage'];
@@ -310,7 +326,10 @@ export interface ChatState {
   canContinue: boolean;
   /** The client's connection (`idle`, `connecting`, `open`, `reconnecting`, `closed`). */
   connection: ConnectionStatus;
-  /** The latest error: a failed turn (`session.error`), a refused request, a failed handler's answer. */
+  /**
+   * The latest error that belongs to no turn: a refused request, a failed upload, a failed handler's
+   * answer. A failed turn's error is in its assistant message's `errors` (and `status` is `error`).
+   */
   error: Error | undefined;
   /** What the turn waits on and the hook cannot answer by itself. */
   requests: PendingRequest[];

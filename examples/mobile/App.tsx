@@ -135,7 +135,7 @@ function Conversation({ sessionId }: { sessionId: string }) {
   );
 }
 
-/** A message: its text, and a line for each tool, host action, request and file in it. */
+/** A message: its text, a line for each tool, host action, request and file in it, and its turn's errors. */
 function Bubble({ message }: { message: ChatMessage }) {
   const mine = message.role === 'user';
   return (
@@ -144,6 +144,12 @@ function Bubble({ message }: { message: ChatMessage }) {
         // Parts have no id of their own and never move: their place is their key.
         // biome-ignore lint/suspicious/noArrayIndexKey: see above
         <Part key={i} part={part} />
+      ))}
+      {message.errors.map((error, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a turn's errors only grow
+        <Text key={`error-${i}`} style={styles.error}>
+          {error.message}
+        </Text>
       ))}
       {message.state === 'streaming' && <Text style={styles.muted}>…</Text>}
     </View>

@@ -19,6 +19,7 @@ import {
 import {
   type ChatMessage,
   type SwitchboardChat,
+  type TurnError,
   type UseSwitchboardChatOptions,
   useSwitchboardChat,
 } from '../../react/index.ts';
@@ -236,6 +237,159 @@ describe('useSwitchboardChat against the sandbox', () => {
       () => again.chat().messages.find((m) => m.id === answerId)?.rating === 'up',
       'the rating restored from the stored messages',
     );
+  });
+
+  it('keeps each failed turn’s error under its own answer, in order, and again after a reload', async () => {
+    const sessionId = sid('turn-errors');
+    const view = mount({ client: sharedClient().client, sessionId, agentId: 'failing' });
+    // One turn streams some text before it fails; the next fails before it writes anything.
+    const first = await view.chat().send('partly: Looking it up. ');
+    await until(() => view.chat().status === 'error', 'the first turn to fail');
+    const second = await view.chat().send('at once');
+    await until(
+      () => view.chat().status === 'error' && view.chat().messages.length === 4,
+      'the second turn to fail',
+    );
+    const errorsByRun = new Map<string, TurnError[]>();
+    for (const e of view.chat().session?.delivered ?? [])
+      if (e.type === 'session.error' && e.run_id)
+        errorsByRun.set(e.run_id, [
+          ...(errorsByRun.get(e.run_id) ?? []),
+          { code: e.data.code, message: e.data.message },
+        ]);
+    expect([...errorsByRun.keys()]).toEqual([first.run_id, second.run_id]);
+    const shown = (chat: SwitchboardChat) =>
+      chat.messages.map(({ id, role, text, parts, state, runId, errors }) => ({
+        id,
+        role,
+        text,
+        parts: parts.length,
+        state,
+        runId,
+        errors,
+      }));
+    expect(shown(view.chat())).toEqual([
+      {
+        id: first.message_id,
+        role: 'user',
+        text: 'partly: Looking it up. ',
+        parts: 1,
+        state: 'done',
+        runId: first.run_id,
+        errors: [],
+      },
+      {
+        id: first.assistant_message_id,
+        role: 'assistant',
+        text: 'Looking it up. ',
+        parts: 1,
+        state: 'done',
+        runId: first.run_id,
+        errors: errorsByRun.get(first.run_id),
+      },
+      {
+        id: second.message_id,
+        role: 'user',
+        text: 'at once',
+        parts: 1,
+        state: 'done',
+        runId: second.run_id,
+        errors: [],
+      },
+      // The turn wrote nothing: its message is the error's place, under its run's id.
+      {
+        id: second.run_id,
+        role: 'assistant',
+        text: '',
+        parts: 0,
+        state: 'done',
+        runId: second.run_id,
+        errors: errorsByRun.get(second.run_id),
+      },
+    ]);
+    expect(errorsByRun.get(first.run_id)).toEqual([{ code: 'agent_error', message: expect.any(String) }]);
+    // The errors belong to their turns: none is the hook's own.
+    expect(view.chat().error).toBeUndefined();
+    const before = shown(view.chat());
+
+    // A reload: a new client and a new hook on the same session read the log again.
+    view.unmount();
+    const again = mount({ client: sharedClient().client, sessionId, agentId: 'failing' });
+    await until(
+      () =>
+        again.chat().connection === 'open' &&
+        again.chat().status === 'error' &&
+        again.chat().messages.length === 4,
+      'the conversation replayed',
+    );
+    expect(shown(again.chat())).toEqual(before);
+    expect(again.chat().error).toBeUndefined();
+  });
+
+  it('keeps the error of a host call’s continuation under the message that made the call', async () => {
+    const view = mount({
+      client: sharedClient().client,
+      sessionId: sid('continuation-error'),
+      agentId: 'failing',
+      hostContext: { actions: [{ name: 'select_issue', parameters: { type: 'object' } }] },
+    });
+    const sent = await view.chat().send('call first');
+    await until(() => view.chat().requests[0]?.type === 'host_tool', 'the host call');
+    const [call] = view.chat().requests;
+    if (call?.type !== 'host_tool') throw new Error('expected a host call');
+    const continued = await call.answer({ selected: 7 });
+    await until(() => view.chat().status === 'error', 'the continuation to fail');
+    expect(continued.run_id).not.toBe(sent.run_id);
+    expect(view.chat().messages.map((m) => [m.id, m.role, m.text, m.errors.map((e) => e.code)])).toEqual([
+      [sent.message_id, 'user', 'call first', []],
+      [sent.assistant_message_id, 'assistant', 'Selecting it. ', ['agent_error']],
+    ]);
+  });
+
+  it('drops a failed turn’s answer, errors and all, when an edit replaces its message', async () => {
+    const view = mount({ client: sharedClient().client, sessionId: sid('edit-error'), agentId: 'failing' });
+    const first = await view.chat().send('fine');
+    await until(() => view.chat().status === 'idle' && view.chat().messages.length === 2, 'the answer');
+    const failed = await view.chat().send('at once');
+    await until(
+      () => view.chat().status === 'error' && view.chat().messages.length === 4,
+      'the turn to fail',
+    );
+    // The failed answer is not stored, so `messages.replaced` does not name it: it goes with its question.
+    const edited = await view.chat().edit(failed.message_id, 'fine');
+    await until(
+      () =>
+        view.chat().status === 'idle' &&
+        last(view.chat().messages, 'assistant')?.id === edited.assistant_message_id,
+      'the edited turn’s answer',
+    );
+    expect(view.chat().messages.map((m) => [m.id, m.text, m.errors])).toEqual([
+      [first.message_id, 'fine', []],
+      [first.assistant_message_id, 'Fine.', []],
+      [edited.message_id, 'fine', []],
+      [edited.assistant_message_id, 'Fine.', []],
+    ]);
+  });
+
+  it('keeps a refused request’s error in chat.error, under no message', async () => {
+    const view = mount({ client: sharedClient().client, sessionId: sid('refused'), agentId: 'failing' });
+    await view.chat().send('at once');
+    await until(
+      () => view.chat().status === 'error' && view.chat().messages.length === 2,
+      'the turn to fail',
+    );
+    const failedTurn = view.chat().messages.map((m) => m.errors);
+    expect(view.chat().error).toBeUndefined();
+    // A request id with a space: the server refuses the message before any turn.
+    const refused = await view
+      .chat()
+      .send('hello again', { id: 'not an id' })
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'validation_error' });
+    expect(view.chat().error).toBe(refused);
+    expect(view.chat().status).toBe('error');
+    expect(view.chat().messages.map((m) => m.errors)).toEqual(failedTurn);
+    expect(failedTurn.flat().map((e) => e.code)).toEqual(['agent_error']);
   });
 
   it('offers continueTurn once a turn stopped at max_turns, and carries it on with no new message', async () => {

@@ -16,6 +16,25 @@ const app = createSwitchboard();
 app.registerHostAgent(demoAgent({ chunkDelayMs: 5 }));
 app.registerHostAgent(numbersAgent);
 for (const definition of pauseAgents().definitions) app.registerHostAgent(definition);
+// An agent that fails its turns: at once, or, for a message that starts with "partly: ", after
+// streaming the rest of it; for "call first", it calls the host's select_issue and fails on its
+// result. It answers "fine" alone.
+app.registerHostAgent({
+  info: { id: 'failing' },
+  async invoke({ message }, { emit }) {
+    if (message === 'fine') return { content: 'Fine.' };
+    if (message === 'call first') {
+      emit({ type: 'text', text: 'Selecting it. ' });
+      emit({ type: 'tool_use', id: 'call_fail', name: 'select_issue', args: { number: 7 } });
+      return {};
+    }
+    if (message.startsWith('partly: ')) emit({ type: 'text', text: message.slice('partly: '.length) });
+    throw new Error(`failing: ${message}`);
+  },
+  async resolveAction() {
+    throw new Error('failing: the host call’s result');
+  },
+});
 // An AI SDK agent of one step a turn: a message that asks it to count stops at max_turns, and continues.
 const counting = scriptedModel({
   'count with the hook': [
