@@ -258,7 +258,14 @@ export function AssistantMessage({
   // An answer that has not said anything yet still shows that it is coming.
   if (text === undefined && message.state === 'streaming' && message.parts.length === 0) text = '';
   flush(`text-${after}`);
-  if (ended(message))
+  // What went wrong in this turn, under it (a failed turn has no ratings: nothing was stored to rate).
+  for (const [index, error] of message.errors.entries())
+    pieces.push(
+      <div key={`error-${index}`} className="error turn-error" role="alert" data-code={error.code}>
+        {error.code}: {error.message}
+      </div>,
+    );
+  if (ended(message) && message.errors.length === 0)
     pieces.push(<AnswerControls key="controls" message={message} newest={newest} chat={ui.chat} />);
   if (message.state === 'done' && (stopped || message.stopReason === 'cancelled'))
     pieces.push(

@@ -8,6 +8,8 @@ import { demoAgent } from '../../demo/demo-agent.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { type Sandbox, startSandbox } from '../../sandbox/sandbox.ts';
 import {
+  expectFits,
+  expectInView,
   haveChromium,
   launchChromium,
   seriousViolations,
@@ -63,56 +65,6 @@ async function openAt(viewport: Viewport, url: string): Promise<Page> {
   await page.goto(url);
   await connected(page);
   return page;
-}
-
-/** The page is no wider than the screen: nothing to scroll sideways, nothing cut off. */
-async function expectFits(page: Page, viewport: Viewport) {
-  const { scrollWidth, clientWidth } = await page.evaluate(() => {
-    const { documentElement } = (globalThis as PageWindow).document;
-    return { scrollWidth: documentElement.scrollWidth, clientWidth: documentElement.clientWidth };
-  });
-  expect(clientWidth).toBeLessThanOrEqual(viewport.width);
-  expect(scrollWidth, 'the page scrolls sideways').toBeLessThanOrEqual(clientWidth);
-}
-
-type Box = { top: number; bottom: number; left: number; right: number };
-type BoxedWindow = typeof globalThis & {
-  innerHeight: number;
-  innerWidth: number;
-  document: {
-    querySelector(selector: string): { getBoundingClientRect(): Box; lastElementChild: unknown } | null;
-    documentElement: { scrollHeight: number };
-  };
-};
-
-/**
- * What a person sees without scrolling anything: the composer, the status line (the connection and the
- * turn's activity) and the newest thing in the log (its last message, card or controls) all lie
- * within the window, and the newest thing lies within the log's visible part. Polled: the log
- * follows after the render. The page itself is no higher than the window: the log is what scrolls.
- */
-async function expectInView(page: Page) {
-  const outside = () =>
-    page.evaluate(() => {
-      const w = globalThis as BoxedWindow;
-      const boxOf = (selector: string) => w.document.querySelector(selector)?.getBoundingClientRect();
-      const within = (box: Box | undefined, frame: Box) =>
-        box !== undefined && box.top >= frame.top - 1 && box.bottom <= frame.bottom + 1;
-      const screen = { top: 0, bottom: w.innerHeight, left: 0, right: w.innerWidth };
-      const log = boxOf('.sb-log')!;
-      const newest = (
-        w.document.querySelector('.sb-log')!.lastElementChild as { getBoundingClientRect(): Box } | null
-      )?.getBoundingClientRect();
-      const { scrollHeight } = w.document.documentElement;
-      return [
-        ...(scrollHeight > w.innerHeight + 1 ? ['the page itself scrolls'] : []),
-        ...['.sb-composer', '.sb-input', '.sb-send', '.sb-connection', '.sb-activity', '.sb-log'].filter(
-          (selector) => !within(boxOf(selector), screen),
-        ),
-        ...(newest && !within(newest, log) ? ['the newest message in the log'] : []),
-      ];
-    });
-  await expect.poll(outside, { message: 'out of view' }).toEqual([]);
 }
 
 const connected = (page: Page) => page.locator('.sb-connection[data-status="open"]').waitFor();

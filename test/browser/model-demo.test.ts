@@ -1,0 +1,192 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_INFO } from '../../demo/demo-agent.ts';
+import { demoModelAgent } from '../../demo/model-agent.ts';
+import script from '../../demo/model-script.ts';
+import { createSwitchboard } from '../../lib/index.ts';
+import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
+import { type Sandbox, startSandbox } from '../../sandbox/sandbox.ts';
+import { expectFits, expectInView, haveChromium, launchChromium, VIEWPORTS } from '../support/browser.ts';
+
+/**
+ * The model demo (`npm run start:model`) in a real browser: the demo agent as a Chat Completions
+ * agent on the sandbox's scripted model (demo/model-script.ts), on the demo page as a person meets
+ * it. Every suggested prompt reaches its feature, and a turn that fails shows its error under it.
+ */
+const KEY = 'sk-9f8e7d6c5b4a3210';
+/** A prompt the model endpoint refuses: the turn fails with `model_error`. */
+const FAILING = 'please fail this turn';
+
+let model: ScriptedModel;
+let sandbox: Sandbox;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  if (!haveChromium) return;
+  model = await startScriptedModel({
+    script: {
+      ...script,
+      rules: [
+        { match: FAILING, on: 'user', error: { status: 400, message: 'the scripted model refuses this' } },
+        ...script.rules,
+      ],
+    },
+    apiKey: KEY,
+  });
+  const app = createSwitchboard();
+  app.registerChatCompletionsAgent(demoModelAgent({ baseURL: model.baseURL, apiKey: KEY }));
+  // Signed in as the page is under `npm run start:model`: it takes its token from /sandbox/token.
+  sandbox = await startSandbox({ app, port: 0, logLevel: 'ERROR', jwt: true });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await Promise.all(contexts.map((c) => c.close()));
+  await browser?.close();
+  await sandbox?.close();
+  await model?.close();
+});
+
+async function openAt(viewport: { width: number; height: number }, path: string): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
+  contexts.push(context);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on(
+    'console',
+    (message) => message.type() === 'error' && errors.push(`${message.text()} (${message.location().url})`),
+  );
+  page.on('requestfailed', (request) => errors.push(`${request.method()} ${request.url()} failed`));
+  (page as Page & { consoleErrors?: string[] }).consoleErrors = errors;
+  await page.goto(`${sandbox.url}${path}`);
+  return page;
+}
+
+const consoleErrors = (page: Page) => (page as Page & { consoleErrors?: string[] }).consoleErrors ?? [];
+const idle = (page: Page) => page.locator('.sb-cancel[disabled]').waitFor();
+const suggest = (page: Page, text: string) =>
+  page.locator('.sb-suggestions button', { hasText: text }).click();
+const answer = (page: Page, text: string) => page.locator('.msg.assistant', { hasText: text }).waitFor();
+
+describe.skipIf(!haveChromium).each(VIEWPORTS)('the model demo on the hook view, $name', (viewport) => {
+  it('is the same demo: its name, issue list and prompts; every prompt reaches its feature, in view', async () => {
+    const page = await openAt(viewport, '/');
+    await page.locator('.sb-connection[data-status="open"]').waitFor();
+    expect(await page.locator('.sb-title').textContent()).toBe(DEMO_INFO.name);
+    expect(await page.locator('.sb-suggestions button').allTextContents()).toEqual(DEMO_INFO.suggestions);
+    expect(await page.locator('#issues li').count()).toBe(6);
+
+    // A backend tool.
+    await suggest(page, 'Count the words in this sentence');
+    await answer(page, 'That sentence has 6 words');
+    expect(await page.locator('.tool[data-tool="text_stats"]').count()).toBeGreaterThan(0);
+    await idle(page);
+    await expectInView(page);
+
+    // An approval, its arguments edited within the schema: the card shows what was approved.
+    await suggest(page, 'Refund order 1042');
+    const card = page.locator('.card.tool_approval');
+    await card.locator('.approve').waitFor();
+    await answer(page, 'I can refund $25 on order 1042 once you approve.');
+    await idle(page);
+    await expectInView(page);
+    await card.locator('textarea').fill(JSON.stringify({ order: 1042, amount: 20 }));
+    await card.locator('.approve').click();
+    await answer(page, 'The refund is done.');
+    await card.locator('.outcome', { hasText: 'Approved with {"order":1042,"amount":20}' }).waitFor();
+    expect(JSON.parse(await card.locator('textarea').inputValue())).toEqual({ order: 1042, amount: 20 });
+    await idle(page);
+
+    // A question, answered with one of its options.
+    await suggest(page, 'Help me choose a plan');
+    const question = page.locator('.card.user_question');
+    await question.locator('.option', { hasText: 'Team' }).waitFor();
+    await idle(page);
+    await expectInView(page);
+    await question.locator('.option', { hasText: 'Team' }).click();
+    await answer(page, 'A fine choice: that plan it is.');
+    await question.locator('.outcome', { hasText: 'Answered: Team' }).waitFor();
+    await idle(page);
+
+    // A client tool, answered by the page.
+    await suggest(page, 'What time is it here?');
+    await answer(page, 'That is the time your device gave.');
+    expect(await page.locator('.card.client_tool .handled').textContent()).toBe(
+      'Answered by this page (local_time).',
+    );
+    await idle(page);
+
+    // The page's host actions, offered to the model from its host context.
+    await suggest(page, 'Show only closed issues');
+    await answer(page, 'Done: your page shows the closed issues.');
+    await page.locator('#issue-change', { hasText: 'The agent set the filter to closed' }).waitFor();
+    expect(await page.locator('#filters [aria-pressed="true"]').textContent()).toBe('Closed');
+    await idle(page);
+    await suggest(page, 'Close issue #2');
+    await answer(page, 'Done: issue #2 is closed.');
+    await page.locator('#issue-change', { hasText: 'The agent closed issue #2.' }).waitFor();
+    await idle(page);
+    await expectInView(page);
+
+    // A long answer, cancelled.
+    await suggest(page, 'Tell me a long story');
+    await answer(page, 'Once upon a time');
+    await page.locator('.sb-cancel').click();
+    await page.locator('.note', { hasText: 'Stopped.' }).waitFor();
+    await idle(page);
+    await expectInView(page);
+    await expectFits(page, viewport);
+    expect(consoleErrors(page)).toEqual([]);
+  });
+});
+
+describe.skipIf(!haveChromium)('the model demo on the hook view: files and errors', () => {
+  const [, phone] = VIEWPORTS;
+
+  it('an attached file reaches the model; each failed turn shows its own error under it', async () => {
+    const page = await openAt(phone!, '/');
+    await page.locator('.sb-connection[data-status="open"]').waitFor();
+    await page.locator('.sb-file').setInputFiles({
+      name: 'notes.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('a file for the model'),
+    });
+    await page.locator('.sb-pending-files .file', { hasText: 'notes.txt' }).waitFor();
+    await page.locator('.sb-input').fill('What is in the file?');
+    await page.locator('.sb-send').click();
+    await answer(page, 'I see your file');
+    await page.locator('.msg.user .file', { hasText: 'notes.txt' }).waitFor();
+    expect(await page.locator('.tool[data-tool="list_files"]').count()).toBeGreaterThan(0);
+    await idle(page);
+
+    // Two failed turns, an answer between them: each error stays under its own turn.
+    for (const attempt of ['one', 'two']) {
+      await page.locator('.sb-input').fill(`${FAILING} ${attempt}`);
+      await page.locator('.sb-send').click();
+      await expect.poll(() => page.locator('.turn-error').count()).toBe(attempt === 'one' ? 1 : 2);
+      await idle(page);
+      if (attempt === 'one') {
+        await page.locator('.sb-input').fill('hello');
+        await page.locator('.sb-send').click();
+        await answer(page, 'Try one of the suggested prompts.');
+        await idle(page);
+      }
+    }
+    const order = await page
+      .locator('.sb-log > .msg, .sb-log > .turn-error')
+      .evaluateAll((nodes) =>
+        nodes.map((n) => (n as unknown as { className: string; textContent: string }).className),
+      );
+    // user, error, user, answer, user, error: each error right after the message that failed.
+    const shape = order.slice(-6).map((name) => (name.includes('turn-error') ? 'error' : name));
+    expect(shape).toEqual(['msg user', 'error', 'msg user', 'msg assistant', 'msg user', 'error']);
+    expect(await page.locator('.turn-error').first().getAttribute('data-code')).toBe('model_error');
+    await expectInView(page);
+
+    // A reload shows them in the same places.
+    await page.reload();
+    await page.locator('.sb-connection[data-status="open"]').waitFor();
+    await expect.poll(() => page.locator('.turn-error').count()).toBe(2);
+  });
+});
