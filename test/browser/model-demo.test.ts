@@ -29,7 +29,7 @@ beforeAll(async () => {
       ...script,
       rules: [
         { match: FAILING, on: 'user', error: { status: 400, message: 'the scripted model refuses this' } },
-        ...script.rules,
+        ...(script.rules ?? []),
       ],
     },
     apiKey: KEY,
