@@ -42,7 +42,7 @@ class LongestFirst extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     setupFiles: ['test/support/setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

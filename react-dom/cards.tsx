@@ -91,7 +91,7 @@ function QuestionBody({ part, live }: RequestCardProps) {
     <>
       <span className="kind">Question</span>
       {(request.questions ?? []).map((question) => (
-        <fieldset key={question.question} className="question" disabled={settled}>
+        <fieldset key={question.question} className="question">
           <legend>{question.question}</legend>
           <div className="buttons">
             {(question.options ?? []).map((option) => (
@@ -99,6 +99,7 @@ function QuestionBody({ part, live }: RequestCardProps) {
                 key={option.label}
                 type="button"
                 className="option"
+                disabled={settled}
                 onClick={() => answer(option.label)}
               >
                 {option.label}
@@ -108,12 +109,13 @@ function QuestionBody({ part, live }: RequestCardProps) {
               placeholder="Or type an answer"
               aria-label={`Your answer to: ${question.question}`}
               value={other}
+              disabled={settled}
               onChange={(event) => setOther(event.target.value)}
               onKeyDown={(event) => {
                 if (event.key === 'Enter' && other.trim()) answer(other.trim());
               }}
             />
-            <button type="button" onClick={() => other.trim() && answer(other.trim())}>
+            <button type="button" disabled={settled} onClick={() => other.trim() && answer(other.trim())}>
               Answer
             </button>
           </div>

@@ -222,7 +222,7 @@ export function SwitchboardChat(props: SwitchboardChatProps) {
           disabled={status !== 'streaming'}
           onClick={() => {
             setStopped(newestAnswer);
-            void chat.stop();
+            chat.stop().catch(() => {});
           }}
         >
           Cancel

@@ -99,6 +99,8 @@ export class ChatStore {
   readonly #ratings = new Map<string, 'up' | 'down' | null>();
   readonly #ratedHere = new Set<string>();
   #storedRead = false;
+  /** The requests that start a turn, until the server has taken (or refused) them. */
+  readonly #starting = new Set<Promise<Accepted>>();
   readonly #files = new Map<string, FilePart[]>();
   #status: ChatStatus = 'idle';
   /** The last turn ended stopped at `max_turns` or `budget_reached`, and nothing came after it. */
@@ -210,6 +212,9 @@ export class ChatStore {
     },
     stop: async () => {
       try {
+        // A Stop right after a send waits for the send to be taken: before that there is nothing
+        // to cancel (a new session does not exist yet), after it the turn is there to stop.
+        await Promise.allSettled(this.#starting);
         await this.#live().cancel();
       } catch (error) {
         // Nothing runs any more: what stop asked for is so.
@@ -276,14 +281,18 @@ export class ChatStore {
     this.#status = 'streaming';
     this.#error = undefined;
     this.#publish();
+    const sent = request(session);
+    this.#starting.add(sent);
     try {
-      const answer = await request(session);
+      const answer = await sent;
       accepted?.(answer);
       this.#publish();
       return answer;
     } catch (error) {
       this.#fail(error, true);
       throw error;
+    } finally {
+      this.#starting.delete(sent);
     }
   }
 
