@@ -67,6 +67,25 @@ describe('GET /api/sessions lists the caller’s own sessions, newest first, fro
     expect(after.map((s) => s.id)).toEqual(['l-3', 'l-1']);
   });
 
+  it('names each session by the start of its first message: folded, cut at 80 characters, null for files alone', async () => {
+    const long = `${'ünïcødé '.repeat(12)}\n\n  and   more`;
+    const first = await as('bob', 'POST', '/api/chat', {
+      session_id: 't-long',
+      agent_id: 'echo',
+      content: long,
+    });
+    expect(first.status).toBe(202);
+    // A later message does not rename it.
+    await as('bob', 'POST', '/api/chat', { session_id: 't-long', agent_id: 'echo', content: 'second' });
+    const { json } = await as('bob', 'GET', '/api/sessions');
+    const title = (json.sessions as { id: string; title: string | null }[]).find(
+      (s) => s.id === 't-long',
+    )?.title;
+    const folded = long.replace(/\s+/g, ' ').trim();
+    expect([...title!]).toHaveLength(80);
+    expect(title).toBe(`${[...folded].slice(0, 79).join('').trimEnd()}…`);
+  });
+
   it('refuses a malformed cursor or limit at the field, with 422', async () => {
     for (const query of ['before=nope', 'limit=0', 'limit=101', 'owner=bob']) {
       const res = await as('alice', 'GET', `/api/sessions?${query}`);

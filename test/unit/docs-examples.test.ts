@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 /**
  * The TypeScript examples of the pages that show the public API compile against it: every ```ts
  * and ```tsx block of docs/agents.md and docs/hosts.md is a module of its own, importing
- * `switchboard`, `switchboard/client`, `switchboard/react` and `switchboard/infra` as a team's
+ * `switchboard`, `switchboard/client`, `switchboard/react`, `switchboard/react-dom` and
+ * `switchboard/infra` as a team's
  * project does (here mapped to the sources), with strict checks.
  * What an example leaves to the reader (a page's `bubble`, a backend's `db`) is declared below, once.
  */
@@ -41,8 +42,9 @@ declare global {
 export {};
 `;
 
-/** React Native's one part the examples use, declared as its types say. */
+/** React Native's one part the examples use, declared as its types say; a stylesheet as a bundler takes it. */
 const REACT_NATIVE = `
+declare module 'switchboard/react-dom/styles.css';
 declare module 'react-native' {
   export const AppState: { addEventListener(event: 'change', listener: (state: string) => void): void };
 }
@@ -82,6 +84,7 @@ describe('the documentation examples', () => {
         switchboard: ['lib/index.ts'],
         'switchboard/client': ['client/index.ts'],
         'switchboard/react': ['react/index.ts'],
+        'switchboard/react-dom': ['react-dom/index.ts'],
         'switchboard/ai-sdk': ['ai-sdk/index.ts'],
         'switchboard/infra': ['infra/index.ts'],
       },
