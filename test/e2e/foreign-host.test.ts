@@ -80,6 +80,7 @@ describe('the sandbox refuses a request naming a foreign host (DNS rebinding)', 
       ['GET', '/sandbox/metrics', {}],
       ['GET', '/', {}],
       ['GET', '/app.js', {}],
+      ['GET', '/styles.css', {}],
       ['GET', '/.well-known/openid-configuration', {}],
       ['GET', '/api/sessions', bearer],
       [

@@ -53,6 +53,7 @@ import { Switchboard, type SwitchboardProps } from 'switchboard/infra';
 import { mintDevToken, type SandboxOptions, startSandbox } from 'switchboard/sandbox';
 import { createClient } from 'switchboard/client';
 import { type SwitchboardChat, type UseSwitchboardChatOptions, useSwitchboardChat } from 'switchboard/react';
+import { AgentPicker, SwitchboardChat, type SwitchboardChatProps, ThreadList } from 'switchboard/react-dom';
 import { SwitchboardChatTransport } from 'switchboard/ai-sdk';
 import type { ChatTransport, UIMessage } from 'ai';
 
@@ -66,7 +67,10 @@ const own: UseSwitchboardChatOptions = { url: 'http://127.0.0.1:3000', sessionId
 // The transport is the AI SDK's own ChatTransport, with the ai the team installed.
 const transport: ChatTransport<UIMessage> = new SwitchboardChatTransport({ url: 'http://127.0.0.1:3000', token: 't', agentId: 'a' });
 const hook: (options: UseSwitchboardChatOptions) => SwitchboardChat = useSwitchboardChat;
-export { Switchboard, mintDevToken, startSandbox, props, options, chat, own, hook, transport };
+// The whole chat for the web takes the hook's options and its own.
+const chatProps: SwitchboardChatProps = { ...chat, title: 'Support', suggestions: ['Hi'] };
+const components = [SwitchboardChat, ThreadList, AgentPicker];
+export { Switchboard, mintDevToken, startSandbox, props, options, chat, own, hook, transport, chatProps, components };
 `;
 
 /**
@@ -157,6 +161,10 @@ describe('the package', () => {
         'dist/sandbox/index.js',
         'dist/react/index.js',
         'dist/react/index.d.ts',
+        // The chat as components, compiled from TSX, and their stylesheet.
+        'dist/react-dom/index.js',
+        'dist/react-dom/index.d.ts',
+        'react-dom/styles.css',
         'dist/ai-sdk/index.js',
         'dist/ai-sdk/index.d.ts',
         'dist/bin/switchboard.js',
@@ -264,6 +272,10 @@ describe('the package', () => {
     const script = await fetch(`${url}/app.js`);
     expect(script.status).toBe(200);
     expect(await script.text()).toContain('useSyncExternalStore');
+    // Its stylesheet: the components' own, as the package ships it.
+    const styles = await fetch(`${url}/styles.css`);
+    expect(styles.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect(await styles.text()).toContain('.sb-chat');
 
     // The tour's client script: a message, the approval it waits on, the answer; it prints what the
     // README shows, and its process ends soon after its last line (client.close() ends everything the
