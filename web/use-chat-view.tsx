@@ -49,7 +49,15 @@ interface RequestData {
 }
 
 /** A question: its options as buttons while it is open, its answer once given. */
-function Question({ data, answer }: { data: RequestData; answer: (label: string) => void }) {
+function Question({
+  data,
+  answer,
+  waiting,
+}: {
+  data: RequestData;
+  answer: (label: string) => void;
+  waiting: boolean;
+}) {
   const [sent, setSent] = useState(false);
   if (data.status !== 'open' || !data.action) {
     const answers = data.resolution?.answers;
@@ -72,7 +80,7 @@ function Question({ data, answer }: { data: RequestData; answer: (label: string)
                 key={option.label}
                 type="button"
                 className="option"
-                disabled={sent}
+                disabled={sent || waiting}
                 onClick={() => {
                   setSent(true);
                   answer(option.label);
@@ -91,7 +99,15 @@ function Question({ data, answer }: { data: RequestData; answer: (label: string)
 type ToolPart = Extract<UIMessage['parts'][number], { type: 'dynamic-tool' }>;
 
 /** One tool part: its call, its approval buttons while it waits, its outcome once decided. */
-function Tool({ part, respond }: { part: ToolPart; respond: (approved: boolean) => void }) {
+function Tool({
+  part,
+  respond,
+  waiting,
+}: {
+  part: ToolPart;
+  respond: (approved: boolean) => void;
+  waiting: boolean;
+}) {
   return (
     <div className="tool" data-state={part.state} data-tool={part.toolName}>
       <code>
@@ -99,10 +115,10 @@ function Tool({ part, respond }: { part: ToolPart; respond: (approved: boolean) 
       </code>
       {part.state === 'approval-requested' && (
         <span>
-          <button type="button" className="approve" onClick={() => respond(true)}>
+          <button type="button" className="approve" disabled={waiting} onClick={() => respond(true)}>
             Approve
           </button>
-          <button type="button" className="deny" onClick={() => respond(false)}>
+          <button type="button" className="deny" disabled={waiting} onClick={() => respond(false)}>
             Deny
           </button>
         </span>
@@ -274,7 +290,6 @@ export function UseChatView({
     id: chatId,
     messages: initialMessages,
     transport,
-    resume,
     // A client tool this page has is answered at once; the answer goes with the next request.
     onToolCall: ({ toolCall }) => {
       const run = CLIENT_TOOLS[toolCall.toolName];
@@ -298,6 +313,14 @@ export function UseChatView({
     );
   }, [transport, agentId]);
   const busy = status === 'submitted' || status === 'streaming';
+  // The view resumes the chat itself (not `resume: true`), to know when the resume has settled: until
+  // then the loaded answer may still be replaced by its replay, so nothing of it is answered before,
+  // and the page says "resuming".
+  const [resumed, setResumed] = useState(!resume);
+  useEffect(() => {
+    if (resume) void resumeStream().finally(() => setResumed(true));
+  }, [resume, resumeStream]);
+  const waiting = busy || !resumed;
   // A question has no AI SDK part: it is answered with the client, and the chat follows the answer's run.
   const answerQuestion = (actionId: string, label: string) =>
     void transport.client
@@ -306,7 +329,7 @@ export function UseChatView({
       .then(() => resumeStream());
   const lastAssistant = messages.findLast((m) => m.role === 'assistant');
   // An answer has ended when it streams no more and waits on nothing.
-  const ended = (message: UIMessage) => !(busy && message === messages.at(-1)) && waitsOnNothing(message);
+  const ended = (message: UIMessage) => !(waiting && message === messages.at(-1)) && waitsOnNothing(message);
   const ratingOf = (message: UIMessage) =>
     message.id in ratings
       ? (ratings[message.id] ?? null)
@@ -349,7 +372,7 @@ export function UseChatView({
     setFiles([]);
   };
   return (
-    <main id="chat" className="panel" data-status={status} aria-label="Chat">
+    <main id="chat" className="panel" data-status={resumed ? status : 'resuming'} aria-label="Chat">
       <header>
         <h1>{agent?.name ?? 'useChat'}</h1>
         <span className="grow">AI SDK useChat, on SwitchboardChatTransport</span>
@@ -370,7 +393,7 @@ export function UseChatView({
             <UserMessage
               key={message.id}
               message={message}
-              busy={busy}
+              busy={waiting}
               resend={(text, kept) => void sendMessage({ messageId: message.id, text, files: kept })}
             />
           ) : (
@@ -388,6 +411,7 @@ export function UseChatView({
                     <Question
                       key={key}
                       data={part.data as RequestData}
+                      waiting={waiting}
                       answer={(label) => answerQuestion((part as { id?: string }).id ?? '', label)}
                     />
                   );
@@ -396,6 +420,7 @@ export function UseChatView({
                     <Tool
                       key={key}
                       part={part}
+                      waiting={waiting}
                       respond={(approved) =>
                         part.state === 'approval-requested' &&
                         void addToolApprovalResponse({ id: part.approval.id, approved })
