@@ -30,6 +30,8 @@ export interface HostCall {
   id: string;
   name: string;
   args: unknown;
+  /** `pending` until its `action.resolved`, then that event's status. */
+  status: string;
   resolution?: Resolution;
 }
 
@@ -145,7 +147,7 @@ export function uiMessageOf(
           type: 'host_tool',
           toolName: call.name,
           args: call.args,
-          status: call.resolution ? 'resolved' : 'pending',
+          status: call.status,
           ...(call.resolution && { resolution: call.resolution }),
         },
         open,

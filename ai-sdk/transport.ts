@@ -22,8 +22,9 @@ import { chunkStream, type Follow, subscribe } from './stream.ts';
 /**
  * A `ChatTransport` that runs a chat on Switchboard: the chat's id is the session's id, a message is
  * `POST /api/chat` (an uploaded file goes with it as a file part from {@link filePart}), a regenerate
- * is `mode: "regenerate"`, an edit (a message sent again with its `messageId`) is `mode: "edit"`, an approval answered with `addToolApprovalResponse` (or a tool output
- * added with `addToolOutput`) answers the request, `stop()` cancels the turn, and `reconnectToStream`
+ * is `mode: "regenerate"`, an edit (a message sent again with its `messageId`) is `mode: "edit"`, an
+ * approval answered with `addToolApprovalResponse` (or a tool output added with `addToolOutput`)
+ * answers the request, `stop()` cancels the turn, and `reconnectToStream`
  * replays the running turn from the stored event log: after a reload, or on another device. The
  * events become chunks as docs/hosts.md ("useChat (AI SDK)") lists.
  *
@@ -364,13 +365,15 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
             : listed;
         if (event.type === 'tool_call') {
           const { message_id, call_id, name, arguments: args } = event.data;
-          const call: HostCall = { id: call_id, name, args };
+          const call: HostCall = { id: call_id, name, args, status: 'pending' };
           byId.set(call_id, call);
           calls.set(message_id, [...(calls.get(message_id) ?? []), call]);
         } else if (event.type === 'action.resolved' && event.data.type === 'host_tool') {
           const call = byId.get(event.data.action_id);
-          if (call && event.data.status === 'resolved' && event.data.resolution)
-            call.resolution = event.data.resolution;
+          if (call) {
+            call.status = event.data.status;
+            if (event.data.resolution) call.resolution = event.data.resolution;
+          }
         }
       }
       if (!page.has_more || page.events.length === 0) return calls;
