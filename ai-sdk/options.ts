@@ -22,7 +22,8 @@ export interface SwitchboardChatTransportOptions extends Partial<ClientOptions> 
 
 /**
  * What a streamed answer's `finish` chunk puts in the message's `metadata`: the turn's usage (with
- * its cost), why it stopped, and what the session has spent.
+ * its cost), why it stopped, and what the session has spent; and, on a message `loadMessages` read,
+ * the rating this user gave it.
  *
  * @example
  * ```ts
@@ -34,4 +35,6 @@ export interface SwitchboardMessageMetadata {
   stopReason?: EventOf<'session.status_idle'>['data']['stop_reason'];
   status?: EventOf<'session.status_idle'>['data']['status'];
   spentUsd?: number;
+  /** The rating this user gave the answer (`POST /api/sessions/{id}/messages/{messageId}/feedback`). */
+  rating?: 'up' | 'down';
 }

@@ -1,15 +1,30 @@
-import type { ChatRequestOptions, ChatTransport, UIMessage, UIMessageChunk } from 'ai';
-import { type Accepted, createClient, type Session, type SwitchboardClient } from '../client/index.ts';
+import type { ChatRequestOptions, ChatTransport, FileUIPart, UIMessage, UIMessageChunk } from 'ai';
+import {
+  type Accepted,
+  createClient,
+  type FileRecord,
+  type Session,
+  type SwitchboardClient,
+  type SwitchboardEvent,
+} from '../client/index.ts';
 import { ChunkMapper, isToolPart, type OpenRequests, TURN_ENDS } from './chunks.ts';
-import { contentOf, isRecord, type StoredMessage, uiMessageOf } from './messages.ts';
+import {
+  contentOf,
+  filePartOf,
+  type HostCall,
+  isRecord,
+  type StoredMessage,
+  uiMessageOf,
+} from './messages.ts';
 import type { SwitchboardChatTransportOptions } from './options.ts';
 import { chunkStream, type Follow, subscribe } from './stream.ts';
 
 /**
  * A `ChatTransport` that runs a chat on Switchboard: the chat's id is the session's id, a message is
- * `POST /api/chat`, a regenerate is `mode: "regenerate"`, an edit (a message sent again with its
- * `messageId`) is `mode: "edit"`, an approval answered with `addToolApprovalResponse` (or a tool output
- * added with `addToolOutput`) answers the request, `stop()` cancels the turn, and `reconnectToStream`
+ * `POST /api/chat` (an uploaded file goes with it as a file part from {@link filePart}), a regenerate
+ * is `mode: "regenerate"`, an edit (a message sent again with its `messageId`) is `mode: "edit"`, an
+ * approval answered with `addToolApprovalResponse` (or a tool output added with `addToolOutput`)
+ * answers the request, `stop()` cancels the turn, and `reconnectToStream`
  * replays the running turn from the stored event log: after a reload, or on another device. The
  * events become chunks as docs/hosts.md ("useChat (AI SDK)") lists.
  *
@@ -185,7 +200,10 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
   /**
    * The chat's messages as Switchboard stored them (`GET /api/sessions/{id}/messages`), as UI
    * messages with Switchboard's message ids: what `useChat({ messages })` starts from after a
-   * reload, before `resume` replays the turn that still runs. Empty for a session that does not exist.
+   * reload, before `resume` replays the turn that still runs. Each has the files sent with it, its
+   * tool calls (the host's too, read from the log), its text, its requests where they are now (an
+   * open one can be answered) and its rating (`metadata.rating`). Empty for a session that does not
+   * exist.
    *
    * @example
    * ```ts
@@ -194,7 +212,7 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
    */
   async loadMessages(chatId: string): Promise<UI_MESSAGE[]> {
     const id = this.#options.sessionId?.(chatId) ?? chatId;
-    const messages: UI_MESSAGE[] = [];
+    const stored: StoredMessage[] = [];
     let after: string | null | undefined;
     for (;;) {
       const query = after ? `?after=${encodeURIComponent(after)}&limit=500` : '?limit=500';
@@ -205,16 +223,34 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
         if ((error as { status?: number }).status === 404) return [];
         throw error;
       }
-      for (const listed of page.messages) {
-        // A message too large for a page is listed by reference: read it whole.
-        const message = listed.content_ref
-          ? await this.client.request<StoredMessage>('GET', listed.content_ref)
-          : listed;
-        messages.push(uiMessageOf(message) as UI_MESSAGE);
-      }
-      if (!page.has_more || !page.next_after) return messages;
+      // A message too large for a page is listed by reference: read it whole.
+      for (const listed of page.messages)
+        stored.push(
+          listed.content_ref ? await this.client.request<StoredMessage>('GET', listed.content_ref) : listed,
+        );
+      if (!page.has_more || !page.next_after) break;
       after = page.next_after;
     }
+    const hostCalls = stored.some((m) => m.role === 'assistant') ? await this.#hostCalls(id) : new Map();
+    const open = this.#openOf(chatId);
+    const apiUrl = this.client.options.url;
+    return stored.map(
+      (message) => uiMessageOf(message, { apiUrl, open, hostCalls: hostCalls.get(message.id) }) as UI_MESSAGE,
+    );
+  }
+
+  /**
+   * An uploaded file (`client.upload`'s record) as the file part of a message to send: its id goes
+   * to Switchboard as the attachment's `file_id`, and the part shows its name.
+   *
+   * @example
+   * ```ts
+   * const part = transport.filePart(await transport.client.upload(input.files[0]));
+   * await sendMessage({ text: 'What is in it?', files: [part] });
+   * ```
+   */
+  filePart(file: Pick<FileRecord, 'id' | 'name' | 'media_type'>): FileUIPart {
+    return filePartOf(file, this.client.options.url);
   }
 
   /**
@@ -249,10 +285,11 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
         ).last_run?.assistant_message_id;
       return session.regenerate(from);
     }
-    const { text, attachments } = contentOf(last);
+    const { text, attachments, files } = contentOf(last);
     const send = {
       hostContext: this.#options.hostContext,
       ...(attachments.length > 0 && { attachments }),
+      ...(files.length > 0 && { files }),
       ...(isRecord(metadata) && { metadata }),
     };
     if (messageId !== undefined && last?.id === messageId)
@@ -304,6 +341,44 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
   /** Whether this transport has followed the chat (else its open requests are not known here). */
   #knows(chatId: string): boolean {
     return (this.#open.get(chatId)?.size ?? 0) > 0;
+  }
+
+  /**
+   * The host tool calls of the session's answers, by the answer's message id, from the log (a stored
+   * message lists its backend tools, not the calls its host performed): each call with its result.
+   */
+  async #hostCalls(sessionId: string): Promise<Map<string, HostCall[]>> {
+    const calls = new Map<string, HostCall[]>();
+    const byId = new Map<string, HostCall>();
+    const path = `/api/sessions/${encodeURIComponent(sessionId)}/events`;
+    for (let after = 0; ; ) {
+      const page = await this.client.request<{ events: SwitchboardEvent[]; has_more: boolean }>(
+        'GET',
+        `${path}?after=${after}&limit=1000`,
+      );
+      for (const listed of page.events) {
+        if (listed.type !== 'tool_call' && listed.type !== 'action.resolved') continue;
+        // An event too large for a page is read whole.
+        const event =
+          listed.truncated && listed.href
+            ? await this.client.request<SwitchboardEvent>('GET', listed.href)
+            : listed;
+        if (event.type === 'tool_call') {
+          const { message_id, call_id, name, arguments: args } = event.data;
+          const call: HostCall = { id: call_id, name, args, status: 'pending' };
+          byId.set(call_id, call);
+          calls.set(message_id, [...(calls.get(message_id) ?? []), call]);
+        } else if (event.type === 'action.resolved' && event.data.type === 'host_tool') {
+          const call = byId.get(event.data.action_id);
+          if (call) {
+            call.status = event.data.status;
+            if (event.data.resolution) call.resolution = event.data.resolution;
+          }
+        }
+      }
+      if (!page.has_more || page.events.length === 0) return calls;
+      after = page.events.at(-1)?.seq ?? after;
+    }
   }
 
   /** The seq of the newest turn's user message (a steering message is part of a turn, not one). */

@@ -47,7 +47,17 @@ if (params.get('view') === 'use-chat') {
     params.set('chat', chatId);
     history.replaceState(null, '', `?${params}`);
   }
-  const agentId = params.get('agent') ?? undefined;
+  // A chat opened from the hook view names no agent: it is the session's.
+  const agentId =
+    params.get('agent') ??
+    (fresh
+      ? undefined
+      : await client
+          .request<{ agent_id?: string }>('GET', `/api/sessions/${encodeURIComponent(chatId)}`)
+          .then(
+            (session) => session.agent_id,
+            () => undefined,
+          ));
   const transport = new SwitchboardChatTransport({ client, ...(agentId && { agentId }) });
   // A chat this page just made does not exist yet: nothing to read, no turn to resume.
   const initialMessages = fresh ? [] : await transport.loadMessages(chatId);

@@ -2,8 +2,10 @@
  * A chat written with the AI SDK's `useChat`, running on Switchboard through `SwitchboardChatTransport`:
  * the agent's name and suggested prompts, a streamed answer, tool parts with their approval buttons,
  * the page's client tools answered (`onToolCall`, `addToolOutput`), questions answered with their
- * options, regenerate, stop, and a resume of the running turn after a reload. The demo page shows it
- * at `?view=use-chat`, on the same client as its hook view. What `useChat` cannot carry is listed in
+ * options, files attached (uploaded with the client, sent as file parts), an edit of a sent message
+ * with its files, ratings and regenerate under an ended answer, stop, and a resume of the running
+ * turn after a reload. The demo page shows it at `?view=use-chat`, on the same client as its hook
+ * view, and either view opens the other's session. What `useChat` cannot carry is listed in
  * docs/hosts.md.
  */
 import { useChat } from '@ai-sdk/react';
@@ -12,10 +14,21 @@ import {
   lastAssistantMessageIsCompleteWithToolCalls,
   type UIMessage,
 } from 'ai';
-import { type FormEvent, useEffect, useState } from 'react';
-import type { SwitchboardChatTransport } from '../ai-sdk/index.ts';
+import { type ChangeEvent, type FormEvent, useEffect, useRef, useState } from 'react';
+import type { SwitchboardChatTransport, SwitchboardMessageMetadata } from '../ai-sdk/index.ts';
 import type { PendingAction } from '../client/index.ts';
 import { CLIENT_TOOLS } from './client-tools.ts';
+
+type FilePart = Extract<UIMessage['parts'][number], { type: 'file' }>;
+
+/** The Switchboard file a file part names (its `providerReference`), as the transport sends it. */
+const fileIdOf = (part: FilePart) => part.providerReference?.switchboard ?? '';
+
+/** What a refused request says. */
+const describe = (error: unknown) => {
+  const { code, message } = error as { code?: string; message?: string };
+  return code ? `${code}: ${message}` : String(message ?? error);
+};
 
 /** The props of {@link UseChatView}: the transport, the chat (the session's id) and its stored messages. */
 export interface UseChatViewProps {
@@ -36,7 +49,15 @@ interface RequestData {
 }
 
 /** A question: its options as buttons while it is open, its answer once given. */
-function Question({ data, answer }: { data: RequestData; answer: (label: string) => void }) {
+function Question({
+  data,
+  answer,
+  waiting,
+}: {
+  data: RequestData;
+  answer: (label: string) => void;
+  waiting: boolean;
+}) {
   const [sent, setSent] = useState(false);
   if (data.status !== 'open' || !data.action) {
     const answers = data.resolution?.answers;
@@ -59,7 +80,7 @@ function Question({ data, answer }: { data: RequestData; answer: (label: string)
                 key={option.label}
                 type="button"
                 className="option"
-                disabled={sent}
+                disabled={sent || waiting}
                 onClick={() => {
                   setSent(true);
                   answer(option.label);
@@ -78,7 +99,15 @@ function Question({ data, answer }: { data: RequestData; answer: (label: string)
 type ToolPart = Extract<UIMessage['parts'][number], { type: 'dynamic-tool' }>;
 
 /** One tool part: its call, its approval buttons while it waits, its outcome once decided. */
-function Tool({ part, respond }: { part: ToolPart; respond: (approved: boolean) => void }) {
+function Tool({
+  part,
+  respond,
+  waiting,
+}: {
+  part: ToolPart;
+  respond: (approved: boolean) => void;
+  waiting: boolean;
+}) {
   return (
     <div className="tool" data-state={part.state} data-tool={part.toolName}>
       <code>
@@ -86,10 +115,10 @@ function Tool({ part, respond }: { part: ToolPart; respond: (approved: boolean) 
       </code>
       {part.state === 'approval-requested' && (
         <span>
-          <button type="button" className="approve" onClick={() => respond(true)}>
+          <button type="button" className="approve" disabled={waiting} onClick={() => respond(true)}>
             Approve
           </button>
-          <button type="button" className="deny" onClick={() => respond(false)}>
+          <button type="button" className="deny" disabled={waiting} onClick={() => respond(false)}>
             Deny
           </button>
         </span>
@@ -101,6 +130,134 @@ function Tool({ part, respond }: { part: ToolPart; respond: (approved: boolean) 
       {part.state === 'output-available' && <span className="outcome">{JSON.stringify(part.output)}</span>}
       {part.state === 'output-error' && <span className="outcome">{part.errorText}</span>}
     </div>
+  );
+}
+
+/** Whether a message waits on nothing: no approval, tool call or question is still open. */
+const waitsOnNothing = (message: UIMessage) =>
+  !message.parts.some(
+    (part) =>
+      (part.type === 'dynamic-tool' &&
+        (part.state === 'input-streaming' ||
+          part.state === 'input-available' ||
+          part.state === 'approval-requested')) ||
+      (part.type === 'data-switchboard-request' && (part.data as RequestData).status === 'open'),
+  );
+
+/** The files a message was sent with, each with its Switchboard id. */
+function Files({ files }: { files: FilePart[] }) {
+  return (
+    <>
+      {files.map((file) => (
+        <span key={fileIdOf(file) || file.url} className="file" data-file-id={fileIdOf(file)}>
+          📎 {file.filename}
+        </span>
+      ))}
+    </>
+  );
+}
+
+/**
+ * A user message: its text and files, and Edit. Edit opens it in a field: Resend sends it changed (the
+ * same message, by its id: the transport makes it Switchboard's edit), with the files left ticked;
+ * Cancel (or Escape) leaves it as it was.
+ */
+function UserMessage({
+  message,
+  busy,
+  resend,
+}: {
+  message: UIMessage;
+  busy: boolean;
+  resend: (text: string, files: FilePart[]) => void;
+}) {
+  const [editing, setEditing] = useState<string>();
+  const [dropped, setDropped] = useState<ReadonlySet<string>>(new Set());
+  const editButton = useRef<HTMLButtonElement>(null);
+  const refocus = useRef(false);
+  const text = message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+  const files = message.parts.filter((part): part is FilePart => part.type === 'file');
+  useEffect(() => {
+    // Back from the field, the focus goes back to the Edit button it came from.
+    if (editing === undefined && refocus.current) {
+      refocus.current = false;
+      editButton.current?.focus();
+    }
+  }, [editing]);
+  const close = () => {
+    refocus.current = true;
+    setEditing(undefined);
+  };
+  if (editing !== undefined)
+    return (
+      <li className="msg user editing" data-id={message.id}>
+        <form
+          aria-label="Edit message"
+          onKeyDown={(event) => event.key === 'Escape' && close()}
+          onSubmit={(event) => {
+            event.preventDefault();
+            const content = editing.trim();
+            if (!content) return;
+            setEditing(undefined);
+            resend(
+              content,
+              files.filter((file) => !dropped.has(fileIdOf(file))),
+            );
+          }}
+        >
+          <input
+            className="edit-field"
+            aria-label="Edited message"
+            value={editing}
+            // biome-ignore lint/a11y/noAutofocus: the field opens on the person's own click.
+            autoFocus
+            onChange={(event) => setEditing(event.target.value)}
+          />
+          {files.map((file) => (
+            <label key={fileIdOf(file)} className="keep-file" data-file-id={fileIdOf(file)}>
+              <input
+                type="checkbox"
+                checked={!dropped.has(fileIdOf(file))}
+                onChange={(event) => {
+                  const next = new Set(dropped);
+                  if (event.target.checked) next.delete(fileIdOf(file));
+                  else next.add(fileIdOf(file));
+                  setDropped(next);
+                }}
+              />{' '}
+              Keep 📎 {file.filename}
+            </label>
+          ))}
+          <span className="buttons">
+            <button type="submit" className="small resend">
+              Resend
+            </button>
+            <button type="button" className="small cancel-edit" onClick={close}>
+              Cancel
+            </button>
+          </span>
+        </form>
+      </li>
+    );
+  return (
+    <li className="msg user" data-id={message.id}>
+      <p className="text">{text}</p>
+      <Files files={files} />
+      <div className="controls user-controls">
+        <button
+          type="button"
+          className="small edit"
+          ref={editButton}
+          disabled={busy}
+          onClick={() => {
+            setDropped(new Set());
+            setEditing(text);
+          }}
+        >
+          Edit
+        </button>
+      </div>
+    </li>
   );
 }
 
@@ -133,7 +290,6 @@ export function UseChatView({
     id: chatId,
     messages: initialMessages,
     transport,
-    resume,
     // A client tool this page has is answered at once; the answer goes with the next request.
     onToolCall: ({ toolCall }) => {
       const run = CLIENT_TOOLS[toolCall.toolName];
@@ -145,6 +301,10 @@ export function UseChatView({
       lastAssistantMessageIsCompleteWithToolCalls(options),
   });
   const [input, setInput] = useState('');
+  const [files, setFiles] = useState<FilePart[]>([]);
+  const [problem, setProblem] = useState<string>();
+  // The ratings given on this page; the others are the stored ones (`metadata.rating`).
+  const [ratings, setRatings] = useState<Record<string, 'up' | 'down' | null>>({});
   const [agent, setAgent] = useState<{ name?: string; suggestions?: string[] }>();
   useEffect(() => {
     void transport.client.agents().then(
@@ -153,6 +313,14 @@ export function UseChatView({
     );
   }, [transport, agentId]);
   const busy = status === 'submitted' || status === 'streaming';
+  // The view resumes the chat itself (not `resume: true`), to know when the resume has settled: until
+  // then the loaded answer may still be replaced by its replay, so nothing of it is answered before,
+  // and the page says "resuming".
+  const [resumed, setResumed] = useState(!resume);
+  useEffect(() => {
+    if (resume) void resumeStream().finally(() => setResumed(true));
+  }, [resume, resumeStream]);
+  const waiting = busy || !resumed;
   // A question has no AI SDK part: it is answered with the client, and the chat follows the answer's run.
   const answerQuestion = (actionId: string, label: string) =>
     void transport.client
@@ -160,64 +328,136 @@ export function UseChatView({
       .answerQuestion(actionId, [label])
       .then(() => resumeStream());
   const lastAssistant = messages.findLast((m) => m.role === 'assistant');
+  // An answer has ended when it streams no more and waits on nothing.
+  const ended = (message: UIMessage) => !(waiting && message === messages.at(-1)) && waitsOnNothing(message);
+  const ratingOf = (message: UIMessage) =>
+    message.id in ratings
+      ? (ratings[message.id] ?? null)
+      : ((message.metadata as SwitchboardMessageMetadata | undefined)?.rating ?? null);
+  // A rating has no AI SDK API: it goes to Switchboard with the client, by the answer's Switchboard id.
+  const rate = (message: UIMessage, rating: 'up' | 'down') => {
+    const had = ratingOf(message);
+    const next = had === rating ? null : rating;
+    setRatings((before) => ({ ...before, [message.id]: next }));
+    transport.client
+      .session(chatId)
+      .feedback(message.id, next)
+      .then(
+        () => setProblem(undefined),
+        (failure) => {
+          setRatings((before) => ({ ...before, [message.id]: had }));
+          setProblem(describe(failure));
+        },
+      );
+  };
+  const attach = async (event: ChangeEvent<HTMLInputElement>) => {
+    const field = event.currentTarget;
+    const file = field.files?.[0];
+    field.value = '';
+    if (!file) return;
+    try {
+      const part = transport.filePart(await transport.client.upload(file));
+      setFiles((before) => [...before, part]);
+      setProblem(undefined);
+    } catch (failure) {
+      setProblem(describe(failure));
+    }
+  };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (!input.trim()) return;
-    void sendMessage({ text: input });
+    const text = input.trim();
+    if (!text && files.length === 0) return;
+    void sendMessage({ text: text || 'What is in the file I attached?', files });
     setInput('');
+    setFiles([]);
   };
   return (
-    <main id="chat" className="panel" data-status={status} aria-label="Chat">
+    <main id="chat" className="panel" data-status={resumed ? status : 'resuming'} aria-label="Chat">
       <header>
         <h1>{agent?.name ?? 'useChat'}</h1>
         <span className="grow">AI SDK useChat, on SwitchboardChatTransport</span>
         <nav className="views">
-          <a id="to-hook" href="/">
+          <a
+            id="to-hook"
+            href={agentId ? `/?agent=${encodeURIComponent(agentId)}` : '/'}
+            // The hook view shows the session its tab keeps: this chat's.
+            onClick={() => sessionStorage.setItem('switchboard-session', chatId)}
+          >
             Hook view
           </a>
         </nav>
       </header>
       <ol id="log">
-        {messages.map((message) => (
-          <li key={message.id} className={`msg ${message.role}`} data-id={message.id}>
-            {message.parts.map((part, i) => {
-              const key = `${message.id}-${i}`;
-              if (part.type === 'text')
-                return (
-                  <p key={key} className="text">
-                    {part.text}
-                  </p>
-                );
-              if (part.type === 'data-switchboard-request')
-                return (
-                  <Question
-                    key={key}
-                    data={part.data as RequestData}
-                    answer={(label) => answerQuestion((part as { id?: string }).id ?? '', label)}
-                  />
-                );
-              if (part.type === 'dynamic-tool')
-                return (
-                  <Tool
-                    key={key}
-                    part={part}
-                    respond={(approved) =>
-                      part.state === 'approval-requested' &&
-                      void addToolApprovalResponse({ id: part.approval.id, approved })
-                    }
-                  />
-                );
-              return null;
-            })}
-            {message === lastAssistant && status === 'ready' && (
-              <button type="button" className="regenerate" onClick={() => void regenerate()}>
-                Regenerate
-              </button>
-            )}
-          </li>
-        ))}
+        {messages.map((message) =>
+          message.role === 'user' ? (
+            <UserMessage
+              key={message.id}
+              message={message}
+              busy={waiting}
+              resend={(text, kept) => void sendMessage({ messageId: message.id, text, files: kept })}
+            />
+          ) : (
+            <li key={message.id} className={`msg ${message.role}`} data-id={message.id}>
+              {message.parts.map((part, i) => {
+                const key = `${message.id}-${i}`;
+                if (part.type === 'text')
+                  return (
+                    <p key={key} className="text">
+                      {part.text}
+                    </p>
+                  );
+                if (part.type === 'data-switchboard-request')
+                  return (
+                    <Question
+                      key={key}
+                      data={part.data as RequestData}
+                      waiting={waiting}
+                      answer={(label) => answerQuestion((part as { id?: string }).id ?? '', label)}
+                    />
+                  );
+                if (part.type === 'dynamic-tool')
+                  return (
+                    <Tool
+                      key={key}
+                      part={part}
+                      waiting={waiting}
+                      respond={(approved) =>
+                        part.state === 'approval-requested' &&
+                        void addToolApprovalResponse({ id: part.approval.id, approved })
+                      }
+                    />
+                  );
+                if (part.type === 'file') return <Files key={key} files={[part]} />;
+                return null;
+              })}
+              {message.role === 'assistant' && ended(message) && (
+                <div className="controls answer" data-message-id={message.id}>
+                  {(['up', 'down'] as const).map((rating) => (
+                    <button
+                      key={rating}
+                      type="button"
+                      className="small"
+                      data-rating={rating}
+                      title={`Rate this answer ${rating}`}
+                      aria-pressed={ratingOf(message) === rating}
+                      onClick={() => rate(message, rating)}
+                    >
+                      {rating === 'up' ? 'Good' : 'Bad'}
+                    </button>
+                  ))}
+                  {message === lastAssistant && status === 'ready' && (
+                    <button type="button" className="small regenerate" onClick={() => void regenerate()}>
+                      Regenerate
+                    </button>
+                  )}
+                </div>
+              )}
+            </li>
+          ),
+        )}
       </ol>
       {error && <p id="error">{error.message}</p>}
+      {problem && <p id="problem">{problem}</p>}
       {messages.length === 0 && (agent?.suggestions?.length ?? 0) > 0 && (
         <div id="suggestions">
           {agent?.suggestions?.map((text) => (
@@ -232,7 +472,18 @@ export function UseChatView({
           ))}
         </div>
       )}
-      <form onSubmit={submit}>
+      <div id="pending-files">
+        {files.map((file) => (
+          <span key={fileIdOf(file)} className="file" data-file-id={fileIdOf(file)}>
+            File: {file.filename}
+          </span>
+        ))}
+      </div>
+      <form id="composer" onSubmit={submit}>
+        <label className="attach" title="Attach a file">
+          Attach
+          <input type="file" id="file" aria-label="Attach a file" onChange={attach} />
+        </label>
         <input
           id="message"
           value={input}

@@ -43,6 +43,27 @@ const sideways = (page: Page) =>
 const ready = (page: Page) => page.locator('#chat[data-status="ready"]').waitFor();
 const answers = (page: Page) => page.locator('.msg.assistant .text').allTextContents();
 
+/** A stored message of `GET /api/sessions/{id}/messages`, as far as these tests read it. */
+interface Stored {
+  id: string;
+  role: string;
+  content: string | null;
+  attachments?: { file_id?: string; name?: string }[];
+  feedback?: { rating?: string | null };
+}
+
+async function storedMessages(id: string): Promise<Stored[]> {
+  const res = await fetch(`${sandbox.url}/api/sessions/${encodeURIComponent(id)}/messages`);
+  return ((await res.json()) as { messages: Stored[] }).messages;
+}
+
+/** A small text file, as the page's file input takes it. */
+const NOTE = {
+  name: 'note.txt',
+  mimeType: 'text/plain',
+  buffer: Buffer.from('the quick brown fox jumps over the lazy dog'),
+};
+
 async function lastRunStatus(id: string) {
   const res = await fetch(`${sandbox.url}/api/sessions/${encodeURIComponent(id)}`);
   return ((await res.json()) as { last_run?: { status?: string } }).last_run?.status;
@@ -81,7 +102,7 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       open();
       await page.locator('.msg.assistant .text', { hasText: 'Hello world.' }).waitFor();
       await ready(page);
-      expect(await page.locator('.msg.user').allTextContents()).toEqual([say('stream me')]);
+      expect(await page.locator('.msg.user .text').allTextContents()).toEqual([say('stream me')]);
       expect(await answers(page)).toEqual(['Hello world.']);
       expect(await sideways(page)).toBeLessThanOrEqual(0);
     });
@@ -114,7 +135,7 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       await page.locator('#chat').waitFor();
       // The stored user message, and the running turn replayed up to where it is.
       await page.locator('.msg.assistant .text', { hasText: 'Hello' }).waitFor();
-      expect(await page.locator('.msg.user').allTextContents()).toEqual([say('reload me')]);
+      expect(await page.locator('.msg.user .text').allTextContents()).toEqual([say('reload me')]);
       open();
       await page.locator('.msg.assistant .text', { hasText: 'Hello world.' }).waitFor();
       await ready(page);
@@ -158,6 +179,19 @@ describe.skipIf(!haveChromium)('the useChat view at parity with the demo’s hoo
     return { page, problems };
   }
 
+  /** The chat's id: the page put it in its address. */
+  const chatIdOf = (page: Page) => new URL(page.url()).searchParams.get('chat')!;
+
+  /** Attaches note.txt and sends it with `text`; resolves once the answer has ended. */
+  async function sendNote(page: Page, text: string) {
+    await page.locator('#file').setInputFiles(NOTE);
+    await page.locator('#pending-files .file', { hasText: 'File: note.txt' }).waitFor();
+    await page.locator('#message').fill(text);
+    await page.locator('#send').click();
+    await page.locator('.msg.assistant .text', { hasText: 'note.txt has 9 words' }).waitFor();
+    await ready(page);
+  }
+
   it('opens a new chat without a failed request, with the agent’s name and prompts; a question is answered with its options', async () => {
     const { page, problems } = await newChat();
     await page.locator('h1', { hasText: 'Demo assistant' }).waitFor();
@@ -179,5 +213,169 @@ describe.skipIf(!haveChromium)('the useChat view at parity with the demo’s hoo
     // The answer ended: it can be asked for again.
     await page.locator('.regenerate').waitFor();
     expect(problems).toEqual([]);
+  });
+
+  it('attaches a file: it is uploaded, sent by its id with the message, shown on it, and read by the agent', async () => {
+    const { page, problems } = await newChat();
+    await sendNote(page, 'What is in this file?');
+    const sent = page.locator('.msg.user .file');
+    expect(await sent.allTextContents()).toEqual(['📎 note.txt']);
+    expect(await page.locator('#pending-files .file').count()).toBe(0);
+    const fileId = await sent.getAttribute('data-file-id');
+    expect(fileId).toMatch(/^file_/);
+    // The server holds the message with the file attached by its id.
+    const [user] = await storedMessages(chatIdOf(page));
+    expect(user?.content).toBe('What is in this file?');
+    expect(user?.attachments).toEqual([expect.objectContaining({ file_id: fileId, name: 'note.txt' })]);
+    // After a reload the stored message shows its file.
+    await page.reload();
+    await page.locator(`.msg.user .file[data-file-id="${fileId}"]`, { hasText: '📎 note.txt' }).waitFor();
+    expect(problems).toEqual([]);
+  });
+
+  it('rates an ended answer with the feedback route, by its Switchboard id; the rating stays after a reload', async () => {
+    const { page, problems } = await newChat();
+    await page.locator('.suggestion', { hasText: 'Count the words in this sentence' }).click();
+    const controls = page.locator('.msg.assistant .controls.answer');
+    await controls.waitFor();
+    await ready(page);
+    await controls.locator('[data-rating="up"]').click();
+    await controls.locator('[data-rating="up"][aria-pressed="true"]').waitFor();
+    expect(await controls.locator('[data-rating="down"]').getAttribute('aria-pressed')).toBe('false');
+    const chat = chatIdOf(page);
+    await expect
+      .poll(
+        async () => (await storedMessages(chat)).map((m) => m.feedback?.rating ?? null),
+        queued('the rating'),
+      )
+      .toEqual([null, 'up']);
+    const answer = (await storedMessages(chat))[1];
+    expect(await controls.getAttribute('data-message-id')).toBe(answer?.id);
+
+    await page.reload();
+    await page.locator('.controls.answer [data-rating="up"][aria-pressed="true"]').waitFor();
+    // Pressed again, the rating is withdrawn.
+    await page.locator('.controls.answer [data-rating="up"]').click();
+    await page.locator('.controls.answer [data-rating="up"][aria-pressed="false"]').waitFor();
+    await expect
+      .poll(
+        async () => (await storedMessages(chat)).map((m) => m.feedback?.rating ?? null),
+        queued('no rating'),
+      )
+      .toEqual([null, null]);
+    expect(problems).toEqual([]);
+  });
+
+  it('edits a sent message with its file: Cancel and Escape leave it, Resend is Switchboard’s edit and the old answer goes', async () => {
+    const { page, problems } = await newChat();
+    await sendNote(page, 'What is in this file?');
+    const chat = chatIdOf(page);
+    const before = await storedMessages(chat);
+    expect(before.map((m) => m.role)).toEqual(['user', 'assistant']);
+    const fileId = before[0]?.attachments?.[0]?.file_id;
+
+    const form = page.locator('.msg.user.editing form');
+    await page.locator('.user-controls .edit').click();
+    await page.locator('.edit-field').fill('something else');
+    await form.locator('.cancel-edit').click();
+    expect(await form.count()).toBe(0);
+    expect(await page.locator('.msg.user .text').allTextContents()).toEqual(['What is in this file?']);
+    // Escape backs out too, and the focus goes back to Edit.
+    await page.locator('.user-controls .edit').click();
+    await page.locator('.edit-field').press('Escape');
+    await page.locator('.user-controls .edit:focus').waitFor();
+
+    await page.locator('.user-controls .edit').click();
+    const keep = form.locator(`.keep-file[data-file-id="${fileId}"] input`);
+    expect(await keep.isChecked()).toBe(true);
+    await page.locator('.edit-field').fill('Count the words in the file');
+    await form.locator('.resend').click();
+    await page.locator('.msg.user .text', { hasText: 'Count the words in the file' }).waitFor();
+    // The agent read the file the edited message kept.
+    await page.locator('.msg.assistant .text', { hasText: 'note.txt has 9 words' }).waitFor();
+    await ready(page);
+    expect(await page.locator('.msg.user').count()).toBe(1);
+    expect(await page.locator('.msg.assistant').count()).toBe(1);
+    expect(await page.locator('.msg.user .file').getAttribute('data-file-id')).toBe(fileId);
+
+    // The server cut the conversation at the edited message: its new text with the file, one new answer.
+    await expect
+      .poll(async () => (await storedMessages(chat)).map((m) => [m.role, m.content]), queued('the edit'))
+      .toEqual([
+        ['user', 'Count the words in the file'],
+        ['assistant', expect.stringContaining('note.txt has 9 words')],
+      ]);
+    const after = await storedMessages(chat);
+    expect(after[0]?.attachments).toEqual([expect.objectContaining({ file_id: fileId })]);
+    expect(after.map((m) => m.id)).not.toContain(before[1]?.id);
+    expect(after[0]?.id).not.toBe(before[0]?.id);
+    expect(problems).toEqual([]);
+  });
+
+  it('opens a session of the hook view with its file, its set_filter call and its open question, which it answers; and back', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(`${sandbox.url}/?agent=demo`);
+    await page.locator('#connection[data-status="open"]').waitFor();
+    const idle = () => page.locator('#cancel[disabled]').waitFor();
+    await page.locator('#file').setInputFiles(NOTE);
+    await page.locator('#pending-files .file', { hasText: 'File: note.txt' }).waitFor();
+    await page.locator('#message').fill('What is in this file?');
+    await page.locator('#send').click();
+    await page.locator('.msg.assistant', { hasText: 'note.txt has 9 words' }).waitFor();
+    await idle();
+    await page.locator('.suggestion', { hasText: 'Show only closed issues' }).click();
+    await page.locator('.msg.assistant', { hasText: 'Done: your page now shows' }).waitFor();
+    await idle();
+    await page.locator('.suggestion', { hasText: 'Help me choose a plan' }).click();
+    await page.locator('.card.user_question .option', { hasText: 'Team' }).waitFor();
+    const session = await page.evaluate(() =>
+      (
+        globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }
+      ).sessionStorage.getItem('switchboard-session'),
+    );
+    const fileId = (await storedMessages(session!))[0]?.attachments?.[0]?.file_id;
+    expect(fileId).toMatch(/^file_/);
+
+    await page.locator('#to-use-chat').click();
+    await page.locator('#chat').waitFor();
+    expect(new URL(page.url()).searchParams.get('chat')).toBe(session);
+    await page.locator('h1', { hasText: 'Demo assistant' }).waitFor();
+    await page.locator(`.msg.user .file[data-file-id="${fileId}"]`, { hasText: '📎 note.txt' }).waitFor();
+    const filter = page.locator('.tool[data-tool="set_filter"][data-state="output-available"]');
+    expect(await filter.locator('code').textContent()).toBe('set_filter({"status":"closed"})');
+    await page.locator('.msg.assistant .text', { hasText: 'Done: your page now shows' }).waitFor();
+    const question = page.locator('.card.user_question');
+    await question.locator('.option', { hasText: 'Team' }).click();
+    await page.locator('.msg.assistant .text', { hasText: 'Team it is: a fine choice.' }).waitFor();
+    await question.filter({ hasText: 'Answered: Team' }).waitFor();
+    await ready(page);
+    expect(await question.count()).toBe(1);
+
+    // Back in the hook view, the same session: the answer given here is there.
+    await page.locator('#to-hook').click();
+    await page.locator('#connection[data-status="open"]').waitFor();
+    await page.locator('.msg.assistant', { hasText: 'Team it is: a fine choice.' }).waitFor();
+    await page.locator('.msg.user .file', { hasText: 'note.txt' }).waitFor();
+  });
+
+  it('an approval left open in the hook view is approved in the useChat view', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(`${sandbox.url}/?agent=demo`);
+    await page.locator('#connection[data-status="open"]').waitFor();
+    await page.locator('.suggestion', { hasText: 'Refund order 1042' }).click();
+    await page.locator('.card.tool_approval .approve').waitFor();
+    await page.locator('#to-use-chat').click();
+    const tool = page.locator('.tool[data-tool="issue_refund"]');
+    await tool.locator('.approve').waitFor();
+    await tool.locator('.deny').waitFor();
+    await ready(page);
+    await tool.locator('.approve').click();
+    await page.locator('.msg.assistant .text', { hasText: 'Refunded $25 on order 1042.' }).waitFor();
+    await ready(page);
+    expect(await tool.locator('.outcome').textContent()).toBe('Approved');
   });
 });

@@ -247,6 +247,48 @@ describe('SwitchboardChatTransport with the AI SDK Chat', () => {
       .toBe('I need your OK first.resolved req_wire: "approve"');
   });
 
+  it('loadMessages gives a message its files, an answer its open approval and its rating; the approval is answered from there', async () => {
+    const id = sid('load');
+    const first = transport('pauser');
+    const file = await first.client.upload('hello there', { name: 'a.txt' });
+    const chat = new TestChat({ id, transport: first });
+    await chat.sendMessage({ text: 'wire', files: [first.filePart(file)] });
+    const answer = assistants(chat)[0]!;
+    await first.client.session(id).feedback(answer.id, 'down');
+
+    const other = transport('pauser');
+    const stored = await other.loadMessages(id);
+    expect(stored.map((m) => m.id)).toEqual([expect.stringMatching(/^msg_/), answer.id]);
+    expect(stored[0]?.parts).toEqual([
+      {
+        type: 'file',
+        mediaType: 'text/plain',
+        filename: 'a.txt',
+        url: `${sandbox.url}/api/files/${file.id}`,
+        providerReference: { switchboard: file.id },
+      },
+      { type: 'text', text: 'wire', state: 'done' },
+    ]);
+    expect(stored[1]?.metadata).toMatchObject({ rating: 'down' });
+    expect(toolPart(stored[1])).toMatchObject({
+      state: 'approval-requested',
+      toolName: 'wire_money',
+      input: { amount: 5 },
+      approval: { id: 'req_wire' },
+    });
+    // Without a resume: the transport knows from the stored messages that the approval is open.
+    const again = new TestChat({
+      id,
+      transport: other,
+      messages: stored,
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    });
+    await again.addToolApprovalResponse({ id: 'req_wire', approved: true });
+    await expect
+      .poll(() => textOf(assistants(again)[0]), queued('the answer after the approval'))
+      .toContain('resolved req_wire: "approve"');
+  });
+
   it('stop() cancels the running turn', async () => {
     const id = sid('stop');
     const chat = chatOf(id, 'gated');
