@@ -177,11 +177,15 @@ export class ChunkMapper {
         this.#closeText(out);
         break;
       }
-      case 'session.error':
+      case 'session.error': {
         this.#begin(undefined, out);
         this.#closeText(out);
-        out.push({ type: 'error', errorText: `${event.data.code}: ${event.data.message}` });
+        // The error stays in the answer as a part of its own (useChat's `error` is the chat's latest only).
+        const { code, message } = event.data;
+        out.push({ type: 'data-switchboard-error', id: `error-${event.seq}`, data: { code, message } });
+        out.push({ type: 'error', errorText: `${code}: ${message}` });
         break;
+      }
       case 'session.deleted':
         this.#begin(undefined, out);
         out.push({ type: 'error', errorText: 'session_deleted: the session was deleted' });

@@ -25,6 +25,16 @@ export interface StoredMessage {
   content_ref?: string;
 }
 
+/** What a failed turn said (`session.error`), as an answer's `data-switchboard-error` part carries it. */
+export interface TurnErrorData {
+  code: string;
+  message: string;
+}
+
+/** A turn's error as a UI message part. */
+export const errorPart = (seq: number, data: TurnErrorData) =>
+  ({ type: 'data-switchboard-error', id: `error-${seq}`, data }) as const;
+
 /** A host tool call of an answer, as the log told it (`tool_call`, then `action.resolved`). */
 export interface HostCall {
   id: string;
@@ -166,6 +176,41 @@ export function uiMessageOf(
     parts,
     ...(Object.keys(metadata).length > 0 && { metadata }),
   };
+}
+
+/** A failed turn's error as the log told it, with the messages its run wrote (by the log's ids). */
+export interface LoggedError {
+  seq: number;
+  /** The answer the run wrote to, when it wrote one. */
+  answer: string | undefined;
+  /** The user message that started the run, when one did. */
+  user: string | undefined;
+  data: TurnErrorData;
+}
+
+/**
+ * The loaded messages with each failed turn's errors where the stream showed them: a part of the
+ * answer its run wrote, else of an answer of its own (named by the error's seq) right after the
+ * user message that started the run, else at the end. A failed answer is not stored, so most
+ * failed turns take the second way.
+ */
+export function withTurnErrors<M extends UIMessage>(messages: M[], errors: LoggedError[]): M[] {
+  const out = [...messages];
+  const at = (id: string | undefined) => (id === undefined ? -1 : out.findIndex((m) => m.id === id));
+  for (const error of errors) {
+    const part = errorPart(error.seq, error.data);
+    const answer = at(error.answer);
+    if (answer !== -1) {
+      out[answer] = { ...out[answer]!, parts: [...out[answer]!.parts, part] };
+      continue;
+    }
+    // Its own answer, after the user message (and after an error answer already put there).
+    let index = at(error.user);
+    if (index === -1) index = out.length - 1;
+    while (out[index + 1]?.id.startsWith('error-')) index += 1;
+    out.splice(index + 1, 0, { id: `error-${error.seq}`, role: 'assistant', parts: [part] } as unknown as M);
+  }
+  return out;
 }
 
 /** Whether a value is a plain JSON object (a message's `metadata` is sent only then). */

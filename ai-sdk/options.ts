@@ -14,8 +14,11 @@ export interface SwitchboardChatTransportOptions extends Partial<ClientOptions> 
   client?: SwitchboardClient;
   /** The agent that serves a new chat (unless exactly one is registered). */
   agentId?: string;
-  /** What the host shows and can do, sent with each message (docs/host-contract.md). */
-  hostContext?: HostContextInput;
+  /**
+   * What the host shows and can do, sent with each message (docs/host-contract.md): as it is, or a
+   * function read at each send, for a page whose view changes.
+   */
+  hostContext?: HostContextInput | (() => HostContextInput | undefined);
   /** The Switchboard session of a chat; the chat's id by default. */
   sessionId?: (chatId: string) => string;
 }

@@ -13,8 +13,10 @@ import {
   filePartOf,
   type HostCall,
   isRecord,
+  type LoggedError,
   type StoredMessage,
   uiMessageOf,
+  withTurnErrors,
 } from './messages.ts';
 import type { SwitchboardChatTransportOptions } from './options.ts';
 import { chunkStream, type Follow, subscribe } from './stream.ts';
@@ -231,12 +233,13 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
       if (!page.has_more || !page.next_after) break;
       after = page.next_after;
     }
-    const hostCalls = stored.some((m) => m.role === 'assistant') ? await this.#hostCalls(id) : new Map();
+    const log = stored.length > 0 ? await this.#fromLog(id) : { calls: new Map(), errors: [] };
     const open = this.#openOf(chatId);
     const apiUrl = this.client.options.url;
-    return stored.map(
-      (message) => uiMessageOf(message, { apiUrl, open, hostCalls: hostCalls.get(message.id) }) as UI_MESSAGE,
+    const messages = stored.map(
+      (message) => uiMessageOf(message, { apiUrl, open, hostCalls: log.calls.get(message.id) }) as UI_MESSAGE,
     );
+    return withTurnErrors(messages, log.errors);
   }
 
   /**
@@ -286,8 +289,9 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
       return session.regenerate(from);
     }
     const { text, attachments, files } = contentOf(last);
+    const context = this.#options.hostContext;
     const send = {
-      hostContext: this.#options.hostContext,
+      hostContext: typeof context === 'function' ? context() : context,
       ...(attachments.length > 0 && { attachments }),
       ...(files.length > 0 && { files }),
       ...(isRecord(metadata) && { metadata }),
@@ -344,12 +348,16 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
   }
 
   /**
-   * The host tool calls of the session's answers, by the answer's message id, from the log (a stored
-   * message lists its backend tools, not the calls its host performed): each call with its result.
+   * What the log adds to the stored messages: each answer's host tool calls (`tool_call`, settled by
+   * `action.resolved`), and each failed turn's errors (`session.error`), by the message they go
+   * under: the answer its run wrote, else the user message that started the run.
    */
-  async #hostCalls(sessionId: string): Promise<Map<string, HostCall[]>> {
+  async #fromLog(sessionId: string): Promise<{ calls: Map<string, HostCall[]>; errors: LoggedError[] }> {
     const calls = new Map<string, HostCall[]>();
     const byId = new Map<string, HostCall>();
+    const errors: LoggedError[] = [];
+    // The messages each run wrote, as the log names them: the user's first, then its answer's.
+    const written = new Map<string, { user?: string; answer?: string }>();
     const path = `/api/sessions/${encodeURIComponent(sessionId)}/events`;
     for (let after = 0; ; ) {
       const page = await this.client.request<{ events: SwitchboardEvent[]; has_more: boolean }>(
@@ -357,6 +365,20 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
         `${path}?after=${after}&limit=1000`,
       );
       for (const listed of page.events) {
+        const run = listed.run_id ?? '';
+        const messageId = (listed.data as { message_id?: unknown } | undefined)?.message_id;
+        if (typeof messageId === 'string' && run) {
+          const seen = written.get(run) ?? {};
+          if (listed.type === 'user.message') seen.user ??= messageId;
+          else seen.answer ??= messageId;
+          written.set(run, seen);
+        }
+        if (listed.type === 'session.error') {
+          const { code, message } = listed.data;
+          const seen = written.get(run);
+          errors.push({ seq: listed.seq, answer: seen?.answer, user: seen?.user, data: { code, message } });
+          continue;
+        }
         if (listed.type !== 'tool_call' && listed.type !== 'action.resolved') continue;
         // An event too large for a page is read whole.
         const event =
@@ -376,7 +398,7 @@ export class SwitchboardChatTransport<UI_MESSAGE extends UIMessage = UIMessage>
           }
         }
       }
-      if (!page.has_more || page.events.length === 0) return calls;
+      if (!page.has_more || page.events.length === 0) return { calls, errors };
       after = page.events.at(-1)?.seq ?? after;
     }
   }

@@ -53,8 +53,8 @@ export interface ChatViewProps extends ChatSlots {
 export type SwitchboardChatProps = UseSwitchboardChatOptions & ChatViewProps;
 
 /** The log follows the conversation down while it is at its end: a person who scrolled up to read stays there. */
-function useFollow(changes: unknown[]) {
-  const log = useRef<HTMLDivElement>(null);
+export function useFollow<T extends HTMLElement = HTMLDivElement>(changes: unknown[]) {
+  const log = useRef<T>(null);
   const following = useRef(true);
   const followedTo = useRef(0);
   const follow = useCallback(() => {

@@ -12,7 +12,7 @@ import { AgentPicker, SwitchboardChat, ThreadList } from '../react-dom/index.ts'
 import { CLIENT_TOOLS } from './client-tools.ts';
 
 /** The agent the issue list is made for (demo/demo-agent.ts): with another one, the page is the chat alone. */
-const DEMO_AGENT = 'demo';
+export const DEMO_AGENT = 'demo';
 
 /** An issue of the host's own app. */
 export interface Issue {
@@ -32,7 +32,7 @@ const INITIAL_ISSUES: Issue[] = [
 ];
 const STATUSES = ['all', 'open', 'closed'] as const;
 type Filter = (typeof STATUSES)[number];
-interface AppState {
+export interface AppState {
   issues: Issue[];
   filter: Filter;
 }
@@ -41,7 +41,7 @@ const visibleIssues = ({ issues, filter }: AppState) =>
   issues.filter((issue) => filter === 'all' || issue.status === filter);
 
 /** The issue list, kept in sessionStorage so that a reload keeps it. */
-function useIssues() {
+export function useIssues() {
   const [state, setState] = useState<AppState>(
     () =>
       JSON.parse(sessionStorage.getItem('switchboard-app') ?? 'null') ?? {
@@ -87,7 +87,7 @@ function useIssues() {
 }
 
 /** The host actions the agent may call on the issue list, declared in `host_context.actions`. */
-function issueActions({
+export function issueActions({
   setFilter,
   closeIssue,
   setChange,
@@ -127,7 +127,37 @@ function issueActions({
   };
 }
 
-function Issues({ issues }: { issues: ReturnType<typeof useIssues> }) {
+/** Who the page is, for the agent: what it shows and can do, sent with every message. */
+const HOST = { name: 'Switchboard demo page', kind: 'browser' } as const;
+
+/**
+ * The page's host context: the issue list's view and filter when it shows (the demo agent), else who
+ * the page is. The actions a hook adds itself; `withActions` lists them too, for a transport.
+ */
+export function pageContext(
+  state: AppState | undefined,
+  withActions?: Record<string, HostActionOption>,
+): HostContextInput {
+  if (!state) return { host: HOST };
+  return {
+    host: HOST,
+    view: {
+      name: 'issues',
+      description: 'An issue tracker: a list of issues with a status filter.',
+      data: { issues: visibleIssues(state) },
+      state: { filter: state.filter },
+    },
+    ...(withActions && {
+      actions: Object.entries(withActions).flatMap(([name, action]) =>
+        typeof action === 'function'
+          ? []
+          : [{ name, description: action.description, parameters: action.parameters }],
+      ),
+    }),
+  };
+}
+
+export function Issues({ issues }: { issues: ReturnType<typeof useIssues> }) {
   const { state, flash, change, setFilter } = issues;
   const visible = visibleIssues(state);
   // On a phone the list folds away under its header, so that the chat keeps the screen.
@@ -314,18 +344,7 @@ export function DemoApp({ client, requestedAgent }: DemoAppProps) {
 
   if (!agents && !problem) return null;
   const showsApp = agent?.id === DEMO_AGENT;
-  const host = { name: 'Switchboard demo page', kind: 'browser' } as const;
-  const hostContext: HostContextInput = showsApp
-    ? {
-        host,
-        view: {
-          name: 'issues',
-          description: 'An issue tracker: a list of issues with a status filter.',
-          data: { issues: visibleIssues(issues.state) },
-          state: { filter: issues.state.filter },
-        },
-      }
-    : { host };
+  const hostContext = pageContext(showsApp ? issues.state : undefined);
   return (
     <div className="page">
       <header className="topbar">

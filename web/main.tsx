@@ -6,9 +6,9 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { SwitchboardChatTransport } from '../ai-sdk/index.ts';
-import { createClient } from '../client/index.ts';
-import { DemoApp } from './demo-app.tsx';
-import { UseChatView } from './use-chat-view.tsx';
+import { createClient, type HostContextInput } from '../client/index.ts';
+import { DEMO_AGENT, DemoApp } from './demo-app.tsx';
+import { UseChatDemo } from './use-chat-demo.tsx';
 
 // Who the page is: the sandbox hands it a token for its demo user (/sandbox/token exists only in
 // the sandbox). Without one (a sandbox started with --anonymous) it sends none. A real host gets
@@ -58,11 +58,26 @@ if (params.get('view') === 'use-chat') {
             (session) => session.agent_id,
             () => undefined,
           ));
-  const transport = new SwitchboardChatTransport({ client, ...(agentId && { agentId }) });
+  // The page's view goes with every message (the issue list, for the demo agent): read at each send.
+  const context: { current: HostContextInput | undefined } = { current: undefined };
+  const transport = new SwitchboardChatTransport({
+    client,
+    ...(agentId && { agentId }),
+    hostContext: () => context.current,
+  });
+  // The agent a new chat goes to, when the address names none: the server's default.
+  const shownAgent =
+    agentId ??
+    (await client.agents().then(
+      (list) => list.default_agent_id,
+      () => null,
+    ));
   // A chat this page just made does not exist yet: nothing to read, no turn to resume.
   const initialMessages = fresh ? [] : await transport.loadMessages(chatId);
   root.render(
-    <UseChatView
+    <UseChatDemo
+      showsApp={shownAgent === DEMO_AGENT}
+      context={context}
       transport={transport}
       chatId={chatId}
       initialMessages={initialMessages}

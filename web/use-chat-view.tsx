@@ -15,8 +15,10 @@ import {
   type UIMessage,
 } from 'ai';
 import { type ChangeEvent, type FormEvent, useEffect, useRef, useState } from 'react';
-import type { SwitchboardChatTransport, SwitchboardMessageMetadata } from '../ai-sdk/index.ts';
+import type { SwitchboardChatTransport, SwitchboardMessageMetadata, TurnErrorData } from '../ai-sdk/index.ts';
 import type { PendingAction } from '../client/index.ts';
+import type { HostActionOption } from '../react/index.ts';
+import { useFollow } from '../react-dom/chat.tsx';
 import { CLIENT_TOOLS } from './client-tools.ts';
 
 type FilePart = Extract<UIMessage['parts'][number], { type: 'file' }>;
@@ -39,6 +41,8 @@ export interface UseChatViewProps {
   agentId?: string;
   /** Whether the chat may have a turn running to resume: false for a chat this page just made (nothing to fetch). */
   resume?: boolean;
+  /** The page's host actions, by name: a call of one is answered with its handler's result. */
+  actions?: Record<string, HostActionOption>;
 }
 
 /** A question the agent asked, as the transport's data part carries it: open, then answered. */
@@ -275,7 +279,11 @@ export function UseChatView({
   initialMessages,
   agentId,
   resume = true,
+  actions,
 }: UseChatViewProps) {
+  // useChat keeps its first callbacks: they read the page's latest actions here.
+  const actionsNow = useRef(actions);
+  actionsNow.current = actions;
   const {
     messages,
     status,
@@ -290,11 +298,25 @@ export function UseChatView({
     id: chatId,
     messages: initialMessages,
     transport,
-    // A client tool this page has is answered at once; the answer goes with the next request.
-    onToolCall: ({ toolCall }) => {
-      const run = CLIENT_TOOLS[toolCall.toolName];
-      if (run)
-        void addToolOutput({ tool: toolCall.toolName, toolCallId: toolCall.toolCallId, output: run() });
+    // A client tool or a host action this page has is answered at once; the answer goes with the
+    // next request. A handler that throws answers with its error.
+    onToolCall: async ({ toolCall }) => {
+      const { toolName: tool, toolCallId } = toolCall;
+      const action = actionsNow.current?.[tool];
+      const handler = typeof action === 'function' ? action : action?.handler;
+      const context = { session: transport.client.session(chatId), callId: toolCallId, toolName: tool };
+      const run = CLIENT_TOOLS[tool] ?? (handler && ((input: unknown) => handler(input, context)));
+      if (!run) return;
+      try {
+        void addToolOutput({ tool, toolCallId, output: await run(toolCall.input) });
+      } catch (failure) {
+        void addToolOutput({
+          tool,
+          toolCallId,
+          state: 'output-error',
+          errorText: String((failure as Error).message),
+        });
+      }
     },
     sendAutomaticallyWhen: (options) =>
       lastAssistantMessageIsCompleteWithApprovalResponses(options) ||
@@ -302,6 +324,8 @@ export function UseChatView({
   });
   const [input, setInput] = useState('');
   const [files, setFiles] = useState<FilePart[]>([]);
+  // The log follows the conversation down, as the hook view's does.
+  const { log, onScroll, followAgain } = useFollow<HTMLOListElement>([messages, error, status]);
   const [problem, setProblem] = useState<string>();
   // The ratings given on this page; the others are the stored ones (`metadata.rating`).
   const [ratings, setRatings] = useState<Record<string, 'up' | 'down' | null>>({});
@@ -329,7 +353,10 @@ export function UseChatView({
       .then(() => resumeStream());
   const lastAssistant = messages.findLast((m) => m.role === 'assistant');
   // An answer has ended when it streams no more and waits on nothing.
-  const ended = (message: UIMessage) => !(waiting && message === messages.at(-1)) && waitsOnNothing(message);
+  /** Whether a turn's error is in the answer: a failed turn has nothing stored to rate. */
+  const failed = (message: UIMessage) => message.parts.some((part) => part.type === 'data-switchboard-error');
+  const ended = (message: UIMessage) =>
+    !(waiting && message === messages.at(-1)) && waitsOnNothing(message) && !failed(message);
   const ratingOf = (message: UIMessage) =>
     message.id in ratings
       ? (ratings[message.id] ?? null)
@@ -365,6 +392,7 @@ export function UseChatView({
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    followAgain();
     const text = input.trim();
     if (!text && files.length === 0) return;
     void sendMessage({ text: text || 'What is in the file I attached?', files });
@@ -372,10 +400,10 @@ export function UseChatView({
     setFiles([]);
   };
   return (
-    <main id="chat" className="panel" data-status={resumed ? status : 'resuming'} aria-label="Chat">
-      <header>
-        <h1>{agent?.name ?? 'useChat'}</h1>
-        <span className="grow">AI SDK useChat, on SwitchboardChatTransport</span>
+    <main id="chat" className="sb-chat" data-status={resumed ? status : 'resuming'} aria-label="Chat">
+      <header className="sb-header">
+        <h1 className="sb-title">{agent?.name ?? 'useChat'}</h1>
+        <span className="sb-activity">AI SDK useChat, on SwitchboardChatTransport</span>
         <nav className="views">
           <a
             id="to-hook"
@@ -387,7 +415,7 @@ export function UseChatView({
           </a>
         </nav>
       </header>
-      <ol id="log">
+      <ol id="log" className="sb-log" ref={log} onScroll={onScroll}>
         {messages.map((message) =>
           message.role === 'user' ? (
             <UserMessage
@@ -428,6 +456,14 @@ export function UseChatView({
                     />
                   );
                 if (part.type === 'file') return <Files key={key} files={[part]} />;
+                if (part.type === 'data-switchboard-error') {
+                  const { code, message: text } = part.data as TurnErrorData;
+                  return (
+                    <p key={key} className="error turn-error" role="alert" data-code={code}>
+                      {code}: {text}
+                    </p>
+                  );
+                }
                 return null;
               })}
               {message.role === 'assistant' && ended(message) && (
@@ -456,45 +492,58 @@ export function UseChatView({
           ),
         )}
       </ol>
-      {error && <p id="error">{error.message}</p>}
-      {problem && <p id="problem">{problem}</p>}
-      {messages.length === 0 && (agent?.suggestions?.length ?? 0) > 0 && (
-        <div id="suggestions">
+      {/* useChat's latest error, unless the answer already shows it under its turn. */}
+      {error && !(messages.at(-1) && failed(messages.at(-1)!)) && (
+        <p id="error" className="error" role="alert">
+          {error.message}
+        </p>
+      )}
+      {problem && (
+        <p id="problem" className="error" role="alert">
+          {problem}
+        </p>
+      )}
+      {(agent?.suggestions?.length ?? 0) > 0 && (
+        <div id="suggestions" className="sb-suggestions">
           {agent?.suggestions?.map((text) => (
             <button
               key={text}
               type="button"
               className="suggestion"
-              onClick={() => void sendMessage({ text })}
+              onClick={() => {
+                followAgain();
+                void sendMessage({ text });
+              }}
             >
               {text}
             </button>
           ))}
         </div>
       )}
-      <div id="pending-files">
+      <div id="pending-files" className="sb-pending-files">
         {files.map((file) => (
           <span key={fileIdOf(file)} className="file" data-file-id={fileIdOf(file)}>
             File: {file.filename}
           </span>
         ))}
       </div>
-      <form id="composer" onSubmit={submit}>
-        <label className="attach" title="Attach a file">
+      <form id="composer" className="sb-composer" onSubmit={submit}>
+        <label className="sb-attach">
           Attach
-          <input type="file" id="file" aria-label="Attach a file" onChange={attach} />
+          <input type="file" id="file" className="sb-file" onChange={attach} />
         </label>
         <input
           id="message"
+          className="sb-input"
           value={input}
           onChange={(e) => setInput(e.target.value)}
           placeholder="Type a message"
           aria-label="Message"
         />
-        <button id="send" className="primary" type="submit" disabled={busy}>
+        <button id="send" className="sb-send primary" type="submit" disabled={busy}>
           Send
         </button>
-        <button id="stop" type="button" disabled={!busy} onClick={() => void stop()}>
+        <button id="stop" className="sb-cancel" type="button" disabled={!busy} onClick={() => void stop()}>
           Stop
         </button>
       </form>

@@ -37,7 +37,7 @@ beforeAll(async () => {
   const app = createSwitchboard();
   app.registerChatCompletionsAgent(demoModelAgent({ baseURL: model.baseURL, apiKey: KEY }));
   // Signed in as the page is under `npm run start:model`: it takes its token from /sandbox/token.
-  sandbox = await startSandbox({ app, port: 0, logLevel: 'ERROR', jwt: true });
+  sandbox = await startSandbox({ app, port: 0, logLevel: 'SILENT', jwt: true });
   browser = await launchChromium();
 });
 
@@ -188,5 +188,64 @@ describe.skipIf(!haveChromium)('the model demo on the hook view: files and error
     await page.reload();
     await page.locator('.sb-connection[data-status="open"]').waitFor();
     await expect.poll(() => page.locator('.turn-error').count()).toBe(2);
+  });
+});
+
+describe.skipIf(!haveChromium)('the model demo on the useChat view', () => {
+  const [, phone] = VIEWPORTS;
+
+  it('is the same demo: the issue list beside it, and every suggested prompt reaches its feature', async () => {
+    const page = await openAt(phone!, '/?view=use-chat');
+    const ready = () => page.locator('#chat[data-status="ready"]').waitFor();
+    await page.locator('h1', { hasText: DEMO_INFO.name }).waitFor();
+    expect(await page.locator('#suggestions .suggestion').allTextContents()).toEqual(DEMO_INFO.suggestions);
+    expect(await page.locator('#issues li').count()).toBe(6);
+    const suggestion = (text: string) => page.locator('#suggestions .suggestion', { hasText: text }).click();
+    const tool = (name: string) => page.locator(`.tool[data-tool="${name}"]`).last();
+
+    await suggestion('Count the words in this sentence');
+    await answer(page, 'That sentence has 6 words');
+    await ready();
+
+    // An approval: useChat approves or denies (edited arguments are the hook view's).
+    await suggestion('Refund order 1042');
+    await tool('issue_refund').locator('.approve').click();
+    await answer(page, 'The refund is done.');
+    await ready();
+
+    await suggestion('Help me choose a plan');
+    await page.locator('.card.user_question .option', { hasText: 'Team' }).click();
+    await answer(page, 'A fine choice: that plan it is.');
+    await ready();
+
+    await suggestion('What time is it here?');
+    await answer(page, 'That is the time your device gave.');
+    await ready();
+
+    // The page's actions, answered by this page's handlers: its issue list changes.
+    await suggestion('Show only closed issues');
+    await answer(page, 'Done: your page shows the closed issues.');
+    expect(await page.locator('#filters [aria-pressed="true"]').textContent()).toBe('Closed');
+    await ready();
+    await suggestion('Close issue #2');
+    await answer(page, 'Done: issue #2 is closed.');
+    await page.locator('#issue-change', { hasText: 'The agent closed issue #2.' }).waitFor();
+    await ready();
+
+    await suggestion('Tell me a long story');
+    await answer(page, 'Once upon a time');
+    await page.locator('#stop').click();
+    await ready();
+    // The useChat view has no connection indicator: useChat has no such state.
+    await expectInView(page, ['.sb-composer', '.sb-input', '.sb-send', '.sb-activity', '.sb-log']);
+
+    // A failed turn: its error under it, also after a reload.
+    await page.locator('#message').fill(`${FAILING} in useChat`);
+    await page.locator('#send').click();
+    await page.locator('.turn-error[data-code="model_error"]').waitFor();
+    expect(await page.locator('#error').count()).toBe(0);
+    await page.reload();
+    await page.locator('.turn-error[data-code="model_error"]').waitFor();
+    expect(consoleErrors(page)).toEqual([]);
   });
 });

@@ -578,7 +578,7 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       await idle(page);
       await page.locator('#to-use-chat').click();
       await page.locator('#chat[data-status="ready"]').waitFor();
-      expect(await page.locator('#chat .msg.user').allTextContents()).toEqual(['one two']);
+      expect(await page.locator('#chat .msg.user .text').allTextContents()).toEqual(['one two']);
       await page.locator('#chat .msg.assistant .text', { hasText: 'You wrote 2 words' }).waitFor();
       await expectFits(page, viewport);
       await page.screenshot({

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoAgent } from '../../demo/demo-agent.ts';
 import { createSwitchboard } from '../../lib/index.ts';
 import { type Sandbox, startSandbox } from '../../sandbox/sandbox.ts';
-import { haveChromium, launchChromium, VIEWPORTS } from '../support/browser.ts';
+import { haveChromium, launchChromium, seriousViolations, VIEWPORTS } from '../support/browser.ts';
 import { gatedAgent } from '../support/gated-agent.ts';
 import { pauseAgents } from '../support/pause-agents.ts';
 import { sessionIds } from '../support/sandbox.ts';
@@ -105,6 +105,16 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
       expect(await page.locator('.msg.user .text').allTextContents()).toEqual([say('stream me')]);
       expect(await answers(page)).toEqual(['Hello world.']);
       expect(await sideways(page)).toBeLessThanOrEqual(0);
+    });
+
+    it('no serious or critical accessibility violation (axe-core, contrast included): an approval and a question waiting', async () => {
+      const page = await openPage(viewport, sid('axe'), 'pauser');
+      await page.locator('#message').fill('two');
+      await page.locator('#send').click();
+      await page.locator('.tool[data-tool="wire_money"] .approve').waitFor();
+      await page.locator('.card.user_question .option').first().waitFor();
+      await ready(page);
+      expect(await seriousViolations(page)).toEqual([]);
     });
 
     it('a tool approval: the buttons answer it through addToolApprovalResponse and the turn goes on', async () => {
@@ -317,12 +327,12 @@ describe.skipIf(!haveChromium)('the useChat view at parity with the demo’s hoo
     contexts.push(context);
     const page = await context.newPage();
     await page.goto(`${sandbox.url}/?agent=demo`);
-    await page.locator('#connection[data-status="open"]').waitFor();
-    const idle = () => page.locator('#cancel[disabled]').waitFor();
-    await page.locator('#file').setInputFiles(NOTE);
-    await page.locator('#pending-files .file', { hasText: 'File: note.txt' }).waitFor();
-    await page.locator('#message').fill('What is in this file?');
-    await page.locator('#send').click();
+    await page.locator('.sb-connection[data-status="open"]').waitFor();
+    const idle = () => page.locator('.sb-cancel[disabled]').waitFor();
+    await page.locator('.sb-file').setInputFiles(NOTE);
+    await page.locator('.sb-pending-files .file', { hasText: 'File: note.txt' }).waitFor();
+    await page.locator('.sb-input').fill('What is in this file?');
+    await page.locator('.sb-send').click();
     await page.locator('.msg.assistant', { hasText: 'note.txt has 9 words' }).waitFor();
     await idle();
     await page.locator('.suggestion', { hasText: 'Show only closed issues' }).click();
@@ -355,7 +365,7 @@ describe.skipIf(!haveChromium)('the useChat view at parity with the demo’s hoo
 
     // Back in the hook view, the same session: the answer given here is there.
     await page.locator('#to-hook').click();
-    await page.locator('#connection[data-status="open"]').waitFor();
+    await page.locator('.sb-connection[data-status="open"]').waitFor();
     await page.locator('.msg.assistant', { hasText: 'Team it is: a fine choice.' }).waitFor();
     await page.locator('.msg.user .file', { hasText: 'note.txt' }).waitFor();
   });
@@ -365,7 +375,7 @@ describe.skipIf(!haveChromium)('the useChat view at parity with the demo’s hoo
     contexts.push(context);
     const page = await context.newPage();
     await page.goto(`${sandbox.url}/?agent=demo`);
-    await page.locator('#connection[data-status="open"]').waitFor();
+    await page.locator('.sb-connection[data-status="open"]').waitFor();
     await page.locator('.suggestion', { hasText: 'Refund order 1042' }).click();
     await page.locator('.card.tool_approval .approve').waitFor();
     await page.locator('#to-use-chat').click();

@@ -96,9 +96,12 @@ type BoxedWindow = typeof globalThis & {
  * within the window, and the newest thing lies within the log's visible part. Polled: the log
  * follows after the render. The page itself is no higher than the window: the log is what scrolls.
  */
-export async function expectInView(page: Page) {
+/** What stays on the screen of a chat: its composer, its field and Send, its status line, its log. */
+const IN_VIEW = ['.sb-composer', '.sb-input', '.sb-send', '.sb-connection', '.sb-activity', '.sb-log'];
+
+export async function expectInView(page: Page, controls = IN_VIEW) {
   const outside = () =>
-    page.evaluate(() => {
+    page.evaluate((controls) => {
       const w = globalThis as BoxedWindow;
       const boxOf = (selector: string) => w.document.querySelector(selector)?.getBoundingClientRect();
       const within = (box: Box | undefined, frame: Box) =>
@@ -111,11 +114,9 @@ export async function expectInView(page: Page) {
       const { scrollHeight } = w.document.documentElement;
       return [
         ...(scrollHeight > w.innerHeight + 1 ? ['the page itself scrolls'] : []),
-        ...['.sb-composer', '.sb-input', '.sb-send', '.sb-connection', '.sb-activity', '.sb-log'].filter(
-          (selector) => !within(boxOf(selector), screen),
-        ),
+        ...controls.filter((selector) => !within(boxOf(selector), screen)),
         ...(newest && !within(newest, log) ? ['the newest message in the log'] : []),
       ];
-    });
+    }, controls);
   await expect.poll(outside, { message: 'out of view' }).toEqual([]);
 }
