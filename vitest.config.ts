@@ -19,6 +19,7 @@ const LONGEST = [
   'test/unit/docs-examples.test.ts',
   'test/e2e/reattach.test.ts',
   'test/browser/use-chat.test.ts',
+  'test/browser/model-demo.test.ts',
   'test/bench/smoke.test.ts',
   'test/sandbox/dev-command.test.ts',
   'test/property/host-context.property.test.ts',

@@ -191,6 +191,65 @@ describe.skipIf(!haveChromium)('the model demo on the hook view: files and error
   });
 });
 
+describe.skipIf(!haveChromium)('the model demo on the hook view: rate, regenerate, edit, reload', () => {
+  const [, phone] = VIEWPORTS;
+
+  it('rates an answer (kept after a reload), regenerates it, edits the message with its file, and resumes a story after a reload', async () => {
+    const page = await openAt(phone!, '/');
+    const connected = () => page.locator('.sb-connection[data-status="open"]').waitFor();
+    await connected();
+    await page
+      .locator('.sb-file')
+      .setInputFiles({ name: 'plan.txt', mimeType: 'text/plain', buffer: Buffer.from('a plan') });
+    await page.locator('.sb-pending-files .file', { hasText: 'plan.txt' }).waitFor();
+    await page.locator('.sb-input').fill('Read the file');
+    await page.locator('.sb-send').click();
+    await answer(page, 'I see your file');
+    await idle(page);
+
+    // A rating, read back after a reload.
+    const stored = page.waitForResponse((res) => res.url().endsWith('/feedback') && res.status() === 200);
+    await page.locator('.controls.answer [data-rating="up"]').click();
+    await page.locator('.controls.answer [data-rating="up"][aria-pressed="true"]').waitFor();
+    await stored;
+    await page.reload();
+    await connected();
+    await page.locator('.controls.answer [data-rating="up"][aria-pressed="true"]').waitFor();
+
+    // Regenerate: the answer is asked for again, in its place.
+    const first = await page.locator('.msg.assistant').last().getAttribute('data-message-id');
+    await page.locator('.regenerate').click();
+    await expect
+      .poll(() => page.locator('.msg.assistant').last().getAttribute('data-message-id'))
+      .not.toBe(first);
+    await answer(page, 'I see your file');
+    await idle(page);
+    expect(await page.locator('.msg.assistant').count()).toBe(1);
+
+    // An edit keeps the file: the model reads it again with the new words.
+    await page.locator('.controls.user-controls .edit').click();
+    await page.locator('.edit-field').fill('Read the file again');
+    await page.locator('.resend').click();
+    await page.locator('.msg.user', { hasText: 'Read the file again' }).waitFor();
+    await page.locator('.msg.user .file', { hasText: 'plan.txt' }).waitFor();
+    await answer(page, 'I see your file');
+    await idle(page);
+    expect(await page.locator('.msg.user').count()).toBe(1);
+
+    // A story held open by the model: a reload finds it running, and Cancel stops it.
+    await suggest(page, 'Tell me a long story');
+    await answer(page, 'Once upon a time');
+    await page.reload();
+    await connected();
+    await answer(page, 'Once upon a time');
+    await page.locator('.sb-cancel:not([disabled])').click();
+    await page.locator('.note', { hasText: 'Stopped.' }).waitFor();
+    await idle(page);
+    await expectInView(page);
+    expect(consoleErrors(page)).toEqual([]);
+  });
+});
+
 describe.skipIf(!haveChromium)('the model demo on the useChat view', () => {
   const [, phone] = VIEWPORTS;
 

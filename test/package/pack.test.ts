@@ -53,7 +53,8 @@ import { Switchboard, type SwitchboardProps } from 'switchboard/infra';
 import { mintDevToken, type SandboxOptions, startSandbox } from 'switchboard/sandbox';
 import { createClient } from 'switchboard/client';
 import { type SwitchboardChat, type UseSwitchboardChatOptions, useSwitchboardChat } from 'switchboard/react';
-import { AgentPicker, SwitchboardChat, type SwitchboardChatProps, ThreadList } from 'switchboard/react-dom';
+// The component shares its name with the hook's state type: a project that uses both renames one.
+import { AgentPicker, SwitchboardChat as Chat, type SwitchboardChatProps, ThreadList } from 'switchboard/react-dom';
 import { SwitchboardChatTransport } from 'switchboard/ai-sdk';
 import type { ChatTransport, UIMessage } from 'ai';
 
@@ -69,7 +70,7 @@ const transport: ChatTransport<UIMessage> = new SwitchboardChatTransport({ url: 
 const hook: (options: UseSwitchboardChatOptions) => SwitchboardChat = useSwitchboardChat;
 // The whole chat for the web takes the hook's options and its own.
 const chatProps: SwitchboardChatProps = { ...chat, title: 'Support', suggestions: ['Hi'] };
-const components = [SwitchboardChat, ThreadList, AgentPicker];
+const components = [Chat, ThreadList, AgentPicker];
 export { Switchboard, mintDevToken, startSandbox, props, options, chat, own, hook, transport, chatProps, components };
 `;
 
