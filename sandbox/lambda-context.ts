@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
+import { suppressTracing } from '@opentelemetry/core';
 import type { Context } from 'aws-lambda';
 
 /** What the sandbox knows about the function it pretends to run. */
@@ -49,4 +51,21 @@ export function createLambdaContext(options: LambdaContextOptions): Context {
     fail: legacy,
     succeed: legacy,
   };
+}
+
+/**
+ * Runs one invocation of a function as Lambda runs it: in a context of its own. Every function runs
+ * in this one process, so a span (or a scope a middleware entered) of one invocation must not be
+ * the parent of another's.
+ */
+export function asInvocation<T>(invoke: () => Promise<T>): Promise<T> {
+  return context.with(ROOT_CONTEXT, invoke);
+}
+
+/**
+ * Runs what Lambda's own services do for a function (the event source's receive and delete) with
+ * tracing suppressed: on AWS they are no call of the function's, and make no span of its.
+ */
+export function untraced<T>(call: () => Promise<T>): Promise<T> {
+  return context.with(suppressTracing(ROOT_CONTEXT), call);
 }

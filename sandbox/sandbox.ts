@@ -21,6 +21,7 @@ import {
   type Permissions,
   parseSettings,
   type Runtime,
+  type TraceSettings,
 } from '../lib/config/index.ts';
 import {
   AGUI_CORS,
@@ -92,6 +93,11 @@ export interface SandboxOptions {
   idleTimeoutMs?: number;
   maxConnectionMs?: number;
   logLevel?: string;
+  /**
+   * Trace the functions (OpenTelemetry): their spans go to these processors (a test's in-memory
+   * exporter), with this share of traces kept. Off when absent.
+   */
+  traces?: TraceSettings;
   /**
    * Who a bearer token is (HTTP `Authorization: Bearer …`, WebSocket `?token=…`), as an API Gateway
    * authoriser would say; null refuses the request (403). Without it every caller is `anonymous`.
@@ -399,8 +405,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         refKeySecret,
       }),
     });
+  const traced = options.traces && { tracing: true, traces: options.traces };
   const runtimes = Object.fromEntries(
-    FUNCTION_NAMES.map((fn) => [fn, createRuntime(configOf(fn))]),
+    FUNCTION_NAMES.map((fn) => [fn, createRuntime({ ...configOf(fn), ...traced })]),
   ) as Record<FunctionName, Runtime>;
   // Every handler is built from the app, and built again when it is reloaded: the handlers keep
   // nothing of their own between invocations, and what a turn holds lives in the table.

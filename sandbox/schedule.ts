@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { createLambdaContext } from './lambda-context.ts';
+import { asInvocation, createLambdaContext } from './lambda-context.ts';
 
 /** Options of {@link startSchedule}. */
 export interface ScheduleOptions {
@@ -64,7 +64,7 @@ export function startSchedule(options: ScheduleOptions): Schedule {
       accountId: event.account,
     });
     try {
-      await options.handler(event, context);
+      await asInvocation(() => options.handler(event, context));
     } catch (error) {
       console.error('[schedule] run failed:', error);
     }

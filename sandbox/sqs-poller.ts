@@ -6,7 +6,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { createLambdaContext } from './lambda-context.ts';
+import { asInvocation, createLambdaContext, untraced } from './lambda-context.ts';
 import { recordsToDelete, toSqsRecord } from './sqs-records.ts';
 import { withTimeout } from './timeout.ts';
 
@@ -105,7 +105,7 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
       ...(options.clock && { clock: options.clock }),
     });
     const work = Promise.resolve()
-      .then(() => handler({ Records: records }, context))
+      .then(() => asInvocation(() => handler({ Records: records }, context)))
       .then(
         (response): Outcome => ({ response: response ?? undefined }),
         (error: unknown) => ({ error }),
@@ -125,11 +125,13 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
     }
     const done = recordsToDelete(records, outcome.response);
     if (done.length === 0) return;
-    const { Failed } = await sqs.send(
-      new DeleteMessageBatchCommand({
-        QueueUrl: queueUrl,
-        Entries: done.map((record, i) => ({ Id: String(i), ReceiptHandle: record.receiptHandle })),
-      }),
+    const { Failed } = await untraced(() =>
+      sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: done.map((record, i) => ({ Id: String(i), ReceiptHandle: record.receiptHandle })),
+        }),
+      ),
     );
     if (Failed?.length) console.error('[sqs-poller] could not delete:', Failed);
   }
@@ -141,15 +143,17 @@ export async function startSqsPoller(options: SqsPollerOptions): Promise<SqsPoll
         continue;
       }
       try {
-        const { Messages } = await sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: queueUrl,
-            MaxNumberOfMessages: batchSize,
-            WaitTimeSeconds: options.waitTimeSeconds ?? 1,
-            MessageSystemAttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          }),
-          { abortSignal: stopping.signal },
+        const { Messages } = await untraced(() =>
+          sqs.send(
+            new ReceiveMessageCommand({
+              QueueUrl: queueUrl,
+              MaxNumberOfMessages: batchSize,
+              WaitTimeSeconds: options.waitTimeSeconds ?? 1,
+              MessageSystemAttributeNames: ['All'],
+              MessageAttributeNames: ['All'],
+            }),
+            { abortSignal: stopping.signal },
+          ),
         );
         // Received after stop(): leave them to come back after their visibility timeout, as a
         // Lambda event source being shut down would, rather than start turns nobody will stop.

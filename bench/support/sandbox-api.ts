@@ -15,11 +15,12 @@ export async function api<J = Record<string, unknown>>(
   method: string,
   path: string,
   body?: unknown,
-  options: { token?: string; type?: string } = {},
+  options: { token?: string; type?: string; headers?: Record<string, string> } = {},
 ) {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: {
+      ...options.headers,
       ...(options.token !== undefined && { authorization: `Bearer ${options.token}` }),
       ...(body !== undefined && { 'content-type': options.type ?? 'application/json' }),
     },

@@ -23,6 +23,7 @@ import {
   telemetry,
 } from '../handlers/middleware/index.ts';
 import { lazyRuntime } from '../handlers/runtime.ts';
+import { SpanKind } from '../telemetry/index.ts';
 import { errorResponse } from '../transport/index.ts';
 import { acceptRun } from './accept.ts';
 import { followRun, sseOf } from './follow.ts';
@@ -126,7 +127,7 @@ export function createAguiHandler(
   const marginMs = options.marginMs ?? 5_000;
   const handler = pipeline<AguiRequest, null>(
     [
-      telemetry(rt),
+      telemetry(rt, undefined, () => ({ name: 'POST /agui', kind: SpanKind.SERVER })),
       // A refused request is answered before any event, as every other route answers it.
       errors((error, { sink }) => {
         const response = errorResponse(error, rt().logger, { maskServerErrors: app.maskServerErrors });

@@ -9,6 +9,7 @@ import {
   parseSettings,
   type Runtime,
   type Settings,
+  type TraceSettings,
 } from '../config/index.ts';
 import {
   ContextLogFormatter,
@@ -47,8 +48,10 @@ export interface RuntimeConfig {
   metricsNamespace?: string;
   /** The `service` of log lines and metrics. Default `switchboard`. */
   service?: string;
-  /** Record X-Ray subsegments (loads the tracer on first use). Default false. */
+  /** Record OpenTelemetry spans (loads the SDK on first use). Default false. */
   tracing?: boolean;
+  /** Where the spans go when tracing (span processors) and the share of traces kept. */
+  traces?: TraceSettings;
   /** The session-ref key itself (the sandbox keeps one in its data folder); else `refKeySecret`. */
   refKey?: string;
   /** The Secrets Manager secret (ARN or name) that holds the session-ref key, as the construct deploys it. */
@@ -143,6 +146,7 @@ export function createRuntime(config: RuntimeConfig): Runtime {
       onError: (error) => logger.warn('Could not publish metrics', { error: String(error) }),
     }),
     tracing: config.tracing ?? false,
+    ...(config.traces && { traces: config.traces }),
     service,
     clock: config.clock ?? Date.now,
     refKey: () => {

@@ -18,6 +18,7 @@ export {
   type ClientService,
   DYNAMODB_ATTEMPTS,
   type Runtime,
+  type TraceSettings,
 } from './runtime.ts';
 export {
   parseSettings,

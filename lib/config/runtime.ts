@@ -27,6 +27,17 @@ export type AwsClient =
   | ApiGatewayManagementApiClient
   | EventBridgeClient;
 
+/**
+ * Where a runtime's spans go: OpenTelemetry span processors (an OTLP exporter's batch processor, a
+ * test's in-memory one), and the share of traces kept (parent-based: a sampled parent keeps its
+ * children). The SDK's types are read as types only: nothing of it loads unless the runtime traces.
+ */
+export interface TraceSettings {
+  processors?: import('@opentelemetry/sdk-trace').SpanProcessor[];
+  /** The share of new traces kept, 0 to 1. Default 1. */
+  sampleRatio?: number;
+}
+
 /** Called with each AWS client of a runtime: see {@link Runtime.onClient}. */
 export type ClientHook = (service: ClientService, client: AwsClient) => void;
 
@@ -71,8 +82,10 @@ export interface Runtime {
   logger: Logger;
   /** The runtime's metrics, published as CloudWatch embedded metric format at the end of each turn and invocation. */
   metrics: RuntimeMetrics;
-  /** Whether the function records X-Ray subsegments (the construct's `tracing` prop). */
+  /** Whether the function records OpenTelemetry spans (the construct's `tracing` prop): see lib/telemetry/tracing.ts. */
   tracing: boolean;
+  /** Where the spans go and how many are kept, when the function traces. */
+  traces?: TraceSettings;
   /** The `service` of every log line, metric and trace. */
   service: string;
   /** The time in epoch milliseconds, the only one lib reads (runs, leases, expiry, rate limits, stamps): `Date.now`, or a test's clock. */

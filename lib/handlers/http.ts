@@ -3,6 +3,7 @@ import type { Switchboard } from '../agents/index.ts';
 import type { AuthorizerShape } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { NotFoundError } from '../errors/index.ts';
+import { SpanKind } from '../telemetry/index.ts';
 import { errorResponse } from '../transport/index.ts';
 import { HTTP_ROUTE_TABLE, type HttpRoute } from './http-routes.ts';
 import {
@@ -84,7 +85,15 @@ export function createHttpHandler(app: Switchboard, runtime?: Runtime) {
   const rt = lazyRuntime('http', runtime);
   return pipeline<Routed, APIGatewayProxyStructuredResultV2>(
     [
-      telemetry(rt),
+      // The request's span, `POST /api/chat`, continues a host's trace when it sends a `traceparent`.
+      telemetry(rt, undefined, (event) => ({
+        name:
+          event.routeKey && event.routeKey !== '$default'
+            ? event.routeKey
+            : `${event.requestContext?.http?.method} ${event.rawPath}`,
+        kind: SpanKind.SERVER,
+        carrier: { traceparent: event.headers?.traceparent },
+      })),
       errors((error) => errorResponse(error, rt().logger, { maskServerErrors: app.maskServerErrors })),
       schemas,
       route,

@@ -8,7 +8,8 @@ import { lazyRuntime } from './runtime.ts';
 /** The sweep's Lambda handler, run by the EventBridge rule once a minute. */
 export function createSweepHandler(app: Switchboard, runtime?: Runtime) {
   const rt = lazyRuntime('sweep', runtime);
-  return pipeline<ScheduledEvent, SweepReport>([telemetry(rt), schemas], async () =>
-    sweep(rt(), app, rt().clock()),
+  return pipeline<ScheduledEvent, SweepReport>(
+    [telemetry(rt, undefined, () => ({ name: 'sweep' })), schemas],
+    async () => sweep(rt(), app, rt().clock()),
   );
 }

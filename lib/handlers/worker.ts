@@ -1,5 +1,6 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Switchboard } from '../agents/index.ts';
+import { hostSessionId } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { RetryLaterError } from '../errors/index.ts';
 import { newId } from '../ids/index.ts';
@@ -12,7 +13,7 @@ import {
   TurnJobSchema,
   turnBudgetMs,
 } from '../runs/index.ts';
-import { traced, withLogKeys } from '../telemetry/index.ts';
+import { invocationLink, SpanKind, traced, withLogKeys } from '../telemetry/index.ts';
 import { pipeline, schemas, telemetry } from './middleware/index.ts';
 import { lazyRuntime } from './runtime.ts';
 
@@ -53,11 +54,26 @@ async function processRecord(inv: Invocation, record: SQSRecord, stopAt: number 
   await withLogKeys({ sessionId, runId, requestId }, () =>
     traced(
       inv.rt,
-      `### ${kind}`,
-      { sessionId, runId, requestId },
+      kind,
+      {
+        'switchboard.session.id': hostSessionId(sessionId),
+        'switchboard.run.id': runId,
+        'switchboard.request.id': requestId,
+        'switchboard.run.kind': kind,
+        'messaging.system': 'aws_sqs',
+        'messaging.message.id': record.messageId,
+      },
       () => runTurn(inv.rt, inv.app, job.data, inv.workerId, stopAt === undefined ? {} : { stopAt }),
-      // The trace of the request that queued the job (SQS's AWSTraceHeader), which Lambda links to this one.
-      { queuedBy: record.attributes.AWSTraceHeader },
+      {
+        kind: SpanKind.CONSUMER,
+        // The trace of the request that queued the job goes on here: its `traceparent` (a message
+        // attribute) or SQS's AWSTraceHeader. The batch's own invocation is linked.
+        carrier: {
+          traceparent: record.messageAttributes?.traceparent?.stringValue,
+          'x-amzn-trace-id': record.attributes.AWSTraceHeader,
+        },
+        links: invocationLink(),
+      },
     ),
   ).finally(() => inv.rt.metrics.flush());
 }
@@ -114,7 +130,7 @@ export function createWorkerHandler(app: Switchboard, runtime?: Runtime) {
   // resets the environment and its turns with it; an early throw would leave them to resume on a later
   // invocation. Each turn is stopped well before the timeout instead (see stopAtFor).
   return pipeline<SQSEvent, SQSBatchResponse>(
-    [telemetry(rt), schemas],
+    [telemetry(rt, undefined, () => ({ name: 'turns process', kind: SpanKind.CONSUMER })), schemas],
     async (event, context) => {
       const inv: Invocation = {
         rt: rt(),

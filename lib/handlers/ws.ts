@@ -34,6 +34,7 @@ import {
   setHostContext,
   subscribe,
 } from '../store/index.ts';
+import { SpanKind } from '../telemetry/index.ts';
 import { asSwitchboardError, errorFrame, framesOf, pushFrames } from '../transport/index.ts';
 import {
   authorizerClaims,
@@ -255,7 +256,11 @@ export function createWebSocketHandler(app: Switchboard, runtime?: Runtime) {
   const rt = lazyRuntime('ws', runtime);
   return pipeline<WebSocketEvent, WebSocketResult>(
     [
-      telemetry(rt, (event) => ({ connectionId: event.requestContext.connectionId })),
+      telemetry(
+        rt,
+        (event) => ({ connectionId: event.requestContext.connectionId }),
+        (event) => ({ name: `WebSocket ${event.requestContext.routeKey}`, kind: SpanKind.SERVER }),
+      ),
       errors((error, event): WebSocketResult => {
         // A refused connection has no body to carry the error: the upgrade's status says it.
         if (event.requestContext.routeKey === '$connect')

@@ -1,4 +1,3 @@
-export { openTrace, type Trace, traced } from './invocation.ts';
 export {
   addLogKeys,
   ContextLogFormatter,
@@ -16,3 +15,17 @@ export {
   type MetricsSink,
   stdoutSink,
 } from './metrics.ts';
+export {
+  currentSpanContext,
+  flushTraces,
+  invocationLink,
+  openTrace,
+  type SpanAttributes,
+  SpanKind,
+  type SpanStart,
+  spanAttributes,
+  spanEvent,
+  type Trace,
+  traced,
+  traceHeaders,
+} from './tracing.ts';

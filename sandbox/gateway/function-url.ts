@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { ResponseSink } from '../../lib/agui/index.ts';
 import type { CorsConfig } from '../../lib/contract/index.ts';
-import { createLambdaContext } from '../lambda-context.ts';
+import { asInvocation, createLambdaContext } from '../lambda-context.ts';
 import { corsPolicy } from './cors.ts';
 import { buildHttpEvent } from './http-event.ts';
 import { gatewayError, writeResponse } from './http-response.ts';
@@ -115,7 +115,7 @@ export function createFunctionUrl(options: FunctionUrlOptions, api: ApiIdentity)
     const timer = setTimeout(() => sink.cut(), timeoutMs);
     const release = running.take() as () => void;
     try {
-      await options.handler(event, sink, context);
+      await asInvocation(() => options.handler(event, sink, context));
     } catch (error) {
       console.error(`[function-url] ${functionName} failed:`, error);
       if (!res.headersSent) writeResponse(res, gatewayError(502, 'Internal Server Error'), awsId());

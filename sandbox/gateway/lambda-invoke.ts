@@ -1,4 +1,5 @@
 import type { Context } from 'aws-lambda';
+import { asInvocation } from '../lambda-context.ts';
 import { withTimeout } from '../timeout.ts';
 
 /**
@@ -99,7 +100,7 @@ export async function invokeLambda<E, R>(
   if (!release) return { kind: 'throttled' };
   const call = (async (): Promise<InvokeOutcome<R>> => {
     try {
-      const result = await handler(event, context);
+      const result = await asInvocation(() => handler(event, context));
       const bytes = payloadBytes(result);
       if (bytes > LAMBDA_RESULT_MAX_BYTES) {
         return { kind: 'failed', error: new Error(`Lambda refused a ${bytes}-byte result`) };

@@ -167,15 +167,21 @@ describe('function bundles', () => {
     }
   });
 
-  it('loads Powertools metrics on the first flush and the tracer with the X-Ray SDK only when tracing is on: lazy chunks', () => {
+  it('loads Powertools metrics on the first flush and the OpenTelemetry SDK only when tracing is on: lazy chunks, no X-Ray SDK', () => {
     for (const fn of ['http', 'ws', 'worker', 'sweep', 'agui'] as const) {
       const initial = [...packagesIn(fn, 'initial').keys()];
+      // The API alone (a no-op without a provider) may start with a function; the SDK may not.
       expect(
-        initial.filter((p) => /^(aws-xray-sdk-core|@aws-lambda-powertools\/(tracer|metrics))$/.test(p)),
+        initial.filter((p) =>
+          /^(aws-xray-sdk-core|@aws-lambda-powertools\/(tracer|metrics)|@opentelemetry\/(sdk-trace|core|resources|propagator-aws-xray))$/.test(
+            p,
+          ),
+        ),
         fn,
       ).toEqual([]);
       const all = packagesIn(fn, 'all');
-      expect(all.get('aws-xray-sdk-core'), fn).toBeGreaterThan(0);
+      expect(all.get('@opentelemetry/sdk-trace'), fn).toBeGreaterThan(0);
+      expect(all.has('aws-xray-sdk-core'), fn).toBe(false);
       expect(all.get('@aws-lambda-powertools/metrics'), fn).toBeGreaterThan(0);
     }
   });

@@ -1,0 +1,155 @@
+/**
+ * Spans, on the OpenTelemetry API alone (the SDK is trace-provider.ts, loaded on first use by a
+ * runtime that traces: `tracing` on). Without tracing every function here only runs what it is
+ * given. A span carries the session's id as the host knows it (never the owner scope of a session
+ * ref), the run's and the agent's ids, and names and counts: never a token, a key, a prompt or a
+ * completion (content capture is the model spans' own, off by default).
+ */
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Link,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  trace,
+} from '@opentelemetry/api';
+import type { Runtime } from '../config/index.ts';
+import { contextManager } from './trace-context.ts';
+import type { Tracing } from './trace-provider.ts';
+
+/** Span attributes as the runtime gives them: an undefined one is left out. */
+export type SpanAttributes = Record<string, string | number | boolean | string[] | undefined>;
+
+const tracings = new WeakMap<Runtime, Promise<Tracing & typeof import('./trace-provider.ts')>>();
+
+/** The runtime's tracing, started on first use. */
+function tracingOf(rt: Runtime) {
+  let started = tracings.get(rt);
+  if (!started) {
+    started = import('./trace-provider.ts').then((sdk) => ({ ...sdk, ...sdk.startTracing(rt) }));
+    tracings.set(rt, started);
+  }
+  return started;
+}
+
+const clean = (attributes: SpanAttributes): Attributes =>
+  Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined)) as Attributes;
+
+/** How a span starts beside its name and attributes. */
+export interface SpanStart {
+  kind?: SpanKind;
+  /** Spans this one follows from (a continuation links the turn that asked). */
+  links?: Link[];
+  /** Trace headers to continue (`traceparent`, `X-Amzn-Trace-Id`) instead of the current span. */
+  carrier?: Record<string, string | undefined>;
+}
+
+/**
+ * Runs `fn` in a span named `name` when the runtime traces (its children nest under it); a thrown
+ * error marks the span failed and is thrown on. Without tracing, simply runs `fn`.
+ */
+export async function traced<T>(
+  rt: Runtime,
+  name: string,
+  attributes: SpanAttributes,
+  fn: (span: Span | undefined) => Promise<T>,
+  start: SpanStart = {},
+): Promise<T> {
+  if (!rt.tracing) return fn(undefined);
+  contextManager();
+  const sdk = await tracingOf(rt);
+  // A carrier names the whole parent: the span continues that trace, not whatever runs around it.
+  const parent = start.carrier ? sdk.extractContext(start.carrier, ROOT_CONTEXT) : context.active();
+  const options = {
+    kind: start.kind ?? SpanKind.INTERNAL,
+    attributes: clean(attributes),
+    links: start.links ?? [],
+  };
+  return sdk.tracer.startActiveSpan(name, options, parent, async (span) => {
+    try {
+      return await fn(span);
+    } catch (error) {
+      sdk.failed(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** Where {@link openTrace} leaves the function that ends its span. */
+export interface Trace {
+  close?: (error?: unknown) => Promise<void>;
+}
+
+/**
+ * Opens the span of an invocation (`name`, e.g. `POST /api/chat`) and makes it current for the rest
+ * of it, continuing the trace the carrier names (a host's `traceparent`, Lambda's X-Ray header);
+ * leaves in `trace` the function that ends it and flushes the runtime's spans. The handler
+ * pipeline's `telemetry` middleware opens it before the handler and closes it after.
+ */
+export function openTrace(
+  rt: Runtime,
+  handle: Trace,
+  name: string,
+  attributes: SpanAttributes,
+  start: SpanStart = {},
+): Promise<void> | undefined {
+  if (!rt.tracing) return undefined;
+  // Entered now, before the first await: the rest of the invocation runs in this scope.
+  const scope = contextManager().openScope();
+  return tracingOf(rt).then((sdk) => {
+    // An invocation starts its own trace, or continues the one its event names: never the context
+    // something else left around it (the sandbox runs every function in one process).
+    const parent = sdk.extractContext(start.carrier ?? {}, ROOT_CONTEXT);
+    const span = sdk.tracer.startSpan(
+      name,
+      { kind: start.kind ?? SpanKind.SERVER, attributes: clean(attributes), links: start.links ?? [] },
+      parent,
+    );
+    scope.context = trace.setSpan(parent, span);
+    handle.close = async (error) => {
+      if (error) sdk.failed(span, error);
+      span.end();
+      await flushTraces(rt);
+    };
+  });
+}
+
+/** Adds what happened (a cancel, a lease taken over, a run lost) to the current span, if any. */
+export function spanEvent(name: string, attributes: SpanAttributes = {}): void {
+  trace.getActiveSpan()?.addEvent(name, clean(attributes));
+}
+
+/** Adds attributes learnt along the way (the session, the agent) to the current span, if any. */
+export function spanAttributes(attributes: SpanAttributes): void {
+  trace.getActiveSpan()?.setAttributes(clean(attributes));
+}
+
+/** The trace headers of the current span, to carry it across a hop (an SQS message); empty without one. */
+export async function traceHeaders(rt: Runtime): Promise<Record<string, string>> {
+  if (!rt.tracing || !trace.getActiveSpan()) return {};
+  return (await tracingOf(rt)).injectContext(context.active());
+}
+
+/** The current span's context as a link target (stored with a pause, linked by its continuation). */
+export function currentSpanContext() {
+  return trace.getActiveSpan()?.spanContext();
+}
+
+/** A link to the current span, if any (a turn links the batch invocation that ran it). */
+export function invocationLink(): Link[] {
+  const current = trace.getActiveSpan()?.spanContext();
+  return current ? [{ context: current }] : [];
+}
+
+/** Sends the runtime's finished spans on now (the end of an invocation or a turn). */
+export async function flushTraces(rt: Runtime): Promise<void> {
+  const started = tracings.get(rt);
+  if (!started) return;
+  await (await started).provider.forceFlush();
+}
+
+export { type Context, SpanKind };
