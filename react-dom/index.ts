@@ -18,5 +18,11 @@
 export { AgentPicker, type AgentPickerProps, type AgentSummary } from './agent-picker.tsx';
 export { RequestCard, type RequestCardProps } from './cards.tsx';
 export { type ChatViewProps, SwitchboardChat, type SwitchboardChatProps } from './chat.tsx';
-export type { ChatSlots } from './messages.tsx';
+export {
+  type ChatSlots,
+  type EditableFile,
+  MessageEditor,
+  type MessageEditorProps,
+  useEditing,
+} from './messages.tsx';
 export { ThreadList, type ThreadListProps } from './thread-list.tsx';

@@ -117,82 +117,140 @@ function AnswerControls({
   );
 }
 
+/** A file a message was sent with, as the editor offers to keep it. */
+export interface EditableFile {
+  id: string;
+  name: string;
+}
+
+/** The props of {@link MessageEditor}. */
+export interface MessageEditorProps {
+  /** The message's text, the field's first value. */
+  text: string;
+  /** The files it was sent with: each has a _Keep_ box, ticked. */
+  files: readonly EditableFile[];
+  /** Resend: the edited text and the ids of the files left ticked. */
+  onResend: (text: string, keptFileIds: string[]) => void;
+  /** Cancel, or Escape. */
+  onCancel: () => void;
+  className?: string;
+  messageId?: string;
+}
+
 /**
- * A user message: its text and the files sent with it. Edit opens it in a field: Resend sends it
- * changed, with the files left ticked; Cancel (or Escape) leaves it as it was.
+ * A sent message opened for editing: its text in a field, a _Keep_ box per file, _Resend_ and
+ * _Cancel_ (Escape cancels too). Both views of the demo use it.
+ *
+ * @example
+ * ```tsx
+ * <MessageEditor text={message.text} files={[]} onResend={(text) => chat.edit(message.id, text)} onCancel={close} />
+ * ```
  */
-export function UserMessage({ message, chat }: { message: ChatMessage; chat: SwitchboardChat }) {
-  const [editing, setEditing] = useState<string>();
+export function MessageEditor({ text, files, onResend, onCancel, className, messageId }: MessageEditorProps) {
+  const [value, setValue] = useState(text);
   const [dropped, setDropped] = useState<ReadonlySet<string>>(new Set());
+  return (
+    <form
+      className={className}
+      data-message-id={messageId}
+      aria-label="Edit message"
+      onKeyDown={(event) => event.key === 'Escape' && onCancel()}
+      onSubmit={submitted(() => {
+        const content = value.trim();
+        if (content)
+          onResend(
+            content,
+            files.filter((file) => !dropped.has(file.id)).map((file) => file.id),
+          );
+      })}
+    >
+      <input
+        className="edit-field"
+        aria-label="Edited message"
+        value={value}
+        // biome-ignore lint/a11y/noAutofocus: the field opens on the person's own click.
+        autoFocus
+        onChange={(event) => setValue(event.target.value)}
+      />
+      {files.map((file) => (
+        <label key={file.id} className="keep-file" data-file-id={file.id}>
+          <input
+            type="checkbox"
+            checked={!dropped.has(file.id)}
+            onChange={(event) => {
+              const next = new Set(dropped);
+              if (event.target.checked) next.delete(file.id);
+              else next.add(file.id);
+              setDropped(next);
+            }}
+          />{' '}
+          Keep 📎 {file.name}
+        </label>
+      ))}
+      <span className="buttons">
+        <button type="submit" className="small resend">
+          Resend
+        </button>
+        <button type="button" className="small cancel-edit" onClick={onCancel}>
+          Cancel
+        </button>
+      </span>
+    </form>
+  );
+}
+
+/**
+ * Whether a message is open for editing, and the Edit button's ref: back from the editor, the focus
+ * returns to the button it came from.
+ */
+export function useEditing() {
+  const [editing, setEditing] = useState(false);
   const editButton = useRef<HTMLButtonElement>(null);
   const refocus = useRef(false);
-  const files = message.parts.filter((part) => part.type === 'file');
   useEffect(() => {
-    // Back from the field, the focus goes back to the Edit button it came from.
-    if (editing === undefined && refocus.current) {
+    if (!editing && refocus.current) {
       refocus.current = false;
       editButton.current?.focus();
     }
   }, [editing]);
-  const open = () => {
-    setDropped(new Set());
-    setEditing(message.text);
+  return {
+    editing,
+    editButton,
+    open: () => setEditing(true),
+    /** Closes the editor; `back` returns the focus to the Edit button (Cancel), not after a resend. */
+    close: (back = true) => {
+      refocus.current = back;
+      setEditing(false);
+    },
   };
-  const close = () => {
-    refocus.current = true;
-    setEditing(undefined);
-  };
-  if (editing !== undefined)
+}
+
+/**
+ * A user message: its text and the files sent with it. Edit opens it in a {@link MessageEditor}:
+ * Resend sends it changed, with the files left ticked; Cancel (or Escape) leaves it as it was.
+ */
+export function UserMessage({ message, chat }: { message: ChatMessage; chat: SwitchboardChat }) {
+  const { editing, editButton, open, close } = useEditing();
+  const files = message.parts.filter((part) => part.type === 'file');
+  if (editing)
     return (
-      <form
+      <MessageEditor
         className="msg user editing"
-        data-message-id={message.id}
-        aria-label="Edit message"
-        onKeyDown={(event) => event.key === 'Escape' && close()}
-        onSubmit={submitted(() => {
-          const content = editing.trim();
-          if (!content) return;
-          setEditing(undefined);
-          const kept = files.filter((file) => !dropped.has(file.id));
+        messageId={message.id}
+        text={message.text}
+        files={files}
+        onCancel={close}
+        onResend={(content, kept) => {
+          close(false);
           chat
             .edit(message.id, content, {
-              files: kept.map((file) => ({ id: file.id, name: file.name, media_type: file.mediaType ?? '' })),
+              files: files
+                .filter((file) => kept.includes(file.id))
+                .map((file) => ({ id: file.id, name: file.name, media_type: file.mediaType ?? '' })),
             })
             .catch(() => {});
-        })}
-      >
-        <input
-          className="edit-field"
-          aria-label="Edited message"
-          value={editing}
-          // biome-ignore lint/a11y/noAutofocus: the field opens on the person's own click.
-          autoFocus
-          onChange={(event) => setEditing(event.target.value)}
-        />
-        {files.map((file) => (
-          <label key={file.id} className="keep-file" data-file-id={file.id}>
-            <input
-              type="checkbox"
-              checked={!dropped.has(file.id)}
-              onChange={(event) => {
-                const next = new Set(dropped);
-                if (event.target.checked) next.delete(file.id);
-                else next.add(file.id);
-                setDropped(next);
-              }}
-            />{' '}
-            Keep 📎 {file.name}
-          </label>
-        ))}
-        <span className="buttons">
-          <button type="submit" className="small resend">
-            Resend
-          </button>
-          <button type="button" className="small cancel-edit" onClick={close}>
-            Cancel
-          </button>
-        </span>
-      </form>
+        }}
+      />
     );
   return (
     <>

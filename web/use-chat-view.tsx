@@ -19,6 +19,7 @@ import type { SwitchboardChatTransport, SwitchboardMessageMetadata, TurnErrorDat
 import type { PendingAction } from '../client/index.ts';
 import type { HostActionOption } from '../react/index.ts';
 import { useFollow } from '../react-dom/chat.tsx';
+import { MessageEditor, useEditing } from '../react-dom/messages.tsx';
 import { CLIENT_TOOLS } from './client-tools.ts';
 
 type FilePart = Extract<UIMessage['parts'][number], { type: 'file' }>;
@@ -175,72 +176,24 @@ function UserMessage({
   busy: boolean;
   resend: (text: string, files: FilePart[]) => void;
 }) {
-  const [editing, setEditing] = useState<string>();
-  const [dropped, setDropped] = useState<ReadonlySet<string>>(new Set());
-  const editButton = useRef<HTMLButtonElement>(null);
-  const refocus = useRef(false);
+  const { editing, editButton, open, close } = useEditing();
   const text = message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
   const files = message.parts.filter((part): part is FilePart => part.type === 'file');
-  useEffect(() => {
-    // Back from the field, the focus goes back to the Edit button it came from.
-    if (editing === undefined && refocus.current) {
-      refocus.current = false;
-      editButton.current?.focus();
-    }
-  }, [editing]);
-  const close = () => {
-    refocus.current = true;
-    setEditing(undefined);
-  };
-  if (editing !== undefined)
+  if (editing)
     return (
       <li className="msg user editing" data-id={message.id}>
-        <form
-          aria-label="Edit message"
-          onKeyDown={(event) => event.key === 'Escape' && close()}
-          onSubmit={(event) => {
-            event.preventDefault();
-            const content = editing.trim();
-            if (!content) return;
-            setEditing(undefined);
+        <MessageEditor
+          text={text}
+          files={files.map((file) => ({ id: fileIdOf(file), name: file.filename ?? fileIdOf(file) }))}
+          onCancel={close}
+          onResend={(content, kept) => {
+            close(false);
             resend(
               content,
-              files.filter((file) => !dropped.has(fileIdOf(file))),
+              files.filter((file) => kept.includes(fileIdOf(file))),
             );
           }}
-        >
-          <input
-            className="edit-field"
-            aria-label="Edited message"
-            value={editing}
-            // biome-ignore lint/a11y/noAutofocus: the field opens on the person's own click.
-            autoFocus
-            onChange={(event) => setEditing(event.target.value)}
-          />
-          {files.map((file) => (
-            <label key={fileIdOf(file)} className="keep-file" data-file-id={fileIdOf(file)}>
-              <input
-                type="checkbox"
-                checked={!dropped.has(fileIdOf(file))}
-                onChange={(event) => {
-                  const next = new Set(dropped);
-                  if (event.target.checked) next.delete(fileIdOf(file));
-                  else next.add(fileIdOf(file));
-                  setDropped(next);
-                }}
-              />{' '}
-              Keep 📎 {file.filename}
-            </label>
-          ))}
-          <span className="buttons">
-            <button type="submit" className="small resend">
-              Resend
-            </button>
-            <button type="button" className="small cancel-edit" onClick={close}>
-              Cancel
-            </button>
-          </span>
-        </form>
+        />
       </li>
     );
   return (
@@ -248,16 +201,7 @@ function UserMessage({
       <p className="text">{text}</p>
       <Files files={files} />
       <div className="controls user-controls">
-        <button
-          type="button"
-          className="small edit"
-          ref={editButton}
-          disabled={busy}
-          onClick={() => {
-            setDropped(new Set());
-            setEditing(text);
-          }}
-        >
+        <button type="button" className="small edit" ref={editButton} disabled={busy} onClick={open}>
           Edit
         </button>
       </div>
