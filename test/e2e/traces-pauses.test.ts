@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
+import { linksTo } from '../../lib/telemetry/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
+import { TestSocket } from '../support/ws-client.ts';
 
 /**
  * The spans of a pause and of what answers it, in the sandbox with an in-memory exporter: the turn
@@ -133,6 +135,31 @@ describe('a pause and its continuation', () => {
     expect(link?.attributes).toMatchObject({ 'switchboard.link': 'paused_turn' });
   });
 
+  it('links the resolve turn of an answer sent over the WebSocket, in that message’s trace', async () => {
+    const id = sid('ws');
+    const asked = await turn(id, 'approver', 'wire it');
+    const socket = await TestSocket.open(sandbox.wsUrl);
+    try {
+      const ok = await socket.request({
+        action: 'assistant_resolve_action',
+        session_id: id,
+        action_id: WIRE.id,
+        decision: 'deny',
+      });
+      expect(ok).toMatchObject({ type: 'assistant:resolved', status: 'queued' });
+      await expect.poll(() => spans().some(ofRun(ok.run_id)), queued('the resolve turn')).toBe(true);
+      const resolve = spans().find(ofRun(ok.run_id))!;
+      expect(resolve.name).toBe('resolve');
+      expect(resolve.spanContext().traceId).not.toBe(asked.traceId);
+      // Under the SQS send of the socket message's invocation, and linked to the turn that asked.
+      const send = spans().find((s) => s.spanContext().spanId === parentOf(resolve));
+      expect(send?.name).toBe('SQS.SendMessage');
+      expect(resolve.links.map((l) => l.context.spanId)).toContain(asked.span.spanContext().spanId);
+    } finally {
+      await socket.close();
+    }
+  });
+
   it('links the turn the sweep runs for a lapsed request (a denial) to the turn that asked', async () => {
     const id = sid('lapse');
     const asked = await turn(id, 'approver', 'lapse');
@@ -225,5 +252,22 @@ describe('what spans never carry', () => {
     expect(leaks, 'span texts holding a secret or an owner scope').toEqual([]);
     // The session as the host names it.
     expect(asked.span.attributes['switchboard.session.id']).toBe(id);
+  });
+});
+
+describe('links to stored span contexts', () => {
+  it('reads a stored traceparent, once, and leaves out none, an empty one or a malformed one', () => {
+    const stored = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const links = linksTo([stored, stored, undefined, '', 'not-a-traceparent', `${stored}x`], {
+      'switchboard.link': 'paused_turn',
+    });
+    expect(links).toEqual([
+      {
+        context: { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 },
+        attributes: { 'switchboard.link': 'paused_turn' },
+      },
+    ]);
+    // All-zero ids name no span.
+    expect(linksTo([`00-${'0'.repeat(32)}-${'0'.repeat(16)}-01`])).toEqual([]);
   });
 });
