@@ -13,7 +13,7 @@ import {
   TurnJobSchema,
   turnBudgetMs,
 } from '../runs/index.ts';
-import { invocationLink, SpanKind, traced, withLogKeys } from '../telemetry/index.ts';
+import { invocationLink, linksTo, SpanKind, traced, withLogKeys } from '../telemetry/index.ts';
 import { pipeline, schemas, telemetry } from './middleware/index.ts';
 import { lazyRuntime } from './runtime.ts';
 
@@ -67,12 +67,14 @@ async function processRecord(inv: Invocation, record: SQSRecord, stopAt: number 
       {
         kind: SpanKind.CONSUMER,
         // The trace of the request that queued the job goes on here: its `traceparent` (a message
-        // attribute) or SQS's AWSTraceHeader. The batch's own invocation is linked.
+        // attribute) or SQS's AWSTraceHeader. The batch's own invocation is linked, and so is the turn
+        // that asked the request a `resolve` or `lapse` run answers (its pause: one can walk from the
+        // approval to the decision).
         carrier: {
           traceparent: record.messageAttributes?.traceparent?.stringValue,
           'x-amzn-trace-id': record.attributes.AWSTraceHeader,
         },
-        links: invocationLink(),
+        links: [...invocationLink(), ...linksTo([job.data.follows], { 'switchboard.link': 'paused_turn' })],
       },
     ),
   ).finally(() => inv.rt.metrics.flush());

@@ -1,6 +1,7 @@
 import type { Runtime } from '../config/index.ts';
 import { type ChatRequest, onBusyOf } from '../contract/index.ts';
 import { busyRuns, listRuns, requestInterrupt } from '../store/index.ts';
+import { spanEvent } from '../telemetry/index.ts';
 
 /*
  * A message that arrives while a turn of its session is queued or running (`on_busy`). The session
@@ -31,5 +32,11 @@ export async function interruptAhead(
   const now = new Set(ahead.filter((_, i) => marked[i]).map((r) => r.runId));
   // A retry after a crash: runs it already stopped (and that have ended since) are still its own.
   for (const r of runs) if (r.interruptedBy === runId) now.add(r.runId);
-  return [...now].sort();
+  const interrupted = [...now].sort();
+  if (interrupted.length > 0)
+    spanEvent('switchboard.interrupt', {
+      'switchboard.run.id': runId,
+      'switchboard.interrupted.run_ids': interrupted,
+    });
+  return interrupted;
 }

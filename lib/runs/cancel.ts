@@ -18,6 +18,7 @@ import {
   requestCancel,
   type SessionRecord,
 } from '../store/index.ts';
+import { spanEvent } from '../telemetry/index.ts';
 import { enqueue } from './job.ts';
 
 /** Asks every run of the session that has not ended to stop; the worker holding one learns of it by its next poll. */
@@ -25,7 +26,14 @@ export async function stopRuns(rt: Runtime, sessionId: string, reason: CancelRea
   // Bookkeeping runs (a lapse, a withdrawal, a delete) are not the user's to stop.
   const runs = busyRuns(await listRuns(rt, sessionId));
   const asked = await Promise.all(runs.map((r) => requestCancel(rt, r, reason)));
-  return asked.flatMap((r) => (r ? [r.runId] : []));
+  const stopped = asked.flatMap((r) => (r ? [r.runId] : []));
+  // On the request's span; the worker holding each run adds `switchboard.cancel` to its turn span.
+  if (stopped.length > 0)
+    spanEvent('switchboard.cancel.requested', {
+      'switchboard.cancel.reason': reason,
+      'switchboard.run.ids': stopped,
+    });
+  return stopped;
 }
 
 /** Queues a run that only bookkeeps (withdraw, delete), so that its events come from the session's one writer. */

@@ -9,6 +9,11 @@ export const TurnJobSchema = z.object({
   sessionId: z.string(),
   runId: z.string(),
   requestId: z.string(),
+  /**
+   * The span this run follows from, as a W3C `traceparent`: the turn that asked the request a
+   * `resolve` or `lapse` run answers. The worker's turn span links it. Absent on older jobs.
+   */
+  follows: z.string().max(64).optional(),
 });
 export type TurnJob = z.infer<typeof TurnJobSchema>;
 

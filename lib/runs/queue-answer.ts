@@ -94,6 +94,7 @@ export async function queueAnswer(
       ...(stored.length > 0 && { attachments: stored }),
       ...(hostContext && { hostContext }),
       ...(outputMode && { outputMode }),
+      ...(action.askedIn && { follows: action.askedIn }),
     });
     const won = await decideAction(
       rt,
@@ -109,6 +110,7 @@ export async function queueAnswer(
         sessionId: session.sessionId,
         runId: record.runId,
         requestId,
+        ...(action.askedIn && { follows: action.askedIn }),
       });
       // The request as the refused decision found it: someone else decided it, or it lapsed.
       throw notPending(won.action ?? action, now);
@@ -121,7 +123,15 @@ export async function queueAnswer(
   }
   // Before the run is queued, so that it and every later turn see the tool; a retry records it again.
   if (built.remembers) await rememberApproved(rt, session, decided);
-  await enqueue(rt, { v: 1, kind: 'resolve', sessionId: session.sessionId, runId: record.runId, requestId });
+  // The resolve turn continues this request's trace (the queue's hop) and links the turn that asked.
+  await enqueue(rt, {
+    v: 1,
+    kind: 'resolve',
+    sessionId: session.sessionId,
+    runId: record.runId,
+    requestId,
+    ...(action.askedIn && { follows: action.askedIn }),
+  });
   // Only the request that decided it announces it: a retry finds it decided already.
   if (!ours) await publishEvents(rt, [pauseResolved(session, decided, rt.clock())]);
   return { runId: record.runId, action: decided, duplicate: !first };

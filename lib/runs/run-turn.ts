@@ -16,7 +16,7 @@ import {
   type SessionRecord,
   takeOverRun,
 } from '../store/index.ts';
-import { addLogKeys } from '../telemetry/index.ts';
+import { addLogKeys, spanEvent } from '../telemetry/index.ts';
 import { recordSpend } from '../usage/index.ts';
 import { accountingOf, closingSpend } from './accounting.ts';
 import { failTurn } from './call-agent.ts';
@@ -28,7 +28,7 @@ import type { TurnJob } from './job.ts';
 import { announceLeftBehind, runDelete, runLapse, runMessage, runResolve, runWithdraw } from './run-kinds.ts';
 import { countTurnEnd, isTurn } from './turn-metrics.ts';
 import type { RunScope } from './types.ts';
-import { RunWatch } from './watch.ts';
+import { RunWatch, stopEvent } from './watch.ts';
 
 /** How the worker runs one job. */
 export interface RunTurnOptions {
@@ -64,6 +64,11 @@ export async function runTurn(
         `Run ${job.runId} is held by ${run.leaseOwner}.`,
         (run.leaseExpiresAt ?? 0) - rt.clock(),
       );
+    // The turn span of this delivery says whose run it took, and that it closes the run, never runs it.
+    spanEvent('switchboard.lease.taken_over', {
+      'switchboard.lease.previous_owner': run.leaseOwner,
+      'switchboard.run.status': run.status,
+    });
     // A delete is idempotent and never runs the agent: the new owner simply does it again.
     if (run.kind === 'delete') {
       await runClaimed(rt, app, job, workerId, log, options);
@@ -137,6 +142,7 @@ async function runClaimed(
   try {
     if (run.cancelRequested) {
       // Cancelled before a worker picked it up: the turn ends here, the agent is never called.
+      spanEvent(...stopEvent(run.cancelRequested));
       if ((run.kind ?? 'turn') === 'turn') await announceLeftBehind({ rt, run, stream, agent });
       stream.append('session.status_idle', {
         status: 'cancelled',

@@ -2,6 +2,7 @@ import { DeleteItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { HistoryMessage } from '../contract/index.ts';
 import { getMessage, keys, listRuns, putMessage, type RunRecord, steerRun } from '../store/index.ts';
+import { spanEvent } from '../telemetry/index.ts';
 import { historyMessage } from './agent-input.ts';
 
 /**
@@ -40,6 +41,7 @@ export async function takeSteering(
     const message = await historyMessage(rt, moved);
     announce(message);
     taken.push(message);
+    spanEvent('switchboard.steering.taken', { 'switchboard.steered.run_id': next.runId });
   }
   return taken;
 }

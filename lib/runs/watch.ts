@@ -1,5 +1,22 @@
 import type { Runtime } from '../config/index.ts';
 import { type CancelReason, cancelRequestsOf, type RunRecord, renewLease } from '../store/index.ts';
+import { eventsOfCurrentSpan, type SpanAttributes } from '../telemetry/index.ts';
+
+/** Who a stop's reason says asked for it, as the turn span's `switchboard.cancel` event names it. */
+const ASKED_BY: Record<Exclude<CancelReason, 'lease_lost'>, string> = {
+  user: 'user',
+  deleted: 'session_delete',
+  shutdown: 'runtime',
+};
+
+/** The event a stop adds to the turn span: a cancel (with who asked), or the lease lost to another worker. */
+export function stopEvent(reason: CancelReason): [string, SpanAttributes] {
+  if (reason === 'lease_lost') return ['switchboard.lease.lost', {}];
+  return [
+    'switchboard.cancel',
+    { 'switchboard.cancel.reason': reason, 'switchboard.cancel.by': ASKED_BY[reason] },
+  ];
+}
 
 /** Every run this process is working on, so that a shutdown can stop them all. */
 const active = new Set<RunWatch>();
@@ -79,6 +96,8 @@ export class RunWatch {
   #renew: NodeJS.Timeout | undefined;
   #deadline: NodeJS.Timeout | undefined;
   #renewedAt = Number.NEGATIVE_INFINITY;
+  /** The turn's span, held: a stop is noticed by a poll or a timer outside the turn's own flow. */
+  readonly #event = eventsOfCurrentSpan();
 
   /**
    * @param owner the worker holding the run (its lease owner: the invocation's request id)
@@ -131,6 +150,7 @@ export class RunWatch {
   stop(reason: CancelReason): void {
     if (this.#reason) return;
     this.#reason = reason;
+    this.#event(...stopEvent(reason));
     this.#resolve(reason);
   }
 

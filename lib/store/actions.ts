@@ -1,6 +1,7 @@
 import { GetItem, PutItem, UpdateItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { newId } from '../ids/index.ts';
+import { currentTraceparent } from '../telemetry/index.ts';
 import { announceExpiring, answer, decide, promote } from './action-machine.ts';
 import { getBlob, INLINE_LIMIT_BYTES, isMissingObject, jsonBytes, putBlob } from './blobs.ts';
 import { dueBucket, INDEXES, keys, prefixes, ttlAt } from './keys.ts';
@@ -40,6 +41,11 @@ export interface ActionRecord {
   position?: number;
   /** When the sweep announced that it is about to lapse (`Pause Expiring`), once. */
   expiringAnnouncedAt?: string;
+  /**
+   * The span of the turn that asked, as a W3C `traceparent` (ids and a flag, nothing else): the run
+   * that answers it links that span. None when tracing is off, and on requests stored before it was kept.
+   */
+  askedIn?: string;
 }
 
 /** What the item holds besides the record: where a request or an answer too large for it is kept. */
@@ -94,7 +100,10 @@ export const byAsked = (a: ActionRecord, b: ActionRecord) =>
 const KEEP_DECIDED_MS = 7 * 24 * 3_600_000;
 
 /** Stores the requests of a pause; a pending one is in the sweep's due index until it is decided. */
-export async function putAction(rt: Runtime, action: ActionRecord): Promise<void> {
+export async function putAction(rt: Runtime, asked: ActionRecord): Promise<void> {
+  // A request is stored by the turn that asks it, in that turn's span.
+  const askedIn = asked.askedIn ?? currentTraceparent();
+  const action: ActionRecord = askedIn ? { ...asked, askedIn } : asked;
   let stored: StoredAction = action;
   if (jsonBytes(action.action) > INLINE_LIMIT_BYTES) {
     const key = actionBlobKey(action.sessionId, action.actionId, 'request');

@@ -67,6 +67,11 @@ export interface RunRecord {
    */
   resume?: Record<string, unknown>;
   resumeKey?: string;
+  /**
+   * The span of the turn this run answers (a `resolve` or `lapse` run: the turn that asked the
+   * request, its `askedIn`), as a W3C `traceparent`: the run's turn span links it. Queued again by the sweep with the run.
+   */
+  follows?: string;
 }
 
 /** A queued run not claimed by then is queued again by the sweep (its job may have been lost). */

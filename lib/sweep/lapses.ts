@@ -71,6 +71,7 @@ async function lapse(
     createdAt: new Date(now).toISOString(),
     kind: deny ? 'resolve' : 'lapse',
     actionId: action.actionId,
+    ...(action.askedIn && { follows: action.askedIn }),
   });
   const decided = await decideAction(
     rt,
@@ -97,6 +98,7 @@ async function lapse(
     sessionId: session.sessionId,
     runId,
     requestId: runId,
+    ...(action.askedIn && { follows: action.askedIn }),
   });
   if (won)
     rt.logger.warn(`A pending request lapsed: ${deny ? 'denied (hitl.onTimeout: deny)' : 'withdrawn'}`, {

@@ -1,3 +1,4 @@
+import { hostSessionId } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { enqueue } from '../runs/index.ts';
 import {
@@ -8,6 +9,7 @@ import {
   postponeRun,
   REQUEUE_AFTER_MS,
 } from '../store/index.ts';
+import { spanEvent } from '../telemetry/index.ts';
 
 /** How often a run is queued again before it is given up on. */
 const MAX_REQUEUES = 3;
@@ -32,8 +34,13 @@ export async function requeueLostRuns(rt: Runtime, now: number, lookbackHours: n
     }
     if ((run.requeues ?? 0) >= MAX_REQUEUES) {
       // Its job keeps failing before any worker claims it (it went to the dead-letter queue): give up.
-      if (await abandonQueuedRun(rt, run, now))
+      if (await abandonQueuedRun(rt, run, now)) {
         rt.logger.error('Gave up on a run that could not be started', { runId: run.runId });
+        spanEvent('switchboard.run.abandoned', {
+          'switchboard.session.id': hostSessionId(run.sessionId),
+          'switchboard.run.id': run.runId,
+        });
+      }
       continue;
     }
     const requeues = (run.requeues ?? 0) + 1;
@@ -44,8 +51,15 @@ export async function requeueLostRuns(rt: Runtime, now: number, lookbackHours: n
       sessionId: run.sessionId,
       runId: run.runId,
       requestId: run.requestId,
+      ...(run.follows && { follows: run.follows }),
     });
     count += 1;
+    spanEvent('switchboard.run.lost', {
+      'switchboard.session.id': hostSessionId(run.sessionId),
+      'switchboard.run.id': run.runId,
+      'switchboard.run.kind': run.kind ?? 'turn',
+      'switchboard.run.requeues': requeues,
+    });
   }
   if (count > 0) rt.logger.warn('Queued runs again whose jobs were lost', { count });
   return count;

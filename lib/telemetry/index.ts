@@ -17,8 +17,11 @@ export {
 } from './metrics.ts';
 export {
   currentSpanContext,
+  currentTraceparent,
+  eventsOfCurrentSpan,
   flushTraces,
   invocationLink,
+  linksTo,
   openTrace,
   type SpanAttributes,
   SpanKind,

@@ -9,10 +9,12 @@ import {
   type Attributes,
   type Context,
   context,
+  isSpanContextValid,
   type Link,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
+  TraceFlags,
   trace,
 } from '@opentelemetry/api';
 import type { Runtime } from '../config/index.ts';
@@ -143,6 +145,50 @@ export function currentSpanContext() {
 export function invocationLink(): Link[] {
   const current = trace.getActiveSpan()?.spanContext();
   return current ? [{ context: current }] : [];
+}
+
+/**
+ * The current span as a W3C `traceparent` (`00-<trace id>-<span id>-<flags>`): what a pause stores
+ * with its requests, so that the run that answers it can link the turn that asked. Ids and a flag
+ * only; undefined without a span (tracing off).
+ */
+export function currentTraceparent(): string | undefined {
+  const span = trace.getActiveSpan()?.spanContext();
+  if (!span || !isSpanContextValid(span)) return undefined;
+  const flags = (span.traceFlags & 0xff).toString(16).padStart(2, '0');
+  return `00-${span.traceId}-${span.spanId}-${flags}`;
+}
+
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/**
+ * Links to the spans that stored `traceparent`s name (a continuation links the turn that asked), each
+ * with `attributes`; a missing or malformed one (an item written before they were stored) is left out.
+ */
+export function linksTo(
+  traceparents: readonly (string | undefined)[],
+  attributes: SpanAttributes = {},
+): Link[] {
+  const links: Link[] = [];
+  for (const traceparent of new Set(traceparents)) {
+    const parts = traceparent ? TRACEPARENT.exec(traceparent) : null;
+    if (!parts) continue;
+    const [, traceId = '', spanId = '', flags = '00'] = parts;
+    const target = { traceId, spanId, traceFlags: Number.parseInt(flags, 16) & TraceFlags.SAMPLED };
+    if (isSpanContextValid(target)) links.push({ context: target, attributes: clean(attributes) });
+  }
+  return links;
+}
+
+/**
+ * The current span, held for events that happen later outside its flow (a timer, a poll that several
+ * turns share): the function adds an event to it, or does nothing without a span.
+ */
+export function eventsOfCurrentSpan(): (name: string, attributes?: SpanAttributes) => void {
+  const span = trace.getActiveSpan();
+  return (name, attributes = {}) => {
+    if (span?.isRecording()) span.addEvent(name, clean(attributes));
+  };
 }
 
 /** Sends the runtime's finished spans on now (the end of an invocation or a turn). */

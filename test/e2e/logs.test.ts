@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type HostAgentDefinition } from '../../lib/index.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
@@ -57,6 +58,9 @@ function capture(): void {
     });
   }
 }
+
+/** The spans of every function, with tracing on: they are held to the same rule as the log lines. */
+const exporter = new InMemorySpanExporter();
 
 /** What resolveAction was handed and what the agent read from the attachment: the markers got through. */
 const seen: { attachment?: string; resolutions: unknown[] } = { resolutions: [] };
@@ -135,6 +139,7 @@ beforeAll(async () => {
     app,
     modelSecrets: { 'support/model-key': MARK.modelKey },
     logLevel: 'DEBUG',
+    traces: { processors: [new SimpleSpanProcessor({ exporter })] },
     tokens: (token) => (token === MARK.token ? { user: 'alice', tenant: 'acme' } : null),
   });
   host = await TestSocket.open(`${sandbox.wsUrl}?token=${MARK.token}`);
@@ -246,6 +251,23 @@ describe('logs', () => {
         .map((l) => `${what}: ${l}`),
     );
     expect(leaks, 'log lines holding what must not be logged').toEqual([]);
+
+    // Nor a span: its name, status, attributes, events and links hold ids, kinds and counts, never a
+    // marker, and never a session ref (its owner scope stays inside Switchboard: `~` only appears in one).
+    const spans = exporter.getFinishedSpans();
+    expect(spans.some((s) => s.name === 'resolve')).toBe(true);
+    const spanLeaks = spans.flatMap((s) =>
+      [
+        s.name,
+        s.status.message ?? '',
+        JSON.stringify(s.attributes),
+        ...s.events.map((e) => `${e.name} ${JSON.stringify(e.attributes ?? {})}`),
+        ...s.links.map((l) => JSON.stringify(l.attributes ?? {})),
+      ]
+        .filter((t) => t.includes('~') || markers.some(([, marker]) => t.includes(marker)))
+        .map((t) => `${s.name}: ${t}`),
+    );
+    expect(spanLeaks, 'span texts holding what must not be recorded').toEqual([]);
   });
 
   it('names the invocation, session, run, request and agent on every line a turn writes', async () => {
