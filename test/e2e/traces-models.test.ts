@@ -263,6 +263,15 @@ describe('model spans', () => {
   });
 });
 
+describe('the telemetry setting', () => {
+  it('is checked with the definition', () => {
+    const app = createSwitchboard();
+    expect(() =>
+      app.registerChatCompletionsAgent(agent('bad', { telemetry: { captureContent: 'yes' as never } })),
+    ).toThrow(/telemetry must be an object whose captureContent is true or false/);
+  });
+});
+
 describe('AI SDK spans', () => {
   it('a chat span per step of the SDK and an execute_tool span per tool it runs', async () => {
     const { spans, turn, under } = await turnSpans('traced-sdk', 'sdk', 'sdk weather for Philomena');
