@@ -25,6 +25,7 @@ export function modelAgentDefinition(api: ModelApi, definition: ModelAgentDefini
     maxTurns,
     maxRetries,
     questions,
+    telemetry,
     ...rest
   } = definition;
   const id = String(definition.info?.id);
@@ -44,6 +45,13 @@ export function modelAgentDefinition(api: ModelApi, definition: ModelAgentDefini
     fail('maxRetries must be a whole number of 0 or more');
   if (questions !== undefined && typeof questions !== 'boolean') fail('questions must be true or false');
   if (tools !== undefined && !Array.isArray(tools)) fail('tools must be an array');
+  if (
+    telemetry !== undefined &&
+    (telemetry === null ||
+      typeof telemetry !== 'object' ||
+      (telemetry.captureContent !== undefined && typeof telemetry.captureContent !== 'boolean'))
+  )
+    fail('telemetry must be an object whose captureContent is true or false');
   for (const tool of tools ?? []) {
     if (tool?.execute !== undefined && typeof tool.execute !== 'function')
       fail(`tool "${tool.name}": execute must be a function`);

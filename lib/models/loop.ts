@@ -16,6 +16,7 @@ import { chatCompletions } from './chat-completions.ts';
 import { clientFor } from './client.ts';
 import { identifier, redactEndpointText } from './redact.ts';
 import { responses } from './responses.ts';
+import { chatSpan, providerOf, serverAddress, toolSpan } from './spans.ts';
 import { checkArgs, checkValue, jsonSchemaOf, offeredTools } from './tools.ts';
 import {
   conversationMessages,
@@ -228,7 +229,7 @@ async function outputOf(
   const args = r.approvedArgs ?? action.args;
   const checked = await checkValue(tool?.approval?.argsSchema ?? tool?.parameters, args);
   return checked.ok
-    ? await execute(tool, callId, checked.args, io, at)
+    ? await execute(tool, callId, checked.args, io, { ...at, settings })
     : outputText({ error: `The approved arguments do not fit: ${checked.error}` });
 }
 
@@ -240,33 +241,71 @@ const lastCalls = (turn: ModelMessage[]): ModelCall[] => {
   return [];
 };
 
-/** Runs a backend tool, reporting it as `tool_use` and `tool_result`: its result (or its error) as the model reads it. */
+/**
+ * Runs a backend tool in its `execute_tool` span, reporting it as `tool_use` and `tool_result`: its
+ * result (or its error) as the model reads it.
+ */
 async function execute(
   tool: ModelTool | undefined,
   callId: string,
   args: unknown,
   io: HostAgentIO,
-  at: { conversationId: string; context: HostAgentInput['context'] },
+  at: { conversationId: string; context: HostAgentInput['context']; settings: ModelSettings },
   remembered = false,
 ): Promise<string> {
   const name = tool?.name ?? '';
-  io.emit({ type: 'tool_use', id: callId, name, args, ...(remembered && { remembered: true as const }) });
-  try {
-    const result = await tool?.execute?.(args, {
-      signal: io.signal,
-      files: io.files,
-      context: at.context,
-      conversationId: at.conversationId,
-      callId,
-    });
-    io.emit({ type: 'tool_result', id: callId, name, result: result ?? null });
-    return outputText(result ?? null);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    io.emit({ type: 'tool_result', id: callId, name, error: message });
-    return outputText({ error: message });
-  }
+  const capture = captures(at.settings);
+  return toolSpan({ name, callId, capture, args }, async (span) => {
+    io.emit({ type: 'tool_use', id: callId, name, args, ...(remembered && { remembered: true as const }) });
+    try {
+      const result = await tool?.execute?.(args, {
+        signal: io.signal,
+        files: io.files,
+        context: at.context,
+        conversationId: at.conversationId,
+        callId,
+      });
+      io.emit({ type: 'tool_result', id: callId, name, result: result ?? null });
+      span.outcome('succeeded', { result: result ?? null });
+      return outputText(result ?? null);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      io.emit({ type: 'tool_result', id: callId, name, error: message });
+      span.outcome('failed', { error });
+      return outputText({ error: message });
+    }
+  });
 }
+
+/** Whether the agent's registration turns content capture on (`telemetry.captureContent`). */
+const captures = (settings: ModelSettings) => settings.telemetry?.captureContent === true;
+
+/** A call the turn hands over (to the host, a person, the page): a span that says so, and ends at once. */
+const handedOver = (settings: ModelSettings, call: ModelCall, outcome: 'paused' | 'host', args?: unknown) =>
+  toolSpan({ name: call.name, callId: call.id, capture: captures(settings), args }, async (span) =>
+    span.outcome(outcome),
+  );
+
+/** The model's messages as GenAI's input messages (captured content): text, tool calls and results, no file bytes. */
+function genAiMessages(messages: ModelMessage[]): unknown[] {
+  return messages.map((m) =>
+    m.role === 'user'
+      ? {
+          role: 'user',
+          parts: m.content.map((p) =>
+            p.type === 'text' ? { type: 'text', content: p.text } : { type: p.type, mime_type: p.mediaType },
+          ),
+        }
+      : m.role === 'assistant'
+        ? { role: 'assistant', parts: genAiAnswerParts(m.text, m.calls) }
+        : { role: 'tool', parts: [{ type: 'tool_call_response', id: m.callId, response: m.output }] },
+  );
+}
+
+const genAiAnswerParts = (text: string, calls: ModelCall[]) => [
+  ...(text !== '' ? [{ type: 'text', content: text }] : []),
+  ...calls.map((c) => ({ type: 'tool_call', id: c.id, name: c.name, arguments: c.args })),
+];
 
 /**
  * The model loop: call the model, stream its text, run or hand over its calls, until it answers or
@@ -293,20 +332,60 @@ async function run(loop: Loop & { backend: string[] }): Promise<HostResult> {
     if (await budgetSpent(io)) return stoppedAt(loop, 'budget_reached');
     if (step > 0 || loop.resumed) await takeSteering(loop);
     let answer: Awaited<ReturnType<Wire>>;
+    const messages = [...loop.prefix, ...transcript.turn];
     try {
-      answer = await wire(
-        client,
+      answer = await chatSpan(
         {
+          provider: providerOf(settings.baseURL),
           model: settings.model,
-          system: settings.system,
-          messages: [...loop.prefix, ...transcript.turn],
-          tools,
-          toolChoice: loop.silent ? 'required' : 'auto',
-          temperature: settings.temperature,
-          signal: io.signal,
+          serverAddress: serverAddress(settings.baseURL),
+          capture: captures(settings),
+          input: () => genAiMessages(messages),
+          ...(settings.system !== undefined && { system: settings.system }),
         },
-        (text) => {
-          if (!loop.silent) io.emit({ type: 'text', text });
+        async (span) => {
+          try {
+            const answered = await wire(
+              client,
+              {
+                model: settings.model,
+                system: settings.system,
+                messages,
+                tools,
+                toolChoice: loop.silent ? 'required' : 'auto',
+                temperature: settings.temperature,
+                signal: io.signal,
+              },
+              (text) => {
+                span.firstToken();
+                if (!loop.silent) io.emit({ type: 'text', text });
+              },
+            );
+            span.answered({
+              ...(answered.responseModel && { responseModel: answered.responseModel }),
+              ...(answered.usage && { usage: answered.usage }),
+              finishReasons: [answered.finishReason ?? (answered.calls.length > 0 ? 'tool_calls' : 'stop')],
+              output: () => [
+                {
+                  role: 'assistant',
+                  parts: genAiAnswerParts(answered.text, answered.calls),
+                  finish_reason: answered.finishReason,
+                },
+              ],
+            });
+            return answered;
+          } catch (error) {
+            // The span says what failed as the turn does: the endpoint's text redacted, never raw.
+            const reported = endpointError(error, client.apiKey ?? undefined);
+            // `error.type`: the endpoint's HTTP status when it answered one, else the error's kind.
+            const type = io.signal.aborted
+              ? 'cancelled'
+              : reported.endpointStatus !== undefined
+                ? String(reported.endpointStatus)
+                : reported.name;
+            span.failed(type, reported.message);
+            throw reported;
+          }
         },
       );
     } catch (error) {
@@ -396,6 +475,7 @@ async function handle(
     const checked = await checkArgs(host?.parameters, call.args);
     if (!checked.ok) return outputText({ error: checked.error });
     io.emit({ type: 'tool_use', id, name: call.name, args: checked.args });
+    await handedOver(loop.settings, call, 'host', checked.args);
     pauseOn({ id, type: 'host_tool', toolName: call.name, args: checked.args, callId: call.id });
     return undefined;
   }
@@ -403,6 +483,7 @@ async function handle(
     const asked = await checkArgs(ASK_USER.parameters, call.args);
     if (!asked.ok) return outputText({ error: asked.error });
     const { question, options } = asked.args as { question: string; options?: string[] };
+    await handedOver(loop.settings, call, 'paused');
     pauseOn({
       id,
       type: 'user_question',
@@ -428,6 +509,7 @@ async function handle(
     const remembered = await runRemembered(loop, tool, call, checked.args);
     if (remembered !== undefined) return remembered;
     const title = tool.approval?.title;
+    await handedOver(loop.settings, call, 'paused', checked.args);
     pauseOn({
       id,
       type: 'tool_approval',
@@ -440,6 +522,7 @@ async function handle(
     return undefined;
   }
   if (tool.execute === undefined) {
+    await handedOver(loop.settings, call, 'paused', checked.args);
     pauseOn({ id, type: 'client_tool', toolName: tool.name, args: checked.args, callId: call.id });
     return undefined;
   }

@@ -1,5 +1,6 @@
 import type { Usage } from '../contract/index.ts';
 import { Budget, count, field, MODEL_REPLY_LIMITS, malformed, objectOf, optionalString } from './parse.ts';
+import { identifier, modelName } from './redact.ts';
 import type { ModelCall } from './transcript.ts';
 import type { WireAnswer } from './wire.ts';
 
@@ -14,6 +15,8 @@ export class ChatReader {
   private text = '';
   private readonly calls = new Map<number, ModelCall>();
   private usage: Usage | undefined;
+  private finishReason: string | undefined;
+  private responseModel: string | undefined;
   private readonly textBudget = new Budget(MODEL_REPLY_LIMITS.textBytes, 'its text');
   private readonly argBudgets = new Map<number, Budget>();
 
@@ -38,6 +41,9 @@ export class ChatReader {
       throw malformed('choices[0].delta.tool_calls is not an array');
     for (const [i, piece] of (Array.isArray(pieces) ? pieces : []).entries())
       this.piece(piece, `choices[0].delta.tool_calls[${i}]`);
+    // Read for the model call's span only: kept when they are plain names.
+    this.responseModel = modelName(field(chunk, 'model')) ?? this.responseModel;
+    this.finishReason = identifier(field(objectOf(choice), 'finish_reason')) ?? this.finishReason;
     const usage = field(chunk, 'usage');
     if (usage !== undefined && usage !== null) this.readUsage(usage);
     if (content) {
@@ -113,6 +119,8 @@ export class ChatReader {
       text: this.text,
       calls: calls.map(([, call]) => call),
       ...(this.usage && { usage: this.usage }),
+      ...(this.finishReason && { finishReason: this.finishReason }),
+      ...(this.responseModel && { responseModel: this.responseModel }),
     };
   }
 }

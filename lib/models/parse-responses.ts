@@ -9,6 +9,7 @@ import {
   optionalString,
   ReportedError,
 } from './parse.ts';
+import { identifier, modelName } from './redact.ts';
 import type { ModelCall } from './transcript.ts';
 import type { WireAnswer } from './wire.ts';
 
@@ -25,6 +26,8 @@ export class ResponsesReader {
   private text = '';
   private readonly calls: ModelCall[] = [];
   private usage: Usage | undefined;
+  private finishReason: string | undefined;
+  private responseModel: string | undefined;
   private readonly textBudget = new Budget(MODEL_REPLY_LIMITS.textBytes, 'its text');
 
   constructor(private readonly model: string) {}
@@ -53,6 +56,14 @@ export class ResponsesReader {
       if (!response) throw malformed(`${type}.response is not an object`);
       const usage = field(response, 'usage');
       if (usage !== undefined && usage !== null) this.readUsage(usage, type);
+      // Read for the model call's span only: kept when they are plain names.
+      this.responseModel = modelName(field(response, 'model'));
+      this.finishReason =
+        type === 'response.incomplete'
+          ? (identifier(field(objectOf(field(response, 'incomplete_details')), 'reason')) ?? 'incomplete')
+          : this.calls.length > 0
+            ? 'tool_calls'
+            : 'stop';
       return undefined;
     }
     if (type === 'response.failed') {
@@ -99,7 +110,13 @@ export class ResponsesReader {
 
   /** The whole answer: its text, its calls in the order they finished, its usage. */
   answer(): WireAnswer {
-    return { text: this.text, calls: this.calls, ...(this.usage && { usage: this.usage }) };
+    return {
+      text: this.text,
+      calls: this.calls,
+      ...(this.usage && { usage: this.usage }),
+      ...(this.finishReason && { finishReason: this.finishReason }),
+      ...(this.responseModel && { responseModel: this.responseModel }),
+    };
   }
 }
 

@@ -44,6 +44,10 @@ export function redactEndpointText(text: string, key?: string): string {
   return out.length > MAX_MESSAGE ? `${out.slice(0, MAX_MESSAGE)}…` : out;
 }
 
+/** A model's name as an endpoint reports it, kept only when it is a plain name (`gpt-4o-2024-08-06`, `org/model`). */
+export const modelName = (value: unknown): string | undefined =>
+  typeof value === 'string' && /^[A-Za-z0-9_.:/@+-]{1,128}$/.test(value) ? value : undefined;
+
 /** An endpoint's error type or code, kept only when it is a plain identifier (`invalid_api_key`). */
 export const identifier = (value: unknown): string | undefined =>
   typeof value === 'string' && /^[A-Za-z0-9_.:-]{1,64}$/.test(value) ? value : undefined;

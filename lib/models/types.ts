@@ -1,4 +1,5 @@
 import type { HostAgentDefinition, HostAgentFiles, RequestContext } from '../contract/index.ts';
+import type { AgentTelemetry } from '../telemetry/gen-ai.ts';
 
 /** A JSON Schema object, or a zod schema (anything with `safeParse`): a tool's parameters or an approval's arguments. */
 export type ToolSchema = Record<string, unknown> | { safeParse(value: unknown): unknown };
@@ -57,6 +58,8 @@ export interface ModelAgentDefinition
   maxRetries?: number;
   /** Offer the model the `ask_user` tool: a call asks the person (a `user_question`), whose answers go back to the model. */
   questions?: boolean;
+  /** What the agent's spans carry beyond names and counts: content capture, off by default ({@link AgentTelemetry}). */
+  telemetry?: AgentTelemetry;
 }
 
 /** A model agent's settings as its loop gets them: the registration and the wire it speaks. */

@@ -26,6 +26,10 @@ export interface WireAnswer {
   text: string;
   calls: ModelCall[];
   usage?: Usage;
+  /** Why the model stopped (`stop`, `tool_calls`, `length`, …), when the endpoint said. */
+  finishReason?: string;
+  /** The model the endpoint says answered, when it said (a plain name). */
+  responseModel?: string;
 }
 
 /** An endpoint's wire: writes the request in its format, streams it, reads its answer. */

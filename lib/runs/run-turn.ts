@@ -1,5 +1,5 @@
 import type { Switchboard } from '../agents/index.ts';
-import { lapseContext, ownerIdentity, requestContextOf } from '../auth/index.ts';
+import { hostSessionId, lapseContext, ownerIdentity, requestContextOf } from '../auth/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { AgentUnavailableError, FencedError, MissingItemError, RetryLaterError } from '../errors/index.ts';
 import { publishEvents, turnFailed } from '../events/index.ts';
@@ -16,7 +16,9 @@ import {
   type SessionRecord,
   takeOverRun,
 } from '../store/index.ts';
-import { addLogKeys, spanEvent } from '../telemetry/index.ts';
+import { AGENT_ID, GEN_AI_AGENT_ID, GEN_AI_CONVERSATION_ID } from '../telemetry/gen-ai.ts';
+import { addLogKeys, spanAttributes, spanEvent } from '../telemetry/index.ts';
+import { withTracing } from '../telemetry/tracing.ts';
 import { recordSpend } from '../usage/index.ts';
 import { accountingOf, closingSpend } from './accounting.ts';
 import { failTurn } from './call-agent.ts';
@@ -136,6 +138,13 @@ async function runClaimed(
   const context =
     run.kind === 'lapse' ? lapseContext(session) : (run.context ?? requestContextOf(ownerIdentity(session)));
   const agent = await app.resolveAgent(run.agentId, context);
+  // The turn as an agent's invocation: its agent, and the conversation as the host names it (never
+  // the session ref's owner scope).
+  spanAttributes({
+    [AGENT_ID]: run.agentId,
+    [GEN_AI_AGENT_ID]: agent ? run.agentId : undefined,
+    [GEN_AI_CONVERSATION_ID]: hostSessionId(job.sessionId),
+  });
   const accounting = accountingOf(rt, app, agent, run, session);
   const watch = new RunWatch(rt, run, workerId, options.stopAt).start();
   let outcome: RunOutcome;
@@ -184,12 +193,14 @@ async function runClaimed(
         stopping,
         accounting,
       };
-      outcome =
+      // The agent's model calls and tools make their spans in the runtime's tracing.
+      outcome = await withTracing(rt, () =>
         run.kind === 'resolve'
-          ? await runResolve(scope)
+          ? runResolve(scope)
           : run.kind === 'continue'
-            ? await runContinue(scope)
-            : await runMessage(scope);
+            ? runContinue(scope)
+            : runMessage(scope),
+      );
     }
   } catch (error) {
     // The turn is closed as error by a new writer (see runTurn): nothing gathered here may follow it.

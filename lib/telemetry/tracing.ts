@@ -9,6 +9,7 @@ import {
   type Attributes,
   type Context,
   context,
+  createContextKey,
   isSpanContextValid,
   type Link,
   ROOT_CONTEXT,
@@ -196,6 +197,52 @@ export async function flushTraces(rt: Runtime): Promise<void> {
   const started = tracings.get(rt);
   if (!started) return;
   await (await started).provider.forceFlush();
+}
+
+/** Where the context keeps the runtime whose tracing the agent's own spans go to ({@link withTracing}). */
+const TRACING_RUNTIME = createContextKey('switchboard.tracing.runtime');
+
+/**
+ * Runs `fn` with the runtime's tracing reachable by {@link tracedHere} and {@link openSpan}: what
+ * runs inside (an agent's model loop, which is given no runtime) makes its spans there.
+ */
+export function withTracing<T>(rt: Runtime, fn: () => T): T {
+  if (!rt.tracing) return fn();
+  contextManager();
+  return context.with(context.active().setValue(TRACING_RUNTIME, rt), fn);
+}
+
+const tracingRuntime = () => context.active().getValue(TRACING_RUNTIME) as Runtime | undefined;
+
+/** As {@link traced}, in the tracing {@link withTracing} made reachable; without one, simply runs `fn`. */
+export function tracedHere<T>(
+  name: string,
+  attributes: SpanAttributes,
+  fn: (span: Span | undefined) => Promise<T>,
+  start: SpanStart = {},
+): Promise<T> {
+  const rt = tracingRuntime();
+  return rt ? traced(rt, name, attributes, fn, start) : fn(undefined);
+}
+
+/**
+ * A span started now under the current one, in the tracing {@link withTracing} made reachable, for
+ * what has no function around it (a step of a stream read part by part): its holder ends it.
+ * Undefined without tracing.
+ */
+export async function openSpan(
+  name: string,
+  attributes: SpanAttributes,
+  start: Omit<SpanStart, 'carrier'> = {},
+): Promise<Span | undefined> {
+  const rt = tracingRuntime();
+  if (!rt) return undefined;
+  const sdk = await tracingOf(rt);
+  return sdk.tracer.startSpan(
+    name,
+    { kind: start.kind ?? SpanKind.INTERNAL, attributes: clean(attributes), links: start.links ?? [] },
+    context.active(),
+  );
 }
 
 export { type Context, SpanKind };

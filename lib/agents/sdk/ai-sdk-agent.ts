@@ -24,7 +24,8 @@ import type {
 import { jsonSchemaProblem, renderHostContext, screenshotParts } from '../../contract/index.ts';
 import { AgentFailedError } from '../../errors/index.ts';
 import { budgetSpent, budgetStop } from '../../models/budget.ts';
-import { redactEndpointText } from '../../models/redact.ts';
+import { modelName, redactEndpointText } from '../../models/redact.ts';
+import { type ChatSpan, openChatSpan, openToolSpan, type ToolSpan } from '../../models/spans.ts';
 import { budgetGuard } from './budget.ts';
 import type { SDKAgentCall, SDKAgentDefinition, SDKStreamResult } from './types.ts';
 
@@ -193,7 +194,10 @@ async function run(
     if (!stream) throw new AgentFailedError('The AI SDK agent returned no stream (stream or fullStream).');
     let mapped: Mapped;
     try {
-      mapped = await mapStream(budget.parts(stream as AsyncIterable<Part>), io, hostNames);
+      mapped = await mapStream(budget.parts(stream as AsyncIterable<Part>), io, hostNames, {
+        capture: definition.telemetry?.captureContent === true,
+        input: () => withoutBytes(messages),
+      });
     } catch (error) {
       if (budget.reached) return budgetStop();
       if (io.signal.aborted) return { status: 'cancelled' };
@@ -410,6 +414,149 @@ export async function mapStream(
   stream: AsyncIterable<Part>,
   io: Pick<HostAgentIO, 'emit'> & Partial<Pick<HostAgentIO, 'rememberedTools'>>,
   hostNames: ReadonlySet<string>,
+  telemetry: StreamTelemetry = { capture: false },
+): Promise<Mapped> {
+  const spans = new StepSpans(telemetry);
+  try {
+    return await readStream(stream, io, hostNames, spans);
+  } catch (error) {
+    spans.failed(error);
+    throw error;
+  } finally {
+    spans.end();
+  }
+}
+
+/** The SDK's messages as captured on a span: an image's or a file's bytes left out. */
+function withoutBytes(messages: ModelMessage[]): unknown {
+  return JSON.parse(
+    JSON.stringify(messages, (key, value) =>
+      (key === 'data' || key === 'image') &&
+      (value instanceof Uint8Array ||
+        Array.isArray(value) ||
+        (typeof value === 'string' && value.length > 256))
+        ? '[bytes not captured]'
+        : value,
+    ),
+  );
+}
+
+/** What the spans of one SDK call carry: content capture, and the messages the SDK was given. */
+export interface StreamTelemetry {
+  capture: boolean;
+  /** The messages given to the SDK: the input of its first step, captured. */
+  input?: () => unknown;
+}
+
+/**
+ * The spans of the SDK's steps, as its stream tells them: a `chat` span from each `start-step` to its
+ * `finish-step` (the model the response names, its usage and finish reason), and an `execute_tool`
+ * span from a call to its result (a tool the SDK runs), or to its approval request or the stream's end
+ * (a call that waits). The SDK's own steps are what is seen: a model call's retries inside a step are
+ * not told apart, and only the first step's input is known (the SDK builds the later ones itself).
+ */
+class StepSpans {
+  private step: Promise<ChatSpan> | undefined;
+  private steps = 0;
+  private text = '';
+  private readonly calls: { id: string; name: string; arguments: unknown }[] = [];
+  private readonly tools = new Map<string, Promise<ToolSpan>>();
+
+  constructor(private readonly telemetry: StreamTelemetry) {}
+
+  start(): void {
+    this.endStep();
+    const first = this.steps++ === 0;
+    this.text = '';
+    this.calls.length = 0;
+    this.step = openChatSpan({
+      capture: this.telemetry.capture,
+      ...(first && this.telemetry.input && { input: this.telemetry.input }),
+    });
+  }
+
+  async token(): Promise<void> {
+    (await this.step)?.firstToken();
+  }
+
+  async textDelta(text: string): Promise<void> {
+    if (this.telemetry.capture) this.text += text;
+    await this.token();
+  }
+
+  async call(id: string, name: string, input: unknown): Promise<void> {
+    if (this.telemetry.capture) this.calls.push({ id, name, arguments: input });
+    this.tools.set(id, openToolSpan({ name, callId: id, capture: this.telemetry.capture, args: input }));
+  }
+
+  async tool(
+    id: string,
+    outcome: 'succeeded' | 'failed' | 'paused' | 'host',
+    result?: unknown,
+  ): Promise<void> {
+    const span = await this.tools.get(id);
+    this.tools.delete(id);
+    if (!span) return;
+    span.outcome(outcome, outcome === 'succeeded' ? { result } : {});
+    span.span?.end();
+  }
+
+  async finish(part: Part & { type: 'finish-step' }): Promise<void> {
+    const step = await this.step;
+    this.step = undefined;
+    if (!step) return;
+    const provider = Object.keys(part.providerMetadata ?? {})[0];
+    if (provider && /^[A-Za-z0-9_.-]{1,64}$/.test(provider))
+      step.span?.setAttribute('gen_ai.provider.name', provider);
+    const model = modelName(part.response?.modelId);
+    step.answered({
+      ...(model && { responseModel: model }),
+      ...(usageOf(part.usage, model) && { usage: usageOf(part.usage, model) }),
+      finishReasons: [String(part.finishReason).replace(/-/g, '_')],
+      output: () => [
+        {
+          role: 'assistant',
+          parts: [
+            ...(this.text !== '' ? [{ type: 'text', content: this.text }] : []),
+            ...this.calls.map((c) => ({ type: 'tool_call', ...c })),
+          ],
+          finish_reason: part.finishReason,
+        },
+      ],
+    });
+    step.span?.end();
+  }
+
+  failed(error: unknown): void {
+    void this.step?.then((step) => step.failed('_OTHER', redactEndpointText(messageOf(error))));
+  }
+
+  private endStep(): void {
+    void this.step?.then((step) => step.span?.end());
+    this.step = undefined;
+  }
+
+  /** The stream's end: a step left open ends, calls still open wait (on the host, a person or the page). */
+  end(): void {
+    this.endStep();
+    for (const [id, span] of this.tools)
+      void span.then((s) => {
+        s.outcome(this.hosts.has(id) ? 'host' : 'paused');
+        s.span?.end();
+      });
+    this.tools.clear();
+  }
+
+  /** The calls of host actions: they wait on the host. */
+  readonly hosts = new Set<string>();
+}
+
+/** Reads the stream (see {@link mapStream}). */
+async function readStream(
+  stream: AsyncIterable<Part>,
+  io: Pick<HostAgentIO, 'emit'> & Partial<Pick<HostAgentIO, 'rememberedTools'>>,
+  hostNames: ReadonlySet<string>,
+  spans: StepSpans,
 ): Promise<Mapped> {
   const emit = (event: HostEvent) => io.emit(event);
   const remembered = new Set(io.rememberedTools ?? []);
@@ -432,12 +579,21 @@ export async function mapStream(
       held = undefined;
     }
     switch (part.type) {
+      case 'start-step':
+        spans.start();
+        break;
       case 'text-delta':
-        if (part.text) emit({ type: 'text', text: part.text });
+        if (part.text) {
+          emit({ type: 'text', text: part.text });
+          await spans.textDelta(part.text);
+        }
         break;
       case 'tool-call':
         if (part.providerExecuted) break;
+        await spans.token();
         open.set(part.toolCallId, { toolName: part.toolName, input: part.input });
+        if (hostNames.has(part.toolName)) spans.hosts.add(part.toolCallId);
+        await spans.call(part.toolCallId, part.toolName, part.input);
         // A host action is announced when it is asked, with the step's other requests.
         if (!hostNames.has(part.toolName)) {
           const use = {
@@ -454,10 +610,12 @@ export async function mapStream(
         if (part.providerExecuted) break;
         open.delete(part.toolCallId);
         emit({ type: 'tool_result', id: part.toolCallId, name: part.toolName, result: part.output ?? null });
+        await spans.tool(part.toolCallId, 'succeeded', part.output ?? null);
         break;
       case 'tool-error':
         open.delete(part.toolCallId);
         emit({ type: 'tool_result', id: part.toolCallId, name: part.toolName, error: messageOf(part.error) });
+        await spans.tool(part.toolCallId, 'failed');
         break;
       case 'tool-output-denied':
         open.delete(part.toolCallId);
@@ -467,10 +625,12 @@ export async function mapStream(
           name: part.toolName,
           error: 'The call was denied.',
         });
+        await spans.tool(part.toolCallId, 'failed');
         break;
       case 'tool-approval-request': {
         if (part.isAutomatic || part.toolCall.providerExecuted) break;
         open.delete(part.toolCall.toolCallId);
+        await spans.tool(part.toolCall.toolCallId, 'paused');
         waiting.push({
           id: part.approvalId,
           type: 'tool_approval',
@@ -484,6 +644,7 @@ export async function mapStream(
       case 'finish-step': {
         const usage = usageOf(part.usage, part.response?.modelId);
         if (usage) emit({ type: 'usage', usage });
+        await spans.finish(part);
         break;
       }
       case 'finish':

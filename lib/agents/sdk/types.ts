@@ -1,4 +1,5 @@
 import type { HostAgentDefinition, HostAgentInput } from '../../contract/index.ts';
+import type { AgentTelemetry } from '../../telemetry/gen-ai.ts';
 
 /**
  * What `registerSDKAgent` hands the AI SDK on each call. `messages` are AI SDK `ModelMessage`s (the
@@ -50,7 +51,10 @@ export interface SDKAgent {
 }
 
 /** The host-agent settings an SDK agent keeps: everything but the functions the adapter provides. */
-type SDKAgentSettings = Omit<HostAgentDefinition, 'invoke' | 'resolveAction' | 'tools'>;
+type SDKAgentSettings = Omit<HostAgentDefinition, 'invoke' | 'resolveAction' | 'tools'> & {
+  /** What the agent's spans carry beyond names and counts: content capture, off by default ({@link AgentTelemetry}). */
+  telemetry?: AgentTelemetry;
+};
 
 /**
  * An agent built with the Vercel AI SDK (`ai`), served as it is: either the agent itself, or a
