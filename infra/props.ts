@@ -223,8 +223,9 @@ export interface SwitchboardTracing {
    */
   readonly headersSecret?: ISecret | string;
   /**
-   * The share of new traces kept, 0 to 1 (parent-based: a trace a host or Lambda started keeps its
-   * own decision).
+   * The share of new traces kept, 0 to 1 (parent-based: a trace a host started keeps its own
+   * decision). With X-Ray, Lambda's active tracing decides for every invocation (X-Ray's sampling
+   * rules), so this matters only with a team's endpoint.
    * @default 1
    */
   readonly sampleRatio?: number;
