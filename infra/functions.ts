@@ -10,7 +10,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { SETTINGS_FILE } from '../lib/config/index.ts';
 import { ENTRY_FILE, PACKAGE_ROOT, type SwitchboardEntry } from './bundling.ts';
-import type { ResolvedSwitchboardProps, SwitchboardNodeRuntime } from './props.ts';
+import { type ResolvedSwitchboardProps, type SwitchboardNodeRuntime, tracingOf } from './props.ts';
 
 export type { SwitchboardEntry } from './bundling.ts';
 
@@ -124,6 +124,8 @@ export function createSwitchboardFunction(
     retryAttempts: options.retryAttempts,
     role,
     logGroup,
-    tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
+    // Lambda's own segment of each invocation goes to X-Ray, and the function's spans join it (their
+    // parent is the invocation's X-Ray header): only when the spans go to X-Ray too.
+    tracing: tracingOf(props.tracing)?.endpoint === 'xray' ? Tracing.ACTIVE : Tracing.DISABLED,
   });
 }

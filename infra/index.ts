@@ -55,11 +55,14 @@ export {
   type CheckedSwitchboardProps,
   checkSwitchboardProps,
   type ResolvedSwitchboardProps,
+  type ResolvedTracing,
   type SwitchboardAuth,
   type SwitchboardLogLevel,
   type SwitchboardModels,
   type SwitchboardNodeRuntime,
   type SwitchboardProps,
+  type SwitchboardTracing,
+  tracingOf,
 } from './props.ts';
 export {
   HTTP_ROUTES,

@@ -35,7 +35,7 @@ const WILDCARD_GRANTS: Partial<Record<ResourceKind, string>> = {
 };
 
 const XRAY =
-  'X-Ray PutTraceSegments and PutTelemetryRecords have no resource-level permissions; added only when tracing is on. test/infra/iam.test.ts allows no other Resource "*".';
+  'X-Ray has no resource-level permissions: PutTraceSegments and PutTelemetryRecords (Lambda active tracing) and PutSpans and PutSpansForIndexing (the functions\' spans, exported to X-Ray\'s OTLP endpoint) take Resource "*"; added only when tracing goes to X-Ray. test/infra/iam.test.ts allows no other Resource "*".';
 
 const RUNTIME =
   'Lambda runs the managed Node runtime the stack chose (nodeRuntime: nodejs22.x by default, or nodejs24.x; arm64) on purpose: the bundles target that Node and are tested on it; moving to a newer runtime is a deliberate upgrade, not a default.';
@@ -60,8 +60,11 @@ const WEBSOCKET_LOGS_OFF =
 export interface SwitchboardNagContext {
   /** The `webSocketAccessLogs` prop: with `'off'` the WebSocket stage has no access log. */
   readonly webSocketAccessLogs?: WebSocketAccessLogs;
-  /** Whether active X-Ray tracing is on (it adds a `Resource: "*"` statement to every role). */
-  readonly tracing: boolean;
+  /**
+   * Whether the spans go to X-Ray (`tracing: true` or `endpoint: 'xray'`): active tracing and the span
+   * export add `Resource: "*"` statements to every role. A team's OTLP endpoint adds none.
+   */
+  readonly xray: boolean;
   /** The resources each kind of grant names, as the roles' policies name them. */
   readonly resourceArns: Readonly<Record<ResourceKind, readonly string[]>>;
 }
@@ -81,7 +84,7 @@ export function acknowledgeSwitchboardFindings(sb: Switchboard, context: Switchb
     });
     const role = fn.role;
     if (!role) continue;
-    if (context.tracing) acknowledge(role, { 'AwsSolutions-IAM5[Resource::*]': XRAY });
+    if (context.xray) acknowledge(role, { 'AwsSolutions-IAM5[Resource::*]': XRAY });
     for (const grant of FUNCTION_PERMISSIONS[entry]) {
       const reason = WILDCARD_GRANTS[grant.resource];
       if (!reason) continue;

@@ -133,11 +133,14 @@ export interface SwitchboardProps {
   /** `LOG_LEVEL` of every function. @default 'INFO' */
   readonly logLevel?: SwitchboardLogLevel;
   /**
-   * Turn on active X-Ray tracing for every function: each records its handler, each turn and its AWS
-   * calls (the tracer is loaded only then). API Gateway's HTTP and WebSocket APIs take no part in X-Ray.
+   * OpenTelemetry spans of every invocation, turn and AWS call, exported over OTLP/HTTP (the SDK and
+   * the exporter are loaded only then). `true` sends them to X-Ray's OTLP endpoint, signed with each
+   * function's role (Transaction Search must be on in the account), with Lambda's active tracing on;
+   * an object names a team's OTLP endpoint, its headers' secret and the share of traces kept
+   * (docs/deployment.md, "Traces"). API Gateway's HTTP and WebSocket APIs take no part in X-Ray.
    * @default false
    */
-  readonly tracing?: boolean;
+  readonly tracing?: boolean | SwitchboardTracing;
   /**
    * Alarms (with an SNS topic, or yours), a CloudWatch dashboard and the namespace of the runtime's
    * metrics; `false` creates none of them. See docs/operations.md.
@@ -201,6 +204,77 @@ export interface SwitchboardProps {
    * @default none
    */
   readonly models?: SwitchboardModels;
+}
+
+/** Where the functions' spans go, as the construct's `tracing` prop names it. */
+export interface SwitchboardTracing {
+  /**
+   * `xray` (X-Ray's OTLP endpoint of the stack's region, signed with the function's role: the role
+   * gets `xray:PutSpans` and `xray:PutSpansForIndexing`), or the https URL of a team's OTLP/HTTP
+   * traces endpoint (`https://otlp.example.com/v1/traces`).
+   * @default 'xray'
+   */
+  readonly endpoint?: 'xray' | string;
+  /**
+   * A Secrets Manager secret holding the headers of a team's endpoint as a JSON object
+   * (`{"x-api-key": "…"}`): the secret itself, or its name or complete ARN. Every traced function may
+   * read it (`secretsmanager:GetSecretValue` on it alone). Not with X-Ray, which takes the role's signature.
+   * @default no headers
+   */
+  readonly headersSecret?: ISecret | string;
+  /**
+   * The share of new traces kept, 0 to 1 (parent-based: a trace a host started keeps its own
+   * decision). With X-Ray, Lambda's active tracing decides for every invocation (X-Ray's sampling
+   * rules), so this matters only with a team's endpoint.
+   * @default 1
+   */
+  readonly sampleRatio?: number;
+}
+
+/** The `tracing` prop with its defaults, or undefined when tracing is off. */
+export interface ResolvedTracing {
+  readonly endpoint: 'xray' | string;
+  readonly headersSecret?: ISecret | string;
+  readonly sampleRatio?: number;
+}
+
+/** What the `tracing` prop asks for: `true` is X-Ray. */
+export function tracingOf(tracing: boolean | SwitchboardTracing | undefined): ResolvedTracing | undefined {
+  if (!tracing) return undefined;
+  if (tracing === true) return { endpoint: 'xray' };
+  return { ...tracing, endpoint: tracing.endpoint ?? 'xray' };
+}
+
+/** The `tracing` prop: X-Ray or an https URL, a headers secret only with a URL, a ratio from 0 to 1. */
+function checkTracing(
+  tracing: boolean | SwitchboardTracing | undefined,
+  fail: (message: string) => void,
+): void {
+  const resolved = tracingOf(tracing);
+  if (!resolved) return;
+  const { endpoint, headersSecret, sampleRatio } = resolved;
+  if (endpoint !== 'xray' && !Token.isUnresolved(endpoint)) {
+    let url: URL | undefined;
+    try {
+      url = new URL(endpoint);
+    } catch {
+      url = undefined;
+    }
+    if (url?.protocol !== 'https:')
+      fail(
+        `tracing.endpoint must be 'xray' or the https URL of an OTLP/HTTP traces endpoint, got "${endpoint}".`,
+      );
+  }
+  if (endpoint === 'xray' && headersSecret !== undefined)
+    fail(
+      "tracing.headersSecret is for a team's endpoint: X-Ray takes the function's signature, not headers.",
+    );
+  if (
+    sampleRatio !== undefined &&
+    !Token.isUnresolved(sampleRatio) &&
+    !(sampleRatio >= 0 && sampleRatio <= 1)
+  )
+    fail(`tracing.sampleRatio must be from 0 to 1, got ${sampleRatio}.`);
 }
 
 /** The AWS resources model agents use, as the construct's `models` prop names them. */
@@ -285,6 +359,7 @@ export function checkSwitchboardProps(props: SwitchboardProps): CheckedSwitchboa
   const settings = props.settings === undefined ? undefined : serialiseSettings(props.settings, fail);
   checkAuth(props, fail);
   checkModels(props.models, fail);
+  checkTracing(props.tracing, fail);
   if (
     props.aguiReservedConcurrency !== undefined &&
     props.auth === undefined &&

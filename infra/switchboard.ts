@@ -4,7 +4,7 @@ import type { Trail } from 'aws-cdk-lib/aws-cloudtrail';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, type IEventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { Grant, type IGrantable, type Role } from 'aws-cdk-lib/aws-iam';
+import { Grant, type IGrantable, PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import {
   type CfnFunction,
   type FunctionUrl,
@@ -16,7 +16,7 @@ import {
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
-import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { AUTH_ENV } from '../lib/auth/env.ts';
@@ -51,8 +51,10 @@ import { acknowledgeSwitchboardFindings } from './nag.ts';
 import {
   checkSwitchboardProps,
   type ResolvedSwitchboardProps,
+  type ResolvedTracing,
   type SwitchboardModels,
   type SwitchboardProps,
+  tracingOf,
 } from './props.ts';
 import { WEBSOCKET_IDENTITY_SOURCES } from './routes.ts';
 import {
@@ -131,6 +133,10 @@ export class Switchboard extends Construct {
   readonly eventBus?: IEventBus;
   /** The `models` prop: what the worker may use of Secrets Manager and Bedrock for the agents' models. */
   private readonly models?: SwitchboardModels;
+  /** The `tracing` prop: where the spans go; undefined with tracing off. */
+  private readonly tracing?: ResolvedTracing;
+  /** The secret of a team endpoint's headers (`tracing.headersSecret`), if any. */
+  private readonly traceHeadersSecret?: ISecret;
 
   /**
    * Creates every resource. Props that cannot deploy fail `cdk synth` through the construct tree's
@@ -145,6 +151,8 @@ export class Switchboard extends Construct {
     if (missingAgents) throw new Error(`${this.node.path}: ${missingAgents}`);
     this.node.addValidation({ validate: () => [...errors] });
     this.models = resolved.models;
+    this.tracing = tracingOf(resolved.tracing);
+    this.traceHeadersSecret = this.headersSecretOf(this.tracing);
     this.table = createTable(this, resolved.removalPolicy);
     this.refKeySecret = createRefKeySecret(this, resolved.removalPolicy);
     this.bucket = createBucket(
@@ -285,7 +293,7 @@ export class Switchboard extends Construct {
       logsEncrypted: resolved.logEncryptionKey !== undefined,
     });
     acknowledgeSwitchboardFindings(this, {
-      tracing: resolved.tracing,
+      xray: this.tracing?.endpoint === 'xray',
       resourceArns,
       webSocketAccessLogs: resolved.webSocketAccessLogs,
     });
@@ -337,7 +345,7 @@ export class Switchboard extends Construct {
       SWITCHBOARD_SETTINGS_FILE: SETTINGS_FILE,
       // Where the metrics go (what the alarms and the dashboard read), with or without them.
       POWERTOOLS_METRICS_NAMESPACE: this.monitoring?.namespace ?? METRICS_NAMESPACE,
-      ...(resolved.tracing && { SWITCHBOARD_TRACING: 'true' }),
+      ...this.tracingEnvironment(),
       // Without it the runtime publishes no domain events.
       ...(this.eventBus && { SWITCHBOARD_EVENT_BUS: this.eventBus.eventBusName }),
     };
@@ -372,8 +380,66 @@ export class Switchboard extends Construct {
     // A key secret encrypted with a customer managed key is read only with that key's decrypt.
     for (const secret of this.models?.secrets ?? [])
       secret.encryptionKey?.grantDecrypt(this.functions.worker);
+    this.grantTraceExport();
     // cdk-nag's acknowledgements name the resources as the stage's grant wrote them.
     return { ...arns, connections: [...connections] };
+  }
+
+  /** The functions that export spans: every one that builds a runtime (not the `$connect` authoriser). */
+  private tracedFunctions(): SwitchboardFunction[] {
+    return [...Object.values(this.functions), ...(this.aguiFunction ? [this.aguiFunction] : [])];
+  }
+
+  /** The `tracing.headersSecret` prop as a secret (a name or a complete ARN is imported). */
+  private headersSecretOf(tracing: ResolvedTracing | undefined): ISecret | undefined {
+    const given = tracing?.headersSecret;
+    if (given === undefined || typeof given !== 'string') return given;
+    return given.startsWith('arn:')
+      ? Secret.fromSecretCompleteArn(this, 'TraceHeadersSecret', given)
+      : Secret.fromSecretNameV2(this, 'TraceHeadersSecret', given);
+  }
+
+  /** Where the spans go (lib/telemetry/export.ts reads it): nothing with tracing off. */
+  private tracingEnvironment(): Record<string, string> {
+    const tracing = this.tracing;
+    if (!tracing) return {};
+    return {
+      SWITCHBOARD_TRACING: 'true',
+      SWITCHBOARD_TRACES_ENDPOINT: tracing.endpoint,
+      ...(tracing.sampleRatio !== undefined && {
+        SWITCHBOARD_TRACES_SAMPLE_RATIO: String(tracing.sampleRatio),
+      }),
+      ...(this.traceHeadersSecret && {
+        SWITCHBOARD_TRACES_HEADERS_SECRET: this.traceHeadersSecret.secretArn,
+      }),
+    };
+  }
+
+  /**
+   * What the export needs, to each traced function: X-Ray's OTLP endpoint takes spans with
+   * `xray:PutSpans` (and `xray:PutSpansForIndexing` for the share Transaction Search indexes), which
+   * have no resource-level permissions; a team's endpoint needs its headers secret, read as the model
+   * keys are (that secret alone, and its key's decrypt).
+   */
+  private grantTraceExport(): void {
+    if (!this.tracing) return;
+    for (const fn of this.tracedFunctions()) {
+      if (this.tracing.endpoint === 'xray') {
+        fn.addToRolePolicy(
+          new PolicyStatement({ actions: ['xray:PutSpans', 'xray:PutSpansForIndexing'], resources: ['*'] }),
+        );
+      }
+      const secret = this.traceHeadersSecret;
+      if (secret) {
+        Grant.addToPrincipal({
+          grantee: fn,
+          actions: ['secretsmanager:GetSecretValue'],
+          // A secret named without its six random characters is matched by IAM on its full ARN.
+          resourceArns: [secret.secretFullArn ?? `${secret.secretArn}-??????`],
+        });
+        secret.encryptionKey?.grantDecrypt(fn);
+      }
+    }
   }
 
   /** This instance's ARNs of each kind of resource the permission list names. */

@@ -7,16 +7,20 @@ export interface AwsCredentialIdentity {
   sessionToken?: string;
 }
 
-/** A request to sign: lower-case header names; the body as sent. */
+/** A request to sign: lower-case header names; the body as sent (text, or bytes: an OTLP protobuf). */
 export interface SignableRequest {
   method: string;
   /** The URL's path, as sent (`/` for DynamoDB). */
   path: string;
   headers: Record<string, string>;
-  body: string;
+  body: string | Uint8Array;
 }
 
-const sha256Hex = (data: string) => createHash('sha256').update(data, 'utf8').digest('hex');
+const sha256Hex = (data: string | Uint8Array) =>
+  (typeof data === 'string'
+    ? createHash('sha256').update(data, 'utf8')
+    : createHash('sha256').update(data)
+  ).digest('hex');
 const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data, 'utf8').digest();
 
 /** RFC 3986 encoding, as Signature V4 asks of paths and query strings (`encodeURIComponent` leaves `!'()*`). */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { type FunctionName, parseSettings, type Runtime, type Settings } from '../config/index.ts';
+import { ExportProcessor, traceExportFromEnv } from '../telemetry/export.ts';
 import { createRuntime } from './create-runtime.ts';
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
@@ -56,9 +57,18 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings 
   return parseSettings({ ...base, ...(Object.keys(tools).length > 0 && { tools }) });
 }
 
+/**
+ * The functions whose invocation ends after its spans are exported: no host waits on them. The API
+ * functions' spans leave in the background (docs/performance.md, "Trace export").
+ */
+const FLUSH_AT_INVOCATION_END: readonly FunctionName[] = ['worker', 'sweep'];
+
 /** The runtime a Lambda function builds from its environment (set by the CDK construct). */
 export function runtimeFromEnv(fn: FunctionName, env: NodeJS.ProcessEnv = process.env): Runtime {
-  return createRuntime({
+  // Where spans go (SWITCHBOARD_TRACES_*): a processor that loads the exporter with the first span.
+  const exported = traceExportFromEnv(env, FLUSH_AT_INVOCATION_END.includes(fn) ? 'invocation' : 'batch');
+  const secret = (secretId: string) => rt.secret(secretId);
+  const rt = createRuntime({
     fn,
     table: required(env, 'SWITCHBOARD_TABLE'),
     queueUrl: required(env, 'SWITCHBOARD_QUEUE_URL'),
@@ -72,5 +82,9 @@ export function runtimeFromEnv(fn: FunctionName, env: NodeJS.ProcessEnv = proces
     metricsNamespace: env.POWERTOOLS_METRICS_NAMESPACE || undefined,
     tracing: env.SWITCHBOARD_TRACING === 'true',
     refKeySecret: env.SWITCHBOARD_REF_KEY_SECRET,
+    ...(exported && {
+      traces: { processors: [new ExportProcessor(exported, { secret })], sampleRatio: exported.sampleRatio },
+    }),
   });
+  return rt;
 }

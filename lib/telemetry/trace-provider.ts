@@ -19,6 +19,7 @@ import { AWSXRayPropagator } from '@opentelemetry/propagator-aws-xray';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { AwsClient, ClientService, Runtime } from '../config/index.ts';
+import { ExportProcessor } from './export.ts';
 import { contextManager } from './trace-context.ts';
 
 contextManager();
@@ -37,10 +38,11 @@ const getter: TextMapGetter<Record<string, string | undefined>> = {
   },
 };
 
-/** A runtime's tracing: its provider (to flush) and its tracer. */
+/** A runtime's tracing: its provider (to flush) and its tracer, and how it reads a carrier. */
 export interface Tracing {
   provider: TracerProvider;
   tracer: Tracer;
+  extractContext: (carrier: Record<string, string | undefined>, base: Context) => Context;
 }
 
 /** Starts a runtime's tracing: its provider, and a client span around every AWS call it makes. */
@@ -53,7 +55,26 @@ export function startTracing(rt: Runtime): Tracing {
   });
   const tracer = provider.getTracer('switchboard');
   rt.onClient((service, client) => instrumentClient(tracer, service, client));
-  return { provider, tracer };
+  // Spans exported elsewhere than X-Ray do not follow X-Ray's sampling: Lambda gives every
+  // invocation an X-Ray header, `Sampled=0` unless active tracing sampled it, and a parent-based
+  // sampler would drop the whole trace on its word.
+  const xraySamples = !(settings.processors ?? []).some(
+    (p) => p instanceof ExportProcessor && p.settings.endpoint !== 'xray',
+  );
+  return {
+    provider,
+    tracer,
+    extractContext: xraySamples ? extractContext : (carrier, base) => withoutUnsampledXRay(carrier, base),
+  };
+}
+
+/** The context a carrier names, but a new root where only an unsampled X-Ray header names one. */
+function withoutUnsampledXRay(carrier: Record<string, string | undefined>, base: Context): Context {
+  const extracted = extractContext(carrier, base);
+  const parent = trace.getSpanContext(extracted);
+  const w3c = getter.get(carrier, 'traceparent');
+  if (!w3c && parent && (parent.traceFlags & 1) === 0) return base;
+  return extracted;
 }
 
 /** The context a carrier names (`traceparent`, else `X-Amzn-Trace-Id`), under `base`. */

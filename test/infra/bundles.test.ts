@@ -167,13 +167,14 @@ describe('function bundles', () => {
     }
   });
 
-  it('loads Powertools metrics on the first flush and the OpenTelemetry SDK only when tracing is on: lazy chunks, no X-Ray SDK', () => {
+  it('loads Powertools metrics on the first flush and the OpenTelemetry SDK and OTLP exporters only when tracing is on: lazy chunks, no X-Ray SDK', () => {
     for (const fn of ['http', 'ws', 'worker', 'sweep', 'agui'] as const) {
       const initial = [...packagesIn(fn, 'initial').keys()];
-      // The API alone (a no-op without a provider) may start with a function; the SDK may not.
+      // The API alone (a no-op without a provider) may start with a function; the SDK and the
+      // exporters (loaded with the first span that ends, lib/telemetry/export.ts) may not.
       expect(
         initial.filter((p) =>
-          /^(aws-xray-sdk-core|@aws-lambda-powertools\/(tracer|metrics)|@opentelemetry\/(sdk-trace|core|resources|propagator-aws-xray))$/.test(
+          /^(aws-xray-sdk-core|@aws-lambda-powertools\/(tracer|metrics)|@opentelemetry\/(?!api$).+|protobufjs)$/.test(
             p,
           ),
         ),
@@ -181,6 +182,8 @@ describe('function bundles', () => {
       ).toEqual([]);
       const all = packagesIn(fn, 'all');
       expect(all.get('@opentelemetry/sdk-trace'), fn).toBeGreaterThan(0);
+      expect(all.get('@opentelemetry/exporter-trace-otlp-http'), fn).toBeGreaterThan(0);
+      expect(all.get('@opentelemetry/otlp-transformer'), fn).toBeGreaterThan(0);
       expect(all.has('aws-xray-sdk-core'), fn).toBe(false);
       expect(all.get('@aws-lambda-powertools/metrics'), fn).toBeGreaterThan(0);
     }

@@ -143,6 +143,9 @@ describe("docs/deployment.md, the functions' environment", () => {
     ({
       always: true,
       'with `tracing`': variant !== 'custom',
+      // The test stacks trace to X-Ray (`tracing: true`): no ratio, no headers secret.
+      'with `tracing.sampleRatio`': false,
+      'with `tracing.headersSecret`': false,
       'with an event bus': true,
       'with `auth`': variant === 'auth',
       'with `allowAnonymous`': variant === 'anonymous',

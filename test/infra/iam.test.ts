@@ -21,7 +21,20 @@ import {
 const STAR_RESOURCE_ALLOWED: Record<string, string> = {
   'xray:PutTraceSegments': 'X-Ray has no resource-level permissions for sending trace segments',
   'xray:PutTelemetryRecords': 'X-Ray has no resource-level permissions for telemetry records',
+  'xray:PutSpans': "X-Ray's OTLP endpoint takes spans with it, and it has no resource-level permissions",
+  'xray:PutSpansForIndexing': 'the spans Transaction Search indexes; no resource-level permissions either',
 };
+
+/** The functions that export spans: every one but the `$connect` authoriser, which builds no runtime. */
+const TRACED: readonly FunctionName[] = FUNCTION_NAMES.filter((fn) => fn !== 'authorizer');
+
+/** The secret of the team endpoint's headers in {@link TEAM_TRACING}, named without its six random characters. */
+const TEAM_HEADERS_SECRET = 'observability/otlp-headers';
+const TEAM_TRACING = {
+  endpoint: 'https://otlp.example.com/v1/traces',
+  headersSecret: TEAM_HEADERS_SECRET,
+  sampleRatio: 0.25,
+} as const;
 
 let resources: Resources;
 let allows: FoundStatement[];
@@ -213,6 +226,56 @@ describe('Switchboard IAM', () => {
     expect(named).toHaveLength(2);
     expect(named.some((r) => r.includes(`"${MODEL_KEY_SECRETS.created}`))).toBe(true);
     expect(named.some((r) => r.includes(`secret:${MODEL_KEY_SECRETS.named}-??????`))).toBe(true);
+  });
+
+  it('lets every traced function export spans to X-Ray (PutSpans, PutSpansForIndexing on "*"), and the authoriser only Lambda\'s own segments', () => {
+    for (const fn of FUNCTION_NAMES) {
+      const onStar = allows
+        .filter(({ logicalId, type }) => type === 'AWS::IAM::Policy' && logicalId.startsWith(ROLE_PREFIX[fn]))
+        .filter(({ statement }) => asList(statement.Resource).includes('*'))
+        .flatMap(({ statement }) => asList(statement.Action) as string[]);
+      // Lambda's active tracing: its segment of each invocation, sent by Lambda with the role.
+      expect(onStar, fn).toEqual(
+        expect.arrayContaining(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']),
+      );
+      const exports = onStar.filter((action) => action.startsWith('xray:PutSpans'));
+      expect(exports.sort(), fn).toEqual(
+        TRACED.includes(fn) ? ['xray:PutSpans', 'xray:PutSpansForIndexing'] : [],
+      );
+    }
+  });
+
+  it("with a team's endpoint: no X-Ray grant at all, and each traced function reads the headers secret, that one only", () => {
+    const { resources: team } = synthSwitchboard({ tracing: TEAM_TRACING });
+    const teamAllows = allowsOf(team);
+    expect(
+      teamAllows.filter(({ statement }) =>
+        asList(statement.Action).some((a) => String(a).startsWith('xray:')),
+      ),
+    ).toEqual([]);
+    const onSecret = teamAllows.filter(({ statement }) =>
+      asList(statement.Resource).some((r) =>
+        JSON.stringify(r).includes(`secret:${TEAM_HEADERS_SECRET}-??????`),
+      ),
+    );
+    expect(new Set(onSecret.map((g) => g.logicalId.replace(/Role.*$/, 'Role')))).toEqual(
+      new Set(TRACED.map((fn) => `${ROLE_PREFIX[fn]}`)),
+    );
+    for (const { statement } of onSecret) {
+      expect(asList(statement.Action)).toEqual(['secretsmanager:GetSecretValue']);
+      // CDK merges it with the role's other secret reads (the session-ref key): those stay what they were.
+      const others = asList(statement.Resource).filter(
+        (r) => !JSON.stringify(r).includes(`secret:${TEAM_HEADERS_SECRET}-??????`),
+      );
+      for (const other of others) expect(kindOf(other)).toBe('refKeySecret');
+    }
+    // Lambda's active tracing sends to X-Ray, not to the team's backend: it is off.
+    for (const [id, resource] of Object.entries(team)) {
+      if (resource.Type === 'AWS::Lambda::Function')
+        expect((resource.Properties?.TracingConfig as { Mode?: string } | undefined)?.Mode, id).not.toBe(
+          'Active',
+        );
+    }
   });
 
   it('no function may scan the table', () => {

@@ -113,6 +113,29 @@ describe('Switchboard props', () => {
     ).toMatch(/workerTimeout/);
   });
 
+  it('takes tracing to X-Ray or to an https OTLP endpoint, a headers secret only with the latter, a ratio from 0 to 1', () => {
+    const base = { agents: FIXTURE_AGENTS, auth: TEST_AUTH };
+    expect(problems({ ...base, tracing: true })).toBe('');
+    expect(problems({ ...base, tracing: { sampleRatio: 0.1 } })).toBe('');
+    expect(
+      problems({
+        ...base,
+        tracing: {
+          endpoint: 'https://otlp.example.com/v1/traces',
+          headersSecret: 'otlp-headers',
+          sampleRatio: 0,
+        },
+      }),
+    ).toBe('');
+    expect(problems({ ...base, tracing: { endpoint: 'http://otlp.example.com/v1/traces' } })).toMatch(
+      /tracing\.endpoint/,
+    );
+    expect(problems({ ...base, tracing: { endpoint: 'xray', headersSecret: 'otlp-headers' } })).toMatch(
+      /tracing\.headersSecret/,
+    );
+    expect(problems({ ...base, tracing: { sampleRatio: 1.5 } })).toMatch(/tracing\.sampleRatio/);
+  });
+
   it('rejects settings that are not JSON-serialisable', () => {
     const settings: Record<string, unknown> = {};
     settings.self = settings;

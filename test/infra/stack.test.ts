@@ -154,6 +154,7 @@ describe('Switchboard storage and compute', () => {
         ...refKey,
         'SWITCHBOARD_SETTINGS_FILE',
         'SWITCHBOARD_TABLE',
+        'SWITCHBOARD_TRACES_ENDPOINT',
         'SWITCHBOARD_TRACING',
         'SWITCHBOARD_WS_ENDPOINT',
       ]);

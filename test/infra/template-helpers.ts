@@ -67,6 +67,8 @@ export interface SynthOptions {
   readonly keepWarnings?: boolean;
   /** Set the `models` prop: {@link MODEL_KEY_SECRETS} and {@link BEDROCK_MODEL_ARNS}. */
   readonly models?: boolean;
+  /** The `tracing` prop, when not `true` (X-Ray). */
+  readonly tracing?: SwitchboardProps['tracing'];
 }
 
 /** The model key secrets of a synth with `models`: one created in the stack, one named by its name only. */
@@ -102,13 +104,14 @@ export function synthSwitchboard(options: SynthOptions = {}): SynthesisedSwitchb
     !!options.anonymous,
     !!options.keepWarnings,
     !!options.models,
+    options.tracing ?? true,
   ]);
   const known = synthesised.get(key);
   if (known) return known;
   const stack = newStack(options);
   new Switchboard(stack, 'Switchboard', {
     agents: FIXTURE_AGENTS,
-    tracing: true,
+    tracing: options.tracing ?? true,
     settings: { runs: { leaseMs: 120_000 } },
     ...(options.anonymous ? { allowAnonymous: true } : { auth: TEST_AUTH }),
     ...(options.models && {
