@@ -65,7 +65,8 @@ export class XRayOtlpExporter implements SpanExporter {
     const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': headers['content-type'], ...signed },
-      body,
+      // The serializer's bytes sit in an ArrayBuffer of their own (never a shared one).
+      body: body as Uint8Array<ArrayBuffer>,
       signal: AbortSignal.timeout(EXPORT_TIMEOUT_MS),
     });
     // Read to the end, so the connection is reused.
