@@ -28,7 +28,7 @@ const PAGE = `<!doctype html>
   section { background: #fff; border-radius: 10px; box-shadow: 0 0 0 1px #dde1ea; overflow: auto; padding: 8px; min-height: 0; }
   h2 { font-size: 13px; text-transform: uppercase; letter-spacing: .04em; color: #5b6477; margin: 4px 4px 8px; }
   ul.pick { list-style: none; margin: 0; padding: 0; }
-  ul.pick button { all: unset; display: block; width: 100%; padding: 6px 8px; border-radius: 6px; cursor: pointer; }
+  ul.pick button { all: unset; display: block; width: 100%; padding: 6px 8px; border-radius: 6px; cursor: pointer; overflow-wrap: anywhere; }
   ul.pick button:hover, ul.pick button:focus-visible { background: #eef2ff; }
   ul.pick button[aria-current="true"] { background: #dfe7ff; }
   .muted { color: #5b6477; font-size: 12px; }
@@ -113,7 +113,7 @@ async function refresh() {
   try {
     const { sessions } = await api('/sandbox/traces');
     pick(document.getElementById('sessions'), sessions.map((s) => ({ ...s, id: s.sessionId })), state.session,
-      (s) => [s.sessionId, el('br'), el('span', { class: 'muted' }, s.traces + ' turns · ' + new Date(s.lastMs).toLocaleTimeString())],
+      (s) => [s.sessionId, el('br'), el('span', { class: 'muted' }, s.traces + (s.traces === 1 ? ' turn · ' : ' turns · ') + new Date(s.lastMs).toLocaleTimeString())],
       (id) => { state.session = id; state.trace = null; history.replaceState(null, '', '?session=' + encodeURIComponent(id)); refresh(); });
     if (!state.session) return;
     const { traces } = await api('/sandbox/traces?session=' + encodeURIComponent(state.session));

@@ -525,7 +525,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
  * The functions' export to the sandbox's own receiver: the OTLP/HTTP exporter (JSON) behind a batch
  * processor, as a function exports on AWS. Each invocation flushes its runtime's spans as it ends
  * (lib/telemetry: `flushTraces`), so a batch goes out once an invocation, not a request a span as a
- * simple processor would send; the short delay shows a long turn's finished calls while it runs.
+ * simple processor would send (a turn makes dozens of AWS calls); the short delay shows a long turn's
+ * finished calls while it runs.
  * Loaded only here: nothing of the exporter is in a function's start-up code.
  */
 async function otlpExport(url: string) {
@@ -537,12 +538,17 @@ async function otlpExport(url: string) {
     exporter: new OTLPTraceExporter({ url }),
     scheduledDelayMillis: 250,
   });
-  // An export that fails (the sandbox closing) loses those spans, never fails the invocation that flushed.
+  // An export that fails (the sandbox closing) loses those spans, never fails the invocation that
+  // flushed. The flush starts the export and does not hold the invocation: nothing freezes a function
+  // here as Lambda does, so what a host waits for stays what it is without tracing.
   const lost = () => undefined;
   return {
     onStart: batch.onStart.bind(batch),
     onEnd: batch.onEnd.bind(batch),
-    forceFlush: () => batch.forceFlush().catch(lost),
+    forceFlush: () => {
+      void batch.forceFlush().catch(lost);
+      return Promise.resolve();
+    },
     shutdown: () => batch.shutdown().catch(lost),
   } satisfies SpanProcessor;
 }

@@ -13,6 +13,7 @@ import { createSwitchboard } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { type SpanNode, TraceReceiver, type TurnTrace } from '../../sandbox/trace-receiver.ts';
 import { tracesText } from '../../sandbox/trace-text.ts';
+import { haveChromium, launchChromium, seriousViolations } from '../support/browser.ts';
 import { cliAgainst } from '../support/cli.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
@@ -150,7 +151,7 @@ describe('the sandbox’s OTLP receiver', () => {
     const depth = (name: string) => {
       const line = lines.find((l) => l.trimStart().startsWith(`${name}  `));
       expect(line, name).toBeDefined();
-      expect(line).toMatch(/ \d+(\.\d)? m?s/);
+      expect(line).toMatch(/ \d+(\.\d+)? m?s/);
       return line!.length - line!.trimStart().length;
     };
     expect(depth('POST /api/chat')).toBe(2);
@@ -183,6 +184,34 @@ describe('the sandbox’s OTLP receiver', () => {
       expect(refused.body).not.toContain(session);
     }
   });
+
+  it.skipIf(!haveChromium)(
+    'the inspector page shows the session, its turn’s span tree and its events',
+    async () => {
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (error) => errors.push(error.message));
+        await page.goto(`${sandbox.url}/sandbox/inspect?session=${session}`);
+        const turn = page.locator('#turn');
+        await turn.getByText('SQS.SendMessage', { exact: true }).waitFor();
+        await page.locator('#sessions').getByText(session).waitFor();
+        await page
+          .locator('#turns')
+          .getByText(/^Turn 1 · /)
+          .waitFor();
+        for (const name of ['POST /api/chat', 'turn'])
+          await turn.getByText(name, { exact: true }).first().waitFor();
+        await turn.getByText(/session\.status_idle/).waitFor();
+        await expect(turn.textContent()).resolves.toContain('none open');
+        expect(await seriousViolations(page)).toEqual([]);
+        expect(errors).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 
   it('takes OTLP/JSON only: protobuf is answered 415', async () => {
     const res = await fetch(`${sandbox.url}/sandbox/otlp/v1/traces`, {
