@@ -183,7 +183,10 @@ export function treeOf(traceId: string, spans: readonly ReceivedSpan[]): TurnTra
 
 /** How much the receiver keeps, and how large an export it takes. */
 export interface TraceReceiverLimits {
-  /** The last traces kept (the oldest received goes first). Default 500. */
+  /**
+   * The last traces kept. Past it (or `maxBytes`) the least recently received trace of no session
+   * goes first (a page's reads, the sweep), then the least recently received of all. Default 500.
+   */
   maxTraces?: number;
   /** Bytes of spans kept in all (their JSON). Default 16 MiB. */
   maxBytes?: number;
@@ -237,7 +240,10 @@ export class TraceReceiver {
     const session = span.attributes[SESSION];
     if (session !== undefined) trace.sessionId = String(session);
     while (this.kept.size > 1 && (this.kept.size > this.maxTraces || this.bytes > this.maxBytes)) {
-      const [oldest, old] = this.kept.entries().next().value as [string, Kept];
+      // Traces of no session (a page's reads, the sweep, a batch's own invocation) go before a turn's.
+      const [oldest, old] =
+        [...this.kept].find(([id, t]) => t.sessionId === undefined && id !== span.traceId) ??
+        (this.kept.entries().next().value as [string, Kept]);
       this.kept.delete(oldest);
       this.bytes -= old.bytes;
     }

@@ -290,6 +290,18 @@ describe('the receiver, given what the OTLP/JSON serialiser sends', () => {
         .map((s) => s.sessionId)
         .sort(),
     ).toEqual(['b', 'c']);
+    // A trace of no session goes before the older traces of sessions.
+    const reads = JSON.parse(
+      new TextDecoder().decode(exportOf('d')).replaceAll('switchboard.session.id', 'other'),
+    );
+    receiver.receive(reads);
+    receiver.receive(JSON.parse(new TextDecoder().decode(exportOf('e'))));
+    expect(
+      receiver
+        .sessions()
+        .map((s) => s.sessionId)
+        .sort(),
+    ).toEqual(['c', 'e']);
     const bytes = new TraceReceiver({ maxBytes: 1 });
     for (const id of ['a', 'b']) bytes.receive(JSON.parse(new TextDecoder().decode(exportOf(id))));
     expect(bytes.sessions().map((s) => s.sessionId)).toEqual(['b']);
