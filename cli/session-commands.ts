@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { hostSessionId, isSessionRef } from '../lib/auth/index.ts';
 import {
   addBudget,
   cancelRuns,
@@ -10,8 +11,10 @@ import {
   tailSession,
 } from '../lib/operate/index.ts';
 import type { SessionEvent } from '../lib/store/index.ts';
+import { TRACES_PATH, type TurnTrace } from '../sandbox/trace-receiver.ts';
+import { tracesText } from '../sandbox/trace-text.ts';
 import { run, type SessionOptions, sessionOptions, withSessionHint } from './command.ts';
-import { type CliIo, connect, print, refOf, usageError } from './io.ts';
+import { type CliIo, connect, DEFAULT_SANDBOX_URL, print, refOf, usageError } from './io.ts';
 import { type AuditedOptions, audit, operatorOf, withOperator } from './tenant-commands.ts';
 
 /** The redact option of the commands that print events. */
@@ -20,6 +23,31 @@ const REDACT_HELP =
 
 /** An event as printed: masked with --redact. */
 const shown = (event: SessionEvent, redact: boolean | undefined) => (redact ? redactEvent(event) : event);
+
+/** What `inspect --trace` says of a deployed stack: its traces are not in the stack's resources. */
+export const TRACES_ELSEWHERE =
+  "--trace reads the sandbox's own OTLP receiver. A deployed stack's traces are read in X-Ray (CloudWatch Transaction Search) or the OTLP backend the team named (docs/operations.md): look the session up there by its switchboard.session.id attribute";
+
+/**
+ * Prints a session's traces as the sandbox's receiver kept them: each turn's span tree (JSON with
+ * --json). The receiver keys them by the session's host id, which a ref ends with.
+ */
+async function printTraces(out: CliIo, session: string, options: SessionOptions): Promise<void> {
+  if (options.stack !== undefined || options.table !== undefined) throw usageError(`${TRACES_ELSEWHERE}.`);
+  const hostId = options.user === undefined && isSessionRef(session) ? hostSessionId(session) : session;
+  const base = (options.sandbox ?? DEFAULT_SANDBOX_URL).replace(/\/+$/, '');
+  const res = await fetch(`${base}${TRACES_PATH}?session=${encodeURIComponent(hostId)}`).catch(
+    (error: Error) => {
+      throw new Error(`No sandbox answers at ${base} (${error.message}): is switchboard dev running?`);
+    },
+  );
+  if (!res.ok)
+    throw new Error(
+      `The sandbox at ${base} answered ${res.status} for its traces: is it a sandbox of this version?`,
+    );
+  const { traces } = (await res.json()) as { traces: TurnTrace[] };
+  print(out, options, { session: hostId, traces }, (r) => tracesText(r.session, r.traces));
+}
 
 /** Registers `inspect`, `tail`, `cancel` and `budget`: one session at a time. */
 export function addSessionCommands(program: Command, io: CliIo, exit: (code: number) => void): void {
@@ -33,6 +61,10 @@ export function addSessionCommands(program: Command, io: CliIo, exit: (code: num
       .option('--events <n>', 'how many of the last events to show (0: none)', String(INSPECT_EVENTS))
       .option('--redact', REDACT_HELP)
       .option(
+        '--trace',
+        "instead of the session's record: each turn's span tree (durations, tokens, tool outcomes) from the sandbox's OTLP receiver; sandbox only",
+      )
+      .option(
         '--settings',
         "instead of a session: the settings the target's functions run with (a stack's are read from its code zip)",
       ),
@@ -43,8 +75,14 @@ export function addSessionCommands(program: Command, io: CliIo, exit: (code: num
       async (
         out,
         session: string | undefined,
-        options: SessionOptions & { events: string; redact?: boolean; settings?: boolean },
+        options: SessionOptions & { events: string; redact?: boolean; settings?: boolean; trace?: boolean },
       ) => {
+        if (options.trace) {
+          if (session === undefined) throw usageError('--trace needs a <session>.');
+          if (options.settings) throw usageError('--trace shows no settings: leave --settings out.');
+          await printTraces(out, session, options);
+          return true;
+        }
         if (options.settings) {
           if (session !== undefined) throw usageError('--settings shows no session: leave <session> out.');
           const target = await connect(options);

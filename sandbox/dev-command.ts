@@ -246,6 +246,7 @@ export async function devCommand(args: string[]): Promise<void> {
   HTTP API:   ${sandbox.url}/api
   WebSocket:  ${sandbox.wsUrl}
   AG-UI:      ${sandbox.aguiUrl} (${docsPath('ag-ui.md')})
+  Inspector:  ${sandbox.url}/sandbox/inspect (each turn's trace; switchboard inspect SESSION --trace)
   Agents:     ${values.agents}${values.watch ? ' (reloaded when it changes)' : ''}
   Model:      ${model.line}
   Auth:       ${values.anonymous ? 'none: every caller is anonymous' : `JWTs of the development key, audience ${DEV_AUDIENCE} (switchboard token --user NAME); the page gets its own`}

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { WEBSOCKET_IDENTITY_SOURCES } from '../infra/routes.ts';
 import type { Switchboard } from '../lib/agents/index.ts';
 import { type AguiAuthenticate, createAguiHandler, jwtAuthentication } from '../lib/agui/index.ts';
@@ -50,6 +51,7 @@ import {
   startGateway,
   type WebSocketApiOptions,
 } from './gateway/index.ts';
+import { serveInspector } from './inspector-page.ts';
 import { MetricsCollector } from './metrics.ts';
 import { sandboxResources, serveFaults, serveOperate } from './operate.ts';
 import { ReadableLogger, type ReadableOutput } from './readable-log.ts';
@@ -57,6 +59,7 @@ import { startSchedule } from './schedule.ts';
 import { startSecretsManager } from './secrets-manager.ts';
 import { SANDBOX_CREDENTIALS, SANDBOX_NAMES, SANDBOX_REGION, startLocalServices } from './services.ts';
 import { type EventSourceOptions, type SqsPoller, startSqsPoller } from './sqs-poller.ts';
+import { OTLP_TRACES_PATH, TraceReceiver } from './trace-receiver.ts';
 import { serveDemoPage } from './web.ts';
 import { startWorkerProcess, type WorkerProcess } from './worker-child.ts';
 
@@ -94,10 +97,14 @@ export interface SandboxOptions {
   maxConnectionMs?: number;
   logLevel?: string;
   /**
-   * Trace the functions (OpenTelemetry): their spans go to these processors (a test's in-memory
-   * exporter), with this share of traces kept. Off when absent.
+   * Trace the functions (OpenTelemetry). By default they export with the OTLP/HTTP exporter (JSON,
+   * batched) to the sandbox's own receiver (`POST /sandbox/otlp/v1/traces`), as a deployed stack's
+   * export to X-Ray or a team's backend; `switchboard inspect <session> --trace` and the inspector
+   * page (`/sandbox/inspect`) read what it kept. Given settings send the spans to their processors
+   * instead (a test's in-memory exporter), with their share of traces kept, and to the receiver as
+   * well with `receiver: true`; `false` turns tracing off.
    */
-  traces?: TraceSettings;
+  traces?: (TraceSettings & { receiver?: boolean }) | false;
   /**
    * Who a bearer token is (HTTP `Authorization: Bearer …`, WebSocket `?token=…`), as an API Gateway
    * authoriser would say; null refuses the request (403). Without it every caller is `anonymous`.
@@ -179,6 +186,11 @@ export interface Sandbox {
    * `GET /sandbox/metrics`. With `workerProcess`, the worker child's too: it prints them, the sandbox reads them.
    */
   metrics: MetricsCollector;
+  /**
+   * The traces the functions exported to the sandbox's OTLP receiver (by default: not when the
+   * `traces` option names its own processors), also served at `GET /sandbox/traces`.
+   */
+  traces: TraceReceiver;
   /** Runs the sweep now, as the schedule would. */
   sweep(): Promise<void>;
   /**
@@ -323,6 +335,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const metrics = new MetricsCollector(
     logLevel === 'INFO' || logLevel === 'DEBUG' ? (line) => process.stdout.write(`${line}\n`) : undefined,
   );
+  const receiver = new TraceReceiver();
   const gateway = await startGateway({
     port: options.port ?? 0,
     host: options.host,
@@ -334,6 +347,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       metrics.serve(req, res) ||
       serveOperate(req, res, resources) ||
       serveFaults(req, res, fronts.faults) ||
+      receiver.serve(req, res) ||
+      serveInspector(req, res) ||
       serveDemoPage(req, res),
     http: {
       routes: [...HTTP_ROUTES],
@@ -405,7 +420,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         refKeySecret,
       }),
     });
-  const traced = options.traces && { tracing: true, traces: options.traces };
+  const { receiver: toReceiver = options.traces === undefined, ...given } = options.traces || {};
+  const exported = toReceiver ? await otlpExport(`${gateway.url}${OTLP_TRACES_PATH}`) : undefined;
+  const traces = options.traces !== false && {
+    ...given,
+    processors: [...(given.processors ?? []), ...(exported ? [exported] : [])],
+  };
+  const traced = traces && { tracing: true, traces };
   const runtimes = Object.fromEntries(
     FUNCTION_NAMES.map((fn) => [fn, createRuntime({ ...configOf(fn), ...traced })]),
   ) as Record<FunctionName, Runtime>;
@@ -464,6 +485,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     runtimes,
     faults: fronts.faults,
     metrics,
+    traces: receiver,
     sweep: () => schedule.tick(),
     events: () => bus.events(),
     connections: () => gateway.connections(),
@@ -488,6 +510,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       await poller?.stop();
       // The child stops its own turns on SIGTERM, the same way.
       await worker?.stop();
+      // What the functions have not exported yet goes to the receiver before the gateway stops.
+      await exported?.shutdown();
       await gateway.close();
       await fronts.close();
       await bus.close();
@@ -495,6 +519,38 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       await services.stop();
     },
   };
+}
+
+/**
+ * The functions' export to the sandbox's own receiver: the OTLP/HTTP exporter (JSON) behind a batch
+ * processor, as a function exports on AWS. Each invocation flushes its runtime's spans as it ends
+ * (lib/telemetry: `flushTraces`), so a batch goes out once an invocation, not a request a span as a
+ * simple processor would send (a turn makes dozens of AWS calls); the short delay shows a long turn's
+ * finished calls while it runs.
+ * Loaded only here: nothing of the exporter is in a function's start-up code.
+ */
+async function otlpExport(url: string) {
+  const [{ BatchSpanProcessor }, { OTLPTraceExporter }] = await Promise.all([
+    import('@opentelemetry/sdk-trace'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+  ]);
+  const batch = new BatchSpanProcessor({
+    exporter: new OTLPTraceExporter({ url }),
+    scheduledDelayMillis: 250,
+  });
+  // An export that fails (the sandbox closing) loses those spans, never fails the invocation that
+  // flushed. The flush starts the export and does not hold the invocation: nothing freezes a function
+  // here as Lambda does, so what a host waits for stays what it is without tracing.
+  const lost = () => undefined;
+  return {
+    onStart: batch.onStart.bind(batch),
+    onEnd: batch.onEnd.bind(batch),
+    forceFlush: () => {
+      void batch.forceFlush().catch(lost);
+      return Promise.resolve();
+    },
+    shutdown: () => batch.shutdown().catch(lost),
+  } satisfies SpanProcessor;
 }
 
 /**

@@ -57,7 +57,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     if (management(req, res)) return;
     if (functionUrls.some((serve) => serve(req, res))) return;
-    if (req.method === 'GET' && options.static?.(req, res)) return;
+    // The sandbox's own pages, and its own POST endpoints under /sandbox/ (the OTLP receiver).
+    const own = req.method === 'GET' || (req.method === 'POST' && (req.url ?? '').startsWith('/sandbox/'));
+    if (own && options.static?.(req, res)) return;
     if (httpApi) {
       httpApi(req, res).catch((error: unknown) => {
         // A client that went away (or was cut off for being too slow) needs no answer.

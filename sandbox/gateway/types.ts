@@ -134,7 +134,7 @@ export interface GatewayOptions {
   websocket?: WebSocketApiOptions;
   /** Lambda function URLs in RESPONSE_STREAM mode, each under a path prefix of this port. */
   functionUrls?: FunctionUrlOptions[];
-  /** Consulted first for GET requests; returns true when it answered. */
+  /** Consulted first for GET requests, and POST ones under `/sandbox/`; returns true when it answered. */
   static?: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** The WebSocket API's stage, the first segment of the management endpoint. Default 'local'. */
   stage?: string;
