@@ -232,6 +232,8 @@ export async function devCommand(args: string[]): Promise<void> {
     dataDir,
     sweepPeriodMs: Number(values['sweep-ms']),
     jwt: !values.anonymous,
+    // The functions' spans go to the sandbox's own OTLP receiver: `inspect --trace`, /sandbox/inspect.
+    traces: { receiver: true },
     readableLogs: !values['json-logs'],
     // Domain events, one line each, as a rule on the bus would see them.
     onEvent: (event) => console.log(eventLine(event)),

@@ -97,12 +97,12 @@ export interface SandboxOptions {
   maxConnectionMs?: number;
   logLevel?: string;
   /**
-   * Trace the functions (OpenTelemetry). By default they export with the OTLP/HTTP exporter (JSON,
-   * batched) to the sandbox's own receiver (`POST /sandbox/otlp/v1/traces`), as a deployed stack's
-   * export to X-Ray or a team's backend; `switchboard inspect <session> --trace` and the inspector
-   * page (`/sandbox/inspect`) read what it kept. Given settings send the spans to their processors
-   * instead (a test's in-memory exporter), with their share of traces kept, and to the receiver as
-   * well with `receiver: true`; `false` turns tracing off.
+   * Trace the functions (OpenTelemetry). With `receiver: true` (as `switchboard dev` starts it) they
+   * export with the OTLP/HTTP exporter (JSON, batched) to the sandbox's own receiver
+   * (`POST /sandbox/otlp/v1/traces`), as a deployed stack's export to X-Ray or a team's backend;
+   * `switchboard inspect <session> --trace` and the inspector page (`/sandbox/inspect`) read what it
+   * kept. `processors` send them to a test's own (an in-memory exporter) too, with their share of
+   * traces kept. Absent or `false`, the functions do not trace (a test's default: spans cost time).
    */
   traces?: (TraceSettings & { receiver?: boolean }) | false;
   /**
@@ -187,8 +187,8 @@ export interface Sandbox {
    */
   metrics: MetricsCollector;
   /**
-   * The traces the functions exported to the sandbox's OTLP receiver (by default: not when the
-   * `traces` option names its own processors), also served at `GET /sandbox/traces`.
+   * The traces the functions exported to the sandbox's OTLP receiver (with `traces.receiver`, as
+   * `switchboard dev` sets it), also served at `GET /sandbox/traces`.
    */
   traces: TraceReceiver;
   /** Runs the sweep now, as the schedule would. */
@@ -420,9 +420,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         refKeySecret,
       }),
     });
-  const { receiver: toReceiver = options.traces === undefined, ...given } = options.traces || {};
+  const { receiver: toReceiver = false, ...given } = options.traces || {};
   const exported = toReceiver ? await otlpExport(`${gateway.url}${OTLP_TRACES_PATH}`) : undefined;
-  const traces = options.traces !== false && {
+  const traces = options.traces && {
     ...given,
     processors: [...(given.processors ?? []), ...(exported ? [exported] : [])],
   };

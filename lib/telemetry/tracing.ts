@@ -196,7 +196,12 @@ export function eventsOfCurrentSpan(): (name: string, attributes?: SpanAttribute
 export async function flushTraces(rt: Runtime): Promise<void> {
   const started = tracings.get(rt);
   if (!started) return;
-  await (await started).provider.forceFlush();
+  try {
+    await (await started).provider.forceFlush();
+  } catch (error) {
+    // An endpoint that is down loses spans, never a request or a turn.
+    rt.logger.warn('Could not export traces', { error: String(error) });
+  }
 }
 
 /** Where the context keeps the runtime whose tracing the agent's own spans go to ({@link withTracing}). */

@@ -1,4 +1,9 @@
-import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
+import {
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
@@ -10,6 +15,17 @@ import { queued } from '../support/wait.ts';
  * turn from the host's request across the SQS hop to the worker's turn and its AWS calls.
  */
 const exporter = new InMemorySpanExporter();
+/** A processor whose endpoint is down: each flush fails, as an export to an unreachable endpoint does. */
+let failedFlushes = 0;
+const down: SpanProcessor = {
+  onStart: () => {},
+  onEnd: () => {},
+  forceFlush: async () => {
+    failedFlushes += 1;
+    throw new Error('the OTLP endpoint is down');
+  },
+  shutdown: async () => {},
+};
 let sandbox: Sandbox;
 
 beforeAll(async () => {
@@ -18,7 +34,7 @@ beforeAll(async () => {
     info: { id: 'echo' },
     invoke: async ({ message }) => ({ content: `echo: ${message}` }),
   });
-  sandbox = await testSandbox({ app, traces: { processors: [new SimpleSpanProcessor({ exporter })] } });
+  sandbox = await testSandbox({ app, traces: { processors: [new SimpleSpanProcessor({ exporter }), down] } });
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -38,7 +54,9 @@ describe('traces', () => {
       { session_id: 'traced-1', agent_id: 'echo', content: 'hi', wait_ms: 10_000 },
       { headers: { traceparent: `00-${traceId}-b7ad6b7169203331-01` } },
     );
+    // Every flush failed (the endpoint is down): the request and the turn went on regardless.
     expect(res.status).toBe(200);
+    expect(failedFlushes).toBeGreaterThan(0);
     await expect
       .poll(() => spansOf(traceId).some((s) => s.name === 'turn'), queued('the turn span'))
       .toBe(true);
