@@ -35,13 +35,19 @@ const GOALS = [
 /** The environment variables that change what the bench measures. */
 const BENCH_KNOBS = ['TURNS', 'SESSIONS', 'CANCELS', 'WINDOW_MS', 'MANY_DEADLINE_MS', 'RUNS'];
 
-/** Runs `npm run bench`'s script in its smoke configuration; its output and exit code. */
-function runSmoke(): Promise<{ code: number | null; out: string }> {
+/** Runs a bench script in its smoke configuration; its output and exit code. */
+function runSmoke(
+  args = ['bench/turn.ts', '--smoke'],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TSX, 'bench/turn.ts', '--smoke'], {
+    const child = spawn(process.execPath, [TSX, ...args], {
       cwd: ROOT,
       // The smoke configuration's own counts, whatever the shell that runs the suite sets.
-      env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !BENCH_KNOBS.includes(name))),
+      env: {
+        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !BENCH_KNOBS.includes(name))),
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -68,4 +74,19 @@ describe('the bench', () => {
     expect(out).not.toMatch(/NaN/);
     expect(out).toMatch(/bench took [\d.]+ s/);
   }, 240_000);
+
+  it('measures trace export (npm run bench:traces) with one turn per row: every row and the X-Ray exporter', async () => {
+    const { code, out } = await runSmoke(['bench/traces.ts'], { TURNS: '1' });
+    expect(code, out).toBe(0);
+    expect(out).toContain('== Trace export in the sandbox');
+    expect(out).toContain('== The X-Ray exporter');
+    // Four rows: a flush at each invocation's end and the batch, each with and without a slow receiver.
+    expect(
+      out.match(
+        /^(flush at the end of each invocation|batched \(background\))\s+\d+ ms\s+[\d.]+ \/ [\d.]+/gm,
+      ),
+    ).toHaveLength(4);
+    expect(out).toMatch(/^\d+\s+[\d.]+\s+[\d.]+\s+\d+$/m);
+    expect(out).not.toMatch(/NaN/);
+  }, 120_000);
 });
