@@ -351,6 +351,10 @@ export function DemoApp({ client, requestedAgent }: DemoAppProps) {
         <strong className="brand">Switchboard</strong>
         <AgentPicker client={client} value={chosen} onChange={pickAgent} />
         <span className="grow" />
+        {/* The sandbox's own page: each turn's span tree, events and open requests. */}
+        <a className="view-link" href="/sandbox/inspect">
+          Inspector
+        </a>
         <Threads client={client} sessionId={sessionId} onPick={openSession} />
       </header>
       <div className={showsApp ? 'layout' : 'layout chat-only'}>

@@ -175,8 +175,14 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)(
         'label:has(.sb-file)',
         '#new-conversation',
         '#to-use-chat',
+        '#toggle-threads',
+        'select',
       ])
         expect(await page.locator(control).first().isVisible(), control).toBe(true);
+      // The sandbox's inspector is a link away on a laptop; a phone's bar keeps to the chat's controls.
+      expect(await page.getByRole('link', { name: 'Inspector' }).isVisible()).toBe(
+        viewport.name === 'desktop',
+      );
       await expectFits(page, viewport);
       await expectInView(page);
     });
