@@ -4,7 +4,7 @@
  * counts and ids only; the prompt, the completion and a tool's arguments and result only with the
  * agent's `telemetry.captureContent` on. Without tracing nothing is made (and nothing serialized).
  */
-import { type Span, SpanStatusCode } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 import type { Usage } from '../contract/index.ts';
 import * as G from '../telemetry/gen-ai.ts';
 import { openSpan, type SpanAttributes, SpanKind, tracedHere } from '../telemetry/tracing.ts';
@@ -45,7 +45,8 @@ export const errorType = (error: unknown): string =>
 export function failSpan(span: Span | undefined, type: string, safeMessage?: string): void {
   if (!span) return;
   span.setAttribute(G.ERROR_TYPE, type);
-  span.setStatus({ code: SpanStatusCode.ERROR, ...(safeMessage !== undefined && { message: safeMessage }) });
+  // SpanStatusCode.ERROR: the API's value, without importing the API where tracing is off.
+  span.setStatus({ code: 2, ...(safeMessage !== undefined && { message: safeMessage }) });
 }
 
 /** What starts a model call's span. */

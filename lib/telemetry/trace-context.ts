@@ -1,24 +1,37 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type Context, type ContextManager, context, ROOT_CONTEXT } from '@opentelemetry/api';
+import type { Context, ContextManager } from '@opentelemetry/api';
 
 /** The context of one async flow: a box, so that a scope entered early can be given its span later. */
-interface Scope {
-  context: Context;
+export interface Scope {
+  context: Context | undefined;
+}
+
+/** Every flow's scope: AsyncLocalStorage alone, so that a scope opens before the SDK has loaded. */
+const storage = new AsyncLocalStorage<Scope>();
+
+/**
+ * Opens a scope for the rest of this async flow (`AsyncLocalStorage.enterWith`), holding the current
+ * context: call it before the flow's first await; setting the answer's `context` later (once the span
+ * has started) changes what every later step sees. The handler pipeline opens a function's span in a
+ * middleware's `before` and ends it in its `after`, with no function around the handler to run
+ * `context.with` in; it enters the scope before its first await, as the log keys do (log-context.ts).
+ */
+export function openScope(): Scope {
+  const scope = { context: storage.getStore()?.context };
+  storage.enterWith(scope);
+  return scope;
 }
 
 /**
- * OpenTelemetry's context on `AsyncLocalStorage`, with one thing the package's own manager
- * (`@opentelemetry/context-async-hooks`) does not offer: a scope opened for the rest of an async flow
- * (`AsyncLocalStorage.enterWith`), whose context is set later. The handler pipeline opens a
- * function's span in a middleware's `before` and ends it in its `after`, with no function around
- * the handler to run `context.with` in; and it must enter the scope before its first await (as the
- * log keys do, log-context.ts), while the span can start only once the SDK has loaded.
+ * OpenTelemetry's context on the same `AsyncLocalStorage`, registered by the SDK as it loads
+ * (trace-provider.ts). The package's own manager (`@opentelemetry/context-async-hooks`) cannot enter
+ * a scope for the rest of a flow, which the pipeline needs (see {@link openScope}).
  */
 export class ScopedContextManager implements ContextManager {
-  readonly #storage = new AsyncLocalStorage<Scope>();
+  constructor(private readonly root: Context) {}
 
   active(): Context {
-    return this.#storage.getStore()?.context ?? ROOT_CONTEXT;
+    return storage.getStore()?.context ?? this.root;
   }
 
   with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
@@ -27,7 +40,7 @@ export class ScopedContextManager implements ContextManager {
     thisArg?: ThisParameterType<F>,
     ...args: A
   ): ReturnType<F> {
-    return this.#storage.run({ context }, () => fn.apply(thisArg, args));
+    return storage.run({ context }, () => fn.apply(thisArg, args));
   }
 
   bind<T>(context: Context, target: T): T {
@@ -38,33 +51,11 @@ export class ScopedContextManager implements ContextManager {
     } as T;
   }
 
-  /**
-   * Opens a scope for the rest of this async flow, holding the current context: call it before the
-   * flow's first await; setting the answer's `context` later changes what every later step sees.
-   */
-  openScope(): Scope {
-    const scope = { context: this.active() };
-    this.#storage.enterWith(scope);
-    return scope;
-  }
-
   enable(): this {
     return this;
   }
 
   disable(): this {
-    this.#storage.disable();
     return this;
   }
-}
-
-let registered: ScopedContextManager | undefined;
-
-/** The process's context manager (OpenTelemetry's is global), registered on first use. */
-export function contextManager(): ScopedContextManager {
-  if (!registered) {
-    registered = new ScopedContextManager();
-    context.setGlobalContextManager(registered);
-  }
-  return registered;
 }

@@ -7,6 +7,7 @@
 import {
   type Context,
   context,
+  ROOT_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -20,9 +21,13 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { AwsClient, ClientService, Runtime } from '../config/index.ts';
 import { ExportProcessor } from './export.ts';
-import { contextManager } from './trace-context.ts';
+import { ScopedContextManager } from './trace-context.ts';
 
-contextManager();
+// The one context manager of the process (OpenTelemetry's is global), on the scopes' storage.
+context.setGlobalContextManager(new ScopedContextManager(ROOT_CONTEXT));
+
+/** The API, for tracing.ts, which imports none of it until a runtime traces. */
+export * as api from '@opentelemetry/api';
 
 /** W3C `traceparent` first; X-Ray's `X-Amzn-Trace-Id` when there is no W3C header (Lambda's own trace). */
 const propagator = new CompositePropagator({

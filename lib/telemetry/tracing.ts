@@ -5,22 +5,20 @@
  * ref), the run's and the agent's ids, and names and counts: never a token, a key, a prompt or a
  * completion (content capture is the model spans' own, off by default).
  */
-import {
-  type Attributes,
-  type Context,
-  context,
-  createContextKey,
-  isSpanContextValid,
-  type Link,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  TraceFlags,
-  trace,
-} from '@opentelemetry/api';
+import type { SpanKind as ApiSpanKind, Attributes, Context, Link, Span } from '@opentelemetry/api';
 import type { Runtime } from '../config/index.ts';
-import { contextManager } from './trace-context.ts';
+import { openScope } from './trace-context.ts';
 import type { Tracing } from './trace-provider.ts';
+
+/**
+ * OpenTelemetry's span kinds (the API's values): named here so that no function imports the API
+ * before it traces. The API and the SDK load together with a runtime's first span.
+ */
+export const SpanKind = { INTERNAL: 0, SERVER: 1, CLIENT: 2, PRODUCER: 3, CONSUMER: 4 } as const;
+export type SpanKind = (typeof SpanKind)[keyof typeof SpanKind];
+
+/** The API, once a runtime of this process has started tracing; until then nothing has a span. */
+let api: typeof import('./trace-provider.ts')['api'] | undefined;
 
 /** Span attributes as the runtime gives them: an undefined one is left out. */
 export type SpanAttributes = Record<string, string | number | boolean | string[] | undefined>;
@@ -31,7 +29,10 @@ const tracings = new WeakMap<Runtime, Promise<Tracing & typeof import('./trace-p
 function tracingOf(rt: Runtime) {
   let started = tracings.get(rt);
   if (!started) {
-    started = import('./trace-provider.ts').then((sdk) => ({ ...sdk, ...sdk.startTracing(rt) }));
+    started = import('./trace-provider.ts').then((sdk) => {
+      api = sdk.api;
+      return { ...sdk, ...sdk.startTracing(rt) };
+    });
     tracings.set(rt, started);
   }
   return started;
@@ -61,12 +62,13 @@ export async function traced<T>(
   start: SpanStart = {},
 ): Promise<T> {
   if (!rt.tracing) return fn(undefined);
-  contextManager();
   const sdk = await tracingOf(rt);
   // A carrier names the whole parent: the span continues that trace, not whatever runs around it.
-  const parent = start.carrier ? sdk.extractContext(start.carrier, ROOT_CONTEXT) : context.active();
+  const parent = start.carrier
+    ? sdk.extractContext(start.carrier, sdk.api.ROOT_CONTEXT)
+    : sdk.api.context.active();
   const options = {
-    kind: start.kind ?? SpanKind.INTERNAL,
+    kind: (start.kind ?? SpanKind.INTERNAL) as ApiSpanKind,
     attributes: clean(attributes),
     links: start.links ?? [],
   };
@@ -102,17 +104,21 @@ export function openTrace(
 ): Promise<void> | undefined {
   if (!rt.tracing) return undefined;
   // Entered now, before the first await: the rest of the invocation runs in this scope.
-  const scope = contextManager().openScope();
+  const scope = openScope();
   return tracingOf(rt).then((sdk) => {
     // An invocation starts its own trace, or continues the one its event names: never the context
     // something else left around it (the sandbox runs every function in one process).
-    const parent = sdk.extractContext(start.carrier ?? {}, ROOT_CONTEXT);
+    const parent = sdk.extractContext(start.carrier ?? {}, sdk.api.ROOT_CONTEXT);
     const span = sdk.tracer.startSpan(
       name,
-      { kind: start.kind ?? SpanKind.SERVER, attributes: clean(attributes), links: start.links ?? [] },
+      {
+        kind: (start.kind ?? SpanKind.SERVER) as ApiSpanKind,
+        attributes: clean(attributes),
+        links: start.links ?? [],
+      },
       parent,
     );
-    scope.context = trace.setSpan(parent, span);
+    scope.context = sdk.api.trace.setSpan(parent, span);
     handle.close = async (error) => {
       if (error) sdk.failed(span, error);
       span.end();
@@ -123,28 +129,28 @@ export function openTrace(
 
 /** Adds what happened (a cancel, a lease taken over, a run lost) to the current span, if any. */
 export function spanEvent(name: string, attributes: SpanAttributes = {}): void {
-  trace.getActiveSpan()?.addEvent(name, clean(attributes));
+  api?.trace.getActiveSpan()?.addEvent(name, clean(attributes));
 }
 
 /** Adds attributes learnt along the way (the session, the agent) to the current span, if any. */
 export function spanAttributes(attributes: SpanAttributes): void {
-  trace.getActiveSpan()?.setAttributes(clean(attributes));
+  api?.trace.getActiveSpan()?.setAttributes(clean(attributes));
 }
 
 /** The trace headers of the current span, to carry it across a hop (an SQS message); empty without one. */
 export async function traceHeaders(rt: Runtime): Promise<Record<string, string>> {
-  if (!rt.tracing || !trace.getActiveSpan()) return {};
-  return (await tracingOf(rt)).injectContext(context.active());
+  if (!rt.tracing || !api?.trace.getActiveSpan()) return {};
+  return (await tracingOf(rt)).injectContext(api.context.active());
 }
 
 /** The current span's context as a link target (stored with a pause, linked by its continuation). */
 export function currentSpanContext() {
-  return trace.getActiveSpan()?.spanContext();
+  return api?.trace.getActiveSpan()?.spanContext();
 }
 
 /** A link to the current span, if any (a turn links the batch invocation that ran it). */
 export function invocationLink(): Link[] {
-  const current = trace.getActiveSpan()?.spanContext();
+  const current = api?.trace.getActiveSpan()?.spanContext();
   return current ? [{ context: current }] : [];
 }
 
@@ -154,8 +160,8 @@ export function invocationLink(): Link[] {
  * only; undefined without a span (tracing off).
  */
 export function currentTraceparent(): string | undefined {
-  const span = trace.getActiveSpan()?.spanContext();
-  if (!span || !isSpanContextValid(span)) return undefined;
+  const span = api?.trace.getActiveSpan()?.spanContext();
+  if (!span || !api?.isSpanContextValid(span)) return undefined;
   const flags = (span.traceFlags & 0xff).toString(16).padStart(2, '0');
   return `00-${span.traceId}-${span.spanId}-${flags}`;
 }
@@ -175,8 +181,10 @@ export function linksTo(
     const parts = traceparent ? TRACEPARENT.exec(traceparent) : null;
     if (!parts) continue;
     const [, traceId = '', spanId = '', flags = '00'] = parts;
-    const target = { traceId, spanId, traceFlags: Number.parseInt(flags, 16) & TraceFlags.SAMPLED };
-    if (isSpanContextValid(target)) links.push({ context: target, attributes: clean(attributes) });
+    // The sampled flag alone; ids of all zeros are not a span (W3C trace context).
+    const target = { traceId, spanId, traceFlags: Number.parseInt(flags, 16) & 1 };
+    if (/[1-9a-f]/.test(traceId) && /[1-9a-f]/.test(spanId))
+      links.push({ context: target, attributes: clean(attributes) });
   }
   return links;
 }
@@ -186,7 +194,7 @@ export function linksTo(
  * turns share): the function adds an event to it, or does nothing without a span.
  */
 export function eventsOfCurrentSpan(): (name: string, attributes?: SpanAttributes) => void {
-  const span = trace.getActiveSpan();
+  const span = api?.trace.getActiveSpan();
   return (name, attributes = {}) => {
     if (span?.isRecording()) span.addEvent(name, clean(attributes));
   };
@@ -205,19 +213,19 @@ export async function flushTraces(rt: Runtime): Promise<void> {
 }
 
 /** Where the context keeps the runtime whose tracing the agent's own spans go to ({@link withTracing}). */
-const TRACING_RUNTIME = createContextKey('switchboard.tracing.runtime');
+const TRACING_RUNTIME = Symbol.for('switchboard.tracing.runtime');
 
 /**
  * Runs `fn` with the runtime's tracing reachable by {@link tracedHere} and {@link openSpan}: what
  * runs inside (an agent's model loop, which is given no runtime) makes its spans there.
  */
 export function withTracing<T>(rt: Runtime, fn: () => T): T {
-  if (!rt.tracing) return fn();
-  contextManager();
-  return context.with(context.active().setValue(TRACING_RUNTIME, rt), fn);
+  // The turn that calls it runs in a span, so the API is there when the runtime traces.
+  if (!rt.tracing || !api) return fn();
+  return api.context.with(api.context.active().setValue(TRACING_RUNTIME, rt), fn);
 }
 
-const tracingRuntime = () => context.active().getValue(TRACING_RUNTIME) as Runtime | undefined;
+const tracingRuntime = () => api?.context.active().getValue(TRACING_RUNTIME) as Runtime | undefined;
 
 /** As {@link traced}, in the tracing {@link withTracing} made reachable; without one, simply runs `fn`. */
 export function tracedHere<T>(
@@ -245,9 +253,13 @@ export async function openSpan(
   const sdk = await tracingOf(rt);
   return sdk.tracer.startSpan(
     name,
-    { kind: start.kind ?? SpanKind.INTERNAL, attributes: clean(attributes), links: start.links ?? [] },
-    context.active(),
+    {
+      kind: (start.kind ?? SpanKind.INTERNAL) as ApiSpanKind,
+      attributes: clean(attributes),
+      links: start.links ?? [],
+    },
+    sdk.api.context.active(),
   );
 }
 
-export { type Context, SpanKind };
+export type { Context };
