@@ -19,6 +19,8 @@ export { AgentPicker, type AgentPickerProps, type AgentSummary } from './agent-p
 export { RequestCard, type RequestCardProps } from './cards.tsx';
 export { type ChatViewProps, SwitchboardChat, type SwitchboardChatProps } from './chat.tsx';
 export {
+  AnswerControls,
+  type AnswerControlsProps,
   type ChatSlots,
   type EditableFile,
   MessageEditor,

@@ -77,39 +77,44 @@ export const ended = (message: ChatMessage) =>
       (part.type === 'host_action' && part.state === 'pending'),
   );
 
-/** Ratings under an answer, and Regenerate under the newest one. */
-function AnswerControls({
-  message,
-  newest,
-  chat,
-}: {
-  message: ChatMessage;
-  newest: boolean;
-  chat: SwitchboardChat;
-}) {
-  const rate = (rating: 'up' | 'down') => () =>
-    chat.rate(message.id, message.rating === rating ? null : rating).catch(() => {});
+/** The props of {@link AnswerControls}. */
+export interface AnswerControlsProps {
+  messageId: string;
+  /** The rating given, pressed. */
+  rating: 'up' | 'down' | null | undefined;
+  /** Called with the rating pressed (the one given again withdraws it: `null`). */
+  onRate: (rating: 'up' | 'down' | null) => void;
+  /** Regenerate, under the newest answer only. */
+  onRegenerate?: (() => void) | undefined;
+}
+
+/**
+ * Good and Bad under an ended answer (pressed: the rating given; pressing it again withdraws it),
+ * and Regenerate under the newest one. Both views of the demo use it.
+ *
+ * @example
+ * ```tsx
+ * <AnswerControls messageId={m.id} rating={m.rating} onRate={(r) => chat.rate(m.id, r)} />
+ * ```
+ */
+export function AnswerControls({ messageId, rating, onRate, onRegenerate }: AnswerControlsProps) {
   return (
-    <div className="controls answer" data-message-id={message.id}>
-      {(['up', 'down'] as const).map((rating) => (
+    <div className="controls answer" data-message-id={messageId}>
+      {(['up', 'down'] as const).map((choice) => (
         <button
-          key={rating}
+          key={choice}
           type="button"
           className="small"
-          data-rating={rating}
-          aria-label={rating === 'up' ? 'Good answer' : 'Bad answer'}
-          aria-pressed={message.rating === rating}
-          onClick={rate(rating)}
+          data-rating={choice}
+          aria-label={choice === 'up' ? 'Good answer' : 'Bad answer'}
+          aria-pressed={rating === choice}
+          onClick={() => onRate(rating === choice ? null : choice)}
         >
-          {rating === 'up' ? 'Good' : 'Bad'}
+          {choice === 'up' ? 'Good' : 'Bad'}
         </button>
       ))}
-      {newest && (
-        <button
-          type="button"
-          className="small regenerate"
-          onClick={() => chat.regenerate(message.id).catch(() => {})}
-        >
+      {onRegenerate && (
+        <button type="button" className="small regenerate" onClick={onRegenerate}>
           ↻ Regenerate
         </button>
       )}
@@ -324,7 +329,15 @@ export function AssistantMessage({
       </div>,
     );
   if (ended(message) && message.errors.length === 0)
-    pieces.push(<AnswerControls key="controls" message={message} newest={newest} chat={ui.chat} />);
+    pieces.push(
+      <AnswerControls
+        key="controls"
+        messageId={message.id}
+        rating={message.rating}
+        onRate={(rating) => ui.chat.rate(message.id, rating).catch(() => {})}
+        onRegenerate={newest ? () => ui.chat.regenerate(message.id).catch(() => {}) : undefined}
+      />,
+    );
   if (message.state === 'done' && (stopped || message.stopReason === 'cancelled'))
     pieces.push(
       <div key="stopped" className="note">

@@ -19,7 +19,7 @@ import type { SwitchboardChatTransport, SwitchboardMessageMetadata, TurnErrorDat
 import type { PendingAction } from '../client/index.ts';
 import type { HostActionOption } from '../react/index.ts';
 import { useFollow } from '../react-dom/chat.tsx';
-import { MessageEditor, useEditing } from '../react-dom/messages.tsx';
+import { AnswerControls, MessageEditor, useEditing } from '../react-dom/messages.tsx';
 import { CLIENT_TOOLS } from './client-tools.ts';
 
 type FilePart = Extract<UIMessage['parts'][number], { type: 'file' }>;
@@ -306,9 +306,8 @@ export function UseChatView({
       ? (ratings[message.id] ?? null)
       : ((message.metadata as SwitchboardMessageMetadata | undefined)?.rating ?? null);
   // A rating has no AI SDK API: it goes to Switchboard with the client, by the answer's Switchboard id.
-  const rate = (message: UIMessage, rating: 'up' | 'down') => {
+  const rate = (message: UIMessage, next: 'up' | 'down' | null) => {
     const had = ratingOf(message);
-    const next = had === rating ? null : rating;
     setRatings((before) => ({ ...before, [message.id]: next }));
     transport.client
       .session(chatId)
@@ -411,26 +410,14 @@ export function UseChatView({
                 return null;
               })}
               {message.role === 'assistant' && ended(message) && (
-                <div className="controls answer" data-message-id={message.id}>
-                  {(['up', 'down'] as const).map((rating) => (
-                    <button
-                      key={rating}
-                      type="button"
-                      className="small"
-                      data-rating={rating}
-                      title={`Rate this answer ${rating}`}
-                      aria-pressed={ratingOf(message) === rating}
-                      onClick={() => rate(message, rating)}
-                    >
-                      {rating === 'up' ? 'Good' : 'Bad'}
-                    </button>
-                  ))}
-                  {message === lastAssistant && status === 'ready' && (
-                    <button type="button" className="small regenerate" onClick={() => void regenerate()}>
-                      Regenerate
-                    </button>
-                  )}
-                </div>
+                <AnswerControls
+                  messageId={message.id}
+                  rating={ratingOf(message)}
+                  onRate={(rating) => rate(message, rating)}
+                  onRegenerate={
+                    message === lastAssistant && status === 'ready' ? () => void regenerate() : undefined
+                  }
+                />
               )}
             </li>
           ),

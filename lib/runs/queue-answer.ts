@@ -13,7 +13,7 @@ import {
   setHostContext,
 } from '../store/index.ts';
 import { storeAttachment, storeScreenshots } from './attachments.ts';
-import { enqueue } from './job.ts';
+import { enqueue, type TurnJob } from './job.ts';
 import { recordRequestRun } from './record-request.ts';
 
 /** The 404 for answering (or continuing) a request of an agent that has no resolveAction. */
@@ -66,6 +66,15 @@ export async function queueAnswer(
   const undecided = action.status === 'pending' && !action.decidedBy;
   if (!first && !ours && !undecided) throw notPending(action, now);
   let decided = action;
+  // The resolve turn continues this request's trace (the queue's hop) and links the turn that asked.
+  const job = {
+    v: 1,
+    kind: 'resolve',
+    sessionId: session.sessionId,
+    runId: record.runId,
+    requestId,
+    ...(action.askedIn && { follows: action.askedIn }),
+  } satisfies TurnJob;
   if (!ours) {
     if (action.status !== 'pending' || action.expiresAt <= now) throw notPending(action, now);
     const { resolution, screenshots = [], attachments = [], hostContext, outputMode } = built;
@@ -104,14 +113,7 @@ export async function queueAnswer(
       { now, mustBeLive: true },
     );
     if (!won.decided) {
-      await enqueue(rt, {
-        v: 1,
-        kind: 'resolve',
-        sessionId: session.sessionId,
-        runId: record.runId,
-        requestId,
-        ...(action.askedIn && { follows: action.askedIn }),
-      });
+      await enqueue(rt, job);
       // The request as the refused decision found it: someone else decided it, or it lapsed.
       throw notPending(won.action ?? action, now);
     }
@@ -123,15 +125,7 @@ export async function queueAnswer(
   }
   // Before the run is queued, so that it and every later turn see the tool; a retry records it again.
   if (built.remembers) await rememberApproved(rt, session, decided);
-  // The resolve turn continues this request's trace (the queue's hop) and links the turn that asked.
-  await enqueue(rt, {
-    v: 1,
-    kind: 'resolve',
-    sessionId: session.sessionId,
-    runId: record.runId,
-    requestId,
-    ...(action.askedIn && { follows: action.askedIn }),
-  });
+  await enqueue(rt, job);
   // Only the request that decided it announces it: a retry finds it decided already.
   if (!ours) await publishEvents(rt, [pauseResolved(session, decided, rt.clock())]);
   return { runId: record.runId, action: decided, duplicate: !first };
