@@ -124,6 +124,10 @@ async function runClaimed(
   log: Runtime['logger'],
   options: RunTurnOptions,
 ): Promise<Closed | undefined> {
+  // The log's end first, then the run: a takeover after this read writes from the same seq as this
+  // stream, and one of the two is fenced; a takeover before it shows in the run, and this worker
+  // leaves it alone (it would otherwise write after the new owner's end, unfenced).
+  const seq = await lastSeq(rt, job.sessionId);
   const run = await getRun(rt, job.sessionId, job.runId);
   const session = await getSession(rt, job.sessionId, { includeDeleted: true });
   if (!run || !session)
@@ -131,9 +135,13 @@ async function runClaimed(
       `Run ${job.runId} of session ${job.sessionId} has no ${run ? 'session' : 'run'} item.`,
     );
   addLogKeys({ agentId: run.agentId });
+  if (run.status !== 'running' || run.leaseOwner !== workerId) {
+    log.info('The run was taken over before this worker started it: nothing to do', { status: run.status });
+    return undefined;
+  }
   // Ids and kinds only, like every line here: what a turn carries stays in the table and the bucket.
   log.debug('Claimed the run', { kind: job.kind });
-  const stream = new EventStream(rt, job.sessionId, job.runId, await lastSeq(rt, job.sessionId));
+  const stream = new EventStream(rt, job.sessionId, job.runId, seq);
   // A lapse found by the sweep asks the registry as the seed says: as the owner, for the system.
   const context =
     run.kind === 'lapse' ? lapseContext(session) : (run.context ?? requestContextOf(ownerIdentity(session)));
