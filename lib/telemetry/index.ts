@@ -16,7 +16,6 @@ export {
   stdoutSink,
 } from './metrics.ts';
 export {
-  currentSpanContext,
   currentTraceparent,
   eventsOfCurrentSpan,
   flushTraces,
@@ -30,5 +29,4 @@ export {
   spanEvent,
   type Trace,
   traced,
-  traceHeaders,
 } from './tracing.ts';

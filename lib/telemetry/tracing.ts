@@ -137,17 +137,6 @@ export function spanAttributes(attributes: SpanAttributes): void {
   api?.trace.getActiveSpan()?.setAttributes(clean(attributes));
 }
 
-/** The trace headers of the current span, to carry it across a hop (an SQS message); empty without one. */
-export async function traceHeaders(rt: Runtime): Promise<Record<string, string>> {
-  if (!rt.tracing || !api?.trace.getActiveSpan()) return {};
-  return (await tracingOf(rt)).injectContext(api.context.active());
-}
-
-/** The current span's context as a link target (stored with a pause, linked by its continuation). */
-export function currentSpanContext() {
-  return api?.trace.getActiveSpan()?.spanContext();
-}
-
 /** A link to the current span, if any (a turn links the batch invocation that ran it). */
 export function invocationLink(): Link[] {
   const current = api?.trace.getActiveSpan()?.spanContext();
