@@ -61,6 +61,7 @@ export {
   EVENT_SOURCE,
   parseDetail,
 } from './events/index.ts';
+export type { McpServer } from './models/mcp/config.ts';
 export type {
   ModelAgentDefinition,
   ModelTool,

@@ -1,5 +1,6 @@
 import type { HostAgentDefinition, ToolDefinition } from '../contract/index.ts';
 import { AgentDefinitionError } from '../errors/index.ts';
+import { mcpServersProblem } from '../models/mcp/config.ts';
 import type { ModelAgentDefinition, ModelApi, ToolSchema } from '../models/types.ts';
 import { runtimeLoop } from './runtime-loop.ts';
 
@@ -26,6 +27,7 @@ export function modelAgentDefinition(api: ModelApi, definition: ModelAgentDefini
     maxRetries,
     questions,
     telemetry,
+    mcpServers,
     ...rest
   } = definition;
   const id = String(definition.info?.id);
@@ -56,6 +58,14 @@ export function modelAgentDefinition(api: ModelApi, definition: ModelAgentDefini
     if (tool?.execute !== undefined && typeof tool.execute !== 'function')
       fail(`tool "${tool.name}": execute must be a function`);
   }
+  const mcpProblem =
+    mcpServers === undefined
+      ? undefined
+      : mcpServersProblem(
+          mcpServers,
+          (tools ?? []).map((t) => t?.name),
+        );
+  if (mcpProblem) fail(mcpProblem);
   // What the runtime offers and checks: a zod schema's JSON Schema is made with the first turn.
   const declared: ToolDefinition[] = (tools ?? []).map((tool) => ({
     name: tool.name,

@@ -35,6 +35,8 @@ export const METRIC_UNITS = {
   BudgetRefusals: 'Count',
   /** Domain events that were not published: PutEvents failed after the SDK's retries, or refused the entry. */
   EventsNotPublished: 'Count',
+  /** A turn went on without an MCP server's tools: its list could not be read (unreachable, refused, a protocol error). */
+  McpServersUnavailable: 'Count',
   /** What the turns cost, in US dollars, as the agents' pricing says (counted once per run). */
   CostUsd: 'None',
 } as const;

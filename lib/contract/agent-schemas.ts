@@ -195,6 +195,15 @@ export const HostResultSchema = z
   });
 export type HostResult = z.infer<typeof HostResultSchema>;
 
+/**
+ * A warning's code: a snake_case word. The runtime's own: `mcp_server_unavailable` (a server's tool
+ * list could not be read, so its tools are not offered this turn) and `mcp_tool_left_out` (tools of a
+ * server the model is not offered, with why).
+ */
+export const WarningCodeSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a snake_case word of at most 64 characters');
+
 /** Every event an agent may emit while a turn runs. */
 export const HostEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string() }),
@@ -216,5 +225,16 @@ export const HostEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('action_required'), actions: PendingActionsSchema.refine((a) => a.length > 0) }),
   z.object({ type: z.literal('usage'), usage: UsageSchema }),
   z.object({ type: z.literal('stop'), stopReason: StopReasonSchema, detail: z.unknown().optional() }),
+  /**
+   * Something the turn goes on without, which the host and the operator should know: published as
+   * `agent.warning`, logged, and counted (`McpServersUnavailable` for `mcp_server_unavailable`).
+   */
+  z.object({
+    type: z.literal('warning'),
+    code: WarningCodeSchema,
+    message: z.string().min(1).max(2000),
+    /** What it is about: the MCP server's name, for the runtime's own warnings. */
+    source: z.string().min(1).max(128).optional(),
+  }),
 ]);
 export type HostEvent = z.infer<typeof HostEventSchema>;

@@ -31,6 +31,7 @@ export {
   TextPartSchema,
   type Usage,
   UsageSchema,
+  WarningCodeSchema,
 } from './agent-schemas.ts';
 export type {
   AgentFileSettings,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ResolutionSchema } from '../contract/answers.ts';
-import { PendingActionSchema, StopReasonSchema, UsageSchema } from '../contract/index.ts';
+import { PendingActionSchema, StopReasonSchema, UsageSchema, WarningCodeSchema } from '../contract/index.ts';
 import { RewriteModeSchema } from '../contract/messages.ts';
 import type { RunKind } from '../store/index.ts';
 
@@ -106,6 +106,18 @@ export const SESSION_EVENTS = {
       ok: z.boolean(),
       result: z.unknown(),
       error: z.unknown(),
+    })
+    .strict(),
+  'agent.warning': z
+    .object({
+      message_id: messageId,
+      code: WarningCodeSchema.meta({
+        description:
+          'What happened: `mcp_server_unavailable` (an MCP server\'s tools could not be read; the turn goes on without them), `mcp_tool_left_out` (tools of a server not offered, with why), or an agent\'s own code.',
+      }),
+      message: z.string(),
+      /** What it is about: an MCP server's name; null when the warning names none. */
+      source: z.string().nullable(),
     })
     .strict(),
   tool_call: z

@@ -5,6 +5,7 @@ import type {
   HostAgentIO,
   HostResult,
   HostTool,
+  ImagePart,
   PendingAction,
   ResolveActionInput,
 } from '../contract/index.ts';
@@ -14,6 +15,8 @@ import { AgentFailedError, ModelEndpointError } from '../errors/index.ts';
 import { budgetSpent } from './budget.ts';
 import { chatCompletions } from './chat-completions.ts';
 import { clientFor } from './client.ts';
+import { isMcpTool, mcpToolNamed, turnMcpTools } from './mcp/tools.ts';
+import type { ToolAnswer } from './mcp/untrusted.ts';
 import { identifier, redactEndpointText } from './redact.ts';
 import { responses } from './responses.ts';
 import { chatSpan, providerOf, serverAddress, toolSpan } from './spans.ts';
@@ -72,7 +75,22 @@ interface Loop {
   silent: boolean;
   /** A resumed turn takes steering before its first model call (the results it waited on are in). */
   resumed?: boolean;
+  /** The images the calls of the response being handled returned. */
+  shown: Shown;
 }
+
+/** The images tools returned for one response's calls (MCP tools' image content), by call id. */
+type Shown = [callId: string, images: ImagePart[]][];
+
+/** What the model reads after a response's results when its tools returned images: the images, shown once. */
+const shownMessage = (shown: Shown): ModelMessage => ({
+  role: 'user',
+  content: [
+    { type: 'text', text: 'The images the tools returned, in the order of their calls:' },
+    ...shown.flatMap(([, images]) => images),
+  ],
+  notKept: '[The images the tools returned here are not kept.]',
+});
 
 /** `invoke` of a model agent: the stored conversation, this message, then the loop. */
 export async function invokeModel(
@@ -89,6 +107,7 @@ export async function invokeModel(
     context: input.context,
     prefix,
     silent: input.outputMode === 'host_tools',
+    shown: [],
     transcript: {
       userMessageId: input.history.at(-1)?.id ?? '',
       turn: [],
@@ -116,15 +135,17 @@ export async function resumeModel(
   if (input.pendingActions.some((a) => sameResponse(transcriptOf(a))))
     return { pendingActions: input.pendingActions };
   const outputs = new Map(transcript.held ?? []);
+  const shown: Shown = [];
+  const at = { conversationId: input.conversationId, context: input.context, shown };
   for (const earlier of input.answeredBefore) {
     const theirs = transcriptOf(earlier.action);
     if (!theirs || !sameResponse(theirs)) continue;
     const answered = earlier.status === 'resolved' ? earlier.resolution : undefined;
-    outputs.set(theirs.callId, await outputOf(settings, earlier.action, answered, theirs.callId, io, input));
+    outputs.set(theirs.callId, await outputOf(settings, earlier.action, answered, theirs.callId, io, at));
   }
   outputs.set(
     transcript.callId,
-    await outputOf(settings, input.action, input.resolution, transcript.callId, io, input, input.hostContext),
+    await outputOf(settings, input.action, input.resolution, transcript.callId, io, at, input.hostContext),
   );
   // Each call of the response gets its result, in the model's order (one answered before a
   // response's results were held, in a turn paused by an older version, is not answered again).
@@ -135,6 +156,7 @@ export async function resumeModel(
     const output = outputs.get(call.id) ?? outputText({ error: 'Not answered: the request was withdrawn.' });
     transcript.turn.push({ role: 'tool', callId: call.id, output });
   }
+  if (shown.length > 0) transcript.turn.push(shownMessage(shown));
   const attachments = await io.parts();
   if (attachments.length > 0) transcript.turn.push({ role: 'user', content: attachments });
   const hostTools = input.hostContext
@@ -184,6 +206,7 @@ async function carryOn(
     prefix,
     silent: false,
     resumed: true,
+    shown: [],
     transcript,
     backend,
   });
@@ -205,12 +228,16 @@ async function outputOf(
   resolution: Record<string, unknown> | undefined,
   callId: string,
   io: HostAgentIO,
-  at: { conversationId: string; context: HostAgentInput['context'] },
+  at: { conversationId: string; context: HostAgentInput['context']; shown: Shown },
   context?: ResolveActionInput['hostContext'],
 ): Promise<string> {
   if (!resolution) return outputText({ error: 'Not answered: the request was withdrawn.' });
   const r = resolution;
-  const tool = settings.tools?.find((t) => t.name === action.toolName);
+  const tool =
+    settings.tools?.find((t) => t.name === action.toolName) ??
+    (settings.mcpServers && action.toolName !== undefined
+      ? await mcpToolNamed(settings.mcpServers, io, action.toolName)
+      : undefined);
   if (action.type === 'host_tool') {
     const output = outputText(r.outcome === 'failed' ? { error: r.result ?? 'failed' } : (r.result ?? null));
     return context ? `${output}\n\n${renderHostContext(context)}` : output;
@@ -250,7 +277,7 @@ async function execute(
   callId: string,
   args: unknown,
   io: HostAgentIO,
-  at: { conversationId: string; context: HostAgentInput['context']; settings: ModelSettings },
+  at: { conversationId: string; context: HostAgentInput['context']; settings: ModelSettings; shown: Shown },
   remembered = false,
 ): Promise<string> {
   const name = tool?.name ?? '';
@@ -265,6 +292,7 @@ async function execute(
         conversationId: at.conversationId,
         callId,
       });
+      if (isMcpTool(tool)) return answered(result as ToolAnswer, { callId, name, io, span, shown: at.shown });
       io.emit({ type: 'tool_result', id: callId, name, result: result ?? null });
       span.outcome('succeeded', { result: result ?? null });
       return outputText(result ?? null);
@@ -275,6 +303,33 @@ async function execute(
       return outputText({ error: message });
     }
   });
+}
+
+/**
+ * An MCP tool's answer reported and read: a failure (`isError`, a time-out, a server that failed) as a
+ * failed result the model is told about; else its data as the result, its text for the model, and
+ * its images kept to be shown after the response's results.
+ */
+function answered(
+  answer: ToolAnswer,
+  at: {
+    callId: string;
+    name: string;
+    io: HostAgentIO;
+    span: Parameters<Parameters<typeof toolSpan>[1]>[0];
+    shown: Shown;
+  },
+): string {
+  const { callId, name, io, span } = at;
+  if (answer.failed) {
+    io.emit({ type: 'tool_result', id: callId, name, error: answer.text });
+    span.outcome('failed');
+    return outputText({ error: answer.text });
+  }
+  io.emit({ type: 'tool_result', id: callId, name, result: answer.data });
+  span.outcome('succeeded', { result: answer.data });
+  if (answer.images.length > 0) at.shown.push([callId, answer.images]);
+  return answer.text;
 }
 
 /** Whether the agent's registration turns content capture on (`telemetry.captureContent`). */
@@ -317,15 +372,18 @@ const genAiAnswerParts = (text: string, calls: ModelCall[]) => [
 async function run(loop: Loop & { backend: string[] }): Promise<HostResult> {
   const { settings, io, transcript } = loop;
   const wire = WIRES[settings.api];
-  const own = settings.tools ?? [];
-  const offeredBackend = loop.silent ? [] : loop.backend.map((name) => ({ name }));
+  const hostNames = new Set(transcript.hostTools.map((t) => t.name));
+  const mcp = await mcpToolsOf(loop, hostNames);
+  const own = [...(settings.tools ?? []), ...mcp];
+  const offeredBackend = loop.silent
+    ? []
+    : [...loop.backend, ...mcp.map((t) => t.name)].map((name) => ({ name }));
   const tools = offeredTools(transcript.hostTools, offeredBackend, own);
   if (settings.questions && !loop.silent) tools.push(ASK_USER);
   // A turn with a screenshot offers look_at_screen (unless a tool of its own has the name).
   const screens = loop.silent ? [] : await io.lookAtScreen();
   const looks = screens.length > 0 && !tools.some((t) => t.name === LOOK_AT_SCREEN.name);
   if (looks) tools.push(LOOK_AT_SCREEN);
-  const hostNames = new Set(transcript.hostTools.map((t) => t.name));
   const client = await clientFor(settings, loop.io);
   const maxTurns = settings.maxTurns ?? DEFAULT_MAX_TURNS;
   for (let step = 0; step < maxTurns; step++) {
@@ -398,6 +456,7 @@ async function run(loop: Loop & { backend: string[] }): Promise<HostResult> {
     const asked: (PendingAction & { callId: string })[] = [];
     const outputs: [string, string][] = [];
     let looked = false;
+    loop.shown = [];
     for (const call of answer.calls) {
       if (io.signal.aborted) return { status: 'cancelled', stopReason: 'cancelled' };
       if (looks && call.name === LOOK_AT_SCREEN.name) {
@@ -416,7 +475,9 @@ async function run(loop: Loop & { backend: string[] }): Promise<HostResult> {
       const held = outputs.map(([callId, output]): [string, string] =>
         looked && answer.calls.some((c) => c.id === callId && c.name === LOOK_AT_SCREEN.name)
           ? [callId, outputText({ error: 'The screenshots are no longer available.' })]
-          : [callId, output],
+          : loop.shown.some(([id]) => id === callId)
+            ? [callId, `${output}\n[The images of this result are no longer available.]`]
+            : [callId, output],
       );
       const stored = kept(transcript);
       return {
@@ -427,9 +488,28 @@ async function run(loop: Loop & { backend: string[] }): Promise<HostResult> {
       };
     }
     for (const [callId, output] of outputs) transcript.turn.push({ role: 'tool', callId, output });
-    if (looked) transcript.turn.push({ role: 'user', content: screenshotParts(screens), screen: true });
+    if (loop.shown.length > 0) transcript.turn.push(shownMessage(loop.shown));
+    if (looked)
+      transcript.turn.push({
+        role: 'user',
+        content: screenshotParts(screens),
+        notKept: '[The screenshots shown here are not kept.]',
+      });
   }
   return stoppedAt(loop, 'max_turns');
+}
+
+/**
+ * The tools of the agent's MCP servers this turn (none in a silent decision), the warnings of their
+ * servers emitted as the turn's `agent.warning` events.
+ */
+async function mcpToolsOf(loop: Loop, hostNames: ReadonlySet<string>) {
+  const servers = loop.settings.mcpServers ?? [];
+  if (loop.silent || servers.length === 0) return [];
+  const own = new Set((loop.settings.tools ?? []).map((t) => t.name));
+  const { tools, warnings } = await turnMcpTools(servers, loop.io, { own, host: hostNames });
+  for (const warning of warnings) loop.io.emit(warning);
+  return tools;
 }
 
 /** A `look_at_screen` call: reported as a tool call; the model reads that the screenshots follow. */

@@ -12,8 +12,11 @@ export interface ModelCall {
  * own (`chat-completions.ts`, `responses.ts`). The system prompt is not among them.
  */
 export type ModelMessage =
-  /** `screen`: the screenshots `look_at_screen` showed, which nothing kept of the turn may hold. */
-  | { role: 'user'; content: ContentPart[]; screen?: true }
+  /**
+   * `notKept`: images shown once (the screenshots `look_at_screen` showed, the images tools
+   * returned), which nothing kept of the turn may hold: what is kept in their place.
+   */
+  | { role: 'user'; content: ContentPart[]; notKept?: string }
   | { role: 'assistant'; text: string; calls: ModelCall[] }
   | { role: 'tool'; callId: string; output: string };
 
@@ -37,13 +40,13 @@ export interface Transcript {
   held?: [string, string][];
 }
 
-/** What a turn keeps to resume: its messages without the screenshots `look_at_screen` showed (never stored). */
+/** What a turn keeps to resume: its messages without the images shown once (never stored). */
 export function kept(transcript: Transcript): Transcript {
   return {
     ...transcript,
     turn: transcript.turn.map((m) =>
-      m.role === 'user' && m.screen
-        ? { role: 'user', content: [{ type: 'text', text: '[The screenshots shown here are not kept.]' }] }
+      m.role === 'user' && m.notKept !== undefined
+        ? { role: 'user', content: [{ type: 'text', text: m.notKept }] }
         : m,
     ),
   };

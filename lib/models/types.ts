@@ -1,5 +1,6 @@
 import type { HostAgentDefinition, HostAgentFiles, RequestContext } from '../contract/index.ts';
 import type { AgentTelemetry } from '../telemetry/gen-ai.ts';
+import type { McpServer } from './mcp/config.ts';
 
 /** A JSON Schema object, or a zod schema (anything with `safeParse`): a tool's parameters or an approval's arguments. */
 export type ToolSchema = Record<string, unknown> | { safeParse(value: unknown): unknown };
@@ -58,6 +59,13 @@ export interface ModelAgentDefinition
   maxRetries?: number;
   /** Offer the model the `ask_user` tool: a call asks the person (a `user_question`), whose answers go back to the model. */
   questions?: boolean;
+  /**
+   * MCP servers whose tools the model is offered, each as `<name>__<tool>`, run as backend tools
+   * (events, approvals, remembered tools, cancel, traces): their Streamable HTTP endpoints, called
+   * by the worker only. A server that is down when its list is read is left out of that turn, with
+   * an `agent.warning`. Needs the `@modelcontextprotocol/sdk` package beside the agents.
+   */
+  mcpServers?: McpServer[];
   /** What the agent's spans carry beyond names and counts: content capture, off by default ({@link AgentTelemetry}). */
   telemetry?: AgentTelemetry;
 }

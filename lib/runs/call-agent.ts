@@ -25,7 +25,7 @@ export type CallOutcome =
  * what it returned. A throw or an unusable result closes the turn as error.
  */
 export async function callAgent(
-  log: Runtime['logger'],
+  { log, metrics }: { log: Runtime['logger']; metrics: Runtime['metrics'] },
   stream: EventStream,
   messageId: string,
   hostTools: ReadonlySet<string>,
@@ -43,6 +43,7 @@ export async function callAgent(
     if (!event) return;
     const host = state.isHostCall(event);
     state.apply(event);
+    if (event.type === 'warning') warned(log, metrics, event);
     if (!silent) publish(stream, messageId, event, host);
   };
   try {
@@ -161,10 +162,28 @@ function publish(stream: EventStream, messageId: string, event: HostEvent, host:
         error: event.error ?? null,
       });
       break;
+    case 'warning':
+      stream.append('agent.warning', {
+        message_id: messageId,
+        code: event.code,
+        message: event.message,
+        source: event.source ?? null,
+      });
+      break;
     default:
       // action_required, usage and stop are folded into the turn's outcome and announced at its end.
       break;
   }
+}
+
+/** A warning of the agent's (or of the runtime's loop for it): a log line, and a count of unavailable MCP servers. */
+function warned(
+  log: Runtime['logger'],
+  metrics: Runtime['metrics'],
+  event: Extract<HostEvent, { type: 'warning' }>,
+): void {
+  log.warn('The agent warned', { code: event.code, source: event.source, warning: event.message });
+  if (event.code === 'mcp_server_unavailable') metrics.add('McpServersUnavailable', 1);
 }
 
 /**

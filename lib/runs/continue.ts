@@ -216,7 +216,7 @@ export async function runContinue(scope: RunScope): Promise<RunOutcome> {
   const hostTools = new Set(tools.host.map((t) => t.name));
   const rememberedTools = await rememberedToolsOf(rt, agent, session);
   const called = await callAgent(
-    log,
+    { log, metrics: rt.metrics },
     stream,
     run.assistantMessageId,
     hostTools,

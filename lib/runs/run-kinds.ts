@@ -103,7 +103,7 @@ export async function runMessage(scope: RunScope): Promise<RunOutcome> {
   // Steering is unsupported in a silent host decision: it takes nothing.
   const takeSteering = silent ? async () => [] : steeringOf(scope);
   const called = await callAgent(
-    log,
+    { log, metrics: rt.metrics },
     stream,
     run.assistantMessageId,
     hostTools,
@@ -151,7 +151,7 @@ export async function runResolve(scope: RunScope): Promise<RunOutcome> {
     (run.attachments ?? []).map((a) => loadAttachment(rt, a)),
   );
   const called = await callAgent(
-    log,
+    { log, metrics: rt.metrics },
     stream,
     messageId,
     hostTools,

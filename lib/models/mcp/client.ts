@@ -1,0 +1,336 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { HostAgentIO } from '../../contract/index.ts';
+import { jsonSchemasReady, objectSchemaProblem } from '../../contract/json-schema.ts';
+import { redactEndpointText } from '../redact.ts';
+import { MCP_DEFAULT_TIMEOUT_MS, MCP_DEFAULT_TOOLS_TTL_MS, type McpServer } from './config.ts';
+import { type ListedTool, listedTool, MCP_LIMITS, type ToolAnswer, toolAnswer } from './untrusted.ts';
+
+/** A server's tools could not be read: its name and why, in words that hold none of its headers. */
+export class McpUnavailable extends Error {
+  constructor(
+    readonly server: string,
+    readonly reason: string,
+  ) {
+    super(`The MCP server "${server}" is unavailable: ${reason}`);
+    this.name = 'McpUnavailable';
+  }
+}
+
+/** A server's list as the runtime keeps it: the tools it may offer, and those left out with why. */
+export interface ServerList {
+  tools: ListedTool[];
+  leftOut: { name: string; reason: string }[];
+}
+
+/** One connected client of a server (its MCP session), kept for the execution environment. */
+interface Connection {
+  client: Client;
+  /** When the list was read (the runtime's clock), and the list. */
+  list?: { at: number; value: ServerList };
+  /** The server said its list changed (`notifications/tools/list_changed`): the next turn reads it. */
+  stale: boolean;
+}
+
+/**
+ * The connections of this execution environment, by server URL and headers. An MCP session
+ * (`Mcp-Session-Id`) lives as long as its connection: until the environment ends, a transport
+ * failure drops it, or the server forgets it (it answers 404), when the next use opens a new one.
+ */
+const connections = new Map<string, Promise<Connection>>();
+
+/** The headers a server's requests carry: its own, or its secret's JSON object (read once per environment). */
+async function headersOf(
+  server: McpServer,
+  io: Pick<HostAgentIO, 'secret'>,
+): Promise<Record<string, string>> {
+  if (server.headersFromSecret === undefined) return server.headers ?? {};
+  let text: string;
+  try {
+    text = await io.secret(server.headersFromSecret);
+  } catch (error) {
+    throw new McpUnavailable(
+      server.name,
+      `its headers could not be read from ${server.headersFromSecret}: ${(error as Error).message}`,
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {}
+  const entries =
+    typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? Object.entries(parsed) : [];
+  if (entries.length === 0 || entries.some(([, v]) => typeof v !== 'string'))
+    throw new McpUnavailable(
+      server.name,
+      `the secret ${server.headersFromSecret} holds no JSON object of header names and string values`,
+    );
+  return Object.fromEntries(entries) as Record<string, string>;
+}
+
+/**
+ * The `fetch` of a server's transport: every response read through a counter that fails past
+ * {@link MCP_LIMITS}.responseBytes. Redirects are the SDK's `same-origin` policy: none to another origin.
+ */
+const boundedFetch: typeof fetch = async (input, init) => {
+  const res = await fetch(input, init);
+  if (res.body === null) return res;
+  let seen = 0;
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      seen += chunk.byteLength;
+      if (seen > MCP_LIMITS.responseBytes)
+        controller.error(
+          new Error(`the server's response passed ${MCP_LIMITS.responseBytes / 1024 / 1024} MiB`),
+        );
+      else controller.enqueue(chunk);
+    },
+  });
+  const head = { status: res.status, statusText: res.statusText, headers: res.headers };
+  return new Response(res.body.pipeThrough(counter), head);
+};
+
+/** A validator of tools' output schemas that compiles none: a result's structured content is data, passed on as it is. */
+const passThrough = {
+  getValidator: () => (input: unknown) => ({
+    valid: true as const,
+    data: input as never,
+    errorMessage: undefined,
+  }),
+};
+
+/** The connection of a server with these headers: made (initialized) once, then kept. */
+function connection(
+  server: McpServer,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<Connection> {
+  const key = `${server.url}\n${JSON.stringify(headers)}`;
+  let made = connections.get(key);
+  if (!made) {
+    made = open(server, headers, signal, () => {
+      if (connections.get(key) === made) connections.delete(key);
+    });
+    made.catch(() => connections.get(key) === made && connections.delete(key));
+    connections.set(key, made);
+  }
+  return made;
+}
+
+async function open(
+  server: McpServer,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  forget: () => void,
+): Promise<Connection> {
+  // The SDK is an optional peer: loaded here, in the worker, with the first turn that uses a server.
+  const [{ Client }, { StreamableHTTPClientTransport }, { ToolListChangedNotificationSchema }] =
+    await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
+    ]).catch(() => {
+      throw new McpUnavailable(
+        server.name,
+        'the @modelcontextprotocol/sdk package is not installed beside the agents (it is an optional peer of switchboard)',
+      );
+    });
+  const client = new Client(
+    { name: 'switchboard', version: '1' },
+    { capabilities: {}, jsonSchemaValidator: passThrough },
+  );
+  const conn: Connection = { client, stale: false };
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    conn.stale = true;
+  });
+  // A connection that fails (its event stream cut, the server gone) is dropped: the next turn opens another.
+  client.onclose = forget;
+  // No authProvider: the SDK's OAuth discovery is off, and a 401 is the server being unavailable.
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+    requestInit: { headers },
+    fetch: boundedFetch,
+    redirectPolicy: 'same-origin',
+    reconnectionOptions: {
+      initialReconnectionDelay: 1000,
+      maxReconnectionDelay: 30_000,
+      reconnectionDelayGrowFactor: 2,
+      maxRetries: 2,
+    },
+  });
+  try {
+    await client.connect(transport, { signal, timeout: server.timeoutMs ?? MCP_DEFAULT_TIMEOUT_MS });
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw new McpUnavailable(server.name, reasonOf(error, headers, server));
+  }
+  return conn;
+}
+
+/** Closes a connection and forgets it (a transport failure, or the server forgot its session). */
+async function drop(server: McpServer, headers: Record<string, string>, conn: Connection): Promise<void> {
+  const key = `${server.url}\n${JSON.stringify(headers)}`;
+  const made = connections.get(key);
+  if (made && (await made.catch(() => undefined)) === conn) connections.delete(key);
+  await conn.client.close().catch(() => {});
+}
+
+/**
+ * A server's tools, from the list this environment keeps while it is fresh (its TTL, and no
+ * `notifications/tools/list_changed` since), else read now: where a server that is down is noticed
+ * (a {@link McpUnavailable}). Each listed tool is checked ({@link listedTool}, its input schema a
+ * usable JSON Schema of type object); one that fails is left out, with why. The list is the
+ * server's whole list (agents that share a server share it): each agent's allowlist is applied by
+ * its turn.
+ */
+export async function serverTools(
+  server: McpServer,
+  io: Pick<HostAgentIO, 'secret' | 'signal'>,
+  now: number,
+): Promise<ServerList> {
+  const headers = await headersOf(server, io);
+  const conn = await connection(server, headers, io.signal);
+  const ttl = server.toolsTtlMs ?? MCP_DEFAULT_TOOLS_TTL_MS;
+  if (conn.list && !conn.stale && now - conn.list.at < ttl) return conn.list.value;
+  conn.stale = false;
+  try {
+    const value = await readList(server, conn.client, io.signal);
+    conn.list = { at: now, value };
+    return value;
+  } catch (error) {
+    await drop(server, headers, conn);
+    throw new McpUnavailable(server.name, reasonOf(error, headers, server));
+  }
+}
+
+async function readList(server: McpServer, client: Client, signal: AbortSignal): Promise<ServerList> {
+  await jsonSchemasReady();
+  const list: ServerList = { tools: [], leftOut: [] };
+  let cursor: string | undefined;
+  for (let page = 0; page < MCP_LIMITS.listPages; page++) {
+    const answer = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+      signal,
+      timeout: server.timeoutMs ?? MCP_DEFAULT_TIMEOUT_MS,
+    });
+    for (const tool of answer.tools) {
+      if (list.tools.length >= MCP_LIMITS.tools) {
+        list.leftOut.push({
+          name: tool.name,
+          reason: `the server lists more than ${MCP_LIMITS.tools} tools`,
+        });
+        continue;
+      }
+      const checked = listedTool(tool as Parameters<typeof listedTool>[0]);
+      const problem = typeof checked === 'string' ? checked : objectSchemaProblem(checked.inputSchema);
+      if (typeof checked === 'string' || problem !== undefined)
+        list.leftOut.push({
+          name: tool.name.slice(0, MCP_LIMITS.toolNameLength),
+          reason: typeof checked === 'string' ? checked : `its input schema ${problem}`,
+        });
+      else list.tools.push(checked);
+    }
+    cursor = answer.nextCursor;
+    if (cursor === undefined) break;
+  }
+  return list;
+}
+
+/** How a call is told to stop: the turn's signal, and the server's time limit. */
+export interface CallOptions {
+  signal: AbortSignal;
+}
+
+/**
+ * Calls a server's tool: its answer mapped for the model ({@link toolAnswer}). A time-out, a
+ * protocol error or a transport failure is a failed answer, not a failed turn; a cancel (the turn's
+ * signal) throws, after the SDK has sent the server `notifications/cancelled`. A session the server
+ * forgot (404) is opened again once, for the same call.
+ */
+export async function callServerTool(
+  server: McpServer,
+  tool: string,
+  args: unknown,
+  io: Pick<HostAgentIO, 'secret' | 'signal'>,
+): Promise<ToolAnswer> {
+  let headers: Record<string, string> = {};
+  const timeoutMs = server.timeoutMs ?? MCP_DEFAULT_TIMEOUT_MS;
+  for (let attempt = 0; ; attempt++) {
+    let conn: Connection | undefined;
+    try {
+      headers = await headersOf(server, io);
+      conn = await connection(server, headers, io.signal);
+      const result = await conn.client.callTool(
+        { name: tool, arguments: (args ?? {}) as Record<string, unknown> },
+        undefined,
+        { signal: io.signal, timeout: timeoutMs },
+      );
+      return toolAnswer(result as Parameters<typeof toolAnswer>[0]);
+    } catch (error) {
+      if (io.signal.aborted) throw error;
+      if (timedOut(error))
+        return failedAnswer(`The MCP server "${server.name}" did not answer within ${timeoutMs} ms.`);
+      const gone = statusOf(error) === 404;
+      if (conn && (gone || transportFailed(error))) await drop(server, headers, conn);
+      if (gone && attempt === 0) continue;
+      const reason = error instanceof McpUnavailable ? error.reason : reasonOf(error, headers, server);
+      return failedAnswer(`The MCP server "${server.name}" failed: ${reason}`);
+    }
+  }
+}
+
+/** Closes every kept connection (a sandbox that stops; a Lambda environment just ends). */
+export async function closeMcpConnections(): Promise<void> {
+  const all = [...connections.values()];
+  connections.clear();
+  await Promise.all(
+    all.map(async (made) => (await made.catch(() => undefined))?.client.close().catch(() => {})),
+  );
+}
+
+const failedAnswer = (text: string): ToolAnswer => ({
+  text,
+  images: [],
+  failed: true,
+  data: { content: [{ type: 'text', text }] },
+});
+
+/** The SDK's JSON-RPC error codes the runtime tells apart: a request that timed out, a connection closed. */
+const REQUEST_TIMEOUT = -32001;
+const CONNECTION_CLOSED = -32000;
+
+const codeOf = (error: unknown) => (error as { code?: unknown } | undefined)?.code;
+const timedOut = (error: unknown) => codeOf(error) === REQUEST_TIMEOUT;
+/** The HTTP status of a `StreamableHTTPError`, the SDK's error for a response it could not use. */
+const statusOf = (error: unknown) =>
+  (error as Error | undefined)?.name === 'StreamableHTTPError' ||
+  (error as { constructor?: { name?: string } })?.constructor?.name === 'StreamableHTTPError'
+    ? (codeOf(error) as number | undefined)
+    : undefined;
+const transportFailed = (error: unknown) =>
+  statusOf(error) !== undefined || codeOf(error) === CONNECTION_CLOSED || error instanceof TypeError;
+
+/**
+ * Why a server failed, in words a host may read: the status it answered, the network's error code,
+ * or its protocol error, its text redacted as a model endpoint's is (and of every header value).
+ */
+function reasonOf(error: unknown, headers: Record<string, string>, server: McpServer): string {
+  if (error instanceof McpUnavailable) return error.reason;
+  const status = statusOf(error);
+  if (status === 401 || status === 403) return `it answered ${status}: the request was not authorized`;
+  if (status === 404 || status === 405)
+    return `it answered ${status} at ${server.url}: not a Streamable HTTP endpoint (a server that speaks only the older HTTP+SSE transport is not supported)`;
+  if (status !== undefined) return `it answered ${status}`;
+  if (timedOut(error)) return `it did not answer within ${server.timeoutMs ?? MCP_DEFAULT_TIMEOUT_MS} ms`;
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  if (error instanceof TypeError && typeof cause?.code === 'string' && /^[A-Z_]{2,32}$/.test(cause.code))
+    return `it could not be reached (${cause.code})`;
+  if (error instanceof TypeError) return 'it could not be reached';
+  const code = codeOf(error);
+  const message = redactServerText(error instanceof Error ? error.message : String(error), headers);
+  return typeof code === 'number' ? `it answered a protocol error (${code}): ${message}` : message;
+}
+
+/** A server's text as it may be reported: every header value removed, then redacted as an endpoint's text is. */
+function redactServerText(text: string, headers: Record<string, string>): string {
+  let out = text;
+  for (const value of Object.values(headers)) out = redactEndpointText(out, value);
+  return redactEndpointText(out);
+}
