@@ -133,16 +133,20 @@ export const builtinsByRequire: Plugin = {
 
 /**
  * Optional peers the runtime imports lazily (`ai`: the SDK adapter takes its steering factory from
- * the team's copy). A team that registers an AI SDK agent has the package installed, and it is
- * bundled as any import; a team without it gets an empty module in its place, so the build does not
- * fail on a package only an SDK agent needs (and with no SDK agent, nothing reads it).
+ * the team's copy; `@modelcontextprotocol/sdk`: the MCP client of a model agent's `mcpServers`). A
+ * team that registers an AI SDK agent, or gives a model agent MCP servers, has the package installed,
+ * and it is bundled as any import (only the modules imported: the MCP client, not the SDK's server
+ * stack); a team without it gets an empty module in its place, so the build does not fail on a
+ * package only those agents need (and without them, nothing reads it).
  */
-export const OPTIONAL_PEERS = ['ai'] as const;
+export const OPTIONAL_PEERS = ['ai', '@modelcontextprotocol/sdk'] as const;
 
 export const optionalPeers: Plugin = {
   name: 'optional-peers',
   setup(build) {
-    const filter = new RegExp(`^(${OPTIONAL_PEERS.join('|')})$`);
+    const names = OPTIONAL_PEERS.map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+    // A peer or one of its subpaths (`@modelcontextprotocol/sdk/client/index.js`).
+    const filter = new RegExp(`^(${names.join('|')})(/.*)?$`);
     build.onResolve({ filter }, async (args) => {
       if (args.pluginData?.optionalPeer) return undefined;
       const found = await build.resolve(args.path, {

@@ -113,7 +113,7 @@ export const SESSION_EVENTS = {
       message_id: messageId,
       code: WarningCodeSchema.meta({
         description:
-          'What happened: `mcp_server_unavailable` (an MCP server\'s tools could not be read; the turn goes on without them), `mcp_tool_left_out` (tools of a server not offered, with why), or an agent\'s own code.',
+          "What happened: `mcp_server_unavailable` (an MCP server's tools could not be read; the turn goes on without them), `mcp_tool_left_out` (tools of a server not offered, with why), or an agent's own code.",
       }),
       message: z.string(),
       /** What it is about: an MCP server's name; null when the warning names none. */

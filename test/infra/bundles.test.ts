@@ -110,31 +110,41 @@ describe('function bundles', () => {
     }
   });
 
-  it('bundles the optional peer `ai` when it is installed, and builds without it when it is not (see optionalPeers)', async () => {
-    const bundleOf = async (resolveDir: string) => {
-      const result = await build({
-        stdin: { contents: "export const load = () => import('ai');", resolveDir, loader: 'ts' },
-        bundle: true,
-        format: 'esm',
-        platform: 'node',
-        splitting: true,
-        outdir: 'out',
-        write: false,
-        plugins: [optionalPeers],
-        logLevel: 'silent',
-      });
-      return result.outputFiles.map((f) => f.text).join('\n');
-    };
-    // From the repository, where `ai` is installed: its code is in the bundle.
-    expect(await bundleOf(fileURLToPath(new URL('.', import.meta.url)))).toContain('createSteering');
-    // From a folder with no `ai` anywhere above it: an empty module stands in, and the build succeeds.
-    const bare = mkdtempSync(`${tmpdir()}/no-ai-`);
-    try {
-      expect(await bundleOf(bare)).not.toContain('createSteering');
-    } finally {
-      rmSync(bare, { recursive: true, force: true });
-    }
-  });
+  it.each([
+    ['ai', "import('ai')", 'createSteering'],
+    [
+      '@modelcontextprotocol/sdk',
+      "import('@modelcontextprotocol/sdk/client/streamableHttp.js')",
+      'StreamableHTTPClientTransport',
+    ],
+  ])(
+    'bundles the optional peer %s when it is installed, and builds without it when it is not (see optionalPeers)',
+    async (_, load, code) => {
+      const bundleOf = async (resolveDir: string) => {
+        const result = await build({
+          stdin: { contents: `export const load = () => ${load};`, resolveDir, loader: 'ts' },
+          bundle: true,
+          format: 'esm',
+          platform: 'node',
+          splitting: true,
+          outdir: 'out',
+          write: false,
+          plugins: [optionalPeers],
+          logLevel: 'silent',
+        });
+        return result.outputFiles.map((f) => f.text).join('\n');
+      };
+      // From the repository, where `ai` is installed: its code is in the bundle.
+      expect(await bundleOf(fileURLToPath(new URL('.', import.meta.url)))).toContain(code);
+      // From a folder with no such package anywhere above it: an empty module stands in, and the build succeeds.
+      const bare = mkdtempSync(`${tmpdir()}/no-peer-`);
+      try {
+        expect(await bundleOf(bare)).not.toContain(code);
+      } finally {
+        rmSync(bare, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('loads Node’s built-in modules with require, never with import (see builtinsByRequire)', () => {
     for (const fn of SWITCHBOARD_ENTRIES) {
@@ -201,6 +211,16 @@ describe('function bundles', () => {
       expect(packagesIn(fn, 'initial').has('openai'), fn).toBe(false);
     }
     expect(packagesIn('worker', 'all').get('openai')).toBeGreaterThan(0);
+  });
+
+  it('loads the MCP client with the first turn of a model agent that has MCP servers: a lazy chunk of the worker only, never entry code', () => {
+    for (const fn of SWITCHBOARD_ENTRIES) {
+      expect(packagesIn(fn, 'initial').has('@modelcontextprotocol/sdk'), fn).toBe(false);
+    }
+    expect(packagesIn('worker', 'all').get('@modelcontextprotocol/sdk')).toBeGreaterThan(0);
+    // Only its client: none of the HTTP server stack the package depends on.
+    for (const server of ['express', 'hono', '@hono/node-server', 'cors'])
+      expect(packagesIn('worker', 'all').has(server), server).toBe(false);
   });
 
   it('keeps every function entry code within its ceiling, the 500 KB goal', () => {

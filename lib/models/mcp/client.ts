@@ -4,6 +4,7 @@ import { jsonSchemasReady, objectSchemaProblem } from '../../contract/json-schem
 import { redactEndpointText } from '../redact.ts';
 import { MCP_DEFAULT_TIMEOUT_MS, MCP_DEFAULT_TOOLS_TTL_MS, type McpServer } from './config.ts';
 import { type ListedTool, listedTool, MCP_LIMITS, type ToolAnswer, toolAnswer } from './untrusted.ts';
+import { checkedMcpFetch, REFUSED_CODE } from './wire.ts';
 
 /** A server's tools could not be read: its name and why, in words that hold none of its headers. */
 export class McpUnavailable extends Error {
@@ -67,28 +68,6 @@ async function headersOf(
   return Object.fromEntries(entries) as Record<string, string>;
 }
 
-/**
- * The `fetch` of a server's transport: every response read through a counter that fails past
- * {@link MCP_LIMITS}.responseBytes. Redirects are the SDK's `same-origin` policy: none to another origin.
- */
-const boundedFetch: typeof fetch = async (input, init) => {
-  const res = await fetch(input, init);
-  if (res.body === null) return res;
-  let seen = 0;
-  const counter = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      seen += chunk.byteLength;
-      if (seen > MCP_LIMITS.responseBytes)
-        controller.error(
-          new Error(`the server's response passed ${MCP_LIMITS.responseBytes / 1024 / 1024} MiB`),
-        );
-      else controller.enqueue(chunk);
-    },
-  });
-  const head = { status: res.status, statusText: res.statusText, headers: res.headers };
-  return new Response(res.body.pipeThrough(counter), head);
-};
-
 /** A validator of tools' output schemas that compiles none: a result's structured content is data, passed on as it is. */
 const passThrough = {
   getValidator: () => (input: unknown) => ({
@@ -123,17 +102,18 @@ async function open(
   forget: () => void,
 ): Promise<Connection> {
   // The SDK is an optional peer: loaded here, in the worker, with the first turn that uses a server.
+  // (A bundle built without it has an empty module in its place: see infra/bundling.ts.)
   const [{ Client }, { StreamableHTTPClientTransport }, { ToolListChangedNotificationSchema }] =
     await Promise.all([
       import('@modelcontextprotocol/sdk/client/index.js'),
       import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
       import('@modelcontextprotocol/sdk/types.js'),
-    ]).catch(() => {
-      throw new McpUnavailable(
-        server.name,
-        'the @modelcontextprotocol/sdk package is not installed beside the agents (it is an optional peer of switchboard)',
-      );
-    });
+    ]).catch(() => [{}, {}, {}] as never);
+  if (typeof Client !== 'function' || typeof StreamableHTTPClientTransport !== 'function')
+    throw new McpUnavailable(
+      server.name,
+      'the @modelcontextprotocol/sdk package is not installed beside the agents (it is an optional peer of switchboard)',
+    );
   const client = new Client(
     { name: 'switchboard', version: '1' },
     { capabilities: {}, jsonSchemaValidator: passThrough },
@@ -147,7 +127,7 @@ async function open(
   // No authProvider: the SDK's OAuth discovery is off, and a 401 is the server being unavailable.
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
     requestInit: { headers },
-    fetch: boundedFetch,
+    fetch: checkedMcpFetch,
     redirectPolicy: 'same-origin',
     reconnectionOptions: {
       initialReconnectionDelay: 1000,
@@ -324,6 +304,8 @@ function reasonOf(error: unknown, headers: Record<string, string>, server: McpSe
     return `it could not be reached (${cause.code})`;
   if (error instanceof TypeError) return 'it could not be reached';
   const code = codeOf(error);
+  const refused = (error as { data?: { refused?: unknown } } | undefined)?.data?.refused;
+  if (code === REFUSED_CODE && typeof refused === 'string') return `what it sent was refused: ${refused}`;
   const message = redactServerText(error instanceof Error ? error.message : String(error), headers);
   return typeof code === 'number' ? `it answered a protocol error (${code}): ${message}` : message;
 }

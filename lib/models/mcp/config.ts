@@ -6,6 +6,9 @@ export const MCP_SEPARATOR = '__';
 /** The tool-name rule the runtime enforces for every tool a model is offered. */
 const MODEL_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** An HTTP header's name (RFC 9110's token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 /** Per-call time limit when a server names none. */
 export const MCP_DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -32,7 +35,12 @@ export const McpServerSchema = z
       ),
     /** Headers sent with every request to the server (an `Authorization` among them); never logged. */
     headers: z
-      .record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be a header name'), z.string())
+      .record(z.string(), z.string())
+      .superRefine((headers, ctx) => {
+        for (const name of Object.keys(headers))
+          if (!HEADER_NAME.test(name))
+            ctx.addIssue({ code: 'custom', path: [name], message: 'must be a header name' });
+      })
       .optional(),
     /**
      * The id or ARN of a Secrets Manager secret whose string is a JSON object of headers, read once
