@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type McpServer } from '../../lib/index.ts';
 import { closeMcpConnections } from '../../lib/models/mcp/client.ts';
@@ -27,6 +28,7 @@ let model: ScriptedModel;
 let sandbox: Sandbox;
 let host: TestSocket;
 const sid = sessionIds('mcp');
+const exporter = new InMemorySpanExporter();
 
 /** Everything written to stdout, stderr and the console while the file runs: no header value may be in it. */
 const captured: string[] = [];
@@ -98,6 +100,7 @@ beforeAll(async () => {
     modelSecrets: { [DOCS_HEADERS_SECRET]: JSON.stringify({ 'x-docs-key': DOCS_KEY }) },
     logLevel: 'INFO',
     settings: { runs: { cancelPollMs: 50, cancelGraceMs: 300 } },
+    traces: { processors: [new SimpleSpanProcessor({ exporter })] },
   });
   host = await TestSocket.open(sandbox.wsUrl);
 });
@@ -227,6 +230,26 @@ describe('an MCP tool’s results', () => {
       content: '{"error":"The index is offline."}',
     });
     expect(text(events)).toBe('The index is down.');
+  });
+
+  it('runs each call in an execute_tool span with its outcome, as the agent’s own tools', async () => {
+    await turn('ws', sid('spans-ok'), 'search the docs');
+    await turn('ws', sid('spans-failed'), 'read the index');
+    const span = (name: string) =>
+      exporter.getFinishedSpans().find((s) => s.name === `execute_tool ${name}`)?.attributes;
+    await expect.poll(() => span('docs__broken'), queued('the spans')).toBeDefined();
+    expect(span('docs__search')).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'docs__search',
+      'gen_ai.tool.call.id': 'call_search',
+      'switchboard.tool.outcome': 'succeeded',
+    });
+    expect(span('docs__broken')).toMatchObject({
+      'switchboard.tool.outcome': 'failed',
+      'error.type': 'tool_error',
+    });
+    // No content: the result's text is not on the span.
+    expect(JSON.stringify(exporter.getFinishedSpans().map((s) => s.attributes))).not.toContain('pages match');
   });
 
   it('maps a tool name outside the tool-name rule into it', async () => {
