@@ -9,6 +9,17 @@ import type { ModelScript } from '../sandbox/index.ts';
 const script: ModelScript = {
   rules: [
     {
+      match: 'uptime',
+      on: 'user',
+      reply: { toolCalls: [{ name: 'status__uptime', arguments: { service: 'issue tracker' } }] },
+    },
+    {
+      tool: 'status__uptime',
+      reply: {
+        text: 'The issue tracker was up 99.98% of the last 30 days, with one incident (the status MCP server says so).',
+      },
+    },
+    {
       match: 'count the words',
       on: 'user',
       reply: { toolCalls: [{ name: 'text_stats', arguments: { text: 'Count the words in this sentence' } }] },

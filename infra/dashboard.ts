@@ -150,12 +150,12 @@ export function createDashboard(scope: Construct, id: string, source: DashboardS
       }),
     ]),
     graph(
-      'Table throttling and domain events',
+      'Table throttling, domain events and MCP servers',
       [
         parts.table.metric('ReadThrottleEvents', { period, statistic: 'Sum' }),
         parts.table.metric('WriteThrottleEvents', { period, statistic: 'Sum' }),
       ],
-      [m('EventsNotPublished')],
+      [m('EventsNotPublished'), m('McpServersUnavailable')],
     ),
   );
   return dashboard;

@@ -58,6 +58,8 @@ export interface SwitchboardAlarmThresholds {
   readonly tableThrottleEvents?: number;
   /** Domain events that could not be published in 5 minutes (`EventsNotPublished`). @default 1 */
   readonly eventsNotPublished?: number;
+  /** Turns that went on without an MCP server's tools in 5 minutes (`McpServersUnavailable`). @default 1 */
+  readonly mcpServersUnavailable?: number;
 }
 
 /** Default {@link SwitchboardAlarmThresholds}. */
@@ -77,6 +79,7 @@ export const DEFAULT_ALARM_THRESHOLDS: Required<SwitchboardAlarmThresholds> = {
   unauthorizedPercent: 50,
   tableThrottleEvents: 10,
   eventsNotPublished: 1,
+  mcpServersUnavailable: 1,
 };
 
 /** The construct's `monitoring` prop: alarms, where they notify, and a dashboard. */
@@ -355,6 +358,12 @@ export class SwitchboardMonitoring extends Construct {
         tableThrottles,
         t.tableThrottleEvents,
         "DynamoDB throttled reads or writes on the table: requests fail once the SDK stops retrying. Look for a hot session in the functions' logs; check the account's on-demand table quotas.",
+      ),
+      mcpServersUnavailable: alarm(
+        'mcpServersUnavailable',
+        m('McpServersUnavailable'),
+        t.mcpServersUnavailable,
+        'turns went on without the tools of an MCP server whose list could not be read (unreachable, 401/403, a protocol error). Read "The agent warned" lines with code mcp_server_unavailable in the worker\'s log: source names the server, warning says why.',
       ),
       ...(parts.publishesEvents && {
         eventsNotPublished: alarm(

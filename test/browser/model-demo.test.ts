@@ -1,10 +1,13 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_INFO } from '../../demo/demo-agent.ts';
-import { demoModelAgent } from '../../demo/model-agent.ts';
+import { startDemoMcpServer } from '../../demo/mcp-server.ts';
+import { demoModelAgent, MODEL_DEMO_SUGGESTIONS, UPTIME_PROMPT } from '../../demo/model-agent.ts';
 import script from '../../demo/model-script.ts';
 import { createSwitchboard } from '../../lib/index.ts';
+import { closeMcpConnections } from '../../lib/models/mcp/client.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
+import type { LocalMcpServer } from '../../sandbox/mcp-server.ts';
 import { type Sandbox, startSandbox } from '../../sandbox/sandbox.ts';
 import { expectFits, expectInView, haveChromium, launchChromium, VIEWPORTS } from '../support/browser.ts';
 
@@ -18,6 +21,7 @@ const KEY = 'sk-9f8e7d6c5b4a3210';
 const FAILING = 'please fail this turn';
 
 let model: ScriptedModel;
+let status: LocalMcpServer;
 let sandbox: Sandbox;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
@@ -34,8 +38,11 @@ beforeAll(async () => {
     },
     apiKey: KEY,
   });
+  status = await startDemoMcpServer();
   const app = createSwitchboard();
-  app.registerChatCompletionsAgent(demoModelAgent({ baseURL: model.baseURL, apiKey: KEY }));
+  app.registerChatCompletionsAgent(
+    demoModelAgent({ baseURL: model.baseURL, apiKey: KEY, statusUrl: status.url }),
+  );
   // Signed in as the page is under `npm run start:model`: it takes its token from /sandbox/token.
   sandbox = await startSandbox({ app, port: 0, logLevel: 'SILENT', jwt: true });
   browser = await launchChromium();
@@ -45,6 +52,8 @@ afterAll(async () => {
   await Promise.all(contexts.map((c) => c.close()));
   await browser?.close();
   await sandbox?.close();
+  await closeMcpConnections();
+  await status?.close();
   await model?.close();
 });
 
@@ -74,7 +83,7 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)('the model demo on the hook view,
     const page = await openAt(viewport, '/');
     await page.locator('.sb-connection[data-status="open"]').waitFor();
     expect(await page.locator('.sb-title').textContent()).toBe(DEMO_INFO.name);
-    expect(await page.locator('.sb-suggestions button').allTextContents()).toEqual(DEMO_INFO.suggestions);
+    expect(await page.locator('.sb-suggestions button').allTextContents()).toEqual(MODEL_DEMO_SUGGESTIONS);
     expect(await page.locator('#issues li').count()).toBe(6);
 
     // A backend tool.
@@ -83,6 +92,12 @@ describe.skipIf(!haveChromium).each(VIEWPORTS)('the model demo on the hook view,
     expect(await page.locator('.tool[data-tool="text_stats"]').count()).toBeGreaterThan(0);
     await idle(page);
     await expectInView(page);
+
+    // A tool of the demo's MCP server.
+    await suggest(page, UPTIME_PROMPT);
+    await answer(page, 'The issue tracker was up 99.98%');
+    expect(await page.locator('.tool[data-tool="status__uptime"]').count()).toBeGreaterThan(0);
+    await idle(page);
 
     // An approval, its arguments edited within the schema: the card shows what was approved.
     await suggest(page, 'Refund order 1042');
@@ -257,13 +272,17 @@ describe.skipIf(!haveChromium)('the model demo on the useChat view', () => {
     const page = await openAt(phone!, '/?view=use-chat');
     const ready = () => page.locator('#chat[data-status="ready"]').waitFor();
     await page.locator('h1', { hasText: DEMO_INFO.name }).waitFor();
-    expect(await page.locator('#suggestions .suggestion').allTextContents()).toEqual(DEMO_INFO.suggestions);
+    expect(await page.locator('#suggestions .suggestion').allTextContents()).toEqual(MODEL_DEMO_SUGGESTIONS);
     expect(await page.locator('#issues li').count()).toBe(6);
     const suggestion = (text: string) => page.locator('#suggestions .suggestion', { hasText: text }).click();
     const tool = (name: string) => page.locator(`.tool[data-tool="${name}"]`).last();
 
     await suggestion('Count the words in this sentence');
     await answer(page, 'That sentence has 6 words');
+    await ready();
+
+    await suggestion(UPTIME_PROMPT);
+    await answer(page, 'The issue tracker was up 99.98%');
     await ready();
 
     // An approval: useChat approves or denies (edited arguments are the hook view's).

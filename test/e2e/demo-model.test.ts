@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_INFO } from '../../demo/demo-agent.ts';
-import { demoModelAgent } from '../../demo/model-agent.ts';
+import { startDemoMcpServer } from '../../demo/mcp-server.ts';
+import { demoModelAgent, MODEL_DEMO_SUGGESTIONS, UPTIME_PROMPT } from '../../demo/model-agent.ts';
 import script from '../../demo/model-script.ts';
 import { createSwitchboard } from '../../lib/index.ts';
+import { closeMcpConnections } from '../../lib/models/mcp/client.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
+import type { LocalMcpServer } from '../../sandbox/mcp-server.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { api, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { type Frame, sendTurn, TestSocket, turnEnded } from '../support/ws-client.ts';
@@ -15,6 +18,7 @@ import { type Frame, sendTurn, TestSocket, turnEnded } from '../support/ws-clien
  */
 const KEY = 'sk-demo-model-test';
 let model: ScriptedModel;
+let status: LocalMcpServer;
 let sandbox: Sandbox;
 let host: TestSocket;
 const sid = sessionIds('demo-model');
@@ -52,14 +56,19 @@ const PAGE_CONTEXT = {
 
 beforeAll(async () => {
   model = await startScriptedModel({ script, apiKey: KEY });
+  status = await startDemoMcpServer();
   const app = createSwitchboard();
-  app.registerChatCompletionsAgent(demoModelAgent({ baseURL: model.baseURL, apiKey: KEY }));
+  app.registerChatCompletionsAgent(
+    demoModelAgent({ baseURL: model.baseURL, apiKey: KEY, statusUrl: status.url }),
+  );
   sandbox = await testSandbox({ app, settings: { runs: { cancelPollMs: 50, cancelGraceMs: 300 } } });
   host = await TestSocket.open(sandbox.wsUrl);
 });
 afterAll(async () => {
   await host?.close();
   await sandbox?.close();
+  await closeMcpConnections();
+  await status?.close();
   await model?.close();
 });
 
@@ -98,11 +107,15 @@ describe('the demo on a model loop', () => {
   it('is the same agent to the page as npm start’s, and each of its suggested prompts reaches a feature', async () => {
     const agents = await api<{ agents: Record<string, unknown>[] }>(sandbox.url, 'GET', '/api/agents');
     expect(agents.json.agents).toEqual([
-      expect.objectContaining({ id: DEMO_INFO.id, name: DEMO_INFO.name, suggestions: DEMO_INFO.suggestions }),
+      expect.objectContaining({
+        id: DEMO_INFO.id,
+        name: DEMO_INFO.name,
+        suggestions: MODEL_DEMO_SUGGESTIONS,
+      }),
     ]);
     // Each prompt is answered by a rule of the script, never its default, and fails nothing; the
     // long story is the cancel's (below).
-    for (const prompt of DEMO_INFO.suggestions.filter((p) => !p.includes('story'))) {
+    for (const prompt of MODEL_DEMO_SUGGESTIONS.filter((p) => !p.includes('story'))) {
       const { events } = await say(sid('suggested'), prompt);
       expect(
         events.find((e) => e.type === 'session.error'),
@@ -114,6 +127,19 @@ describe('the demo on a model loop', () => {
         `${prompt} reaches a tool`,
       ).toBe(true);
     }
+  });
+
+  it('asks the demo’s MCP server for the uptime: its tool runs on the server and its data is the result', async () => {
+    const { events } = await say(sid('uptime'), UPTIME_PROMPT);
+    expect(dataOf(events, 'agent.tool_use')).toMatchObject({
+      name: 'status__uptime',
+      args: { service: 'issue tracker' },
+    });
+    expect(dataOf(events, 'agent.tool_result')).toMatchObject({
+      ok: true,
+      result: { service: 'issue tracker', uptime: '99.98%', days: 30, incidents: 1 },
+    });
+    expect(texts(events)).toContain('99.98%');
   });
 
   it('counts words with a backend tool, then answers', async () => {

@@ -112,6 +112,7 @@ describe('alarms, by default', () => {
     'EventsNotPublished',
     'HttpServerErrors',
     'HttpUnauthorized',
+    'McpServersUnavailable',
     'QueueAge',
     'SweepErrors',
     'SweepNotInvoked',
@@ -361,6 +362,7 @@ describe('alarms, by default', () => {
       'AWS/DynamoDB/WriteThrottleEvents',
       'Switchboard/HttpUnauthorized',
       'Switchboard/EventsNotPublished',
+      'Switchboard/McpServersUnavailable',
     ]) {
       expect(metrics, metric).toContain(metric);
     }
