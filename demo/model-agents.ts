@@ -16,7 +16,8 @@ if (!baseURL)
 // The demo's MCP server, started once per process: `switchboard dev` imports this module again
 // when it changes, and the server it started first goes on serving.
 const started = globalThis as { switchboardDemoMcp?: ReturnType<typeof startDemoMcpServer> };
-const status = await (started.switchboardDemoMcp ??= startDemoMcpServer());
+started.switchboardDemoMcp ??= startDemoMcpServer();
+const status = await started.switchboardDemoMcp;
 
 const server = createSwitchboard();
 server.registerChatCompletionsAgent(

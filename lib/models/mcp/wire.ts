@@ -112,7 +112,8 @@ export const checkedMcpFetch: typeof fetch = async (input, init) => {
   if (/^\s*text\/event-stream\s*(;|$)/i.test(type))
     return new Response(
       body
-        .pipeThrough(new TextDecoderStream())
+        // (The DOM's typing of TextDecoderStream, which the page's build sees, takes any BufferSource.)
+        .pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>)
         .pipeThrough(checkedEvents())
         .pipeThrough(new TextEncoderStream()),
       head,
