@@ -92,10 +92,12 @@ describe('leases', () => {
     const id = sid('lost');
     const runId = await send(id, 'polite', 'work');
     await runs.started(id);
-    // Another worker takes the run over (its lease as if run out): the holder's next renewal fails.
+    // Another worker takes the run over, at a time its lease has run out however often the holder
+    // renewed it meanwhile: the holder's next renewal fails.
     const run = (await getRun(sandbox.runtime, refOf(id), runId))!;
     expect(run.status).toBe('running');
-    expect(await takeOverRun(sandbox.runtime, run, 'other-worker', (run.leaseExpiresAt ?? 0) + 1)).toBe(true);
+    const later = Date.now() + 60 * sandbox.runtime.settings.runs.leaseMs;
+    expect(await takeOverRun(sandbox.runtime, run, 'other-worker', later)).toBe(true);
     await expect.poll(() => spans().some(turnOf(runId)), queued('the turn to stop')).toBe(true);
     const turn = spans().find(turnOf(runId));
     expect(eventOf(turn, 'switchboard.lease.lost')).toBeDefined();
