@@ -103,6 +103,8 @@ export interface SandboxOptions {
    * `switchboard inspect <session> --trace` and the inspector page (`/sandbox/inspect`) read what it
    * kept. `processors` send them to a test's own (an in-memory exporter) too, with their share of
    * traces kept. Absent or `false`, the functions do not trace (a test's default: spans cost time).
+   * A worker in a child process (`workerProcess`) exports to the receiver only (with `receiver: true`):
+   * `processors` live in this process.
    */
   traces?: (TraceSettings & { receiver?: boolean }) | false;
   /**
@@ -458,6 +460,14 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       agents: options.workerProcess.agents,
       env: options.workerProcess.env,
       onMetrics: metrics.sink,
+      // The child exports to the receiver over OTLP, as the functions here do (a processor of this
+      // process, an in-memory exporter, cannot reach it).
+      ...(toReceiver && {
+        traces: {
+          endpoint: `${gateway.url}${OTLP_TRACES_PATH}`,
+          ...(given.sampleRatio !== undefined && { sampleRatio: given.sampleRatio }),
+        },
+      }),
     });
   } else {
     poller = await startSqsPoller({

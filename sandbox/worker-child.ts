@@ -39,6 +39,22 @@ export interface WorkerProcessOptions {
   readyTimeoutMs?: number;
   /** Told each metrics document (EMF) the child prints; without it they are printed here as they come. */
   onMetrics?: MetricsSink;
+  /**
+   * Where the child exports its spans (the sandbox's OTLP receiver) and the share of traces it keeps:
+   * it reads them as a deployed function reads its `SWITCHBOARD_TRACES_*`. Without it the child does
+   * not trace (an in-memory exporter of the sandbox's process cannot reach it).
+   */
+  traces?: { endpoint: string; sampleRatio?: number };
+}
+
+/** The child's tracing as a deployed function's environment names it (lib/telemetry/export.ts). */
+function tracesEnv(traces: WorkerProcessOptions['traces']): Record<string, string> {
+  if (!traces) return { SWITCHBOARD_TRACING: 'false' };
+  return {
+    SWITCHBOARD_TRACING: 'true',
+    SWITCHBOARD_TRACES_ENDPOINT: traces.endpoint,
+    ...(traces.sampleRatio !== undefined && { SWITCHBOARD_TRACES_SAMPLE_RATIO: String(traces.sampleRatio) }),
+  };
 }
 
 /** An EMF document the child printed, or undefined for any other line. */
@@ -76,6 +92,7 @@ async function spawnChild(options: WorkerProcessOptions): Promise<ChildProcess> 
     env: {
       ...process.env,
       ...options.env,
+      ...tracesEnv(options.traces),
       SWITCHBOARD_SANDBOX_WORKER: JSON.stringify(options.config),
       SWITCHBOARD_SANDBOX_AGENTS: resolve(options.agents),
     },

@@ -6,6 +6,8 @@
  * environment variables:
  * - SWITCHBOARD_SANDBOX_WORKER: JSON of `{ ...RuntimeConfig, queueArn, eventSource }`
  * - SWITCHBOARD_SANDBOX_AGENTS: the path of a module whose default export is a Switchboard server
+ * and traces as a deployed worker's (`SWITCHBOARD_TRACING`, `SWITCHBOARD_TRACES_*`): exported over
+ * OTLP to the sandbox's receiver, each invocation's spans sent before it ends.
  *
  * Prints `worker ready` on stdout once it polls; SIGTERM stops its turns (reason shutdown) and the
  * poller, then exits 0. An invocation that reaches its function timeout ends the process at once, as
@@ -19,6 +21,8 @@ import { parseSettings } from '../lib/config/index.ts';
 import { jsonSchemasReady } from '../lib/contract/index.ts';
 import { createWorkerHandler } from '../lib/handlers/index.ts';
 import { stopAllRuns } from '../lib/runs/index.ts';
+import { ExportProcessor, traceExportFromEnv } from '../lib/telemetry/export.ts';
+import { flushTraces } from '../lib/telemetry/index.ts';
 import { startSqsPoller } from './sqs-poller.ts';
 import { type ChildConfig, TIMED_OUT_EXIT } from './worker-child.ts';
 
@@ -43,10 +47,19 @@ async function loadApp(file: string): Promise<Switchboard> {
 async function main(): Promise<void> {
   const config = JSON.parse(required('SWITCHBOARD_SANDBOX_WORKER')) as ChildConfig;
   const app = await loadApp(required('SWITCHBOARD_SANDBOX_AGENTS'));
+  // Spans leave as a deployed worker's do: at the end of each invocation, which waits for them.
+  const exported = traceExportFromEnv(process.env, 'invocation');
   // The settings crossed a process boundary as plain JSON: parse them again so defaults and checks apply.
   const runtime = createRuntime({
     ...config,
     settings: parseSettings(config.settings as Record<string, unknown> | undefined),
+    ...(exported && {
+      tracing: true,
+      traces: {
+        processors: [new ExportProcessor(exported, { secret: (secretId) => runtime.secret(secretId) })],
+        sampleRatio: exported.sampleRatio,
+      },
+    }),
   });
   const poller = await startSqsPoller({
     sqs: await runtime.sqs(),
@@ -65,6 +78,8 @@ async function main(): Promise<void> {
     // Like the in-process sandbox's close: running turns end cleanly instead of holding stop() up.
     stopAllRuns('shutdown', runtime);
     await poller.stop().catch(() => undefined);
+    // The spans of the turns it stopped go out before the process does.
+    await flushTraces(runtime);
     process.exit(code);
   };
   process.on('SIGTERM', () => void stop(0));

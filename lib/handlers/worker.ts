@@ -68,13 +68,19 @@ async function processRecord(inv: Invocation, record: SQSRecord, stopAt: number 
         kind: SpanKind.CONSUMER,
         // The trace of the request that queued the job goes on here: its `traceparent` (a message
         // attribute) or SQS's AWSTraceHeader. The batch's own invocation is linked, and so is the turn
-        // that asked the request a `resolve` or `lapse` run answers (its pause: one can walk from the
-        // approval to the decision).
+        // this run follows: the one that asked the request a `resolve` or `lapse` run answers (its
+        // pause: one can walk from the approval to the decision), or the stopped turn a `continue`
+        // run carries on.
         carrier: {
           traceparent: record.messageAttributes?.traceparent?.stringValue,
           'x-amzn-trace-id': record.attributes.AWSTraceHeader,
         },
-        links: [...invocationLink(), ...linksTo([job.data.follows], { 'switchboard.link': 'paused_turn' })],
+        links: [
+          ...invocationLink(),
+          ...linksTo([job.data.follows], {
+            'switchboard.link': kind === 'continue' ? 'stopped_turn' : 'paused_turn',
+          }),
+        ],
       },
     ),
   ).finally(() => inv.rt.metrics.flush());

@@ -20,7 +20,7 @@ import {
   type SessionRecord,
   touchSession,
 } from '../store/index.ts';
-import { addLogKeys } from '../telemetry/index.ts';
+import { addLogKeys, currentTraceparent } from '../telemetry/index.ts';
 import { checkBudgets, sessionBudget } from '../usage/index.ts';
 import { historyMessage, rememberedToolsOf } from './agent-input.ts';
 import { partsReader } from './attachment-parts.ts';
@@ -120,10 +120,19 @@ export async function submitContinue(
     kind: 'continue',
     continues: stopped.runId,
     context: requestContextOf(identity),
+    // The continue's turn links the turn it carries on: one walks from the stop to what followed.
+    ...(stopped.stoppedIn && { follows: stopped.stoppedIn }),
   });
   await touchSession(rt, sessionId);
   await beforeEnqueue?.(sessionId);
-  await enqueue(rt, { v: 1, kind: 'continue', sessionId, runId, requestId });
+  await enqueue(rt, {
+    v: 1,
+    kind: 'continue',
+    sessionId,
+    runId,
+    requestId,
+    ...(stopped.stoppedIn && { follows: stopped.stoppedIn }),
+  });
   return acceptedOf({
     requestId,
     sessionId,
@@ -171,14 +180,15 @@ async function checkContinue(
 
 /**
  * Keeps with the run what its agent's loop needs to carry on a turn it stopped (`result.resume`),
- * when the turn ended so: before the outcome is written, by the worker that holds the lease.
+ * when the turn ended so: before the outcome is written, by the worker that holds the lease. The
+ * turn's span goes with it (the current span), for the `continue` run to link.
  */
 export async function keepResume(scope: RunScope, result: HostResult, outcome: RunOutcome): Promise<void> {
   if (!result.resume || outcome.status !== 'incomplete') return;
   if (!(CONTINUABLE_STOPS as readonly string[]).includes(outcome.stopReason)) return;
   const { rt, run } = scope;
   if (!run.leaseOwner) return;
-  await keepRunResume(rt, run, run.leaseOwner, result.resume);
+  await keepRunResume(rt, run, run.leaseOwner, result.resume, currentTraceparent());
 }
 
 /** A continued turn: the stopped run's loop handed back to the agent's `continueTurn`. */

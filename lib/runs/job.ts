@@ -11,7 +11,8 @@ export const TurnJobSchema = z.object({
   requestId: z.string(),
   /**
    * The span this run follows from, as a W3C `traceparent`: the turn that asked the request a
-   * `resolve` or `lapse` run answers. The worker's turn span links it. Absent on older jobs.
+   * `resolve` or `lapse` run answers, or the stopped turn a `continue` run carries on. The worker's
+   * turn span links it. Absent on older jobs.
    */
   follows: z.string().max(64).optional(),
 });

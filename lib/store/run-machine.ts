@@ -27,11 +27,12 @@ export const finish = {
 
 /**
  * The holder of the lease keeps, before it writes the outcome, what the agent's loop needs to carry
- * on a turn it stopped at `max_turns` or `budget_reached` (inline, or the key of its claim check).
+ * on a turn it stopped at `max_turns` or `budget_reached` (inline, or the key of its claim check),
+ * and the turn's span, for the `continue` run to link.
  */
 export const keepResume = {
   from: ['running'],
-  set: ['resume', 'resumeKey'],
+  set: ['resume', 'resumeKey', 'stoppedIn'],
   guard: '#leaseOwner = :leaseOwner',
 } as const satisfies Transition<RunStatus>;
 

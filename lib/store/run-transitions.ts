@@ -89,14 +89,16 @@ const resumeBlobKey = (run: RunKey) => `actions/${run.sessionId}/${run.runId}.re
 
 /**
  * Keeps with a running run, before its outcome is written, what its agent's loop needs to carry on
- * the turn it stopped (see {@link RunRecord.resume}): inline, or in the bucket when large. Returns
- * false when fenced off (the lease is another worker's).
+ * the turn it stopped (see {@link RunRecord.resume}): inline, or in the bucket when large; with the
+ * turn's span as a `traceparent` (`stoppedIn`), when it has one. Returns false when fenced off (the
+ * lease is another worker's).
  */
 export async function keepRunResume(
   rt: Runtime,
   run: RunKey,
   owner: string,
   resume: Record<string, unknown>,
+  stoppedIn?: string,
 ): Promise<boolean> {
   let values = { resume: JSON.stringify(resume), resumeKey: null as string | null };
   if (jsonBytes(resume) > INLINE_LIMIT_BYTES) {
@@ -104,7 +106,11 @@ export async function keepRunResume(
     await putBlob(rt, key, resume);
     values = { resume: null as unknown as string, resumeKey: key };
   }
-  const written = await applyTransition(rt, keepResume, runKey(run), { ...values, leaseOwner: owner });
+  const written = await applyTransition(rt, keepResume, runKey(run), {
+    ...values,
+    stoppedIn: stoppedIn ?? null,
+    leaseOwner: owner,
+  });
   return written.applied;
 }
 

@@ -68,8 +68,15 @@ export interface RunRecord {
   resume?: Record<string, unknown>;
   resumeKey?: string;
   /**
-   * The span of the turn this run answers (a `resolve` or `lapse` run: the turn that asked the
-   * request, its `askedIn`), as a W3C `traceparent`: the run's turn span links it. Queued again by the sweep with the run.
+   * The span of the turn that stopped so, as a W3C `traceparent` (55 characters: ids and a flag),
+   * kept with `resume` when the runtime traces: the `continue` run that carries it on follows it.
+   * Null when the turn was not traced.
+   */
+  stoppedIn?: string | null;
+  /**
+   * The span this run follows from, as a W3C `traceparent`: the turn that asked the request a
+   * `resolve` or `lapse` run answers (its `askedIn`), or the stopped turn a `continue` run carries on
+   * (its `stoppedIn`). The run's turn span links it. Queued again by the sweep with the run.
    */
   follows?: string;
 }

@@ -102,6 +102,8 @@ beforeAll(async () => {
   app.registerChatCompletionsAgent(agent('chat'));
   app.registerResponsesAgent(agent('responses'));
   app.registerChatCompletionsAgent(agent('chat-captured', { telemetry: { captureContent: true } }));
+  // One model call a turn: a turn that calls a tool stops at max_turns, and a continue carries it on.
+  app.registerChatCompletionsAgent(agent('chat-short', { maxTurns: 1 }));
   for (const [id, telemetry] of [
     ['sdk', undefined],
     ['sdk-captured', { captureContent: true }],
@@ -231,6 +233,33 @@ describe('model spans', () => {
       'switchboard.tool.outcome': 'paused',
     });
     expect(tool.status.code).not.toBe(2);
+  });
+
+  it('a continue: its turn links the turn it carries on, stopped at max_turns', async () => {
+    const stopped = await turnSpans('traced-continue', 'chat-short', 'The weather?');
+    const runId = stopped.turn.attributes['switchboard.run.id'];
+    // The turn span has ended: so has the turn, at max_turns.
+    const events = (await api(sandbox.url, 'GET', '/api/sessions/traced-continue/events')).json.events as {
+      type: string;
+      run_id?: unknown;
+      data: { stop_reason?: string };
+    }[];
+    const idle = events.find((e) => e.type === 'session.status_idle' && e.run_id === runId);
+    expect(idle?.data.stop_reason).toBe('max_turns');
+    const traceId = '5c4a1f6e9b2d4c7a8e3f0b1d2c3e4f5a';
+    const res = await api(sandbox.url, 'POST', '/api/sessions/traced-continue/continue', undefined, {
+      headers: { traceparent: `00-${traceId}-${traceId.slice(0, 16)}-01` },
+    });
+    expect(res.status, res.text).toBe(202);
+    const ofRun = (s: ReadableSpan) => s.attributes['switchboard.run.id'] === res.json.run_id;
+    const spansOf = () => exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+    await expect.poll(() => spansOf().some(ofRun), queued('the continue turn')).toBe(true);
+    const continued = spansOf().find(ofRun)!;
+    expect(continued.name).toBe('continue');
+    // On the trace of the request that asked for it, and linked to the turn it carries on.
+    const link = continued.links.find((l) => l.context.spanId === stopped.turn.spanContext().spanId);
+    expect(link?.context.traceId).toBe(stopped.turn.spanContext().traceId);
+    expect(link?.attributes).toEqual({ 'switchboard.link': 'stopped_turn' });
   });
 
   it('a failed model call: its span failed with error.type, the endpoint text redacted', async () => {

@@ -42,7 +42,7 @@ const RUN_CASES = {
   },
   keepResume: {
     item: { leaseOwner: 'w1' },
-    values: { resume: '{"loop":1}', resumeKey: null, leaseOwner: 'w1' },
+    values: { resume: '{"loop":1}', resumeKey: null, stoppedIn: null, leaseOwner: 'w1' },
   },
   renew: { item: { leaseOwner: 'w1' }, values: { leaseExpiresAt: LATER, leaseOwner: 'w1' } },
   takeOver: {
