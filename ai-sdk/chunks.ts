@@ -177,6 +177,17 @@ export class ChunkMapper {
         this.#closeText(out);
         break;
       }
+      case 'agent.warning': {
+        // What the turn went on without (an MCP server's tools), a part of the answer of its own.
+        const { message_id: id, code, message, source } = event.data;
+        this.#begin(id, out);
+        out.push({
+          type: 'data-switchboard-warning',
+          id: `warning-${event.seq}`,
+          data: { code, message, source },
+        });
+        break;
+      }
       case 'session.error': {
         this.#begin(undefined, out);
         this.#closeText(out);

@@ -17,6 +17,6 @@
  * @module
  */
 
-export type { TurnErrorData } from './messages.ts';
+export type { TurnErrorData, TurnWarningData } from './messages.ts';
 export type { SwitchboardChatTransportOptions, SwitchboardMessageMetadata } from './options.ts';
 export { SwitchboardChatTransport } from './transport.ts';

@@ -31,6 +31,14 @@ export interface TurnErrorData {
   message: string;
 }
 
+/** What a turn went on without (`agent.warning`), as an answer's `data-switchboard-warning` part carries it. */
+export interface TurnWarningData {
+  code: string;
+  message: string;
+  /** The MCP server it is about, or null. */
+  source: string | null;
+}
+
 /** A turn's error as a UI message part. */
 export const errorPart = (seq: number, data: TurnErrorData) =>
   ({ type: 'data-switchboard-error', id: `error-${seq}`, data }) as const;

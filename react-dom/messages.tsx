@@ -27,7 +27,7 @@ export const submitted = (handler: () => void) => (event: FormEvent) => {
   handler();
 };
 
-/** A part that is not text: a backend tool's call and result (by the tool's name), a host action, a card, a file. */
+/** A part that is not text: a backend tool's call and result (by the tool's name), a host action, a card, a file, a warning. */
 function PartLine({ part, ui }: { part: Exclude<ChatPart, { type: 'text' }>; ui: MessageContext }) {
   switch (part.type) {
     case 'tool':
@@ -63,6 +63,12 @@ function PartLine({ part, ui }: { part: Exclude<ChatPart, { type: 'text' }>; ui:
       return (
         <div className="file-chip" data-file-id={part.id}>
           📎 {part.name}
+        </div>
+      );
+    case 'warning':
+      return (
+        <div className="warning" role="note" data-code={part.code}>
+          ⚠ {part.message}
         </div>
       );
   }
@@ -308,13 +314,13 @@ export function AssistantMessage({
     );
     text = undefined;
   };
-  // Each text bubble is named after the part before it (parts other than text have ids).
+  // Each text bubble is named after the part before it (by its id; a warning, which has none, by its place).
   let after = 'start';
-  for (const part of message.parts) {
+  for (const [index, part] of message.parts.entries()) {
     if (part.type === 'text') text = (text ?? '') + part.text;
     else {
       flush(`text-${after}`);
-      after = `${part.type}-${part.id}`;
+      after = `${part.type}-${'id' in part ? part.id : index}`;
       pieces.push(<PartLine key={after} part={part} ui={ui} />);
     }
   }

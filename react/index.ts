@@ -39,5 +39,6 @@ export type {
   ToolPart,
   TurnError,
   UseSwitchboardChatOptions,
+  WarningPart,
 } from './types.ts';
 export { useSwitchboardChat } from './use-switchboard-chat.ts';

@@ -1,5 +1,13 @@
 import type { SwitchboardEvent } from '../client/index.ts';
-import type { ChatMessage, ChatPart, FilePart, HostActionPart, RequestPart, TurnError } from './types.ts';
+import type {
+  ChatMessage,
+  ChatPart,
+  FilePart,
+  HostActionPart,
+  RequestPart,
+  TurnError,
+  WarningPart,
+} from './types.ts';
 
 /**
  * A message as the reducer keeps it: the message, and where the current run's parts begin. A host
@@ -61,6 +69,7 @@ const ASSISTANT_EVENTS = new Set<SwitchboardEvent['type']>([
   'agent.message.delta',
   'agent.tool_use',
   'agent.tool_result',
+  'agent.warning',
   'tool_call',
   'action.required',
   'final_response',
@@ -179,6 +188,12 @@ export function applyEvent(conversation: Conversation, event: SwitchboardEvent):
         args: undefined,
         state: 'running',
       });
+      return put(conversation, withParts(draft, [...draft.message.parts, part]));
+    }
+    case 'agent.warning': {
+      const { message_id, code, message, source } = event.data;
+      const draft = assistant(conversation, message_id, run);
+      const part: WarningPart = { type: 'warning', code, message, source };
       return put(conversation, withParts(draft, [...draft.message.parts, part]));
     }
     case 'tool_call': {

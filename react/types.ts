@@ -114,6 +114,22 @@ export interface FilePart {
 }
 
 /**
+ * Something the turn went on without (`agent.warning`): an MCP server whose tools it could not read,
+ * tools it left out. `source` names the server, when the warning is about one.
+ *
+ * @example
+ * ```ts
+ * const part: WarningPart = { type: 'warning', code: 'mcp_server_unavailable', message: 'The MCP server "docs" is unavailable: …', source: 'docs' };
+ * ```
+ */
+export interface WarningPart {
+  type: 'warning';
+  code: string;
+  message: string;
+  source: string | null;
+}
+
+/**
  * One piece of a message, in the order the log told it.
  *
  * @example
@@ -121,7 +137,7 @@ export interface FilePart {
  * const text = (parts: ChatPart[]) => parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
  * ```
  */
-export type ChatPart = TextPart | ToolPart | HostActionPart | RequestPart | FilePart;
+export type ChatPart = TextPart | ToolPart | HostActionPart | RequestPart | FilePart | WarningPart;
 
 /**
  * What a failed turn's `session.error` said: its code (docs/protocol.md, "HTTP API") and its message.

@@ -15,7 +15,12 @@ import {
   type UIMessage,
 } from 'ai';
 import { type ChangeEvent, type FormEvent, useEffect, useRef, useState } from 'react';
-import type { SwitchboardChatTransport, SwitchboardMessageMetadata, TurnErrorData } from '../ai-sdk/index.ts';
+import type {
+  SwitchboardChatTransport,
+  SwitchboardMessageMetadata,
+  TurnErrorData,
+  TurnWarningData,
+} from '../ai-sdk/index.ts';
 import type { PendingAction } from '../client/index.ts';
 import type { HostActionOption } from '../react/index.ts';
 import { useFollow } from '../react-dom/chat.tsx';
@@ -399,6 +404,14 @@ export function UseChatView({
                     />
                   );
                 if (part.type === 'file') return <Files key={key} files={[part]} />;
+                if (part.type === 'data-switchboard-warning') {
+                  const { code, message: text } = part.data as TurnWarningData;
+                  return (
+                    <p key={key} className="warning" role="note" data-code={code}>
+                      ⚠ {text}
+                    </p>
+                  );
+                }
                 if (part.type === 'data-switchboard-error') {
                   const { code, message: text } = part.data as TurnErrorData;
                   return (

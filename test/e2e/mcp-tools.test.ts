@@ -3,8 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChunkMapper } from '../../ai-sdk/chunks.ts';
+import type { SwitchboardEvent } from '../../client/index.ts';
 import { createSwitchboard, type McpServer } from '../../lib/index.ts';
 import { closeMcpConnections } from '../../lib/models/mcp/client.ts';
+import { applyEvent, emptyConversation, messagesOf } from '../../react/messages.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import { type LocalMcpServer, startMcpServer } from '../../sandbox/mcp-server.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
@@ -336,6 +339,25 @@ describe('which MCP tools a turn is offered', () => {
       .poll(() => sandbox.metrics.sum('McpServersUnavailable'), queued('the metric'))
       .toBeGreaterThanOrEqual(unavailable + 2);
     expect(captured.join('')).toMatch(/The agent warned.*mcp_server_unavailable/);
+    // What a host shows: the hook's answer has a warning part each, useChat's a data part each.
+    const log = events as unknown as SwitchboardEvent[];
+    const [answer] = messagesOf(log.reduce(applyEvent, emptyConversation()), new Map()).filter(
+      (m) => m.role === 'assistant',
+    );
+    expect(answer?.parts.filter((p) => p.type === 'warning').map((p) => 'source' in p && p.source)).toEqual([
+      'gone',
+      'locked',
+    ]);
+    const mapper = new ChunkMapper(undefined, new Map());
+    const chunks = log.flatMap((event, i) => mapper.map(event, i === log.length - 1));
+    expect(chunks.filter((c) => c.type === 'data-switchboard-warning')).toEqual([
+      expect.objectContaining({
+        data: expect.objectContaining({ code: 'mcp_server_unavailable', source: 'gone' }),
+      }),
+      expect.objectContaining({
+        data: expect.objectContaining({ code: 'mcp_server_unavailable', source: 'locked' }),
+      }),
+    ]);
   });
 
   it('offers only the tools of the allowlist', async () => {
