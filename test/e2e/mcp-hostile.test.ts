@@ -17,6 +17,7 @@ import { type Frame, sendTurn, TestSocket } from '../support/ws-client.ts';
 const LONG_NAME = 'n'.repeat(200);
 const LIST = `{"tools":[
   {"name":"echo","description":"Echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}},
+  {"name":"crash","inputSchema":{"type":"object"}},
   {"name":"badschema","inputSchema":{"type":"object","properties":{"a":{"type":"nonsense"}}}},
   {"name":"${LONG_NAME}","inputSchema":{"type":"object"}}
 ]}`;
@@ -102,6 +103,7 @@ beforeAll(async () => {
             )
           : answer(body.id, LIST);
       case 'tools/call': {
+        if ((body.params as { name?: string }).name === 'crash') return [500, 'upstream failed'];
         // Answered as an event stream, as a server that streams its calls does.
         const [, text] = answer(body.id, POLLUTING_RESULT);
         return [200, `event: message\ndata: ${text}\n\n`, { 'content-type': 'text/event-stream' }];
@@ -122,6 +124,12 @@ beforeAll(async () => {
           reply: { toolCalls: [{ id: 'call_echo', name: 'hostile__echo', arguments: { text: 'hi' } }] },
         },
         { tool: 'hostile__echo', reply: { text: 'Echoed.' } },
+        {
+          match: 'crash it',
+          on: 'user',
+          reply: { toolCalls: [{ id: 'call_crash', name: 'hostile__crash', arguments: {} }] },
+        },
+        { tool: 'hostile__crash', reply: { text: 'It crashed.' } },
         { match: 'hello', on: 'user', reply: { text: 'Hello.' } },
       ],
     },
@@ -157,7 +165,10 @@ describe('a hostile MCP server', () => {
   it('has its unusable tools left out, with one warning that names each and why; the usable one is offered', async () => {
     const from = model.requests.length;
     const { events } = await sendTurn(host, sid('list'), 'hello', { agent_id: 'hostile' });
-    expect(offered(from).filter((n) => n.startsWith('hostile__'))).toEqual(['hostile__echo']);
+    expect(offered(from).filter((n) => n.startsWith('hostile__'))).toEqual([
+      'hostile__echo',
+      'hostile__crash',
+    ]);
     const [warning] = of(events, 'agent.warning');
     expect(warning).toMatchObject({ code: 'mcp_tool_left_out', source: 'hostile' });
     expect(warning?.message).toMatch(/badschema \(its input schema is not a valid JSON schema/);
@@ -185,6 +196,18 @@ describe('a hostile MCP server', () => {
       }),
     ]);
     expect(({} as { admin?: unknown }).admin).toBeUndefined();
+    expect(of(events, 'session.status_idle')).toEqual([expect.objectContaining({ status: 'completed' })]);
+  });
+
+  it('answering a call with a transport error gives a failed result, not a failed turn', async () => {
+    const { events } = await sendTurn(host, sid('crash'), 'crash it', { agent_id: 'hostile' });
+    expect(of(events, 'agent.tool_result')).toEqual([
+      expect.objectContaining({
+        name: 'hostile__crash',
+        ok: false,
+        error: 'The MCP server "hostile" failed: it answered 500',
+      }),
+    ]);
     expect(of(events, 'session.status_idle')).toEqual([expect.objectContaining({ status: 'completed' })]);
   });
 

@@ -309,6 +309,21 @@ describe('stopping an MCP call', () => {
   });
 });
 
+describe('an MCP session', () => {
+  it('is opened again when the server forgot it (404): the call is sent once more, on the new session', async () => {
+    await turn('ws', sid('session-1'), 'search the docs');
+    const calls = seen.calls.length;
+    for (const server of docs.sessions.values()) await server.close();
+    const from = docs.requests.length;
+    const events = await turn('ws', sid('session-2'), 'search the docs');
+    expect(of(events, 'agent.tool_result')).toEqual([
+      expect.objectContaining({ name: 'docs__search', ok: true }),
+    ]);
+    expect(seen.calls.slice(calls)).toEqual([{ tool: 'search', args: { query: 'sla' } }]);
+    expect(docs.requests.slice(from).map((r) => r.status)).toContain(404);
+  });
+});
+
 describe('which MCP tools a turn is offered', () => {
   it('goes on without a server that is down or refuses, with a warning for each that names it and why', async () => {
     const from = model.requests.length;
