@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { inspect } from 'node:util';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard, type HostAgentDefinition } from '../../lib/index.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { captureOutput } from '../support/capture.ts';
 import { refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import { TestSocket, turnEnded } from '../support/ws-client.ts';
@@ -28,36 +28,8 @@ const MARK = {
 const ATTACHMENT_TEXT = `The attached notes: ${MARK.attachment}`;
 const ATTACHMENT_BASE64 = Buffer.from(ATTACHMENT_TEXT).toString('base64');
 
-/** Everything written to stdout, stderr and the console while the file runs. */
-const captured: string[] = [];
-const restore: (() => void)[] = [];
-
-/**
- * Powertools' Logger writes JSON lines to the process's streams through a console of its own; the
- * sandbox's gateway, poller and schedule use the global console. Both are captured, as written.
- */
-function capture(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    const write = stream.write;
-    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-      captured.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
-      return (write as (...args: unknown[]) => boolean).call(stream, chunk, ...rest);
-    }) as typeof stream.write;
-    restore.push(() => {
-      stream.write = write;
-    });
-  }
-  for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) {
-    const original = console[method];
-    console[method] = (...args: unknown[]) => {
-      captured.push(args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 10 }))).join(' '));
-      original.apply(console, args);
-    };
-    restore.push(() => {
-      console[method] = original;
-    });
-  }
-}
+/** Everything written to stdout, stderr and the console while the file runs (no secret may be in it). */
+let printed: ReturnType<typeof captureOutput>;
 
 /** The spans of every function, with tracing on: they are held to the same rule as the log lines. */
 const exporter = new InMemorySpanExporter();
@@ -107,7 +79,7 @@ let host: TestSocket;
 let model: ScriptedModel;
 
 beforeAll(async () => {
-  capture();
+  printed = captureOutput();
   // A model agent whose endpoint key is read from a secret (apiKeyFromSecret): the key reaches the
   // model, never a log line. The scripted model refuses any other key.
   model = await startScriptedModel({
@@ -149,7 +121,7 @@ afterAll(async () => {
   await host?.close();
   await sandbox?.close();
   await model?.close();
-  for (const undo of restore.reverse()) undo();
+  printed?.restore();
 });
 
 const ended = (runId: unknown) => turnEnded(runId);
@@ -237,7 +209,7 @@ describe('logs', () => {
     });
     expect(refused.status).toBe(403);
 
-    const text = captured.join('\n');
+    const text = printed.chunks.join('\n');
     // The capture works: the warning about the malformed event names the session, and DEBUG is on.
     const lines = text.split('\n').filter((l) => l.includes(`"sessionId":"${refOf(id, 'alice', 'acme')}"`));
     expect(lines.some((l) => l.includes('Ignored a malformed event'))).toBe(true);
@@ -282,7 +254,7 @@ describe('logs', () => {
     await host.waitFor(ended(accepted.run_id), 'the turn to pause on the host tool');
     const session = refOf(id, 'alice', 'acme');
     const turnLines = () =>
-      captured
+      printed.chunks
         .join('\n')
         .split('\n')
         .filter((l) => l.startsWith('{"level"'))

@@ -1,6 +1,5 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { inspect } from 'node:util';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChunkMapper } from '../../ai-sdk/chunks.ts';
@@ -11,6 +10,7 @@ import { applyEvent, emptyConversation, messagesOf } from '../../react/messages.
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import { type LocalMcpServer, startMcpServer } from '../../sandbox/mcp-server.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { captureOutput } from '../support/capture.ts';
 import { DOCS_KEY, docsTools, MCP_SCRIPT, PIXEL_PNG, type ServerSeen } from '../support/mcp.ts';
 import { MODEL_KEY, modelAgent } from '../support/model-agents.ts';
 import { api, type LoggedEvent, runEvents, sessionIds, testSandbox } from '../support/sandbox.ts';
@@ -33,31 +33,8 @@ let host: TestSocket;
 const sid = sessionIds('mcp');
 const exporter = new InMemorySpanExporter();
 
-/** Everything written to stdout, stderr and the console while the file runs: no header value may be in it. */
-const captured: string[] = [];
-const restore: (() => void)[] = [];
-function capture(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    const write = stream.write;
-    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-      captured.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
-      return (write as (...args: unknown[]) => boolean).call(stream, chunk, ...rest);
-    }) as typeof stream.write;
-    restore.push(() => {
-      stream.write = write;
-    });
-  }
-  for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-    const original = console[method];
-    console[method] = (...args: unknown[]) => {
-      captured.push(args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 10 }))).join(' '));
-      original.apply(console, args);
-    };
-    restore.push(() => {
-      console[method] = original;
-    });
-  }
-}
+/** Everything written to stdout, stderr and the console while the file runs (no secret may be in it). */
+let printed: ReturnType<typeof captureOutput>;
 
 /** A URL nothing listens on: a port taken and given back. */
 async function closedUrl(): Promise<string> {
@@ -69,7 +46,7 @@ async function closedUrl(): Promise<string> {
 }
 
 beforeAll(async () => {
-  capture();
+  printed = captureOutput();
   docs = await startMcpServer({ tools: docsTools(seen) });
   guarded = await startMcpServer({
     tools: docsTools(guardedSeen),
@@ -114,7 +91,7 @@ afterAll(async () => {
   await docs?.close();
   await guarded?.close();
   await model?.close();
-  for (const undo of restore) undo();
+  printed?.restore();
 });
 
 type Via = 'http' | 'ws';
@@ -353,7 +330,7 @@ describe('which MCP tools a turn is offered', () => {
     await expect
       .poll(() => sandbox.metrics.sum('McpServersUnavailable'), queued('the metric'))
       .toBeGreaterThanOrEqual(unavailable + 2);
-    expect(captured.join('')).toMatch(/The agent warned.*mcp_server_unavailable/);
+    expect(printed.text()).toMatch(/The agent warned.*mcp_server_unavailable/);
     // What a host shows: the hook's answer has a warning part each, useChat's a data part each.
     const log = events as unknown as SwitchboardEvent[];
     const [answer] = messagesOf(log.reduce(applyEvent, emptyConversation()), new Map()).filter(
@@ -395,7 +372,7 @@ describe('which MCP tools a turn is offered', () => {
     expect(text(events)).toBe('The SLA page is the one.');
     const log = await api(sandbox.url, 'GET', `/api/sessions/${id}/events`);
     expect(log.text).not.toContain(DOCS_KEY);
-    expect(captured.join('')).not.toContain(DOCS_KEY);
+    expect(printed.text()).not.toContain(DOCS_KEY);
   });
 
   it('reads a list again once the server says it changed', async () => {

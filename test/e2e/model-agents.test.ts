@@ -1,40 +1,17 @@
-import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Query } from '../../lib/aws/index.ts';
 import { createSwitchboard, type ModelAgentDefinition } from '../../lib/index.ts';
 import { keys } from '../../lib/store/index.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { captureOutput } from '../support/capture.ts';
 import { ISSUES_CONTEXT, MODEL_KEY, MODEL_SCRIPT, modelAgent, refunds } from '../support/model-agents.ts';
 import { api, refOf, sessionIds, testSandbox } from '../support/sandbox.ts';
 import { queued } from '../support/wait.ts';
 import { type Frame, sendTurn, TestSocket, turnEnded } from '../support/ws-client.ts';
 
-/** Everything written to stdout, stderr and the console while the file runs: no key may be in it. */
-const captured: string[] = [];
-const restore: (() => void)[] = [];
-function capture(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    const write = stream.write;
-    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-      captured.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
-      return (write as (...args: unknown[]) => boolean).call(stream, chunk, ...rest);
-    }) as typeof stream.write;
-    restore.push(() => {
-      stream.write = write;
-    });
-  }
-  for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-    const original = console[method];
-    console[method] = (...args: unknown[]) => {
-      captured.push(args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 10 }))).join(' '));
-      original.apply(console, args);
-    };
-    restore.push(() => {
-      console[method] = original;
-    });
-  }
-}
+/** Everything written to stdout, stderr and the console while the file runs (no secret may be in it). */
+let printed: ReturnType<typeof captureOutput>;
 
 /** The secret that holds the scripted model's key, as the construct's `models.secrets` names one. */
 const MODEL_KEY_SECRET = 'support/model-key';
@@ -44,7 +21,7 @@ let sandbox: Sandbox;
 let host: TestSocket;
 
 beforeAll(async () => {
-  capture();
+  printed = captureOutput();
   model = await startScriptedModel({ script: MODEL_SCRIPT, apiKey: MODEL_KEY });
   const app = createSwitchboard();
   for (const kind of ['chat', 'responses'] as const) {
@@ -72,7 +49,7 @@ afterAll(async () => {
   await host?.close();
   await sandbox?.close();
   await model?.close();
-  for (const undo of restore) undo();
+  printed?.restore();
 });
 
 /** Sends a message over the WebSocket and waits for the end of its turn: the run's events. */
@@ -362,8 +339,8 @@ describe.each([
         'The model endpoint answered 400 (invalid_request_error, bad_prompt): The prompt is not allowed here.',
       status: 502,
     });
-    expect(captured.join('')).toContain('The prompt is not allowed here.');
-    expect(captured.join('')).not.toContain(MODEL_KEY);
+    expect(printed.text()).toContain('The prompt is not allowed here.');
+    expect(printed.text()).not.toContain(MODEL_KEY);
     expect(JSON.stringify(host.frames)).not.toContain(MODEL_KEY);
   });
 
@@ -390,14 +367,14 @@ describe.each([
       }),
     );
     // The redacted error reached each place, and the key none of them.
-    expect(captured.join('')).toContain('Incorrect API key provided: [redacted]');
+    expect(printed.text()).toContain('Incorrect API key provided: [redacted]');
     expect(JSON.stringify(Items)).toContain('Incorrect API key provided: [redacted]');
     const places = {
       frames: JSON.stringify(host.frames),
       session: JSON.stringify(session.json),
       events: JSON.stringify(log.json),
       stored: JSON.stringify(Items),
-      logs: captured.join(''),
+      logs: printed.text(),
     };
     for (const [where, text] of Object.entries(places))
       for (const part of echoed) expect(text, `${where} holds ${part}`).not.toContain(part);
@@ -473,6 +450,6 @@ describe('apiKeyFromSecret', () => {
     await expect(sandbox.runtimes.http.secret(MODEL_KEY_SECRET)).rejects.toThrow(/not authorized/);
     await expect(sandbox.runtimes.worker.secret('support/not-granted')).rejects.toThrow(/not authorized/);
     expect(JSON.parse(await sandbox.runtimes.worker.secret(MODEL_KEY_SECRET))).toEqual({ apiKey: MODEL_KEY });
-    expect(captured.join('')).not.toContain(MODEL_KEY);
+    expect(printed.text()).not.toContain(MODEL_KEY);
   });
 });
