@@ -1,9 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import type { SpanNode, TurnTrace } from '../../sandbox/trace-receiver.ts';
+import type { TurnTrace } from '../../sandbox/trace-receiver.ts';
 import app, { QUICK_MESSAGE } from '../support/crash-agents.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
+import { findSpan } from '../support/span-tree.ts';
 import { queued } from '../support/wait.ts';
 
 /**
@@ -31,14 +32,7 @@ async function tracesOf(session: string): Promise<TurnTrace[]> {
   return ((await res.json()) as { traces: TurnTrace[] }).traces;
 }
 
-const find = (nodes: SpanNode[], name: string): SpanNode | undefined => {
-  for (const node of nodes) {
-    if (node.name === name) return node;
-    const inner = find(node.children, name);
-    if (inner) return inner;
-  }
-  return undefined;
-};
+const find = findSpan;
 
 describe('a worker in a child process', () => {
   it('exports its turn to the sandbox’s receiver, under the request’s trace', async () => {

@@ -16,6 +16,7 @@ import { tracesText } from '../../sandbox/trace-text.ts';
 import { haveChromium, launchChromium, seriousViolations } from '../support/browser.ts';
 import { cliAgainst } from '../support/cli.ts';
 import { api, testSandbox } from '../support/sandbox.ts';
+import { findSpan } from '../support/span-tree.ts';
 import { queued } from '../support/wait.ts';
 
 /**
@@ -88,14 +89,7 @@ function rawGet(path: string, host: string) {
   });
 }
 
-const find = (nodes: SpanNode[], name: string): SpanNode | undefined => {
-  for (const node of nodes) {
-    if (node.name === name) return node;
-    const inner = find(node.children, name);
-    if (inner) return inner;
-  }
-  return undefined;
-};
+const find = findSpan;
 
 describe('the sandbox’s OTLP receiver', () => {
   const session = 'receiver-1';
