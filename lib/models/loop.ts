@@ -19,7 +19,7 @@ import { isMcpTool, mcpToolNamed, turnMcpTools } from './mcp/tools.ts';
 import type { ToolAnswer } from './mcp/untrusted.ts';
 import { identifier, redactEndpointText } from './redact.ts';
 import { responses } from './responses.ts';
-import { chatSpan, providerOf, serverAddress, toolSpan } from './spans.ts';
+import { chatSpan, providerOf, serverAddress, type ToolSpan, toolSpan } from './spans.ts';
 import { checkArgs, checkValue, jsonSchemaOf, offeredTools } from './tools.ts';
 import {
   conversationMessages,
@@ -312,13 +312,7 @@ async function execute(
  */
 function answered(
   answer: ToolAnswer,
-  at: {
-    callId: string;
-    name: string;
-    io: HostAgentIO;
-    span: Parameters<Parameters<typeof toolSpan>[1]>[0];
-    shown: Shown;
-  },
+  at: { callId: string; name: string; io: HostAgentIO; span: ToolSpan; shown: Shown },
 ): string {
   const { callId, name, io, span } = at;
   if (answer.failed) {
