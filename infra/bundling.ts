@@ -90,7 +90,8 @@ export const ENTRY_CEILING_BYTES: Readonly<Record<SwitchboardEntry, number>> = {
 export const zodNamespaceImports: Plugin = {
   name: 'zod-namespace-imports',
   setup(build) {
-    build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, async (args) => {
+    // Files only: an optional peer that is not installed (its own namespace) is not a file to read.
+    build.onLoad({ filter: /\.[cm]?[jt]sx?$/, namespace: 'file' }, async (args) => {
       if (isDependency(args.path)) return undefined;
       const source = await readFile(args.path, 'utf8');
       const pattern = /^import \{ z \} from (['"])zod\1;?$/gm;

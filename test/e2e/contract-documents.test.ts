@@ -22,7 +22,7 @@ app.registerHostAgent({
   },
 });
 
-/** An agent that reaches every event a turn's log holds: tools, text, a pause, a host call, a failure. */
+/** An agent that reaches every event a turn's log holds: tools, a warning, text, a pause, a host call, a failure. */
 app.registerHostAgent({
   info: { id: 'tour' },
   async invoke({ message, hostContext }, { emit }) {
@@ -35,6 +35,7 @@ app.registerHostAgent({
     emit({ type: 'tool_use', id: 'look_1', name: 'lookup', args: { q: message } });
     emit({ type: 'tool_result', id: 'look_1', name: 'lookup', result: { found: 1 } });
     emit({ type: 'tool_result', id: 'look_2', error: 'timed out' });
+    emit({ type: 'warning', code: 'ledger_stale', message: 'The ledger is an hour old.', source: 'ledger' });
     emit({ type: 'text', text: 'I can wire $5. ' });
     emit({ type: 'usage', usage: { inputTokens: 3, outputTokens: 4, costUsd: 0.001 } });
     if (message !== 'pause') return {};

@@ -19,6 +19,9 @@ const NOT_ANSWERS: Record<string, string> = {
   // A worker that lost its lease reports it to itself and writes nothing: the new owner closes the
   // run with `worker_lost`.
   lease_lost: 'never written: the run is closed by its new owner',
+  // The codes of an `agent.warning` (WarningCodeSchema): a turn that goes on, not an error answer.
+  mcp_server_unavailable: 'a warning code',
+  mcp_tool_left_out: 'a warning code',
 };
 
 describe('the codes an answer can carry', () => {
