@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createSwitchboard, type ModelAgentDefinition } from '../../lib/index.ts';
+import {
+  chatCompletionsAgentRegistration,
+  createSwitchboard,
+  type ModelAgentDefinition,
+  responsesAgentRegistration,
+} from '../../lib/index.ts';
 import { mcpServersProblem, modelToolName } from '../../lib/models/mcp/config.ts';
 import { listedTool, MCP_LIMITS, toolAnswer, untrustedProblem } from '../../lib/models/mcp/untrusted.ts';
 
@@ -54,9 +59,13 @@ describe('mcpServers of a model agent, checked at registration', () => {
     ],
   ])('refuses %j', (server, problem) => {
     expect(mcpServersProblem([server], ['docs__search'])).toBe(problem);
-    expect(() => createSwitchboard().registerChatCompletionsAgent(agent([server]))).toThrow(
-      `Model agent "mcp-check": ${problem}.`,
-    );
+    for (const register of [
+      (d: ModelAgentDefinition) => createSwitchboard().registerChatCompletionsAgent(d),
+      (d: ModelAgentDefinition) => createSwitchboard().registerResponsesAgent(d),
+      chatCompletionsAgentRegistration,
+      responsesAgentRegistration,
+    ])
+      expect(() => register(agent([server]))).toThrow(`Model agent "mcp-check": ${problem}.`);
   });
 
   it('refuses two servers of one name, and anything but an array', () => {
