@@ -6,6 +6,9 @@ import type { AguiEvent, ClientKnows, OpenRequest } from './types.ts';
 /** The name of the `CUSTOM` event that tells a reviewer what became of her answers. */
 const ANSWERED_EVENT = 'switchboard.answered';
 
+/** The name of the `CUSTOM` event of an `agent.warning`: what the turn went on without. */
+const WARNING_EVENT = 'switchboard.warning';
+
 /** The log events that end a run. */
 const RUN_ENDS = new Set(['session.status_idle', 'session.status_requires_action', 'session.deleted']);
 
@@ -62,6 +65,17 @@ export class AguiTranslator {
         return { events: this.toolCall(messageId, text(d.id), text(d.name), d.args), end: undefined };
       case 'agent.tool_result':
         return { events: this.toolResult(messageId, text(d.id), d), end: undefined };
+      case 'agent.warning':
+        return {
+          events: [
+            {
+              type: 'CUSTOM',
+              name: WARNING_EVENT,
+              value: { code: d.code, message: d.message, source: d.source },
+            },
+          ],
+          end: undefined,
+        };
       case 'final_response':
         return { events: this.final(messageId, d), end: undefined };
       case 'session.error': {

@@ -4,6 +4,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tr
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChunkMapper } from '../../ai-sdk/chunks.ts';
 import type { SwitchboardEvent } from '../../client/index.ts';
+import { AguiTranslator } from '../../lib/agui/translate.ts';
 import { createSwitchboard, type McpServer } from '../../lib/index.ts';
 import { closeMcpConnections } from '../../lib/models/mcp/client.ts';
 import { applyEvent, emptyConversation, messagesOf } from '../../react/messages.ts';
@@ -331,7 +332,7 @@ describe('which MCP tools a turn is offered', () => {
       .poll(() => sandbox.metrics.sum('McpServersUnavailable'), queued('the metric'))
       .toBeGreaterThanOrEqual(unavailable + 2);
     expect(printed.text()).toMatch(/The agent warned.*mcp_server_unavailable/);
-    // What a host shows: the hook's answer has a warning part each, useChat's a data part each.
+    // What a host shows: the hook's answer has a warning part each, useChat's a data part each, AG-UI a CUSTOM event each.
     const log = events as unknown as SwitchboardEvent[];
     const [answer] = messagesOf(log.reduce(applyEvent, emptyConversation()), new Map()).filter(
       (m) => m.role === 'assistant',
@@ -339,6 +340,24 @@ describe('which MCP tools a turn is offered', () => {
     expect(answer?.parts.filter((p) => p.type === 'warning').map((p) => 'source' in p && p.source)).toEqual([
       'gone',
       'locked',
+    ]);
+    const agui = new AguiTranslator('thread', 'run', {
+      text: new Map(),
+      toolCalls: new Set(),
+      toolResults: new Set(),
+    });
+    const custom = log
+      .flatMap((event) => agui.translate(event as never).events)
+      .filter((e) => e.type === 'CUSTOM');
+    expect(custom).toEqual([
+      expect.objectContaining({
+        name: 'switchboard.warning',
+        value: expect.objectContaining({ source: 'gone' }),
+      }),
+      expect.objectContaining({
+        name: 'switchboard.warning',
+        value: expect.objectContaining({ source: 'locked' }),
+      }),
     ]);
     const mapper = new ChunkMapper(undefined, new Map());
     const chunks = log.flatMap((event, i) => mapper.map(event, i === log.length - 1));
