@@ -35,6 +35,7 @@ export {
   subscribe,
   subscribers,
 } from './connections.ts';
+export { dueBucketsOf, dueKeys, queryDue } from './due.ts';
 export { appendEvents, lastSeq, listEvents, type SessionEvent } from './events.ts';
 export { type FeedbackRecord, listFeedback, putFeedback, type Rating } from './feedback.ts';
 export {
@@ -53,6 +54,7 @@ export {
 } from './files.ts';
 export {
   dueBucket,
+  dueShard,
   INDEXES,
   keys,
   OWNER_INDEX_ATTRIBUTES,
