@@ -123,7 +123,14 @@ export {
   setHostContext,
   touchSession,
 } from './sessions.ts';
-export { addSessionBudget, addSessionSpend, daySpend, putDaySpend, REMEMBERED_RUNS } from './spend.ts';
+export {
+  addDaySpend,
+  addSessionBudget,
+  addSessionSpend,
+  daySpend,
+  REMEMBERED_RUNS,
+  settleDaySpend,
+} from './spend.ts';
 export { deleteSuspension, getSuspension, putSuspension, type SuspensionRecord } from './suspensions.ts';
 export { BATCH_WRITE_ATTEMPTS, batchWrite, isConditionFailure, queryAll, strip } from './table.ts';
 export type { ActionStatus, RunStatus, Transition } from './types.ts';

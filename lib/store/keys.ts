@@ -49,11 +49,13 @@ export const keys = {
   suspension: (tenant: string) => ({ pk: tenantPartition(tenant), sk: 'SUSPENDED' }),
   /** Where the orphan sweep of the file bucket stands (`sweepOrphanFiles`). */
   orphanPass: () => ({ pk: 'SWEEP#FILE_ORPHANS', sk: 'META' }),
-  /** A run's cost in a rolling-day ledger (an owner's or a tenant's partition), by when the run was accepted. */
-  daySpend: (partition: string, at: string, runId: string) => ({
-    pk: partition,
-    sk: `SPEND#${at}#${runId}`,
-  }),
+  /**
+   * What the runs accepted in one UTC hour cost, in a rolling-day ledger (an owner's or a tenant's
+   * partition): `hour` is the hour's ISO prefix (`2026-12-08T01`). The ledger before hour buckets
+   * kept an item a run, `SPEND#<accepted at>#<run id>`: those sort within their hour, after its
+   * bucket, so one range of sort keys holds both (`lib/store/spend.ts`).
+   */
+  spendHour: (partition: string, hour: string) => ({ pk: partition, sk: `SPEND#${hour}` }),
 };
 
 /**
