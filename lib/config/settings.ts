@@ -130,6 +130,19 @@ export const SettingsSchema = z
       })
       .strict()
       .prefault({}),
+    sweep: z
+      .object({
+        /**
+         * How many shards each hour's bucket of the sweep's due index (`gsi1`) has, for runs,
+         * connections and pending requests: one partition key takes at most 1,000 write units a
+         * second, and every queued run writes its hour's bucket twice. The sweep queries every shard
+         * (docs/performance.md, "Sweep index"). Raise it freely; lowering it while items are due
+         * leaves those in the higher shards unswept until their hour leaves the sweep's look-back.
+         */
+        dueShards: z.number().int().min(1).max(128).default(16),
+      })
+      .strict()
+      .prefault({}),
     /**
      * How long a session's items are kept (DynamoDB TTL, and the bucket's lifecycle rules for what a
      * message or an event moved there). Absent: kept until the session is deleted. Request ids,

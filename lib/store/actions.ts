@@ -4,7 +4,8 @@ import { newId } from '../ids/index.ts';
 import { currentTraceparent } from '../telemetry/index.ts';
 import { announceExpiring, answer, decide, promote } from './action-machine.ts';
 import { getBlob, INLINE_LIMIT_BYTES, isMissingObject, jsonBytes, putBlob } from './blobs.ts';
-import { dueBucket, INDEXES, keys, prefixes, ttlAt } from './keys.ts';
+import { dueKeys, queryDue } from './due.ts';
+import { keys, prefixes, ttlAt } from './keys.ts';
 import {
   applyTransition,
   decodeJson,
@@ -114,10 +115,7 @@ export async function putAction(rt: Runtime, asked: ActionRecord): Promise<void>
   }
   const due =
     action.status === 'pending'
-      ? {
-          gsi1pk: dueBucket('act', action.expiresAt),
-          gsi1sk: `${action.expiresAt}#${action.sessionId}#${action.actionId}`,
-        }
+      ? dueKeys(rt, 'act', action.actionId, action.expiresAt, `${action.sessionId}#${action.actionId}`)
       : {};
   await rt.db.send(
     new PutItem({
@@ -248,8 +246,7 @@ export async function promoteAction(rt: Runtime, action: ActionRecord, expiresAt
       TableName: rt.table,
       ...transitionUpdate(promote, keys.action(action.sessionId, action.actionId), {
         expiresAt,
-        gsi1pk: dueBucket('act', expiresAt),
-        gsi1sk: `${expiresAt}#${action.sessionId}#${action.actionId}`,
+        ...dueKeys(rt, 'act', action.actionId, expiresAt, `${action.sessionId}#${action.actionId}`),
       }),
     }),
   );
@@ -262,18 +259,11 @@ export async function dueActions(
   now: number,
   lookbackHours: number,
 ): Promise<{ sessionId: string; actionId: string }[]> {
-  const found: { sessionId: string; actionId: string }[] = [];
-  for (let h = lookbackHours; h >= 0; h -= 1) {
-    const items = await queryAll(rt, {
-      IndexName: INDEXES.sweep,
-      KeyConditionExpression: 'gsi1pk = :bucket AND gsi1sk < :now',
-      ExpressionAttributeValues: { ':bucket': dueBucket('act', now - h * 3_600_000), ':now': `${now}` },
-    });
-    found.push(
-      ...items.map((item) => ({ sessionId: String(item.sessionId), actionId: String(item.actionId) })),
-    );
-  }
-  return found;
+  const items = await queryDue(rt, 'act', { from: now - lookbackHours * 3_600_000, to: now }, now, [
+    'sessionId',
+    'actionId',
+  ]);
+  return items.map((item) => ({ sessionId: String(item.sessionId), actionId: String(item.actionId) }));
 }
 
 /**
@@ -286,19 +276,11 @@ export async function actionsDueBy(
   until: number,
   lookbackHours: number,
 ): Promise<{ sessionId: string; actionId: string }[]> {
-  const found: { sessionId: string; actionId: string }[] = [];
-  const last = Math.floor(until / 3_600_000);
-  for (let hour = Math.floor(now / 3_600_000) - lookbackHours; hour <= last; hour += 1) {
-    const items = await queryAll(rt, {
-      IndexName: INDEXES.sweep,
-      KeyConditionExpression: 'gsi1pk = :bucket AND gsi1sk < :until',
-      ExpressionAttributeValues: { ':bucket': dueBucket('act', hour * 3_600_000), ':until': `${until}` },
-    });
-    found.push(
-      ...items.map((item) => ({ sessionId: String(item.sessionId), actionId: String(item.actionId) })),
-    );
-  }
-  return found;
+  const items = await queryDue(rt, 'act', { from: now - lookbackHours * 3_600_000, to: until }, until, [
+    'sessionId',
+    'actionId',
+  ]);
+  return items.map((item) => ({ sessionId: String(item.sessionId), actionId: String(item.actionId) }));
 }
 
 /**

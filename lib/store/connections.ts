@@ -1,6 +1,7 @@
 import { DeleteItem, PutItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { dueBucket, INDEXES, keys, prefixes, ttlAt } from './keys.ts';
+import { dueKeys, queryDue } from './due.ts';
+import { keys, prefixes, ttlAt } from './keys.ts';
 import { queryAll, updateIf } from './table.ts';
 
 /** A WebSocket connection, recorded at `$connect` with the identity its authoriser gave. */
@@ -31,8 +32,7 @@ export async function putConnection(
         connectedAt: new Date(now).toISOString(),
         expiresAt,
         ttl: ttlAt(expiresAt),
-        gsi1pk: dueBucket('conn', expiresAt),
-        gsi1sk: `${expiresAt}#${connectionId}`,
+        ...dueKeys(rt, 'conn', connectionId, expiresAt, connectionId),
       },
     }),
   );
@@ -124,15 +124,8 @@ export async function removeConnection(
 
 /** Connections whose lifetime ended before `now`, found through the due index, never a scan. */
 export async function dueConnections(rt: Runtime, now: number, lookbackHours: number): Promise<string[]> {
-  const found: string[] = [];
-  for (let h = lookbackHours; h >= 0; h -= 1) {
-    const items = await queryAll(rt, {
-      IndexName: INDEXES.sweep,
-      KeyConditionExpression: 'gsi1pk = :bucket AND gsi1sk < :now',
-      ExpressionAttributeValues: { ':bucket': dueBucket('conn', now - h * 3_600_000), ':now': `${now}` },
-      ProjectionExpression: 'connectionId',
-    });
-    found.push(...items.map((item) => String(item.connectionId)));
-  }
-  return found;
+  const items = await queryDue(rt, 'conn', { from: now - lookbackHours * 3_600_000, to: now }, now, [
+    'connectionId',
+  ]);
+  return items.map((item) => String(item.connectionId));
 }

@@ -1,7 +1,8 @@
 import { DeleteItem, GetItem, PutItem, UpdateItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
-import { dueBucket, INDEXES, keys, ownerIndexKeys, ttlAt } from './keys.ts';
-import { isConditionFailure, queryAll, strip } from './table.ts';
+import { dueKeys, queryDue } from './due.ts';
+import { keys, ownerIndexKeys, ttlAt } from './keys.ts';
+import { isConditionFailure, strip } from './table.ts';
 
 /** A file a host uploaded (POST /api/files), which attachments reference by id. */
 export interface FileRecord {
@@ -42,8 +43,7 @@ export async function putFile(rt: Runtime, file: FileRecord): Promise<void> {
         ...file,
         // An expiring file is due for the sweep (which deletes its bytes and gives its quota back).
         ...(file.expiresAt && {
-          gsi1pk: dueBucket('file', Date.parse(file.expiresAt)),
-          gsi1sk: `${Date.parse(file.expiresAt)}`,
+          ...dueKeys(rt, 'file', file.fileId, Date.parse(file.expiresAt), ''),
           ttl: ttlAt(Date.parse(file.expiresAt) + TTL_GRACE_MS),
         }),
       },
@@ -82,17 +82,10 @@ export async function deleteFileRecord(rt: Runtime, fileId: string): Promise<voi
 
 /** Ids of files whose expiry passed, found through the due index in the last `lookbackHours` hours. */
 export async function dueFiles(rt: Runtime, now: number, lookbackHours: number): Promise<string[]> {
-  const found: string[] = [];
-  for (let h = lookbackHours; h >= 0; h -= 1) {
-    const items = await queryAll(rt, {
-      IndexName: INDEXES.sweep,
-      KeyConditionExpression: 'gsi1pk = :bucket AND gsi1sk < :now',
-      ExpressionAttributeValues: { ':bucket': dueBucket('file', now - h * 3_600_000), ':now': `${now}` },
-      ProjectionExpression: 'fileId',
-    });
-    found.push(...items.map((item) => String(item.fileId)));
-  }
-  return found;
+  const items = await queryDue(rt, 'file', { from: now - lookbackHours * 3_600_000, to: now }, now, [
+    'fileId',
+  ]);
+  return items.map((item) => String(item.fileId));
 }
 
 /** The file, or undefined when there is none. */

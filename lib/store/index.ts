@@ -35,6 +35,7 @@ export {
   subscribe,
   subscribers,
 } from './connections.ts';
+export { dueBucketsOf, dueKeys, queryDue } from './due.ts';
 export { appendEvents, lastSeq, listEvents, type SessionEvent } from './events.ts';
 export { type FeedbackRecord, listFeedback, putFeedback, type Rating } from './feedback.ts';
 export {
@@ -53,6 +54,7 @@ export {
 } from './files.ts';
 export {
   dueBucket,
+  dueShard,
   INDEXES,
   keys,
   OWNER_INDEX_ATTRIBUTES,
@@ -121,7 +123,14 @@ export {
   setHostContext,
   touchSession,
 } from './sessions.ts';
-export { addSessionBudget, addSessionSpend, daySpend, putDaySpend, REMEMBERED_RUNS } from './spend.ts';
+export {
+  addDaySpend,
+  addSessionBudget,
+  addSessionSpend,
+  daySpend,
+  REMEMBERED_RUNS,
+  settleDaySpend,
+} from './spend.ts';
 export { deleteSuspension, getSuspension, putSuspension, type SuspensionRecord } from './suspensions.ts';
 export { BATCH_WRITE_ATTEMPTS, batchWrite, isConditionFailure, queryAll, strip } from './table.ts';
 export type { ActionStatus, RunStatus, Transition } from './types.ts';

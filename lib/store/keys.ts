@@ -49,11 +49,13 @@ export const keys = {
   suspension: (tenant: string) => ({ pk: tenantPartition(tenant), sk: 'SUSPENDED' }),
   /** Where the orphan sweep of the file bucket stands (`sweepOrphanFiles`). */
   orphanPass: () => ({ pk: 'SWEEP#FILE_ORPHANS', sk: 'META' }),
-  /** A run's cost in a rolling-day ledger (an owner's or a tenant's partition), by when the run was accepted. */
-  daySpend: (partition: string, at: string, runId: string) => ({
-    pk: partition,
-    sk: `SPEND#${at}#${runId}`,
-  }),
+  /**
+   * What the runs accepted in one UTC hour cost, in a rolling-day ledger (an owner's or a tenant's
+   * partition): `hour` is the hour's ISO prefix (`2026-12-08T01`). The ledger before hour buckets
+   * kept an item a run, `SPEND#<accepted at>#<run id>`: those sort within their hour, after its
+   * bucket, so one range of sort keys holds both (`lib/store/spend.ts`).
+   */
+  spendHour: (partition: string, hour: string) => ({ pk: partition, sk: `SPEND#${hour}` }),
 };
 
 /**
@@ -123,9 +125,27 @@ export function seqKey(seq: number): string {
   return seq.toString().padStart(12, '0');
 }
 
-/** The partition of the sweep's due-item index for one kind and one UTC hour. */
-export function dueBucket(kind: string, at: number): string {
-  return `DUE#${kind}#${new Date(at).toISOString().slice(0, 13)}`;
+/**
+ * The partition of the sweep's due-item index for one kind, one UTC hour and one shard
+ * (`DUE#<kind>#<hour>#<shard>`); without a shard, the hour's unsharded key, as items were written
+ * before the buckets had shards (and as files still are: see `lib/store/due.ts`).
+ */
+export function dueBucket(kind: string, at: number, shard?: number): string {
+  const hour = `DUE#${kind}#${new Date(at).toISOString().slice(0, 13)}`;
+  return shard === undefined ? hour : `${hour}#${shard}`;
+}
+
+/**
+ * The shard of an item in the due index: its id's FNV-1a hash modulo `shards`, so that one hour's
+ * items spread evenly and the same id always lands in the same shard.
+ */
+export function dueShard(id: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i += 1) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % shards;
 }
 
 /** Epoch seconds, for the `ttl` attribute DynamoDB expires items by. */

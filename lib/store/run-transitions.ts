@@ -213,7 +213,7 @@ export async function postponeRun(
   due: number,
   options: { requeues?: number } = {},
 ): Promise<boolean> {
-  const index = dueIndex(run, due);
+  const index = dueIndex(rt, run, due);
   const written =
     options.requeues === undefined
       ? await applyTransition(rt, postpone, runKey(run), index)

@@ -1,11 +1,12 @@
 import { GetItem, PutItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
 import type { HostContext, StopReason, Usage } from '../contract/index.ts';
-import { dueBucket, INDEXES, keys } from './keys.ts';
+import { dueKeys, queryDue } from './due.ts';
+import { keys } from './keys.ts';
 import type { StoredAttachment } from './messages.ts';
 import { retentionTtl } from './retention.ts';
 import type { finish } from './run-machine.ts';
-import { decodeJson, encodeJson, isConditionFailure, queryAll } from './table.ts';
+import { decodeJson, encodeJson, isConditionFailure } from './table.ts';
 import type { RunStatus } from './types.ts';
 
 /** Run fields stored as JSON text. */
@@ -94,7 +95,7 @@ export async function putRun(rt: Runtime, run: RunRecord): Promise<void> {
           ...keys.run(run.sessionId, run.runId),
           type: 'run',
           ...encodeJson(run, RUN_JSON),
-          ...dueIndex(run, Date.parse(run.createdAt) + REQUEUE_AFTER_MS),
+          ...dueIndex(rt, run, Date.parse(run.createdAt) + REQUEUE_AFTER_MS),
           ...retentionTtl(rt, 'sessions'),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
@@ -105,8 +106,9 @@ export async function putRun(rt: Runtime, run: RunRecord): Promise<void> {
   }
 }
 
-export function dueIndex(run: Pick<RunRecord, 'sessionId' | 'runId'>, due: number) {
-  return { gsi1pk: dueBucket('run', due), gsi1sk: `${due}#${run.sessionId}#${run.runId}` };
+/** A queued run's keys in the sweep's due index: its hour's bucket, in the run's shard. */
+export function dueIndex(rt: Runtime, run: Pick<RunRecord, 'sessionId' | 'runId'>, due: number) {
+  return dueKeys(rt, 'run', run.runId, due, `${run.sessionId}#${run.runId}`);
 }
 
 /** Queued runs that nobody claimed in time, through the due index. */
@@ -115,16 +117,11 @@ export async function dueRuns(
   now: number,
   lookbackHours: number,
 ): Promise<{ sessionId: string; runId: string }[]> {
-  const found: { sessionId: string; runId: string }[] = [];
-  for (let h = lookbackHours; h >= 0; h -= 1) {
-    const items = await queryAll(rt, {
-      IndexName: INDEXES.sweep,
-      KeyConditionExpression: 'gsi1pk = :bucket AND gsi1sk < :now',
-      ExpressionAttributeValues: { ':bucket': dueBucket('run', now - h * 3_600_000), ':now': `${now}` },
-    });
-    found.push(...items.map((item) => ({ sessionId: String(item.sessionId), runId: String(item.runId) })));
-  }
-  return found;
+  const items = await queryDue(rt, 'run', { from: now - lookbackHours * 3_600_000, to: now }, now, [
+    'sessionId',
+    'runId',
+  ]);
+  return items.map((item) => ({ sessionId: String(item.sessionId), runId: String(item.runId) }));
 }
 
 /** The run, read consistently. */

@@ -1,4 +1,4 @@
-import { PutItem, UpdateItem } from '../aws/index.ts';
+import { UpdateItem } from '../aws/index.ts';
 import type { Runtime } from '../config/index.ts';
 import { keys, ttlAt } from './keys.ts';
 import { getSession, type SessionRecord } from './sessions.ts';
@@ -92,43 +92,89 @@ export async function addSessionBudget(
   }
 }
 
+const HOUR_MS = 3_600_000;
+
+/** The UTC hour of an instant, as the ledger's sort keys name it (`2026-12-08T01`). */
+function hourOf(at: number): string {
+  return new Date(at).toISOString().slice(0, 13);
+}
+
 /**
- * Records a run's cost in a rolling-day ledger (an owner's or a tenant's partition), once: the
- * entry's key is the run, so a second put changes nothing. `at` is when the run was accepted.
+ * Adds a run's cost to its hour's bucket in a rolling-day ledger (an owner's or a tenant's
+ * partition), once: one conditional UpdateItem, no read. The bucket is the hour the run was
+ * accepted in (`createdAt`). It remembers the runs it counted whose session has not counted them
+ * yet (`counting`), and refuses a run it remembers, so a retry between this write and the session's
+ * (which remembers the run in `spentRuns`) counts nothing twice; once the session has counted it,
+ * {@link settleDaySpend} lets the bucket forget it, so the bucket stays a few hundred bytes whatever
+ * the hour's runs. Returns false when the bucket had counted the run already.
  */
-export async function putDaySpend(
+export async function addDaySpend(
   rt: Runtime,
   partition: string,
   run: { runId: string; createdAt: string },
   costUsd: number,
+): Promise<boolean> {
+  const accepted = Date.parse(run.createdAt);
+  return updateIf(rt, {
+    Key: keys.spendHour(partition, hourOf(accepted)),
+    UpdateExpression: 'ADD costUsd :cost, counting :run SET #type = :type, #ttl = :ttl',
+    ConditionExpression: 'NOT contains(counting, :id)',
+    ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
+    ExpressionAttributeValues: {
+      ':cost': costUsd,
+      ':run': new Set([run.runId]),
+      ':id': run.runId,
+      ':type': 'spendHour',
+      // Read for 25 hours from the hour's start (see daySpend); an hour more before it expires.
+      ':ttl': ttlAt(Math.floor(accepted / HOUR_MS) * HOUR_MS + DAY_MS + 2 * HOUR_MS),
+    },
+  });
+}
+
+/**
+ * Lets a bucket forget a run its session has counted (see {@link addDaySpend}). Best effort: a
+ * run it keeps remembering costs the bucket some bytes until it expires, never a wrong sum.
+ */
+export async function settleDaySpend(
+  rt: Runtime,
+  partition: string,
+  run: { runId: string; createdAt: string },
 ): Promise<void> {
   try {
     await rt.db.send(
-      new PutItem({
+      new UpdateItem({
         TableName: rt.table,
-        Item: {
-          ...keys.daySpend(partition, run.createdAt, run.runId),
-          type: 'spend',
-          runId: run.runId,
-          costUsd,
-          ttl: ttlAt(Date.parse(run.createdAt) + DAY_MS + 3_600_000),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        Key: keys.spendHour(partition, hourOf(Date.parse(run.createdAt))),
+        UpdateExpression: 'DELETE counting :run',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':run': new Set([run.runId]) },
       }),
     );
   } catch (error) {
-    if (!isConditionFailure(error)) throw error;
+    if (!isConditionFailure(error))
+      rt.logger.warn('Could not settle a run in its spend bucket: it stays remembered there', {
+        runId: run.runId,
+        error: String(error),
+      });
   }
 }
 
-/** What a ledger's runs of the last 24 hours (before `now`) cost: one Query of its partition. */
+/**
+ * What a ledger's last day cost: the buckets of the current UTC hour and of the 24 before it (at
+ * most 25 items, read by one Query of one range of the partition, whatever the day's runs). A run's
+ * cost therefore leaves the sum at the end of the hour 24 hours after the hour it was accepted in:
+ * between 24 and 25 hours after it was accepted, never sooner (a budget is a safety limit: it errs
+ * toward counting). The same range holds the items a run of the ledger before hour buckets wrote
+ * (`SPEND#<accepted at>#<run id>`), so a deployment updated in place keeps counting the runs of the
+ * day before its update, for that one day.
+ */
 export async function daySpend(rt: Runtime, partition: string, now: number): Promise<number> {
   const items = await queryAll(rt, {
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
     ExpressionAttributeValues: {
       ':pk': partition,
-      ':from': keys.daySpend(partition, new Date(now - DAY_MS).toISOString(), '').sk,
-      ':to': keys.daySpend(partition, '~', '').sk,
+      ':from': keys.spendHour(partition, hourOf(now - DAY_MS)).sk,
+      ':to': `${keys.spendHour(partition, hourOf(now)).sk}~`,
     },
     ProjectionExpression: 'costUsd',
   });

@@ -269,9 +269,10 @@ describe('a session budget', () => {
 });
 
 describe('rolling-day limits per owner and per tenant', () => {
-  it('refuses an owner’s new message in any session once their day’s spend reaches the limit, until 24 hours have passed', async () => {
+  it('refuses an owner’s new message in any session once their day’s spend reaches the limit, until the hour of that spend is 24 hours old', async () => {
     const [token, other] = ['daily@t-daily', 'neighbour@t-daily'];
     const [a, b, c] = [sid('day-a'), sid('day-b'), sid('day-c')];
+    const started = Date.now();
     expect((await turn(token, a, 'open', cost(3))).end.stop_reason).toBe('end_turn');
     // The turn that reaches the owner's limit, in another session, says so.
     expect((await turn(token, b, 'open', cost(2.5))).end).toMatchObject({ stop_reason: 'budget_reached' });
@@ -288,7 +289,19 @@ describe('rolling-day limits per owner and per tenant', () => {
     expect((await as(token, 'GET', `/api/sessions/${c}`)).status).toBe(404);
     // Another user of the same tenant has a day of their own.
     expect((await turn(other, sid('day-n'), 'open', cost(0.1))).end.stop_reason).toBe('end_turn');
-    offsetMs = 24 * 3_600_000 + 60_000;
+    // A spend leaves the day at the end of the hour 24 hours after the hour it was accepted in
+    // (lib/store/spend.ts): still counted a minute before that end, not after it (the second turn
+    // may be an hour later than the first: then it alone is left, under the limit).
+    const endOfItsHour = (Math.floor(started / 3_600_000) + 1) * 3_600_000 - Date.now();
+    offsetMs = 24 * 3_600_000 + endOfItsHour - 60_000;
+    try {
+      expect(
+        (await as(token, 'POST', '/api/chat', { session_id: c, agent_id: 'open', content: '{}' })).status,
+      ).toBe(402);
+    } finally {
+      offsetMs = 0;
+    }
+    offsetMs = 24 * 3_600_000 + endOfItsHour + 60_000;
     try {
       expect((await turn(token, c, 'open', cost(0.1))).end.stop_reason).toBe('end_turn');
     } finally {
