@@ -15,7 +15,7 @@ import { AgentFailedError, ModelEndpointError } from '../errors/index.ts';
 import { budgetSpent } from './budget.ts';
 import { chatCompletions } from './chat-completions.ts';
 import { clientFor } from './client.ts';
-import { isMcpTool, mcpToolNamed, turnMcpTools } from './mcp/tools.ts';
+import { isMcpTool, type McpIdentity, mcpToolNamed, turnMcpTools } from './mcp/tools.ts';
 import type { ToolAnswer } from './mcp/untrusted.ts';
 import { identifier, redactEndpointText } from './redact.ts';
 import { responses } from './responses.ts';
@@ -78,6 +78,9 @@ interface Loop {
   /** The images the calls of the response being handled returned. */
   shown: Shown;
 }
+
+/** A request a response's call asks, with the call it answers (and the MCP tool it is, for an approval). */
+type Asked = PendingAction & { callId: string; mcp?: McpIdentity };
 
 /** The images tools returned for one response's calls (MCP tools' image content), by call id. */
 type Shown = [callId: string, images: ImagePart[]][];
@@ -233,11 +236,6 @@ async function outputOf(
 ): Promise<string> {
   if (!resolution) return outputText({ error: 'Not answered: the request was withdrawn.' });
   const r = resolution;
-  const tool =
-    settings.tools?.find((t) => t.name === action.toolName) ??
-    (settings.mcpServers && action.toolName !== undefined
-      ? await mcpToolNamed(settings.mcpServers, io, action.toolName)
-      : undefined);
   if (action.type === 'host_tool') {
     const output = outputText(r.outcome === 'failed' ? { error: r.result ?? 'failed' } : (r.result ?? null));
     return context ? `${output}\n\n${renderHostContext(context)}` : output;
@@ -253,11 +251,31 @@ async function outputOf(
         : 'The user denied this call; it was not run.',
       ...(typeof r.comment === 'string' && r.comment !== '' && { comment: r.comment }),
     });
+  const tool = await approvedTool(settings, io, action);
+  if (!tool)
+    return outputText({ error: `The tool ${action.toolName ?? ''} is no longer offered; it was not run.` });
   const args = r.approvedArgs ?? action.args;
-  const checked = await checkValue(tool?.approval?.argsSchema ?? tool?.parameters, args);
+  const checked = await checkValue(tool.approval?.argsSchema ?? tool.parameters, args);
   return checked.ok
     ? await execute(tool, callId, checked.args, io, { ...at, settings })
     : outputText({ error: `The approved arguments do not fit: ${checked.error}` });
+}
+
+/**
+ * The tool an approved call runs: the agent's own by its name, else the MCP server's tool the call
+ * was asked for (the identity its request keeps), as long as it is still that tool.
+ */
+async function approvedTool(
+  settings: ModelSettings,
+  io: HostAgentIO,
+  action: PendingAction,
+): Promise<ModelTool | undefined> {
+  const own = settings.tools?.find((t) => t.name === action.toolName);
+  if (own || !settings.mcpServers || action.toolName === undefined) return own;
+  return mcpToolNamed(settings.mcpServers, io, action.toolName, {
+    ...(transcriptOf(action)?.mcp && { identity: transcriptOf(action)?.mcp }),
+    argsSchema: action.argsSchema,
+  });
 }
 
 const lastCalls = (turn: ModelMessage[]): ModelCall[] => {
@@ -447,7 +465,7 @@ async function run(loop: Loop & { backend: string[] }): Promise<HostResult> {
     if (answer.usage) io.emit({ type: 'usage', usage: answer.usage });
     transcript.turn.push({ role: 'assistant', text: answer.text, calls: answer.calls });
     if (answer.calls.length === 0) return {};
-    const asked: (PendingAction & { callId: string })[] = [];
+    const asked: Asked[] = [];
     const outputs: [string, string][] = [];
     let looked = false;
     loop.shown = [];
@@ -475,9 +493,9 @@ async function run(loop: Loop & { backend: string[] }): Promise<HostResult> {
       );
       const stored = kept(transcript);
       return {
-        pendingActions: asked.map(({ callId, ...request }) => ({
+        pendingActions: asked.map(({ callId, mcp, ...request }) => ({
           ...request,
-          transcript: { ...stored, callId, pause, held },
+          transcript: { ...stored, callId, pause, held, ...(mcp && { mcp }) },
         })),
       };
     }
@@ -539,7 +557,7 @@ async function handle(
   call: ModelCall,
   hostNames: Set<string>,
   own: ModelTool[],
-  pauseOn: (asked: PendingAction & { callId: string }) => void,
+  pauseOn: (asked: Asked) => void,
 ): Promise<string | undefined> {
   const { io, runId } = loop;
   const id = actionIdOf(runId, call.id);
@@ -592,6 +610,7 @@ async function handle(
       args: checked.args,
       argsSchema: jsonSchemaOf(tool.approval?.argsSchema ?? tool.parameters),
       callId: call.id,
+      ...(isMcpTool(tool) && { mcp: tool.mcp }),
     });
     return undefined;
   }

@@ -38,6 +38,8 @@ export interface Transcript {
   pause?: string;
   /** The results of that response's calls known when it paused (backend tools, refused calls), by call id. */
   held?: [string, string][];
+  /** An approval of an MCP server's tool: which server and which of its tools, so that only that one runs. */
+  mcp?: { server: string; tool: string };
 }
 
 /** What a turn keeps to resume: its messages without the images shown once (never stored). */

@@ -226,8 +226,15 @@ describe('a hostile MCP server', () => {
     ).toContain('echo (a host action of this turn is also named hostile__echo)');
   });
 
-  it('is not followed to another origin: a redirect leaves the server out of the turn', async () => {
+  it('is not followed to another origin: a redirect leaves the server out of the turn, and it is not asked again at once', async () => {
     const { events } = await sendTurn(host, sid('moved'), 'hello', { agent_id: 'moved' });
+    const asked = hostile.requests.length;
+    // Within MCP_RETRY_AFTER_MS, a turn is told the server is unavailable without waiting on it.
+    const again = await sendTurn(host, sid('moved-again'), 'hello', { agent_id: 'moved' });
+    expect(of(again.events, 'agent.warning')).toEqual(
+      of(events, 'agent.warning').map((w) => ({ ...w, message_id: expect.any(String) })),
+    );
+    expect(hostile.requests.length).toBe(asked);
     expect(of(events, 'agent.warning')).toEqual([
       expect.objectContaining({
         code: 'mcp_server_unavailable',

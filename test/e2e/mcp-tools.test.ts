@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { ChunkMapper } from '../../ai-sdk/chunks.ts';
 import type { SwitchboardEvent } from '../../client/index.ts';
 import { AguiTranslator } from '../../lib/agui/translate.ts';
@@ -27,6 +28,9 @@ const seen: ServerSeen = { calls: [], waits: [] };
 const guardedSeen: ServerSeen = { calls: [], waits: [] };
 const DOCS_HEADERS_SECRET = 'support/docs-headers';
 let docs: LocalMcpServer;
+/** A server of the approval test alone: its `publish` tool changes while a call of it waits. */
+let changing: LocalMcpServer;
+const changingSeen: ServerSeen = { calls: [], waits: [], publish: [] };
 let guarded: LocalMcpServer;
 let model: ScriptedModel;
 let sandbox: Sandbox;
@@ -49,6 +53,7 @@ async function closedUrl(): Promise<string> {
 beforeAll(async () => {
   printed = captureOutput();
   docs = await startMcpServer({ tools: docsTools(seen) });
+  changing = await startMcpServer({ tools: docsTools(changingSeen) });
   guarded = await startMcpServer({
     tools: docsTools(guardedSeen),
     requireHeaders: { 'x-docs-key': DOCS_KEY },
@@ -65,7 +70,9 @@ beforeAll(async () => {
   app.registerChatCompletionsAgent(agent('mcp', [server()]));
   app.registerResponsesAgent(agent('mcp-responses', [server()]));
   app.registerChatCompletionsAgent(agent('mcp-quick', [server({ timeoutMs: 300 })]));
-  app.registerChatCompletionsAgent(agent('mcp-allow', [server({ tools: ['search', 'publish'] })]));
+  app.registerChatCompletionsAgent(agent('mcp-allow', [server({ tools: ['search', 'publish', 'nope'] })]));
+  // Its list read at every turn (no TTL), so that the answer sees the tool as it is now.
+  app.registerChatCompletionsAgent(agent('mcp-changing', [server({ url: changing.url, toolsTtlMs: 0 })]));
   app.registerChatCompletionsAgent(
     agent('mcp-down', [
       server(),
@@ -91,6 +98,7 @@ afterAll(async () => {
   await closeMcpConnections();
   await docs?.close();
   await guarded?.close();
+  await changing?.close();
   await model?.close();
   printed?.restore();
 });
@@ -179,6 +187,30 @@ describe.each(['ws', 'http'] as const)('an MCP server’s tools over %s', (via) 
       expect.objectContaining({ name: 'docs__publish', remembered: true }),
     ]);
     expect(seen.calls.slice(calls)).toHaveLength(2);
+  });
+});
+
+describe('an approval of an MCP tool', () => {
+  it('does not run a tool the server changed after it was asked: the person approved another', async () => {
+    const id = sid('changed-approval');
+    const first = await turn('ws', id, 'publish the page', 'mcp-changing');
+    const [asked] = of(first, 'action.required').flatMap((d) => d.actions as Record<string, unknown>[]);
+    expect(asked).toMatchObject({ toolName: 'docs__publish', argsSchema: { required: ['page'] } });
+    // The server's publish tool now takes another argument as well.
+    for (const tool of changingSeen.publish ?? [])
+      tool.update({ paramsSchema: { page: z.string(), force: z.boolean().optional() } });
+    const res = await api(sandbox.url, 'POST', `/api/sessions/${id}/actions/${asked?.id}`, {
+      decision: 'approve',
+    });
+    expect(res.status, res.text).toBe(202);
+    const resolved = await runEvents(sandbox.url, id, res.json.run_id);
+    expect(of(resolved, 'agent.tool_result')).toEqual([
+      expect.objectContaining({
+        ok: false,
+        error: 'The MCP server "docs" changed this tool since it was approved; it was not run.',
+      }),
+    ]);
+    expect(changingSeen.calls.filter((c) => c.tool === 'publish')).toEqual([]);
   });
 });
 
@@ -303,77 +335,86 @@ describe('an MCP session', () => {
 });
 
 describe('which MCP tools a turn is offered', () => {
-  it('goes on without a server that is down or refuses, with a warning for each that names it and why', async () => {
-    const from = model.requests.length;
-    const unavailable = sandbox.metrics.sum('McpServersUnavailable');
-    const events = await turn('ws', sid('down'), 'search the docs', 'mcp-down');
-    const warnings = of(events, 'agent.warning');
-    expect(warnings).toEqual([
-      {
-        message_id: expect.any(String),
-        code: 'mcp_server_unavailable',
-        source: 'gone',
-        message: expect.stringMatching(
-          /^The MCP server "gone" is unavailable: it could not be reached \(ECONNREFUSED\)$/,
-        ),
-      },
-      {
-        message_id: expect.any(String),
-        code: 'mcp_server_unavailable',
-        source: 'locked',
-        message: 'The MCP server "locked" is unavailable: it answered 401: the request was not authorized',
-      },
-    ]);
-    const names = toolNames(bodiesSince(from)[0]);
-    expect(names).toContain('docs__search');
-    expect(names.filter((n) => n.startsWith('gone__') || n.startsWith('locked__'))).toEqual([]);
-    expect(text(events)).toBe('The SLA page is the one.');
-    await expect
-      .poll(() => sandbox.metrics.sum('McpServersUnavailable'), queued('the metric'))
-      .toBeGreaterThanOrEqual(unavailable + 2);
-    expect(printed.text()).toMatch(/The agent warned.*mcp_server_unavailable/);
-    // What a host shows: the hook's answer has a warning part each, useChat's a data part each, AG-UI a CUSTOM event each.
-    const log = events as unknown as SwitchboardEvent[];
-    const [answer] = messagesOf(log.reduce(applyEvent, emptyConversation()), new Map()).filter(
-      (m) => m.role === 'assistant',
-    );
-    expect(answer?.parts.filter((p) => p.type === 'warning').map((p) => 'source' in p && p.source)).toEqual([
-      'gone',
-      'locked',
-    ]);
-    const agui = new AguiTranslator('thread', 'run', {
-      text: new Map(),
-      toolCalls: new Set(),
-      toolResults: new Set(),
-    });
-    const custom = log
-      .flatMap((event) => agui.translate(event as never).events)
-      .filter((e) => e.type === 'CUSTOM');
-    expect(custom).toEqual([
-      expect.objectContaining({
-        name: 'switchboard.warning',
-        value: expect.objectContaining({ source: 'gone' }),
-      }),
-      expect.objectContaining({
-        name: 'switchboard.warning',
-        value: expect.objectContaining({ source: 'locked' }),
-      }),
-    ]);
-    const mapper = new ChunkMapper(undefined, new Map());
-    const chunks = log.flatMap((event, i) => mapper.map(event, i === log.length - 1));
-    expect(chunks.filter((c) => c.type === 'data-switchboard-warning')).toEqual([
-      expect.objectContaining({
-        data: expect.objectContaining({ code: 'mcp_server_unavailable', source: 'gone' }),
-      }),
-      expect.objectContaining({
-        data: expect.objectContaining({ code: 'mcp_server_unavailable', source: 'locked' }),
-      }),
-    ]);
-  });
+  it.each(['ws', 'http'] as const)(
+    'goes on without a server that is down or refuses, with a warning for each that names it and why (%s)',
+    async (via) => {
+      const from = model.requests.length;
+      const unavailable = sandbox.metrics.sum('McpServersUnavailable');
+      const events = await turn(via, sid(`down-${via}`), 'search the docs', 'mcp-down');
+      const warnings = of(events, 'agent.warning');
+      expect(warnings).toEqual([
+        {
+          message_id: expect.any(String),
+          code: 'mcp_server_unavailable',
+          source: 'gone',
+          message: expect.stringMatching(
+            /^The MCP server "gone" is unavailable: it could not be reached \(ECONNREFUSED\)$/,
+          ),
+        },
+        {
+          message_id: expect.any(String),
+          code: 'mcp_server_unavailable',
+          source: 'locked',
+          message: 'The MCP server "locked" is unavailable: it answered 401: the request was not authorized',
+        },
+      ]);
+      const names = toolNames(bodiesSince(from)[0]);
+      expect(names).toContain('docs__search');
+      expect(names.filter((n) => n.startsWith('gone__') || n.startsWith('locked__'))).toEqual([]);
+      expect(text(events)).toBe('The SLA page is the one.');
+      await expect
+        .poll(() => sandbox.metrics.sum('McpServersUnavailable'), queued('the metric'))
+        .toBeGreaterThanOrEqual(unavailable + 2);
+      expect(printed.text()).toMatch(/The agent warned.*mcp_server_unavailable/);
+      // What a host shows: the hook's answer has a warning part each, useChat's a data part each, AG-UI a CUSTOM event each.
+      const log = events as unknown as SwitchboardEvent[];
+      const [answer] = messagesOf(log.reduce(applyEvent, emptyConversation()), new Map()).filter(
+        (m) => m.role === 'assistant',
+      );
+      expect(answer?.parts.filter((p) => p.type === 'warning').map((p) => 'source' in p && p.source)).toEqual(
+        ['gone', 'locked'],
+      );
+      const agui = new AguiTranslator('thread', 'run', {
+        text: new Map(),
+        toolCalls: new Set(),
+        toolResults: new Set(),
+      });
+      const custom = log
+        .flatMap((event) => agui.translate(event as never).events)
+        .filter((e) => e.type === 'CUSTOM');
+      expect(custom).toEqual([
+        expect.objectContaining({
+          name: 'switchboard.warning',
+          value: expect.objectContaining({ source: 'gone' }),
+        }),
+        expect.objectContaining({
+          name: 'switchboard.warning',
+          value: expect.objectContaining({ source: 'locked' }),
+        }),
+      ]);
+      const mapper = new ChunkMapper(undefined, new Map());
+      const chunks = log.flatMap((event, i) => mapper.map(event, i === log.length - 1));
+      expect(chunks.filter((c) => c.type === 'data-switchboard-warning')).toEqual([
+        expect.objectContaining({
+          data: expect.objectContaining({ code: 'mcp_server_unavailable', source: 'gone' }),
+        }),
+        expect.objectContaining({
+          data: expect.objectContaining({ code: 'mcp_server_unavailable', source: 'locked' }),
+        }),
+      ]);
+    },
+  );
 
-  it('offers only the tools of the allowlist', async () => {
+  it('offers only the tools of the allowlist, and warns of a name in it the server does not list', async () => {
     const from = model.requests.length;
-    await turn('ws', sid('allow'), 'hello', 'mcp-allow');
+    const events = await turn('ws', sid('allow'), 'hello', 'mcp-allow');
+    expect(of(events, 'agent.warning')).toEqual([
+      expect.objectContaining({
+        code: 'mcp_tool_left_out',
+        message:
+          'Tools of the MCP server "docs" are not offered: nope (named in the agent\'s settings, but the server does not list it).',
+      }),
+    ]);
     expect(toolNames(bodiesSince(from)[0]).filter((n) => n.startsWith('docs__'))).toEqual([
       'docs__search',
       'docs__publish',

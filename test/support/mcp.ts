@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import type { ModelScript } from '../../sandbox/index.ts';
 
@@ -13,6 +13,8 @@ export const DOCS_KEY = 'docs-key-3f9a7c21b4e8d6a05f1e2d3c4b5a6978';
 export interface ServerSeen {
   calls: { tool: string; args: unknown }[];
   waits: { aborted: boolean }[];
+  /** The `publish` tool of each session, which a test may change (`update`). */
+  publish?: RegisteredTool[];
 }
 
 /**
@@ -55,7 +57,7 @@ export function docsTools(seen: ServerSeen) {
       record.aborted = true;
       return { content: [{ type: 'text', text: 'stopped' }] };
     });
-    server.registerTool(
+    const publish = server.registerTool(
       'publish',
       { description: 'Publish a page', inputSchema: { page: z.string() } },
       async ({ page }) => {
@@ -63,6 +65,7 @@ export function docsTools(seen: ServerSeen) {
         return { content: [{ type: 'text', text: `Published ${page}.` }] };
       },
     );
+    seen.publish?.push(publish);
     server.registerTool('page.count', { description: 'Count the pages', inputSchema: {} }, async () => {
       seen.calls.push({ tool: 'page.count', args: {} });
       return { content: [{ type: 'text', text: '42' }] };

@@ -7,6 +7,7 @@ import {
 } from '../../lib/index.ts';
 import { mcpServersProblem, modelToolName } from '../../lib/models/mcp/config.ts';
 import { listedTool, MCP_LIMITS, toolAnswer, untrustedProblem } from '../../lib/models/mcp/untrusted.ts';
+import { PIXEL_PNG } from '../support/mcp.ts';
 
 const agent = (mcpServers: unknown): ModelAgentDefinition => ({
   info: { id: 'mcp-check' },
@@ -23,7 +24,18 @@ describe('mcpServers of a model agent, checked at registration', () => {
       { name: 'has space', url: 'http://x/mcp' },
       'mcpServers.0.name: must be 1-32 letters, digits, "_" or "-"',
     ],
-    [{ name: 'a__b', url: 'http://x/mcp' }, 'mcpServers.0.name: must not contain "__"'],
+    [
+      { name: 'a__b', url: 'http://x/mcp' },
+      'mcpServers.0.name: must not contain "__", nor begin or end with "_"',
+    ],
+    [
+      { name: 'a_', url: 'http://x/mcp' },
+      'mcpServers.0.name: must not contain "__", nor begin or end with "_"',
+    ],
+    [
+      { name: 'docs', url: 'http://x/mcp', tools: ['search'], needsApproval: ['publish'] },
+      'mcpServers.0.needsApproval: "publish" is not in tools, so it would never be offered',
+    ],
     [
       { name: 'docs', url: 'ftp://x/mcp' },
       'mcpServers.0.url: must be an http(s) URL without credentials in it',
@@ -128,6 +140,31 @@ describe('what an MCP server sends, checked as a model endpoint’s reply is', (
     });
   });
 
+  it('drops the regular expressions of an input schema where they are keywords, and nothing else', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        pattern: { type: 'string', pattern: '^(a+)+$' },
+        tags: { type: 'array', items: { type: 'string', pattern: '^x' } },
+        either: { anyOf: [{ type: 'string', pattern: 'y' }, { type: 'number' }] },
+      },
+      patternProperties: { '^(a+)+$': { type: 'string' } },
+      $defs: { id: { type: 'string', pattern: 'z' } },
+    };
+    expect(listedTool({ name: 't', inputSchema: schema })).toEqual({
+      name: 't',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          pattern: { type: 'string' },
+          tags: { type: 'array', items: { type: 'string' } },
+          either: { anyOf: [{ type: 'string' }, { type: 'number' }] },
+        },
+        $defs: { id: { type: 'string' } },
+      },
+    });
+  });
+
   it('maps a result’s content to what the model reads and what the host sees', () => {
     const answer = toolAnswer({
       content: [
@@ -138,6 +175,7 @@ describe('what an MCP server sends, checked as a model endpoint’s reply is', (
         { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
         { type: 'image', data: 'AAAA', mimeType: 'image/svg+xml' },
         { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        { type: 'image', data: PIXEL_PNG, mimeType: 'image/png' },
       ],
     });
     expect(answer.text).toBe(
@@ -148,10 +186,12 @@ describe('what an MCP server sends, checked as a model endpoint’s reply is', (
         '[Resource link: X <docs://x>]',
         '[Audio (audio/wav), which cannot be played here.]',
         '[An image (image/svg+xml) that cannot be shown.]',
+        // Bytes that are not a PNG: an endpoint would refuse the request, and the turn fail with it.
+        '[An image (image/png) that cannot be shown.]',
         '[An image (image/png): shown to you in the next message.]',
       ].join('\n'),
     );
-    expect(answer.images).toEqual([{ type: 'image', mediaType: 'image/png', data: 'AAAA' }]);
+    expect(answer.images).toEqual([{ type: 'image', mediaType: 'image/png', data: PIXEL_PNG }]);
     expect(answer.failed).toBe(false);
     expect(answer.data).toMatchObject({ content: expect.arrayContaining([{ type: 'text', text: 'one' }]) });
   });
@@ -173,7 +213,7 @@ describe('what an MCP server sends, checked as a model endpoint’s reply is', (
     const long = toolAnswer({ content: [{ type: 'text', text: 'é'.repeat(MCP_LIMITS.resultTextBytes) }] });
     expect(long.text).toMatch(/\n\[The result was cut here: it passed 256 KiB\.\]$/);
     expect(Buffer.byteLength(long.text)).toBeLessThan(MCP_LIMITS.resultTextBytes + 100);
-    const image = { type: 'image', data: 'AAAA', mimeType: 'image/png' };
+    const image = { type: 'image', data: PIXEL_PNG, mimeType: 'image/png' };
     expect(toolAnswer({ content: Array(6).fill(image) }).images).toHaveLength(4);
     expect(toolAnswer(JSON.parse('{"content":[],"structuredContent":{"__proto__":{"x":1}}}'))).toMatchObject({
       failed: true,

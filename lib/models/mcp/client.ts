@@ -1,7 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { HostAgentIO } from '../../contract/index.ts';
 import { jsonSchemasReady, objectSchemaProblem } from '../../contract/json-schema.ts';
-import { redactEndpointText } from '../redact.ts';
 import { MCP_DEFAULT_TIMEOUT_MS, MCP_DEFAULT_TOOLS_TTL_MS, type McpServer } from './config.ts';
 import { type ListedTool, listedTool, MCP_LIMITS, type ToolAnswer, toolAnswer } from './untrusted.ts';
 import { checkedMcpFetch, REFUSED_CODE } from './wire.ts';
@@ -32,12 +31,24 @@ interface Connection {
   stale: boolean;
 }
 
+/** The most connections one execution environment keeps (past it, the oldest is closed). */
+const MAX_CONNECTIONS = 32;
+
+/** How long a server whose list could not be read is reported so without being asked again. */
+export const MCP_RETRY_AFTER_MS = 30_000;
+
 /**
  * The connections of this execution environment, by server URL and headers. An MCP session
  * (`Mcp-Session-Id`) lives as long as its connection: until the environment ends, a transport
  * failure drops it, or the server forgets it (it answers 404), when the next use opens a new one.
  */
 const connections = new Map<string, Promise<Connection>>();
+
+/** The servers whose list could not be read lately, by key: why, and until when it is not asked again. */
+const failures = new Map<string, { error: McpUnavailable; until: number }>();
+
+const keyOf = (server: McpServer, headers: Record<string, string>) =>
+  `${server.url}\n${JSON.stringify(headers)}`;
 
 /** The headers a server's requests carry: its own, or its secret's JSON object (read once per environment). */
 async function headersOf(
@@ -77,20 +88,36 @@ const passThrough = {
   }),
 };
 
-/** The connection of a server with these headers: made (initialized) once, then kept. */
-function connection(
-  server: McpServer,
-  headers: Record<string, string>,
-  signal: AbortSignal,
-): Promise<Connection> {
-  const key = `${server.url}\n${JSON.stringify(headers)}`;
+/** What `work` gives, unless `signal` aborts first (it throws the signal's reason then); `work` goes on. */
+function until<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
+}
+
+/**
+ * The connection of a server with these headers: made (initialized) once, then kept. It is made with
+ * no turn's signal (a turn that waits for it and is cancelled stops waiting; the others do not), within
+ * the server's time limit.
+ */
+function connection(server: McpServer, headers: Record<string, string>): Promise<Connection> {
+  const key = keyOf(server, headers);
   let made = connections.get(key);
   if (!made) {
-    made = open(server, headers, signal, () => {
+    made = open(server, headers, () => {
       if (connections.get(key) === made) connections.delete(key);
     });
     made.catch(() => connections.get(key) === made && connections.delete(key));
     connections.set(key, made);
+    // The oldest connection past the bound is closed (a rotated secret leaves its old one behind).
+    for (const [old, conn] of connections) {
+      if (connections.size <= MAX_CONNECTIONS) break;
+      connections.delete(old);
+      void conn.then((c) => c.client.close()).catch(() => {});
+    }
   }
   return made;
 }
@@ -98,7 +125,6 @@ function connection(
 async function open(
   server: McpServer,
   headers: Record<string, string>,
-  signal: AbortSignal,
   forget: () => void,
 ): Promise<Connection> {
   // The SDK is an optional peer: loaded here, in the worker, with the first turn that uses a server.
@@ -137,17 +163,17 @@ async function open(
     },
   });
   try {
-    await client.connect(transport, { signal, timeout: server.timeoutMs ?? MCP_DEFAULT_TIMEOUT_MS });
+    await client.connect(transport, { timeout: server.timeoutMs ?? MCP_DEFAULT_TIMEOUT_MS });
   } catch (error) {
     await client.close().catch(() => {});
-    throw new McpUnavailable(server.name, reasonOf(error, headers, server));
+    throw new McpUnavailable(server.name, reasonOf(error, server, { connecting: true }));
   }
   return conn;
 }
 
 /** Closes a connection and forgets it (a transport failure, or the server forgot its session). */
 async function drop(server: McpServer, headers: Record<string, string>, conn: Connection): Promise<void> {
-  const key = `${server.url}\n${JSON.stringify(headers)}`;
+  const key = keyOf(server, headers);
   const made = connections.get(key);
   if (made && (await made.catch(() => undefined)) === conn) connections.delete(key);
   await conn.client.close().catch(() => {});
@@ -156,10 +182,12 @@ async function drop(server: McpServer, headers: Record<string, string>, conn: Co
 /**
  * A server's tools, from the list this environment keeps while it is fresh (its TTL, and no
  * `notifications/tools/list_changed` since), else read now: where a server that is down is noticed
- * (a {@link McpUnavailable}). Each listed tool is checked ({@link listedTool}, its input schema a
- * usable JSON Schema of type object); one that fails is left out, with why. The list is the
- * server's whole list (agents that share a server share it): each agent's allowlist is applied by
- * its turn.
+ * (a {@link McpUnavailable}, remembered for {@link MCP_RETRY_AFTER_MS}: the turns meanwhile do not
+ * wait for it again). The whole read is bounded by the server's `timeoutMs`; a session the server
+ * forgot, or a connection it cut, is opened again once. Each listed tool is checked
+ * ({@link listedTool}, its input schema a usable JSON Schema of type object); one that fails is left
+ * out, with why. The list is the server's whole list (agents that share a server share it): each
+ * agent's allowlist is applied by its turn. A cancelled turn throws its signal's reason.
  */
 export async function serverTools(
   server: McpServer,
@@ -167,34 +195,52 @@ export async function serverTools(
   now: number,
 ): Promise<ServerList> {
   const headers = await headersOf(server, io);
-  const conn = await connection(server, headers, io.signal);
-  const ttl = server.toolsTtlMs ?? MCP_DEFAULT_TOOLS_TTL_MS;
-  if (conn.list && !conn.stale && now - conn.list.at < ttl) return conn.list.value;
-  conn.stale = false;
-  try {
-    const value = await readList(server, conn.client, io.signal);
-    conn.list = { at: now, value };
-    return value;
-  } catch (error) {
-    await drop(server, headers, conn);
-    throw new McpUnavailable(server.name, reasonOf(error, headers, server));
+  const key = keyOf(server, headers);
+  const failed = failures.get(key);
+  if (failed && failed.until > now) throw failed.error;
+  const timeout = server.timeoutMs ?? MCP_DEFAULT_TIMEOUT_MS;
+  for (let attempt = 0; ; attempt++) {
+    let conn: Connection | undefined;
+    try {
+      conn = await until(connection(server, headers), io.signal);
+      const ttl = server.toolsTtlMs ?? MCP_DEFAULT_TOOLS_TTL_MS;
+      if (conn.list && !conn.stale && now - conn.list.at < ttl) return conn.list.value;
+      conn.stale = false;
+      const value = await until(readList(conn.client, AbortSignal.timeout(timeout), timeout), io.signal);
+      conn.list = { at: now, value };
+      failures.delete(key);
+      return value;
+    } catch (error) {
+      if (io.signal.aborted) throw io.signal.reason;
+      const again = conn !== undefined && (statusOf(error) === 404 || transportFailed(error));
+      if (conn && again) await drop(server, headers, conn);
+      if (again && attempt === 0) continue;
+      const unavailable =
+        error instanceof McpUnavailable ? error : new McpUnavailable(server.name, reasonOf(error, server));
+      failures.set(key, { error: unavailable, until: now + MCP_RETRY_AFTER_MS });
+      throw unavailable;
+    }
   }
 }
 
-async function readList(server: McpServer, client: Client, signal: AbortSignal): Promise<ServerList> {
+async function readList(client: Client, signal: AbortSignal, timeout: number): Promise<ServerList> {
   await jsonSchemasReady();
   const list: ServerList = { tools: [], leftOut: [] };
   let cursor: string | undefined;
-  for (let page = 0; page < MCP_LIMITS.listPages; page++) {
-    const answer = await client.listTools(cursor === undefined ? undefined : { cursor }, {
-      signal,
-      timeout: server.timeoutMs ?? MCP_DEFAULT_TIMEOUT_MS,
-    });
+  for (let page = 0; ; page++) {
+    if (page === MCP_LIMITS.listPages) {
+      list.leftOut.push({
+        name: '(the rest)',
+        reason: `the list was cut after ${MCP_LIMITS.listPages} pages`,
+      });
+      break;
+    }
+    const answer = await client.listTools(cursor === undefined ? undefined : { cursor }, { signal, timeout });
     for (const tool of answer.tools) {
-      if (list.tools.length >= MCP_LIMITS.tools) {
+      if (list.tools.length >= MCP_LIMITS.listedTools) {
         list.leftOut.push({
           name: tool.name,
-          reason: `the server lists more than ${MCP_LIMITS.tools} tools`,
+          reason: `the server lists more than ${MCP_LIMITS.listedTools} tools`,
         });
         continue;
       }
@@ -202,7 +248,7 @@ async function readList(server: McpServer, client: Client, signal: AbortSignal):
       const problem = typeof checked === 'string' ? checked : objectSchemaProblem(checked.inputSchema);
       if (typeof checked === 'string' || problem !== undefined)
         list.leftOut.push({
-          name: tool.name.slice(0, MCP_LIMITS.toolNameLength),
+          name: tool.name,
           reason: typeof checked === 'string' ? checked : `its input schema ${problem}`,
         });
       else list.tools.push(checked);
@@ -213,16 +259,11 @@ async function readList(server: McpServer, client: Client, signal: AbortSignal):
   return list;
 }
 
-/** How a call is told to stop: the turn's signal, and the server's time limit. */
-export interface CallOptions {
-  signal: AbortSignal;
-}
-
 /**
  * Calls a server's tool: its answer mapped for the model ({@link toolAnswer}). A time-out, a
  * protocol error or a transport failure is a failed answer, not a failed turn; a cancel (the turn's
  * signal) throws, after the SDK has sent the server `notifications/cancelled`. A session the server
- * forgot (404) is opened again once, for the same call.
+ * forgot (404) is opened again once, for the same call (the server did not run it).
  */
 export async function callServerTool(
   server: McpServer,
@@ -236,7 +277,7 @@ export async function callServerTool(
     let conn: Connection | undefined;
     try {
       headers = await headersOf(server, io);
-      conn = await connection(server, headers, io.signal);
+      conn = await until(connection(server, headers), io.signal);
       const result = await conn.client.callTool(
         { name: tool, arguments: (args ?? {}) as Record<string, unknown> },
         undefined,
@@ -250,16 +291,17 @@ export async function callServerTool(
       const gone = statusOf(error) === 404;
       if (conn && (gone || transportFailed(error))) await drop(server, headers, conn);
       if (gone && attempt === 0) continue;
-      const reason = error instanceof McpUnavailable ? error.reason : reasonOf(error, headers, server);
+      const reason = error instanceof McpUnavailable ? error.reason : reasonOf(error, server);
       return failedAnswer(`The MCP server "${server.name}" failed: ${reason}`);
     }
   }
 }
 
-/** Closes every kept connection (a sandbox that stops; a Lambda environment just ends). */
+/** Closes every kept connection and forgets every failure (a sandbox that stops; a Lambda environment just ends). */
 export async function closeMcpConnections(): Promise<void> {
   const all = [...connections.values()];
   connections.clear();
+  failures.clear();
   await Promise.all(
     all.map(async (made) => (await made.catch(() => undefined))?.client.close().catch(() => {})),
   );
@@ -277,7 +319,8 @@ const REQUEST_TIMEOUT = -32001;
 const CONNECTION_CLOSED = -32000;
 
 const codeOf = (error: unknown) => (error as { code?: unknown } | undefined)?.code;
-const timedOut = (error: unknown) => codeOf(error) === REQUEST_TIMEOUT;
+const timedOut = (error: unknown) =>
+  codeOf(error) === REQUEST_TIMEOUT || (error as Error | undefined)?.name === 'TimeoutError';
 /** The HTTP status of a `StreamableHTTPError`, the SDK's error for a response it could not use. */
 const statusOf = (error: unknown) =>
   (error as Error | undefined)?.name === 'StreamableHTTPError' ||
@@ -289,30 +332,26 @@ const transportFailed = (error: unknown) =>
 
 /**
  * Why a server failed, in words a host may read: the status it answered, the network's error code,
- * or its protocol error, its text redacted as a model endpoint's is (and of every header value).
+ * its protocol error's code, or what the runtime refused. Never the server's own text (it may echo a
+ * header, encoded or not) nor its URL (a key may be in its path).
  */
-function reasonOf(error: unknown, headers: Record<string, string>, server: McpServer): string {
+function reasonOf(error: unknown, server: McpServer, at: { connecting?: boolean } = {}): string {
   if (error instanceof McpUnavailable) return error.reason;
   const status = statusOf(error);
   if (status === 401 || status === 403) return `it answered ${status}: the request was not authorized`;
-  if (status === 404 || status === 405)
-    return `it answered ${status} at ${server.url}: not a Streamable HTTP endpoint (a server that speaks only the older HTTP+SSE transport is not supported)`;
+  if (at.connecting && (status === 404 || status === 405))
+    return `it answered ${status} to initialize: not a Streamable HTTP endpoint (a server that speaks only the older HTTP+SSE transport is not supported)`;
   if (status !== undefined) return `it answered ${status}`;
   if (timedOut(error)) return `it did not answer within ${server.timeoutMs ?? MCP_DEFAULT_TIMEOUT_MS} ms`;
-  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  if (error instanceof TypeError && typeof cause?.code === 'string' && /^[A-Z_]{2,32}$/.test(cause.code))
-    return `it could not be reached (${cause.code})`;
-  if (error instanceof TypeError) return 'it could not be reached';
   const code = codeOf(error);
   const refused = (error as { data?: { refused?: unknown } } | undefined)?.data?.refused;
   if (code === REFUSED_CODE && typeof refused === 'string') return `what it sent was refused: ${refused}`;
-  const message = redactServerText(error instanceof Error ? error.message : String(error), headers);
-  return typeof code === 'number' ? `it answered a protocol error (${code}): ${message}` : message;
-}
-
-/** A server's text as it may be reported: every header value removed, then redacted as an endpoint's text is. */
-function redactServerText(text: string, headers: Record<string, string>): string {
-  let out = text;
-  for (const value of Object.values(headers)) out = redactEndpointText(out, value);
-  return redactEndpointText(out);
+  if (typeof code === 'number' && Number.isSafeInteger(code)) return `it answered a protocol error (${code})`;
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  const network =
+    typeof cause?.code === 'string' && /^[A-Z_]{2,32}$/.test(cause.code) ? cause.code : undefined;
+  if (error instanceof TypeError) return `it could not be reached${network ? ` (${network})` : ''}`;
+  // The runtime's own bound (a response past its size), else nothing of the error's text.
+  const message = error instanceof Error ? error.message : '';
+  return /^the server's response passed \d+ MiB$/.test(message) ? message : 'its answer could not be used';
 }

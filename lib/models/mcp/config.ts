@@ -25,7 +25,10 @@ export const McpServerSchema = z
     name: z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1-32 letters, digits, "_" or "-"')
-      .refine((name) => !name.includes(MCP_SEPARATOR), `must not contain "${MCP_SEPARATOR}"`),
+      .refine(
+        (name) => !name.includes(MCP_SEPARATOR) && !name.startsWith('_') && !name.endsWith('_'),
+        `must not contain "${MCP_SEPARATOR}", nor begin or end with "_"`,
+      ),
     /** The server's Streamable HTTP endpoint: the only URL of this server ever called. */
     url: z
       .string()
@@ -61,7 +64,10 @@ export const McpServerSchema = z
 /** One MCP server of a model agent, as a registration gives it. */
 export type McpServer = z.input<typeof McpServerSchema>;
 
-/** The name the model sees for a server's tool, or undefined when it cannot fit the tool-name rule. */
+/**
+ * The name the model sees for a server's tool, or undefined when it cannot fit the tool-name rule.
+ * A server's name neither contains `__` nor ends with `_`, so the first `__` of the name ends it.
+ */
 export function modelToolName(server: string, tool: string): string | undefined {
   const name = `${server}${MCP_SEPARATOR}${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   return MODEL_TOOL_NAME.test(name) ? name : undefined;
@@ -87,6 +93,10 @@ export function mcpServersProblem(servers: unknown, ownTools: string[]): string 
     names.add(name);
     if (headers !== undefined && headersFromSecret !== undefined)
       return `mcpServers.${index}: give headers or headersFromSecret, not both`;
+    const approval = parsed.data.needsApproval;
+    const unlisted = Array.isArray(approval) && tools ? approval.filter((t) => !tools.includes(t)) : [];
+    if (unlisted.length > 0)
+      return `mcpServers.${index}.needsApproval: "${unlisted[0]}" is not in tools, so it would never be offered`;
     for (const tool of tools ?? []) {
       const modelName = modelToolName(name, tool);
       if (!modelName)
@@ -97,3 +107,9 @@ export function mcpServersProblem(servers: unknown, ownTools: string[]): string 
   }
   return undefined;
 }
+
+/** The server a model's tool name belongs to (the name before its first `__`), if it is one of `servers`. */
+export const serverOf = <T extends { name: string }>(servers: T[], name: string): T | undefined => {
+  const at = name.indexOf(MCP_SEPARATOR);
+  return at > 0 ? servers.find((s) => s.name === name.slice(0, at)) : undefined;
+};

@@ -9,8 +9,10 @@ import { MAX_JSON_DEPTH, tooDeepAt } from '../../contract/json-body.ts';
 export const MCP_LIMITS = {
   /** One HTTP response of the server (a JSON body or an event stream), in bytes on the wire. */
   responseBytes: 8 * 1024 * 1024,
-  /** Tools taken from one server's list (further ones are left out, with a warning). */
+  /** Tools one agent is offered of one server, after its allowlist (further ones are left out, with a warning). */
   tools: 128,
+  /** Tools kept of one server's list (further ones are left out, with a warning). */
+  listedTools: 1024,
   /** Pages of `tools/list` read (a server that pages forever is cut there). */
   listPages: 10,
   /** A tool's name as the server gives it, in characters. */
@@ -31,6 +33,26 @@ export const MCP_LIMITS = {
 
 /** The media types of images a model is handed (those the model endpoints take). */
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/**
+ * Whether base64 `data` begins as an image of `type` does (its magic bytes): an endpoint refuses a
+ * request whose image it cannot read, and the turn would fail with it; an image that is not one is
+ * named to the model instead.
+ */
+function isImage(data: string, type: string): boolean {
+  const head = Buffer.from(data.slice(0, 24), 'base64');
+  const ascii = (from: number, to: number) => head.subarray(from, to).toString('latin1');
+  if (type === 'image/png') return head.subarray(0, 8).equals(PNG_SIGNATURE);
+  if (type === 'image/jpeg') return head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff;
+  if (type === 'image/gif') return ascii(0, 4) === 'GIF8';
+  return ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP';
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** A name the server gave, as a warning may print it: printable ASCII, at most 128 characters. */
+export const nameText = (name: string) =>
+  name.replace(/[^\x20-\x7e]/g, '?').slice(0, MCP_LIMITS.toolNameLength);
 
 /**
  * Where a value of the server's JSON breaks a rule: nested deeper than {@link MAX_JSON_DEPTH}, or an
@@ -74,8 +96,45 @@ export function listedTool(tool: {
   return {
     name: tool.name,
     ...(tool.description !== undefined && { description: tool.description }),
-    inputSchema: tool.inputSchema,
+    inputSchema: withoutPatterns(tool.inputSchema) as Record<string, unknown>,
   };
+}
+
+/** Where a JSON Schema keyword holds one schema, a map of schemas, or a list of schemas. */
+const ONE_SCHEMA = [
+  'items',
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+];
+const SCHEMA_MAPS = ['properties', 'definitions', '$defs', 'dependentSchemas'];
+const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
+
+/**
+ * A server's schema without its regular expressions (`pattern`, `patternProperties`), wherever they
+ * are keywords (a property named `pattern` stays): they would run in the worker when the model's
+ * arguments are checked, and in the HTTP function when a person's edit of an approval is, and a
+ * server's expression can take exponential time. The server checks its own arguments.
+ */
+function withoutPatterns(schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'pattern' || key === 'patternProperties') continue;
+    if (SCHEMA_MAPS.includes(key) && typeof value === 'object' && value !== null && !Array.isArray(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withoutPatterns(sub)]));
+    else if (SCHEMA_LISTS.includes(key) && Array.isArray(value)) out[key] = value.map(withoutPatterns);
+    else if (ONE_SCHEMA.includes(key)) out[key] = withoutPatterns(value);
+    else out[key] = value;
+  }
+  return out;
 }
 
 /** One block of a call's `content`, as the SDK parsed it (the union of the spec's content types). */
@@ -127,7 +186,8 @@ export function toolAnswer(result: {
         const usable =
           IMAGE_TYPES.has(block.mimeType) &&
           bytes <= MCP_LIMITS.imageBytes &&
-          images.length < MCP_LIMITS.images;
+          images.length < MCP_LIMITS.images &&
+          isImage(block.data, block.mimeType);
         if (usable) images.push({ type: 'image', mediaType: block.mimeType, data: block.data });
         lines.push(
           usable
