@@ -111,7 +111,7 @@ export interface Meter {
  * The part of an SDK middleware stack the meter uses. Each client types its stack by its own
  * commands; the meter treats them all alike through this shape (see {@link stackOf}).
  */
-interface Stack {
+export interface Stack {
   add(
     middleware: (
       next: (args: { input: object }) => Promise<{ output: object }>,
@@ -126,7 +126,7 @@ interface Stack {
 export type MeteredRuntime = Pick<Runtime, 'onClient'>;
 
 /** A client's middleware stack, seen through {@link Stack}: every SDK v3 stack has this shape. */
-function stackOf(client: { middlewareStack: object }): Stack {
+export function stackOf(client: { middlewareStack: object }): Stack {
   return client.middlewareStack as unknown as Stack;
 }
 

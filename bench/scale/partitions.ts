@@ -18,7 +18,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { GetItem } from '../../lib/aws/index.ts';
 import type { Runtime } from '../../lib/config/index.ts';
 import { INDEXES, OWNER_INDEX_ATTRIBUTES } from '../../lib/store/index.ts';
-import { itemBytes } from '../../sandbox/metering.ts';
+import { itemBytes, stackOf } from '../../sandbox/metering.ts';
 
 /** Where a partition is: the table or one of its indexes. */
 export type Space = 'table' | typeof INDEXES.sweep | typeof INDEXES.owner;
@@ -126,16 +126,7 @@ export function meterPartitions(runtimes: Record<string, Runtime>): PartitionMet
           );
           return Item as Item | undefined;
         });
-      const stack = client.middlewareStack as unknown as {
-        add(
-          middleware: (
-            next: (args: { input: object }) => Promise<{ output: object }>,
-            context: { commandName?: string },
-          ) => (args: { input: object }) => Promise<{ output: object }>,
-          options: { step: 'initialize'; name: string },
-        ): void;
-        remove(name: string): boolean;
-      };
+      const stack = stackOf(client);
       stack.add(
         (next, context) => async (args) => {
           if (shadow.getStore()) return next(args);

@@ -1,31 +1,10 @@
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { atScale, firstWall, type TurnProfile } from '../../bench/scale/model.ts';
+import { runBench } from '../support/bench.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TSX = createRequire(import.meta.url).resolve('tsx/cli');
 const KNOBS = ['SAMPLE', 'SPEED', 'TENANT_SESSIONS'];
 
-function runScale(): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TSX, 'bench/scale.ts', '--smoke', '--json'], {
-      cwd: ROOT,
-      env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !KNOBS.includes(name))),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk;
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      out += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out }));
-  });
-}
+const runScale = () => runBench(['bench/scale.ts', '--smoke', '--json'], KNOBS);
 
 interface Report {
   sample: { sessions: number; requestsPerTurn: number; profile: TurnProfile };

@@ -1,10 +1,5 @@
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TSX = createRequire(import.meta.url).resolve('tsx/cli');
+import { runBench } from '../support/bench.ts';
 
 /** Every section the bench prints, and every goal it judges: a phase that stops printing fails here. */
 const SECTIONS = [
@@ -36,31 +31,8 @@ const GOALS = [
 const BENCH_KNOBS = ['TURNS', 'SESSIONS', 'CANCELS', 'WINDOW_MS', 'MANY_DEADLINE_MS', 'RUNS'];
 
 /** Runs a bench script in its smoke configuration; its output and exit code. */
-function runSmoke(
-  args = ['bench/turn.ts', '--smoke'],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TSX, ...args], {
-      cwd: ROOT,
-      // The smoke configuration's own counts, whatever the shell that runs the suite sets.
-      env: {
-        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !BENCH_KNOBS.includes(name))),
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk;
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      out += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out }));
-  });
-}
+const runSmoke = (args = ['bench/turn.ts', '--smoke'], env: Record<string, string> = {}) =>
+  runBench(args, BENCH_KNOBS, env);
 
 describe('the bench', () => {
   it('runs every phase to the end in its smoke configuration and prints every section and goal', async () => {
