@@ -44,7 +44,7 @@ export const MCP_RETRY_AFTER_MS = 30_000;
  */
 const connections = new Map<string, Promise<Connection>>();
 
-/** The servers whose list could not be read lately, by key: why, and until when it is not asked again. */
+/** The servers whose list could not be read lately, by key and time limit: why, and until when it is not asked again. */
 const failures = new Map<string, { error: McpUnavailable; until: number }>();
 
 const keyOf = (server: McpServer, headers: Record<string, string>) =>
@@ -195,7 +195,8 @@ export async function serverTools(
   now: number,
 ): Promise<ServerList> {
   const headers = await headersOf(server, io);
-  const key = keyOf(server, headers);
+  // By the time limit too: an agent whose limit is short does not make the server down for the others.
+  const key = `${keyOf(server, headers)}\n${server.timeoutMs ?? MCP_DEFAULT_TIMEOUT_MS}`;
   const failed = failures.get(key);
   if (failed && failed.until > now) throw failed.error;
   const timeout = server.timeoutMs ?? MCP_DEFAULT_TIMEOUT_MS;
