@@ -38,6 +38,7 @@ import {
   createWebSocketHandler,
   createWorkerHandler,
 } from '../lib/handlers/index.ts';
+import { closeMcpConnections } from '../lib/models/mcp/client.ts';
 import { stopAllRuns, stopRunsOf } from '../lib/runs/index.ts';
 import { ContextLogFormatter } from '../lib/telemetry/index.ts';
 import { type FaultOptions, type FaultPlan, secretArn, startFronts } from './aws/index.ts';
@@ -520,6 +521,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       await poller?.stop();
       // The child stops its own turns on SIGTERM, the same way.
       await worker?.stop();
+      // The MCP sessions the in-process worker opened end with the sandbox, as with a Lambda environment.
+      await closeMcpConnections();
       // What the functions have not exported yet goes to the receiver before the gateway stops.
       await exported?.shutdown();
       await gateway.close();

@@ -5,7 +5,6 @@ import { startDemoMcpServer } from '../../demo/mcp-server.ts';
 import { demoModelAgent, MODEL_DEMO_SUGGESTIONS, UPTIME_PROMPT } from '../../demo/model-agent.ts';
 import script from '../../demo/model-script.ts';
 import { createSwitchboard } from '../../lib/index.ts';
-import { closeMcpConnections } from '../../lib/models/mcp/client.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { LocalMcpServer } from '../../sandbox/mcp-server.ts';
 import { type Sandbox, startSandbox } from '../../sandbox/sandbox.ts';
@@ -52,7 +51,6 @@ afterAll(async () => {
   await Promise.all(contexts.map((c) => c.close()));
   await browser?.close();
   await sandbox?.close();
-  await closeMcpConnections();
   await status?.close();
   await model?.close();
 });

@@ -4,7 +4,6 @@ import { startDemoMcpServer } from '../../demo/mcp-server.ts';
 import { demoModelAgent, MODEL_DEMO_SUGGESTIONS, UPTIME_PROMPT } from '../../demo/model-agent.ts';
 import script from '../../demo/model-script.ts';
 import { createSwitchboard } from '../../lib/index.ts';
-import { closeMcpConnections } from '../../lib/models/mcp/client.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { LocalMcpServer } from '../../sandbox/mcp-server.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
@@ -67,7 +66,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await host?.close();
   await sandbox?.close();
-  await closeMcpConnections();
   await status?.close();
   await model?.close();
 });

@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwitchboard } from '../../lib/index.ts';
-import { closeMcpConnections } from '../../lib/models/mcp/client.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { MODEL_KEY, modelAgent } from '../support/model-agents.ts';
@@ -148,7 +147,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await host?.close();
   await sandbox?.close();
-  await closeMcpConnections();
   await hostile?.close();
   await elsewhere?.close();
   await model?.close();

@@ -6,7 +6,6 @@ import { ChunkMapper } from '../../ai-sdk/chunks.ts';
 import type { SwitchboardEvent } from '../../client/index.ts';
 import { AguiTranslator } from '../../lib/agui/translate.ts';
 import { createSwitchboard, type McpServer } from '../../lib/index.ts';
-import { closeMcpConnections } from '../../lib/models/mcp/client.ts';
 import { applyEvent, emptyConversation, messagesOf } from '../../react/messages.ts';
 import { type ScriptedModel, startScriptedModel } from '../../sandbox/index.ts';
 import { type LocalMcpServer, startMcpServer } from '../../sandbox/mcp-server.ts';
@@ -96,7 +95,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await host?.close();
   await sandbox?.close();
-  await closeMcpConnections();
   await docs?.close();
   await guarded?.close();
   await new Promise((resolve) => (down ? down.close(resolve) : resolve(undefined)));
