@@ -91,6 +91,15 @@ beforeAll(async () => {
         );
       case 'tools/list':
         if (path === '/polluted') return answer(body.id, POLLUTED_LIST);
+        if (path === '/endless') {
+          // Twenty tools a page, and always a next page.
+          const page = Number((body.params as { cursor?: string } | undefined)?.cursor ?? 0);
+          const tools = Array.from({ length: 20 }, (_, i) => ({
+            name: `t${page * 20 + i}`,
+            inputSchema: { type: 'object' },
+          }));
+          return answer(body.id, JSON.stringify({ tools, nextCursor: String(page + 1) }));
+        }
         return path === '/huge'
           ? answer(
               body.id,
@@ -140,6 +149,7 @@ beforeAll(async () => {
   app.registerChatCompletionsAgent(agent('hostile', '/mcp'));
   app.registerChatCompletionsAgent(agent('moved', '/moved'));
   app.registerChatCompletionsAgent(agent('huge', '/huge'));
+  app.registerChatCompletionsAgent(agent('endless', '/endless'));
   app.registerChatCompletionsAgent(agent('polluted', '/polluted'));
   sandbox = await testSandbox({ app });
   host = await TestSocket.open(sandbox.wsUrl);
@@ -240,6 +250,19 @@ describe('a hostile MCP server', () => {
       }),
     ]);
     expect(elsewhere.requests).toEqual([]);
+  });
+
+  it('cannot page forever nor offer more than 128 tools: the list is cut after 10 pages, the rest left out, with why', async () => {
+    const from = model.requests.length;
+    const { events } = await sendTurn(host, sid('endless'), 'hello', { agent_id: 'endless' });
+    const names = offered(from).filter((n) => n.startsWith('hostile__'));
+    expect(names).toHaveLength(128);
+    expect(names.at(-1)).toBe('hostile__t127');
+    const [warning] = of(events, 'agent.warning');
+    expect(warning?.message).toMatch(
+      /^Tools of the MCP server "hostile" are not offered: \(the rest\) \(the list was cut after 10 pages\); t128 \(more than 128 of the server's tools would be offered\)/,
+    );
+    expect(hostile.requests.filter((r) => r === 'POST /endless').length).toBeLessThanOrEqual(12);
   });
 
   it('cannot send a list past the size bound: the server is left out of the turn', async () => {
